@@ -1,0 +1,186 @@
+/* planar-cli-events.c: `planar-cli events`.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <stdio.h>
+
+static gboolean
+in_window (const PlanarEvent *ev,
+           gint64             from,
+           gint64             to)
+{
+  gint64 end = ev->start_ps + ev->duration_ps;
+
+  /* Instants on the window's edges count as inside. */
+  return ev->start_ps <= to && (end > from || (ev->duration_ps == 0 && ev->start_ps >= from));
+}
+
+int
+planar_cli_events (int    argc,
+                   char **argv)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) selected = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GArray) stats = g_array_new (FALSE, FALSE, sizeof (PlanarStat));
+  g_autofree char *plane_name = NULL;
+  g_autofree char *line_name = NULL;
+  g_autofree char *host_name = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *session_name = NULL;
+  gint64 from = G_MININT64, to = G_MAXINT64, limit = -1;
+  gboolean json = FALSE;
+  PlanarTrace *trace = NULL;
+  const PlanarPlane *plane = NULL;
+  const PlanarTrack *track = NULL;
+  int status;
+  GOptionEntry entries[] = {
+    { "plane", 0, 0, G_OPTION_ARG_STRING, &plane_name, "Plane name (required)", "NAME" },
+    { "line", 0, 0, G_OPTION_ARG_STRING, &line_name, "Line name or display name (required)", "NAME" },
+    { "host", 0, 0, G_OPTION_ARG_STRING, &host_name, "Host (default: the first that has the plane)", "NAME" },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "from-ps", 0, 0, G_OPTION_ARG_INT64, &from, "Only events ending after this time (ps)", "A" },
+    { "to-ps", 0, 0, G_OPTION_ARG_INT64, &to, "Only events starting before this time (ps)", "B" },
+    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { NULL }
+  };
+
+  if (!planar_cli_parse ("events", "PATH", "Prints the events of one line with their stats.",
+                         entries, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events takes one PATH (see 'planar-cli events --help')");
+  if (plane_name == NULL || line_name == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events needs --plane NAME and --line NAME");
+  if (from > to)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--from-ps is after --to-ps");
+
+  profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
+  if (profile == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+
+  for (guint i = 0; i < planar_profile_get_n_traces (profile) && track == NULL; i++)
+    {
+      PlanarTrace *t = planar_profile_get_trace (profile, i);
+
+      if (host_name != NULL && g_strcmp0 (planar_trace_get_host_name (t), host_name) != 0)
+        continue;
+      for (guint p = 0; p < planar_trace_get_n_planes (t) && track == NULL; p++)
+        {
+          const PlanarPlane *candidate = planar_trace_get_plane (t, p);
+
+          if (g_strcmp0 (candidate->name, plane_name) != 0)
+            continue;
+          track = planar_plane_find_track (candidate, line_name);
+          if (track != NULL)
+            {
+              trace = t;
+              plane = candidate;
+            }
+        }
+    }
+  if (track == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "no line '%s' on a plane '%s'%s%s in %s",
+                            line_name, plane_name, host_name ? " of host " : "",
+                            host_name ? host_name : "", argv[1]);
+
+  /* Select first, and decode every selected event's stats once before
+   * printing, so that a damaged event fails the command with nothing
+   * printed. */
+  /* Parents can be arbitrarily long, so the walk starts at the first event;
+   * the span index of the model queries replaces this scan. */
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      const PlanarEvent *ev = &track->events[i];
+
+      if (ev->start_ps > to)
+        break;
+      if (!in_window (ev, from, to))
+        continue;
+      if (limit >= 0 && (gint64) selected->len >= limit)
+        break;
+      g_array_set_size (stats, 0);
+      if (planar_trace_get_event_stats (trace, plane, ev, stats, &error) == 0 && error != NULL)
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+      g_array_append_val (selected, i);
+    }
+
+  if (json)
+    {
+      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (FALSE);
+
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "host");
+      planar_json_writer_string (w, planar_trace_get_host_name (trace));
+      planar_json_writer_key (w, "plane");
+      planar_json_writer_string (w, plane->name);
+      planar_json_writer_key (w, "line");
+      planar_json_writer_string (w, track->name);
+      planar_json_writer_key (w, "count");
+      planar_json_writer_uint (w, selected->len);
+      planar_json_writer_key (w, "events");
+      planar_json_writer_begin_array (w);
+      for (guint k = 0; k < selected->len; k++)
+        {
+          const PlanarEvent *ev = &track->events[g_array_index (selected, gsize, k)];
+
+          g_array_set_size (stats, 0);
+          planar_trace_get_event_stats (trace, plane, ev, stats, NULL);
+          planar_json_writer_begin_object (w);
+          planar_json_writer_key (w, "name");
+          planar_json_writer_string (w, planar_plane_get_event_name (plane, ev, FALSE));
+          planar_json_writer_key (w, "display_name");
+          planar_json_writer_string (w, planar_plane_get_event_name (plane, ev, TRUE));
+          planar_json_writer_key (w, "start_ps");
+          planar_json_writer_int (w, ev->start_ps);
+          planar_json_writer_key (w, "duration_ps");
+          planar_json_writer_int (w, ev->duration_ps);
+          planar_json_writer_key (w, "depth");
+          planar_json_writer_uint (w, ev->depth);
+          planar_json_writer_key (w, "stats");
+          planar_json_writer_begin_object (w);
+          for (guint s = 0; s < stats->len; s++)
+            {
+              const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
+              g_autofree char *name = planar_cli_stat_name (stat);
+
+              planar_json_writer_key (w, name);
+              planar_cli_write_stat_value (w, stat);
+            }
+          planar_json_writer_end_object (w);
+          planar_json_writer_end_object (w);
+        }
+      planar_json_writer_end_array (w);
+      planar_json_writer_end_object (w);
+      if (!planar_json_writer_finish (w, &error))
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+      printf ("\n");
+      return PLANAR_CLI_EXIT_OK;
+    }
+
+  printf ("# start_ps\tduration_ps\tdepth\tname\tstats\n");
+  for (guint k = 0; k < selected->len; k++)
+    {
+      const PlanarEvent *ev = &track->events[g_array_index (selected, gsize, k)];
+      g_autoptr(GString) line = g_string_new (NULL);
+
+      g_array_set_size (stats, 0);
+      planar_trace_get_event_stats (trace, plane, ev, stats, NULL);
+      for (guint s = 0; s < stats->len; s++)
+        {
+          const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
+          g_autofree char *name = planar_cli_stat_name (stat);
+          g_autofree char *value = planar_stat_format_value (stat);
+
+          g_string_append_printf (line, "%s%s=%s", s ? "; " : "", name, value);
+        }
+      printf ("%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%u\t%s\t%s\n", ev->start_ps, ev->duration_ps,
+              ev->depth, planar_plane_get_event_name (plane, ev, TRUE), line->str);
+    }
+  if (fflush (stdout) != 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+  return PLANAR_CLI_EXIT_OK;
+}

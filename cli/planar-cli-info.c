@@ -1,0 +1,198 @@
+/* planar-cli-info.c: `planar-cli info`.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <stdio.h>
+
+static void
+write_span (PlanarJsonWriter *w,
+            gboolean          has_span,
+            gint64            first,
+            gint64            last)
+{
+  planar_json_writer_key (w, "span_ps");
+  if (!has_span)
+    {
+      planar_json_writer_null (w);
+      return;
+    }
+  planar_json_writer_begin_array (w);
+  planar_json_writer_int (w, first);
+  planar_json_writer_int (w, last);
+  planar_json_writer_end_array (w);
+}
+
+static void
+write_trace_json (PlanarJsonWriter *w,
+                  PlanarTrace      *trace)
+{
+  const char * const *hostnames = planar_trace_get_hostnames (trace);
+  gint64 first, last;
+  gboolean has_span = planar_trace_get_span (trace, &first, &last);
+
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "name");
+  planar_json_writer_string (w, planar_trace_get_host_name (trace));
+  planar_json_writer_key (w, "file");
+  planar_json_writer_string (w, planar_trace_get_path (trace));
+  planar_json_writer_key (w, "hostnames");
+  planar_json_writer_begin_array (w);
+  for (guint i = 0; hostnames[i] != NULL; i++)
+    planar_json_writer_string (w, hostnames[i]);
+  planar_json_writer_end_array (w);
+  planar_json_writer_key (w, "alignment");
+  planar_json_writer_string (w, planar_trace_is_aligned_at_earliest_event (trace)
+                                ? "earliest_event" : "profile_start_time");
+  planar_json_writer_key (w, "planes");
+  planar_json_writer_begin_array (w);
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "name");
+      planar_json_writer_string (w, plane->name);
+      planar_json_writer_key (w, "id");
+      planar_json_writer_int (w, plane->id);
+      planar_json_writer_key (w, "events");
+      planar_json_writer_uint (w, plane->n_events);
+      planar_json_writer_key (w, "lines");
+      planar_json_writer_begin_array (w);
+      for (guint l = 0; l < plane->n_lines; l++)
+        {
+          const PlanarLine *line = &plane->lines[l];
+
+          planar_json_writer_begin_object (w);
+          planar_json_writer_key (w, "name");
+          planar_json_writer_string (w, line->name);
+          planar_json_writer_key (w, "display_name");
+          planar_json_writer_string (w, line->display_name);
+          planar_json_writer_key (w, "id");
+          planar_json_writer_int (w, line->id);
+          planar_json_writer_key (w, "events");
+          planar_json_writer_uint (w, line->n_events);
+          if (line->derived)
+            {
+              planar_json_writer_key (w, "derived");
+              planar_json_writer_boolean (w, TRUE);
+            }
+          planar_json_writer_end_object (w);
+        }
+      planar_json_writer_end_array (w);
+      planar_json_writer_end_object (w);
+    }
+  planar_json_writer_end_array (w);
+  planar_json_writer_key (w, "events");
+  planar_json_writer_uint (w, planar_trace_get_n_events (trace));
+  write_span (w, has_span, first, last);
+  planar_json_writer_end_object (w);
+}
+
+static void
+print_trace_text (PlanarTrace *trace)
+{
+  const char * const *hostnames = planar_trace_get_hostnames (trace);
+  const char * const *errors = planar_trace_get_errors (trace);
+  const char * const *warnings = planar_trace_get_warnings (trace);
+  g_autofree char *joined = g_strjoinv (", ", (char **) hostnames);
+  g_autofree char *size = g_format_size (planar_trace_get_file_size (trace));
+  gint64 first, last;
+
+  printf ("Host %s\n", planar_trace_get_host_name (trace));
+  printf ("  File:       %s (%s)\n", planar_trace_get_path (trace), size);
+  printf ("  Hostnames:  %s\n", joined[0] ? joined : "(none)");
+  printf ("  Events:     %" G_GUINT64_FORMAT "\n", planar_trace_get_n_events (trace));
+  if (planar_trace_get_span (trace, &first, &last))
+    {
+      g_autofree char *a = planar_format_duration (first);
+      g_autofree char *b = planar_format_duration (last);
+      g_autofree char *d = planar_format_duration (last - first);
+
+      printf ("  Span:       %s to %s (%s)\n", a, b, d);
+    }
+  if (planar_trace_is_aligned_at_earliest_event (trace))
+    printf ("  Time 0:     earliest event (the file has no Task Environment start time)\n");
+  if (planar_trace_get_n_overlaps (trace) > 0)
+    printf ("  Overlaps:   %" G_GUINT64_FORMAT " events start inside another and end after it\n",
+            planar_trace_get_n_overlaps (trace));
+  for (guint i = 0; errors[i] != NULL; i++)
+    printf ("  Error:      %s\n", errors[i]);
+  for (guint i = 0; warnings[i] != NULL; i++)
+    printf ("  Warning:    %s\n", warnings[i]);
+
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      printf ("  Plane %s (id %" G_GINT64_FORMAT "): %" G_GUINT64_FORMAT " events\n",
+              plane->name, plane->id, plane->n_events);
+      for (guint l = 0; l < plane->n_lines; l++)
+        {
+          const PlanarLine *line = &plane->lines[l];
+
+          printf ("    %-40s id %-12" G_GINT64_FORMAT " %10" G_GUINT64_FORMAT " events%s\n",
+                  line->display_name, line->id, line->n_events, line->derived ? " (derived)" : "");
+        }
+    }
+}
+
+int
+planar_cli_info (int    argc,
+                 char **argv)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_name = NULL;
+  g_autofree char *session = NULL;
+  gboolean json = FALSE;
+  int status;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { NULL }
+  };
+
+  if (!planar_cli_parse ("info", "PATH", "Lists the hosts, planes and lines of a profile.",
+                         entries, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "info takes one PATH (see 'planar-cli info --help')");
+
+  profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
+  if (profile == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+
+  if (json)
+    {
+      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (TRUE);
+      gint64 first, last;
+      gboolean has_span = planar_profile_get_span (profile, &first, &last);
+
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "session");
+      planar_json_writer_string (w, session_name);
+      planar_json_writer_key (w, "hosts");
+      planar_json_writer_begin_array (w);
+      for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
+        write_trace_json (w, planar_profile_get_trace (profile, i));
+      planar_json_writer_end_array (w);
+      planar_json_writer_key (w, "events");
+      planar_json_writer_uint (w, planar_profile_get_n_events (profile));
+      write_span (w, has_span, first, last);
+      planar_json_writer_end_object (w);
+      if (!planar_json_writer_finish (w, &error))
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+      return PLANAR_CLI_EXIT_OK;
+    }
+
+  printf ("Session %s: %u host%s, %" G_GUINT64_FORMAT " events\n", session_name,
+          planar_profile_get_n_traces (profile), planar_profile_get_n_traces (profile) == 1 ? "" : "s",
+          planar_profile_get_n_events (profile));
+  for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
+    print_trace_text (planar_profile_get_trace (profile, i));
+  if (fflush (stdout) != 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+  return PLANAR_CLI_EXIT_OK;
+}

@@ -1,0 +1,194 @@
+/* planar-cli.c: the command-line face of the model.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <gio/gunixoutputstream.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct
+{
+  const char *name;
+  const char *summary;
+  int (*run) (int argc, char **argv);
+} Command;
+
+static const Command commands[] = {
+  { "info", "List the hosts, planes and lines of a profile with event counts", planar_cli_info },
+  { "events", "Print the events of one line, with their stats", planar_cli_events },
+};
+
+int
+planar_cli_fail (int         status,
+                 const char *format,
+                 ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fflush (stdout);
+  fprintf (stderr, "planar-cli: %s\n", message);
+  return status;
+}
+
+gboolean
+planar_cli_parse (const char    *command,
+                  const char    *parameters,
+                  const char    *summary,
+                  GOptionEntry  *entries,
+                  int           *argc,
+                  char        ***argv,
+                  int           *status)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = g_strdup_printf ("%s %s", command, parameters);
+
+  context = g_option_context_new (full);
+  g_option_context_set_summary (context, summary);
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s (see 'planar-cli %s --help')",
+                                 error->message, command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlanarProfile *
+planar_cli_load_profile (const char  *path,
+                         const char  *session,
+                         char       **session_name_out,
+                         GError     **error)
+{
+  g_autoptr(PlanarCatalog) catalog = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_auto(GStrv) paths = NULL;
+  PlanarCatalogSession *found;
+
+  catalog = planar_catalog_discover (path, NULL, error);
+  if (catalog == NULL)
+    return NULL;
+  found = planar_catalog_find_session (catalog, session);
+  if (found == NULL)
+    {
+      if (session != NULL)
+        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
+                     "No session named %s under %s", session, path);
+      else
+        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
+                     "No profile (*.xplane.pb) found under %s", path);
+      return NULL;
+    }
+  paths = planar_catalog_session_dup_paths (found);
+  if (paths == NULL || paths[0] == NULL)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
+                   "Session %s holds no profile Planar can read (only .xplane.riegeli files)",
+                   found->name);
+      return NULL;
+    }
+
+  profile = planar_profile_new ((const char * const *) paths);
+  if (!planar_profile_load (profile, NULL, error))
+    return NULL;
+  if (session_name_out != NULL)
+    *session_name_out = g_strdup (found->name);
+  return g_steal_pointer (&profile);
+}
+
+PlanarJsonWriter *
+planar_cli_stdout_json (gboolean pretty)
+{
+  g_autoptr(GOutputStream) out = g_unix_output_stream_new (1, FALSE);
+
+  return planar_json_writer_new (out, pretty);
+}
+
+void
+planar_cli_write_stat_value (PlanarJsonWriter *writer,
+                             const PlanarStat *stat)
+{
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      planar_json_writer_int (writer, stat->v.i64);
+      break;
+    case PLANAR_STAT_UINT64:
+      planar_json_writer_uint (writer, stat->v.u64);
+      break;
+    case PLANAR_STAT_DOUBLE:
+      planar_json_writer_double (writer, stat->v.f64);
+      break;
+    case PLANAR_STAT_STRING:
+    case PLANAR_STAT_REF:
+      planar_json_writer_string_len (writer, stat->str.data, stat->str.len);
+      break;
+    case PLANAR_STAT_BYTES:
+      {
+        g_autofree char *text = planar_stat_format_value (stat);
+
+        planar_json_writer_string (writer, text);
+      }
+      break;
+    case PLANAR_STAT_NONE:
+    default:
+      planar_json_writer_null (writer);
+      break;
+    }
+}
+
+char *
+planar_cli_stat_name (const PlanarStat *stat)
+{
+  if (stat->name != NULL && stat->name[0] != '\0')
+    return g_strdup (stat->name);
+  return g_strdup_printf ("#%" G_GINT64_FORMAT, stat->metadata_id);
+}
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: planar-cli COMMAND [OPTION…] PATH\n\n");
+  fprintf (out, "Reads XProf profiles (*.xplane.pb). PATH is a profile file, a session folder,\n"
+                "a run or a log directory (the newest session is used unless --session says).\n\n");
+  fprintf (out, "Commands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'planar-cli COMMAND --help' for a command's options.\n");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return PLANAR_CLI_EXIT_BAD_INPUT;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_usage (stdout);
+      return PLANAR_CLI_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("planar-cli %s\n", PLANAR_VERSION);
+      return PLANAR_CLI_EXIT_OK;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown command '%s' (see 'planar-cli --help')", argv[1]);
+}

@@ -1,0 +1,52 @@
+/* planar-cli.h: what the subcommands of planar-cli share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-model.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses. Bad input and bad usage both exit 2, so that scripts can
+ * tell them from a crash or a failed write. */
+#define PLANAR_CLI_EXIT_OK 0
+#define PLANAR_CLI_EXIT_FAILURE 1
+#define PLANAR_CLI_EXIT_BAD_INPUT 2
+
+int  planar_cli_info   (int argc, char **argv);
+int  planar_cli_events (int argc, char **argv);
+
+/* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
+int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Parses @argc/@argv with @entries; on error prints it and the usage.
+ * Returns FALSE when the command should exit with @status. */
+gboolean planar_cli_parse (const char    *command,
+                           const char    *parameters,
+                           const char    *summary,
+                           GOptionEntry  *entries,
+                           int           *argc,
+                           char        ***argv,
+                           int           *status);
+
+/* Finds the profile at @path (a file, session, run or log directory),
+ * picks @session (or the newest) and loads its hosts. Returns: (transfer
+ * full): the loaded profile, or %NULL with @error set. @session_name_out
+ * receives the session's name. */
+PlanarProfile *planar_cli_load_profile (const char  *path,
+                                        const char  *session,
+                                        char       **session_name_out,
+                                        GError     **error);
+
+/* A writer on standard output. Returns: (transfer full). */
+PlanarJsonWriter *planar_cli_stdout_json (gboolean pretty);
+
+/* Writes the value of @stat as JSON. */
+void planar_cli_write_stat_value (PlanarJsonWriter *writer,
+                                  const PlanarStat *stat);
+
+/* The stat's name, "#<id>" when its metadata is missing. Returns: (transfer full). */
+char *planar_cli_stat_name (const PlanarStat *stat);
+
+G_END_DECLS

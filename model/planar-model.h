@@ -1,0 +1,13 @@
+/* planar-model.h: everything the model offers.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-catalog.h"
+#include "planar-error.h"
+#include "planar-json-writer.h"
+#include "planar-profile.h"
+#include "planar-string-table.h"
+#include "planar-trace.h"
+#include "planar-units.h"

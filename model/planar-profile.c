@@ -1,0 +1,293 @@
+/* planar-profile.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-profile.h"
+
+struct _PlanarProfile
+{
+  GObject    parent_instance;
+  GStrv      paths;
+  /* PlanarTrace, in @paths order; filled while loading. */
+  GPtrArray *traces;
+  gint       loaded;
+  gint       loading;
+};
+
+G_DEFINE_FINAL_TYPE (PlanarProfile, planar_profile, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_FRACTION,
+  PROP_LOADED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+planar_profile_finalize (GObject *object)
+{
+  PlanarProfile *self = (PlanarProfile *) object;
+
+  g_clear_pointer (&self->traces, g_ptr_array_unref);
+  g_clear_pointer (&self->paths, g_strfreev);
+
+  G_OBJECT_CLASS (planar_profile_parent_class)->finalize (object);
+}
+
+static void
+planar_profile_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  PlanarProfile *self = PLANAR_PROFILE (object);
+
+  switch (prop_id)
+    {
+    case PROP_FRACTION:
+      g_value_set_double (value, planar_profile_get_fraction (self));
+      break;
+    case PROP_LOADED:
+      g_value_set_boolean (value, planar_profile_is_loaded (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_profile_class_init (PlanarProfileClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = planar_profile_finalize;
+  object_class->get_property = planar_profile_get_property;
+
+  /* Read by polling: the value changes on worker threads, where notifying
+   * would reach the main thread's handlers on the wrong thread. */
+  properties[PROP_FRACTION] =
+    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LOADED] =
+    g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+planar_profile_init (PlanarProfile *self)
+{
+  self->traces = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+PlanarProfile *
+planar_profile_new (const char * const *paths)
+{
+  PlanarProfile *self;
+
+  g_return_val_if_fail (paths != NULL && paths[0] != NULL, NULL);
+
+  self = g_object_new (PLANAR_TYPE_PROFILE, NULL);
+  self->paths = g_strdupv ((char **) paths);
+  return self;
+}
+
+gboolean
+planar_profile_load (PlanarProfile  *self,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean have_start = FALSE;
+  guint64 earliest_start = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (!g_atomic_int_get (&self->loaded), FALSE);
+  g_return_val_if_fail (g_atomic_int_compare_and_exchange (&self->loading, 0, 1), FALSE);
+
+  /* Every host is opened (a cheap structure scan) before any is decoded,
+   * so that a broken host fails the load before minutes are spent. */
+  for (guint i = 0; self->paths[i] != NULL; i++)
+    {
+      PlanarTrace *trace = planar_trace_open (self->paths[i], error);
+      guint64 start;
+
+      if (trace == NULL)
+        goto fail;
+      g_ptr_array_add (traces, trace);
+      if (planar_trace_get_profile_start_time (trace, &start) && (!have_start || start < earliest_start))
+        {
+          earliest_start = start;
+          have_start = TRUE;
+        }
+    }
+
+  /* Published before decoding so that progress covers all hosts. */
+  g_ptr_array_extend_and_steal (self->traces, g_steal_pointer (&traces));
+
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (self->traces, i);
+      guint64 start, delta_ns;
+      gint64 delta_ps;
+
+      if (!planar_trace_decode (trace, cancellable, error))
+        goto fail;
+      if (!planar_trace_get_profile_start_time (trace, &start))
+        continue;
+      delta_ns = start - earliest_start;
+      if (delta_ns > (guint64) (G_MAXINT64 / 1000))
+        {
+          g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                       "%s starts %" G_GUINT64_FORMAT " ns after the other hosts, too far to align",
+                       planar_trace_get_file_name (trace), delta_ns);
+          goto fail;
+        }
+      delta_ps = (gint64) delta_ns * 1000;
+      if (!planar_trace_shift_time (trace, delta_ps, error))
+        goto fail;
+    }
+
+  g_atomic_int_set (&self->loaded, 1);
+  g_atomic_int_set (&self->loading, 0);
+  return TRUE;
+
+fail:
+  g_ptr_array_set_size (self->traces, 0);
+  g_atomic_int_set (&self->loading, 0);
+  return FALSE;
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (planar_profile_load (source_object, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+planar_profile_load_async (PlanarProfile       *self,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, planar_profile_load_async);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, load_thread);
+}
+
+gboolean
+planar_profile_load_finish (PlanarProfile  *self,
+                            GAsyncResult   *result,
+                            GError        **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  ok = g_task_propagate_boolean (G_TASK (result), error);
+  if (ok)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+  return ok;
+}
+
+double
+planar_profile_get_fraction (PlanarProfile *self)
+{
+  double total = 0, done = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0.0);
+
+  if (g_atomic_int_get (&self->loaded))
+    return 1.0;
+  if (!g_atomic_int_get (&self->loading))
+    return 0.0;
+  /* The array is only resized by the loading thread before decoding
+   * starts and after it ends; reading sizes in between is safe. */
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (self->traces, i);
+      double size = (double) planar_trace_get_file_size (trace);
+
+      total += size;
+      done += size * planar_trace_get_fraction (trace);
+    }
+  return total > 0 ? done / total : 0.0;
+}
+
+gboolean
+planar_profile_is_loaded (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  return g_atomic_int_get (&self->loaded) != 0;
+}
+
+guint
+planar_profile_get_n_traces (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
+  return self->traces->len;
+}
+
+PlanarTrace *
+planar_profile_get_trace (PlanarProfile *self,
+                          guint          index)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (index < self->traces->len, NULL);
+  return g_ptr_array_index (self->traces, index);
+}
+
+guint64
+planar_profile_get_n_events (PlanarProfile *self)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
+  for (guint i = 0; i < self->traces->len; i++)
+    n += planar_trace_get_n_events (g_ptr_array_index (self->traces, i));
+  return n;
+}
+
+gboolean
+planar_profile_get_span (PlanarProfile *self,
+                         gint64        *first_ps,
+                         gint64        *last_ps)
+{
+  gboolean any = FALSE;
+  gint64 first = 0, last = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      gint64 f, l;
+
+      if (!planar_trace_get_span (g_ptr_array_index (self->traces, i), &f, &l))
+        continue;
+      if (!any || f < first)
+        first = f;
+      if (!any || l > last)
+        last = l;
+      any = TRUE;
+    }
+  if (first_ps != NULL)
+    *first_ps = first;
+  if (last_ps != NULL)
+    *last_ps = last;
+  return any;
+}

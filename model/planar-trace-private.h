@@ -1,0 +1,126 @@
+/* planar-trace-private.h: what the loader, the stat decoder and the trace
+ * object share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-trace.h"
+#include "planar-wire.h"
+
+G_BEGIN_DECLS
+
+/* Maps the 64-bit ids a plane hands out to dense indices. Builders number
+ * metadata 1, 2, 3…, so a direct table is the common case; a hash table
+ * takes over when the ids are sparse. */
+typedef struct
+{
+  /* Direct table: index + 1 for id, 0 when absent. */
+  guint32    *direct;
+  gsize       n_direct;
+  /* Fallback: id -> index + 1. */
+  GHashTable *sparse;
+} PlanarIdMap;
+
+/* Maps ids[i] to first_index + i; a later duplicate id wins. */
+void     _planar_id_map_init    (PlanarIdMap  *map,
+                                 const gint64 *ids,
+                                 guint         n_ids,
+                                 guint         first_index);
+void     _planar_id_map_clear   (PlanarIdMap  *map);
+
+/* Returns the index of @id, or -1. */
+static inline gint64
+_planar_id_map_lookup (const PlanarIdMap *map,
+                       gint64             id)
+{
+  if (id >= 0 && (guint64) id < map->n_direct)
+    return (gint64) map->direct[id] - 1;
+  if (map->sparse != NULL)
+    {
+      gpointer v = g_hash_table_lookup (map->sparse, &id);
+      return v ? (gint64) GPOINTER_TO_SIZE (v) - 1 : -1;
+    }
+  return -1;
+}
+
+typedef struct
+{
+  gint64      id;
+  /* Interned. */
+  const char *name;
+} PlanarStatMetadata;
+
+typedef struct
+{
+  PlanarStatMetadata *stat_metadata;
+  guint               n_stat_metadata;
+  PlanarIdMap         stat_map;
+  PlanarIdMap         event_map;
+  /* Byte ranges of the plane's XLine payloads, in file order. */
+  guint64            *line_offsets;
+  guint64            *line_sizes;
+  /* Line timestamps read by the structure scan, used to pick the time base. */
+  gint64             *line_timestamps;
+} PlanarPlanePrivate;
+
+struct _PlanarTrace
+{
+  GObject             parent_instance;
+
+  char               *path;
+  char               *file_name;
+  char               *host_name;
+  GMappedFile        *mapped;
+  const guint8       *data;
+  gsize               size;
+
+  PlanarStringTable  *strings;
+  /* Guards @strings while workers intern line names. */
+  GMutex              strings_lock;
+
+  PlanarPlane        *planes;
+  PlanarPlanePrivate *planes_priv;
+  guint               n_planes;
+
+  GStrv               hostnames;
+  GStrv               errors;
+  GStrv               warnings;
+
+  gboolean            has_start_time;
+  guint64             profile_start_ns;
+  /* Lines at or past this many ns are wall-clock and rebased by this. */
+  gboolean            has_epoch_base;
+  gint64              epoch_base_ns;
+  gboolean            aligned_at_earliest_event;
+
+  guint64             line_bytes_total;
+  /* Bytes of lines decoded so far (atomic). */
+  gint64              line_bytes_done;
+  /* Per plane, per track: 1 once the track is in place (atomic). */
+  gint              **track_ready;
+  gint                decoded;
+
+  guint64             n_events;
+  guint64             n_overlaps;
+  gboolean            has_span;
+  gint64              first_ps;
+  gint64              last_ps;
+};
+
+/* Decodes one XStat payload into @stat, resolving its name and ref value
+ * through @ppriv. Returns FALSE on malformed input, with @r's error fields
+ * saying where and why. */
+gboolean _planar_trace_decode_stat (PlanarTrace              *self,
+                                    const PlanarPlanePrivate *ppriv,
+                                    PlanarWireReader         *r,
+                                    const guint8             *payload,
+                                    gsize                     len,
+                                    PlanarStat               *stat);
+
+/* Reads the XSpace's structure (see planar_trace_open()). */
+gboolean _planar_trace_scan        (PlanarTrace  *self,
+                                    GError      **error);
+void     _planar_trace_free_planes (PlanarTrace  *self);
+
+G_END_DECLS

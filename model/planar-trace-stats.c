@@ -1,0 +1,204 @@
+/* planar-trace-stats.c: decoding stats on demand.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-private.h"
+
+#include <string.h>
+
+gboolean
+_planar_trace_decode_stat (PlanarTrace              *self,
+                           const PlanarPlanePrivate *ppriv,
+                           PlanarWireReader         *outer,
+                           const guint8             *payload,
+                           gsize                     len,
+                           PlanarStat               *stat)
+{
+  PlanarWireReader r;
+  PlanarWireField f;
+  gint64 index;
+  int rc;
+
+  memset (stat, 0, sizeof *stat);
+  stat->kind = PLANAR_STAT_NONE;
+  planar_wire_reader_init (&r, self->data, payload, len);
+  while ((rc = planar_wire_next (&r, &f)) > 0)
+    {
+      gboolean want_len = f.number == 5 || f.number == 6;
+      gboolean want_i64 = f.number == 2;
+
+      if (f.number > 7)
+        continue;
+      if ((want_len && f.wire_type != PLANAR_WIRE_LEN) ||
+          (want_i64 && f.wire_type != PLANAR_WIRE_I64) ||
+          (!want_len && !want_i64 && f.wire_type != PLANAR_WIRE_VARINT))
+        {
+          outer->error_at = f.start;
+          outer->error_reason = "unexpected wire type in";
+          return FALSE;
+        }
+      switch (f.number)
+        {
+        case 1:
+          stat->metadata_id = (gint64) f.value;
+          break;
+        case 2:
+          stat->kind = PLANAR_STAT_DOUBLE;
+          memcpy (&stat->v.f64, &f.value, sizeof (double));
+          break;
+        case 3:
+          stat->kind = PLANAR_STAT_UINT64;
+          stat->v.u64 = f.value;
+          break;
+        case 4:
+          stat->kind = PLANAR_STAT_INT64;
+          stat->v.i64 = (gint64) f.value;
+          break;
+        case 5:
+        case 6:
+          stat->kind = f.number == 5 ? PLANAR_STAT_STRING : PLANAR_STAT_BYTES;
+          stat->str.data = (const char *) f.data;
+          stat->str.len = f.len;
+          break;
+        case 7:
+          stat->kind = PLANAR_STAT_REF;
+          stat->v.u64 = f.value;
+          break;
+        default:
+          break;
+        }
+    }
+  if (rc < 0)
+    {
+      outer->error_at = r.error_at;
+      outer->error_reason = r.error_reason;
+      return FALSE;
+    }
+
+  index = _planar_id_map_lookup (&ppriv->stat_map, stat->metadata_id);
+  stat->name = index >= 0 ? ppriv->stat_metadata[index].name : "";
+
+  if (stat->kind == PLANAR_STAT_REF)
+    {
+      /* The value of a reference is the name of the stat metadata it points
+       * at; an unknown reference reads as an empty string. */
+      gint64 ref = _planar_id_map_lookup (&ppriv->stat_map, (gint64) stat->v.u64);
+      const char *text = ref >= 0 ? ppriv->stat_metadata[ref].name : "";
+
+      stat->str.data = text;
+      stat->str.len = strlen (text);
+    }
+  return TRUE;
+}
+
+guint
+planar_trace_get_event_stats (PlanarTrace       *self,
+                              const PlanarPlane *plane,
+                              const PlanarEvent *event,
+                              GArray            *out,
+                              GError           **error)
+{
+  const PlanarPlanePrivate *ppriv;
+  const PlanarEventMetadata *md;
+  PlanarWireReader r;
+  PlanarWireField f;
+  const guint8 *q;
+  guint64 len;
+  guint first;
+  int rc;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  g_return_val_if_fail (plane >= self->planes && plane < self->planes + self->n_planes, 0);
+  g_return_val_if_fail (event != NULL, 0);
+  g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarStat), 0);
+  g_return_val_if_fail (event->metadata < plane->n_metadata, 0);
+
+  ppriv = &self->planes_priv[plane - self->planes];
+  md = &plane->metadata[event->metadata];
+  first = out->len;
+  if (md->n_stats > 0)
+    g_array_append_vals (out, md->stats, md->n_stats);
+
+  g_return_val_if_fail (event->source < self->size, out->len - first);
+  q = self->data + event->source;
+  if (!planar_wire_read_varint (&q, self->data + self->size, &len) ||
+      len > (guint64) (self->data + self->size - q))
+    {
+      planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XEvent",
+                             event->source, "malformed");
+      g_array_set_size (out, first);
+      return 0;
+    }
+
+  planar_wire_reader_init (&r, self->data, q, (gsize) len);
+  while ((rc = planar_wire_next (&r, &f)) > 0)
+    {
+      PlanarStat stat;
+      gboolean replaced = FALSE;
+
+      if (f.number != 4)
+        continue;
+      if (f.wire_type != PLANAR_WIRE_LEN ||
+          !_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
+        {
+          if (f.wire_type != PLANAR_WIRE_LEN)
+            {
+              r.error_at = f.start;
+              r.error_reason = "unexpected wire type in";
+            }
+          rc = -1;
+          break;
+        }
+
+      /* Event stats override the metadata's defaults of the same name, and
+       * a name repeated on the event keeps its last value. */
+      for (guint i = 0; i < out->len - first; i++)
+        {
+          PlanarStat *old = &g_array_index (out, PlanarStat, first + i);
+
+          if (old->name == stat.name && (stat.name[0] != '\0' || old->metadata_id == stat.metadata_id))
+            {
+              *old = stat;
+              replaced = TRUE;
+              break;
+            }
+        }
+      if (!replaced)
+        g_array_append_val (out, stat);
+    }
+  if (rc < 0)
+    {
+      planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XStat",
+                             (guint64) (r.error_at - self->data), r.error_reason);
+      g_array_set_size (out, first);
+      return 0;
+    }
+
+  return out->len - first;
+}
+
+char *
+planar_stat_format_value (const PlanarStat *stat)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_return_val_if_fail (stat != NULL, NULL);
+
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      return g_strdup_printf ("%" G_GINT64_FORMAT, stat->v.i64);
+    case PLANAR_STAT_UINT64:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, stat->v.u64);
+    case PLANAR_STAT_DOUBLE:
+      return g_strdup (g_ascii_dtostr (buf, sizeof buf, stat->v.f64));
+    case PLANAR_STAT_STRING:
+    case PLANAR_STAT_REF:
+      return g_strndup (stat->str.data, stat->str.len);
+    case PLANAR_STAT_BYTES:
+      return g_strdup_printf ("<%" G_GSIZE_FORMAT " bytes>", stat->str.len);
+    case PLANAR_STAT_NONE:
+    default:
+      return g_strdup ("");
+    }
+}

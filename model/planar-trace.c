@@ -1,0 +1,354 @@
+/* planar-trace.c: one host's profile.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-private.h"
+
+#include <string.h>
+
+G_DEFINE_FINAL_TYPE (PlanarTrace, planar_trace, G_TYPE_OBJECT)
+
+static const char * const empty_strv[] = { NULL };
+
+void
+_planar_trace_free_planes (PlanarTrace *self)
+{
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      PlanarPlane *plane = &self->planes[p];
+      PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          g_free (plane->tracks[t].events);
+          g_free (plane->tracks[t].aggregated);
+        }
+      for (guint m = 0; m < plane->n_metadata; m++)
+        g_free (plane->metadata[m].stats);
+      g_free (plane->tracks);
+      g_free (plane->metadata);
+      g_free (plane->stats);
+      g_free (plane->lines);
+      g_free (ppriv->stat_metadata);
+      g_free (ppriv->line_offsets);
+      g_free (ppriv->line_sizes);
+      g_free (ppriv->line_timestamps);
+      _planar_id_map_clear (&ppriv->stat_map);
+      _planar_id_map_clear (&ppriv->event_map);
+      if (self->track_ready != NULL)
+        g_free (self->track_ready[p]);
+    }
+  g_clear_pointer (&self->track_ready, g_free);
+  g_clear_pointer (&self->planes, g_free);
+  g_clear_pointer (&self->planes_priv, g_free);
+  self->n_planes = 0;
+}
+
+static void
+planar_trace_finalize (GObject *object)
+{
+  PlanarTrace *self = (PlanarTrace *) object;
+
+  _planar_trace_free_planes (self);
+  g_clear_pointer (&self->strings, planar_string_table_free);
+  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  g_clear_pointer (&self->hostnames, g_strfreev);
+  g_clear_pointer (&self->errors, g_strfreev);
+  g_clear_pointer (&self->warnings, g_strfreev);
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->file_name, g_free);
+  g_clear_pointer (&self->host_name, g_free);
+  g_mutex_clear (&self->strings_lock);
+
+  G_OBJECT_CLASS (planar_trace_parent_class)->finalize (object);
+}
+
+static void
+planar_trace_class_init (PlanarTraceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = planar_trace_finalize;
+}
+
+static void
+planar_trace_init (PlanarTrace *self)
+{
+  g_mutex_init (&self->strings_lock);
+  self->strings = planar_string_table_new ();
+}
+
+static char *
+host_name_from_file_name (const char *file_name)
+{
+  static const char * const suffixes[] = { ".xplane.pb", ".xplane.riegeli", ".pb" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    if (g_str_has_suffix (file_name, suffixes[i]) && strlen (file_name) > strlen (suffixes[i]))
+      return g_strndup (file_name, strlen (file_name) - strlen (suffixes[i]));
+  return g_strdup (file_name);
+}
+
+PlanarTrace *
+planar_trace_open (const char  *path,
+                   GError     **error)
+{
+  g_autoptr(PlanarTrace) self = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = g_object_new (PLANAR_TYPE_TRACE, NULL);
+  self->path = g_strdup (path);
+  self->file_name = g_path_get_basename (path);
+  self->host_name = host_name_from_file_name (self->file_name);
+
+  if (g_str_has_suffix (self->file_name, ".xplane.riegeli"))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
+                   "%s is a chunked .xplane.riegeli profile, which Planar cannot read yet",
+                   self->file_name);
+      return NULL;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
+                   "%s is a folder, not a profile file", path);
+      return NULL;
+    }
+
+  self->mapped = g_mapped_file_new (path, FALSE, &local_error);
+  if (self->mapped == NULL)
+    {
+      int code = g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+        ? PLANAR_TRACE_ERROR_NOT_FOUND : PLANAR_TRACE_ERROR_CORRUPT;
+
+      g_set_error (error, PLANAR_TRACE_ERROR, code, "Cannot read %s: %s", path, local_error->message);
+      return NULL;
+    }
+  self->data = (const guint8 *) g_mapped_file_get_contents (self->mapped);
+  self->size = g_mapped_file_get_length (self->mapped);
+  if (self->size == 0 || self->data == NULL)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
+                   "%s is empty (0 bytes)", self->file_name);
+      return NULL;
+    }
+
+  if (!_planar_trace_scan (self, error))
+    return NULL;
+
+  return g_steal_pointer (&self);
+}
+
+PlanarTrace *
+planar_trace_load (const char    *path,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  g_autoptr(PlanarTrace) self = planar_trace_open (path, error);
+
+  if (self == NULL)
+    return NULL;
+  if (!planar_trace_decode (self, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+const char *
+planar_trace_get_path (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->path;
+}
+
+const char *
+planar_trace_get_file_name (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->file_name;
+}
+
+const char *
+planar_trace_get_host_name (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->host_name;
+}
+
+guint64
+planar_trace_get_file_size (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  return self->size;
+}
+
+const char * const *
+planar_trace_get_hostnames (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->hostnames ? (const char * const *) self->hostnames : empty_strv;
+}
+
+const char * const *
+planar_trace_get_errors (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->errors ? (const char * const *) self->errors : empty_strv;
+}
+
+const char * const *
+planar_trace_get_warnings (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->warnings ? (const char * const *) self->warnings : empty_strv;
+}
+
+gboolean
+planar_trace_get_profile_start_time (PlanarTrace *self,
+                                     guint64     *start_ns)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  if (start_ns != NULL)
+    *start_ns = self->has_start_time ? self->profile_start_ns : 0;
+  return self->has_start_time;
+}
+
+gboolean
+planar_trace_is_aligned_at_earliest_event (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  return self->aligned_at_earliest_event;
+}
+
+guint
+planar_trace_get_n_planes (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  return self->n_planes;
+}
+
+const PlanarPlane *
+planar_trace_get_plane (PlanarTrace *self,
+                        guint        index)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  g_return_val_if_fail (index < self->n_planes, NULL);
+  return &self->planes[index];
+}
+
+const PlanarPlane *
+planar_trace_find_plane (PlanarTrace *self,
+                         const char  *name)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < self->n_planes; i++)
+    if (strcmp (self->planes[i].name, name) == 0)
+      return &self->planes[i];
+  return NULL;
+}
+
+const PlanarTrack *
+planar_plane_find_track (const PlanarPlane *plane,
+                         const char        *name)
+{
+  g_return_val_if_fail (plane != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < plane->n_tracks; i++)
+    if (strcmp (plane->tracks[i].name, name) == 0)
+      return &plane->tracks[i];
+  for (guint i = 0; i < plane->n_tracks; i++)
+    if (strcmp (plane->tracks[i].display_name, name) == 0)
+      return &plane->tracks[i];
+  return NULL;
+}
+
+guint64
+planar_trace_get_n_events (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  return self->n_events;
+}
+
+guint64
+planar_trace_get_n_overlaps (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  return self->n_overlaps;
+}
+
+gboolean
+planar_trace_get_span (PlanarTrace *self,
+                       gint64      *first_ps,
+                       gint64      *last_ps)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  if (first_ps != NULL)
+    *first_ps = self->has_span ? self->first_ps : 0;
+  if (last_ps != NULL)
+    *last_ps = self->has_span ? self->last_ps : 0;
+  return self->has_span;
+}
+
+double
+planar_trace_get_fraction (PlanarTrace *self)
+{
+  gint64 done;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0.0);
+  if (g_atomic_int_get (&self->decoded))
+    return 1.0;
+  if (self->line_bytes_total == 0)
+    return 0.0;
+  done = __atomic_load_n (&self->line_bytes_done, __ATOMIC_RELAXED);
+  return CLAMP ((double) done / (double) self->line_bytes_total, 0.0, 1.0);
+}
+
+gboolean
+planar_trace_is_track_ready (PlanarTrace *self,
+                             guint        plane,
+                             guint        track)
+{
+  gint **ready;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  g_return_val_if_fail (plane < self->n_planes, FALSE);
+
+  ready = __atomic_load_n (&self->track_ready, __ATOMIC_ACQUIRE);
+  if (ready == NULL || ready[plane] == NULL || track >= self->planes[plane].n_tracks)
+    return FALSE;
+  return g_atomic_int_get (&ready[plane][track]) != 0;
+}
+
+gboolean
+planar_trace_is_decoded (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  return g_atomic_int_get (&self->decoded) != 0;
+}
+
+PlanarStringTable *
+planar_trace_get_strings (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->strings;
+}
+
+const char *
+planar_plane_get_event_name (const PlanarPlane *plane,
+                             const PlanarEvent *event,
+                             gboolean           display)
+{
+  const PlanarEventMetadata *md;
+
+  g_return_val_if_fail (plane != NULL, NULL);
+  g_return_val_if_fail (event != NULL, NULL);
+  g_return_val_if_fail (event->metadata < plane->n_metadata, "");
+
+  md = &plane->metadata[event->metadata];
+  return display ? md->display_name : md->name;
+}

@@ -1,0 +1,246 @@
+/* planar-trace.h: one host's profile (one `.xplane.pb`), indexed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "planar-error.h"
+#include "planar-string-table.h"
+
+G_BEGIN_DECLS
+
+/* All times in the model are signed 64-bit picoseconds since the start of the
+ * profile (the `Task Environment` plane's profile_start_time), or, for a
+ * file without one, since its earliest event. Durations are picoseconds. */
+
+typedef enum
+{
+  /* The event started inside its predecessor on the track and ended after
+   * it. It is drawn at the predecessor's depth instead of nested, and counted
+   * for the trace health report. */
+  PLANAR_EVENT_OVERLAP = 1 << 0,
+  /* The event's depth was clamped to G_MAXUINT16. */
+  PLANAR_EVENT_DEPTH_CLAMPED = 1 << 1,
+} PlanarEventFlags;
+
+/* One XEvent. Kept in flat per-track arrays; no object per event.
+ * Its stats stay in the mapped file and are decoded on demand with
+ * planar_trace_get_event_stats(). */
+typedef struct
+{
+  gint64  start_ps;
+  gint64  duration_ps;
+  /* Index into the plane's metadata array. */
+  guint32 metadata;
+  guint16 depth;
+  guint16 flags;
+  /* Byte offset in the file of the XEvent's length prefix. */
+  guint64 source;
+} PlanarEvent;
+
+G_STATIC_ASSERT (sizeof (PlanarEvent) == 32);
+
+typedef enum
+{
+  PLANAR_STAT_NONE,
+  PLANAR_STAT_INT64,
+  PLANAR_STAT_UINT64,
+  PLANAR_STAT_DOUBLE,
+  /* str_value: v.str points into the mapped file, not NUL-terminated. */
+  PLANAR_STAT_STRING,
+  /* bytes_value: v.str points into the mapped file. */
+  PLANAR_STAT_BYTES,
+  /* ref_value, resolved: v.str is the interned (NUL-terminated) name of the
+   * referenced stat metadata; v.ref keeps the raw reference. */
+  PLANAR_STAT_REF,
+} PlanarStatKind;
+
+typedef struct
+{
+  /* Interned stat name; "" when the plane has no metadata for it (show
+   * "#<metadata_id>" then). */
+  const char     *name;
+  gint64          metadata_id;
+  PlanarStatKind  kind;
+  /* Set when the value came from the event's metadata (a default). */
+  gboolean        from_metadata;
+  union {
+    gint64  i64;
+    guint64 u64;
+    double  f64;
+  } v;
+  struct {
+    const char *data;
+    gsize       len;
+  } str;
+} PlanarStat;
+
+typedef struct
+{
+  gint64      id;
+  /* Interned. */
+  const char *name;
+  /* Interned: the XEventMetadata's display_name if set, else @name. */
+  const char *display_name;
+  /* Default stats for every event using this metadata, resolved. */
+  PlanarStat *stats;
+  guint       n_stats;
+} PlanarEventMetadata;
+
+/* One XLine exactly as in the file. */
+typedef struct
+{
+  gint64      id;
+  /* The file's display_id, or @id when unset. */
+  gint64      display_id;
+  /* Interned. */
+  const char *name;
+  /* Interned: display_name if set, else @name. */
+  const char *display_name;
+  gint64      timestamp_ns;
+  gint64      duration_ps;
+  /* XEvents in the line, aggregated ones included. */
+  guint64     n_events;
+  /* Index of the track holding its events in the plane. */
+  guint       track;
+  /* Added by the model (not in the file); not counted in totals. */
+  gboolean    derived;
+  /* Byte range of the XLine message in the file. */
+  guint64     offset;
+  guint64     size;
+} PlanarLine;
+
+/* A timeline: every line of a plane with the same id, merged. */
+typedef struct
+{
+  gint64       id;
+  gint64       display_id;
+  /* Interned, from the first line with this id. */
+  const char  *name;
+  const char  *display_name;
+  /* Tracks of a plane sharing a display_id share a row; rows are numbered
+   * from 0 in the order their first line appears in the file. */
+  guint        row;
+  /* Sorted by (start, longer first). */
+  PlanarEvent *events;
+  gsize        n_events;
+  /* Events with num_occurrences instead of an offset; not on the timeline. */
+  PlanarEvent *aggregated;
+  gsize        n_aggregated;
+  guint        max_depth;
+  guint64      n_overlaps;
+  /* Span of @events; start > end when empty. */
+  gint64       start_ps;
+  gint64       end_ps;
+  gboolean     derived;
+} PlanarTrack;
+
+typedef struct
+{
+  gint64               id;
+  /* Interned. */
+  const char          *name;
+  PlanarLine          *lines;
+  guint                n_lines;
+  PlanarTrack         *tracks;
+  guint                n_tracks;
+  /* Entry 0 stands for metadata ids the plane does not define. */
+  PlanarEventMetadata *metadata;
+  guint                n_metadata;
+  /* Plane-level stats, resolved. */
+  PlanarStat          *stats;
+  guint                n_stats;
+  /* XEvents of the plane's own lines, aggregated ones included. */
+  guint64              n_events;
+  guint                n_rows;
+} PlanarPlane;
+
+#define PLANAR_TYPE_TRACE (planar_trace_get_type ())
+G_DECLARE_FINAL_TYPE (PlanarTrace, planar_trace, PLANAR, TRACE, GObject)
+
+/* Maps @path and scans its structure (planes, metadata, line ranges, the
+ * Task Environment) without decoding events. Cheap: a profile opens every
+ * host this way first to align them. Returns: (transfer full). */
+PlanarTrace         *planar_trace_open                  (const char     *path,
+                                                         GError        **error);
+/* Decodes every line in parallel and builds the tracks. Thread-safe to call
+ * from one worker thread while others poll planar_trace_get_fraction(). */
+gboolean             planar_trace_decode                (PlanarTrace    *self,
+                                                         GCancellable   *cancellable,
+                                                         GError        **error);
+/* planar_trace_open() then planar_trace_decode(). Returns: (transfer full). */
+PlanarTrace         *planar_trace_load                  (const char     *path,
+                                                         GCancellable   *cancellable,
+                                                         GError        **error);
+/* Adds @delta_ps to every event time (aligning hosts). */
+gboolean             planar_trace_shift_time            (PlanarTrace    *self,
+                                                         gint64          delta_ps,
+                                                         GError        **error);
+
+const char          *planar_trace_get_path              (PlanarTrace    *self);
+/* The file's base name, e.g. "host0.xplane.pb". */
+const char          *planar_trace_get_file_name         (PlanarTrace    *self);
+/* The host as the file names it (base name less ".xplane.pb"). */
+const char          *planar_trace_get_host_name         (PlanarTrace    *self);
+guint64              planar_trace_get_file_size         (PlanarTrace    *self);
+/* XSpace.hostnames, errors and warnings. Returns: (transfer none). */
+const char * const  *planar_trace_get_hostnames         (PlanarTrace    *self);
+const char * const  *planar_trace_get_errors            (PlanarTrace    *self);
+const char * const  *planar_trace_get_warnings          (PlanarTrace    *self);
+/* The Task Environment's profile_start_time, in wall-clock nanoseconds. */
+gboolean             planar_trace_get_profile_start_time (PlanarTrace   *self,
+                                                          guint64       *start_ns);
+/* TRUE when the file has no profile_start_time and its time 0 is its
+ * earliest event instead. */
+gboolean             planar_trace_is_aligned_at_earliest_event (PlanarTrace *self);
+
+guint                planar_trace_get_n_planes          (PlanarTrace    *self);
+/* Returns: (transfer none). */
+const PlanarPlane   *planar_trace_get_plane             (PlanarTrace    *self,
+                                                         guint           index);
+const PlanarPlane   *planar_trace_find_plane            (PlanarTrace    *self,
+                                                         const char     *name);
+/* The track whose name or display name is @name. */
+const PlanarTrack   *planar_plane_find_track            (const PlanarPlane *plane,
+                                                         const char        *name);
+/* Every XEvent of the file's lines, aggregated ones and counter samples
+ * included. */
+guint64              planar_trace_get_n_events          (PlanarTrace    *self);
+guint64              planar_trace_get_n_overlaps        (PlanarTrace    *self);
+/* First start and last end of all non-aggregated events, in ps. Returns
+ * FALSE when the trace has none. */
+gboolean             planar_trace_get_span              (PlanarTrace    *self,
+                                                         gint64         *first_ps,
+                                                         gint64         *last_ps);
+/* Fraction of the line bytes decoded so far, 0 to 1. Any thread. */
+double               planar_trace_get_fraction          (PlanarTrace    *self);
+/* Whether the track's events are in place. Any thread. */
+gboolean             planar_trace_is_track_ready        (PlanarTrace    *self,
+                                                         guint           plane,
+                                                         guint           track);
+gboolean             planar_trace_is_decoded            (PlanarTrace    *self);
+/* Returns: (transfer none): the strings every name in the trace points to. */
+PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
+
+/* Appends the event's stats to @out (a GArray of PlanarStat): its metadata's
+ * stats first, then the event's own, an event stat replacing a metadata stat
+ * of the same name. String values point into the mapped file, valid while
+ * @self lives. Returns the number appended; FALSE-like 0 with @error set if
+ * the stats cannot be decoded. */
+guint                planar_trace_get_event_stats       (PlanarTrace       *self,
+                                                         const PlanarPlane *plane,
+                                                         const PlanarEvent *event,
+                                                         GArray            *out,
+                                                         GError           **error);
+/* The event's name (display name when @display is TRUE). Interned. */
+const char          *planar_plane_get_event_name        (const PlanarPlane *plane,
+                                                         const PlanarEvent *event,
+                                                         gboolean           display);
+
+/* Formats a stat value for people and JSON: numbers in decimal, strings as
+ * they are, bytes as "<N bytes>". Returns: (transfer full). */
+char                *planar_stat_format_value           (const PlanarStat  *stat);
+
+G_END_DECLS

@@ -1,0 +1,111 @@
+/* planar-wire.h: a bounds-checked reader of the protobuf wire format.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLANAR_WIRE_VARINT = 0,
+  PLANAR_WIRE_I64 = 1,
+  PLANAR_WIRE_LEN = 2,
+  PLANAR_WIRE_I32 = 5,
+} PlanarWireType;
+
+/* One field as read off the wire. For %PLANAR_WIRE_LEN fields @data and @len
+ * describe the payload (already checked to lie inside the buffer); for the
+ * other types @value holds the number (fixed-width values bit for bit). */
+typedef struct
+{
+  guint32        number;
+  PlanarWireType wire_type;
+  guint64        value;
+  const guint8  *data;
+  gsize          len;
+  /* Where the tag of this field starts. */
+  const guint8  *start;
+} PlanarWireField;
+
+/* Reads fields from [p, end). @base is the first byte of the whole buffer
+ * (the mapped file), so that offsets in messages are offsets in the file. */
+typedef struct
+{
+  const guint8 *base;
+  const guint8 *p;
+  const guint8 *end;
+  /* Set when a read fails: where, and why. */
+  const guint8 *error_at;
+  const char   *error_reason;
+} PlanarWireReader;
+
+static inline void
+planar_wire_reader_init (PlanarWireReader *r,
+                         const guint8     *base,
+                         const guint8     *p,
+                         gsize             len)
+{
+  r->base = base;
+  r->p = p;
+  r->end = p + len;
+  r->error_at = NULL;
+  r->error_reason = NULL;
+}
+
+/* Reads a varint at *p. Returns FALSE when it runs past @end or is longer
+ * than ten bytes (or sets bits past 64 in the tenth). */
+static inline gboolean
+planar_wire_read_varint (const guint8 **p,
+                         const guint8  *end,
+                         guint64       *out)
+{
+  const guint8 *q = *p;
+  guint64 v = 0;
+  guint shift;
+
+  if (G_LIKELY (q < end && q[0] < 0x80))
+    {
+      *out = q[0];
+      *p = q + 1;
+      return TRUE;
+    }
+  for (shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b;
+
+      if (G_UNLIKELY (q >= end))
+        return FALSE;
+      b = *q++;
+      /* The tenth byte may only carry the top bit of a 64-bit value. */
+      if (G_UNLIKELY (shift == 63 && b > 1))
+        return FALSE;
+      v |= (guint64) (b & 0x7f) << shift;
+      if (b < 0x80)
+        {
+          *out = v;
+          *p = q;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Returns 1 and fills @f when a field was read, 0 at the end of the buffer,
+ * -1 on malformed input (see r->error_at and r->error_reason). */
+int  planar_wire_next (PlanarWireReader *r,
+                       PlanarWireField  *f);
+
+/* Fills @error with "REASON WHAT at byte OFFSET of FILE", the project's form
+ * for decoding errors, for example "truncated XLine at byte 1048576 of
+ * host0.xplane.pb". */
+void planar_wire_set_error (GError     **error,
+                            int          code,
+                            const char  *file_name,
+                            const char  *what,
+                            guint64      offset,
+                            const char  *reason);
+
+G_END_DECLS
