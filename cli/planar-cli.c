@@ -19,6 +19,7 @@ typedef struct
 static const Command commands[] = {
   { "info", "List the hosts, planes and lines of a profile with event counts", planar_cli_info },
   { "events", "Print the events of one line, with their stats", planar_cli_events },
+  { "summary", "Per plane, the event names that take the most self time", planar_cli_summary },
 };
 
 int

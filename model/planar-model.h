@@ -4,10 +4,12 @@
  */
 #pragma once
 
+#include "planar-aggregate.h"
 #include "planar-catalog.h"
 #include "planar-error.h"
 #include "planar-json-writer.h"
 #include "planar-profile.h"
+#include "planar-span-index.h"
 #include "planar-string-table.h"
 #include "planar-trace.h"
 #include "planar-units.h"

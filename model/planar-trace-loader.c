@@ -11,14 +11,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Why the project's own reader and not protobuf-c for events: unpacking one
- * XLine with protobuf-c allocates an XEvent struct, a stats pointer array and
- * an XStat struct per stat (four to six allocations per event) and copies
- * every string; on the 1e7-event benchmark profile that took longer than the
- * whole-file unpack the index must beat (bench/RESULTS.md), and needed about
- * three times the file size in memory before a single event was indexed. The
- * reader below writes each event straight into its track's array and leaves
- * the stats in the mapped file until somebody asks for them. */
+/* Why the project's own reader and not protobuf-c for events, decided by
+ * measurement (bench/planar-bench-load, table in bench/RESULTS.md): unpacking
+ * with protobuf-c allocates an XEvent struct, a stats pointer array and an
+ * XStat struct per stat, and copies every string, whether it unpacks the
+ * whole XSpace or one XLine at a time (the work per event is the same). On
+ * the 1e7-event generated profile (371 MB) that took 12.4 s and 3.45 GB,
+ * while this reader has the whole index ready in 0.86 s with a 456 MB peak
+ * (2 cores). It writes each event straight into its track's array as a
+ * 32-byte record and leaves the stats in the mapped file until somebody asks
+ * for them (planar-trace-stats.c). */
 
 /* Line timestamps at or past this are wall-clock nanoseconds (after 1970-01-12)
  * rather than nanoseconds since the profile start; no profile is that long. */
@@ -965,17 +967,36 @@ overflow:
   return FALSE;
 }
 
-/* Gives each event its depth with a stack of open ends. An event that starts
- * inside the open event on top but ends after it is not nested: it takes that
- * event's place (and depth) and is flagged as an overlap. */
+typedef struct
+{
+  guint64 index;
+  gint64  children_ps;
+} ChildTime;
+
+static int
+compare_child_time (const void *pa,
+                    const void *pb)
+{
+  const ChildTime *a = pa;
+  const ChildTime *b = pb;
+
+  return a->index < b->index ? -1 : a->index > b->index ? 1 : 0;
+}
+
+/* Gives each event its depth with a stack of open events. An event that
+ * starts inside the open event on top but ends after it is not nested: it
+ * takes that event's place (and depth) and is flagged as an overlap. The
+ * same walk sums each event's direct children for self times. */
 static gboolean
 assign_depths (DecodeContext *ctx,
                PlanarTrack   *track)
 {
-  g_autofree gint64 *ends = NULL;
+  typedef struct { gint64 end; guint64 index; gint64 children_ps; } Open;
+  g_autofree Open *stack = NULL;
+  g_autoptr(GArray) children = g_array_new (FALSE, FALSE, sizeof (ChildTime));
   gsize sp = 0, cap = 64;
 
-  ends = g_new (gint64, cap);
+  stack = g_new (Open, cap);
   track->max_depth = 0;
   track->n_overlaps = 0;
   for (gsize i = 0; i < track->n_events; i++)
@@ -984,23 +1005,46 @@ assign_depths (DecodeContext *ctx,
       gint64 end = ev->start_ps + ev->duration_ps;
       gsize depth;
 
-      while (sp > 0 && ends[sp - 1] <= ev->start_ps)
-        sp--;
-      if (sp > 0 && end > ends[sp - 1])
+      while (sp > 0 && stack[sp - 1].end <= ev->start_ps)
+        {
+          sp--;
+          if (stack[sp].children_ps > 0)
+            {
+              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+              g_array_append_val (children, ct);
+            }
+        }
+      if (sp > 0 && end > stack[sp - 1].end)
         {
           ev->flags |= PLANAR_EVENT_OVERLAP;
           track->n_overlaps++;
           sp--;
+          if (stack[sp].children_ps > 0)
+            {
+              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+              g_array_append_val (children, ct);
+            }
+        }
+      if (sp > 0)
+        {
+          /* A child counts against its parent only up to the parent's end. */
+          stack[sp - 1].children_ps += MIN (end, stack[sp - 1].end) - ev->start_ps;
+          track->events[stack[sp - 1].index].flags |= PLANAR_EVENT_HAS_CHILDREN;
         }
       depth = sp;
       if (sp == cap)
         {
-          if (!claim_memory (ctx, cap * sizeof (gint64)))
+          if (!claim_memory (ctx, cap * sizeof (Open)))
             return FALSE;
           cap *= 2;
-          ends = g_renew (gint64, ends, cap);
+          stack = g_renew (Open, stack, cap);
         }
-      ends[sp++] = end;
+      stack[sp].end = end;
+      stack[sp].index = i;
+      stack[sp].children_ps = 0;
+      sp++;
       if (depth > G_MAXUINT16)
         {
           depth = G_MAXUINT16;
@@ -1010,6 +1054,104 @@ assign_depths (DecodeContext *ctx,
       if (depth > track->max_depth)
         track->max_depth = (guint) depth;
     }
+  while (sp > 0)
+    {
+      sp--;
+      if (stack[sp].children_ps > 0)
+        {
+          ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+          g_array_append_val (children, ct);
+        }
+    }
+
+  if (children->len > 0)
+    {
+      if (!claim_memory (ctx, children->len * sizeof (ChildTime)))
+        return FALSE;
+      qsort (children->data, children->len, sizeof (ChildTime), compare_child_time);
+      track->n_children = children->len;
+      track->children = (gpointer) g_array_free (g_steal_pointer (&children), FALSE);
+    }
+  return TRUE;
+}
+
+/* Groups event indices by depth (a counting sort, so each group keeps the
+ * track's start order) for the level-of-detail and range queries. */
+static gboolean
+index_depths (DecodeContext *ctx,
+              PlanarTrack   *track)
+{
+  guint n_depths = track->max_depth + 1;
+  g_autofree gsize *fill = NULL;
+
+  if (track->n_events > G_MAXUINT32)
+    {
+      decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                                     "line %s of %s has more than 2^32 events",
+                                     track->name, ctx->self->file_name));
+      return FALSE;
+    }
+
+  track->depth_offsets = g_new0 (gsize, n_depths + 1);
+  track->depth_ends_sorted = g_new (gboolean, n_depths);
+  for (gsize i = 0; i < track->n_events; i++)
+    track->depth_offsets[track->events[i].depth + 1]++;
+  for (guint d = 0; d < n_depths; d++)
+    track->depth_offsets[d + 1] += track->depth_offsets[d];
+
+  if (n_depths > 1)
+    {
+      if (!claim_memory (ctx, track->n_events * sizeof (guint32)))
+        return FALSE;
+      track->depth_order = g_new (guint32, MAX (track->n_events, 1));
+      fill = g_memdup2 (track->depth_offsets, n_depths * sizeof (gsize));
+      for (gsize i = 0; i < track->n_events; i++)
+        track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
+    }
+
+  for (guint d = 0; d < n_depths; d++)
+    {
+      gint64 last_end = G_MININT64;
+
+      track->depth_ends_sorted[d] = TRUE;
+      for (gsize k = track->depth_offsets[d]; k < track->depth_offsets[d + 1]; k++)
+        {
+          const PlanarEvent *ev = &track->events[track->depth_order ? track->depth_order[k] : k];
+          gint64 end = ev->start_ps + ev->duration_ps;
+
+          if (end < last_end)
+            {
+              track->depth_ends_sorted[d] = FALSE;
+              break;
+            }
+          last_end = end;
+        }
+    }
+  return TRUE;
+}
+
+/* Sorts the track's events (unless @sorted says they are), nests them and
+ * builds the query indices and the span. */
+static gboolean
+finish_track (DecodeContext *ctx,
+              PlanarTrack   *track,
+              gboolean       sorted)
+{
+  gsize n = track->n_events;
+
+  if (!sorted)
+    qsort (track->events, n, sizeof (PlanarEvent), event_compare);
+
+  if (!assign_depths (ctx, track) || !index_depths (ctx, track))
+    return FALSE;
+
+  track->start_ps = G_MAXINT64;
+  track->end_ps = G_MININT64;
+  if (n > 0)
+    track->start_ps = track->events[0].start_ps;
+  for (gsize i = 0; i < n; i++)
+    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
   return TRUE;
 }
 
@@ -1073,21 +1215,31 @@ build_track (DecodeContext *ctx,
   if (n_agg > 0)
     track->aggregated = g_renew (PlanarEvent, track->aggregated, n_agg);
 
-  if (!sorted)
-    qsort (track->events, n, sizeof (PlanarEvent), event_compare);
-
-  if (!assign_depths (ctx, track))
+  if (!finish_track (ctx, track, sorted))
     return FALSE;
-
-  track->start_ps = G_MAXINT64;
-  track->end_ps = G_MININT64;
-  if (n > 0)
-    track->start_ps = track->events[0].start_ps;
-  for (gsize i = 0; i < n; i++)
-    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
 
   g_atomic_int_set (&self->track_ready[tj->plane][tj->track], 1);
   return TRUE;
+}
+
+gboolean
+_planar_trace_finish_track (PlanarTrace  *self,
+                            PlanarTrack  *track,
+                            GError      **error)
+{
+  DecodeContext ctx = { 0 };
+  gboolean ok;
+
+  ctx.self = self;
+  /* Derived tracks hold fewer events than the file's tracks they come
+   * from, which the decode budget already allowed. */
+  ctx.budget = G_MAXUINT64;
+  g_mutex_init (&ctx.lock);
+  ok = finish_track (&ctx, track, FALSE);
+  g_mutex_clear (&ctx.lock);
+  if (!ok)
+    g_propagate_error (error, ctx.error);
+  return ok;
 }
 
 static gpointer
@@ -1178,6 +1330,7 @@ plan_tracks (DecodeContext *ctx,
       g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
       g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
       g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
+      guint reserve;
 
       for (guint l = 0; l < plane->n_lines; l++, job++)
         {
@@ -1220,10 +1373,19 @@ plan_tracks (DecodeContext *ctx,
           plane->n_events += line->n_events;
         }
 
+      /* Device planes keep room for the lines the model derives from their
+       * events once every track is built, so that appending them never
+       * moves a track a reader may already hold. */
+      reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:") ? PLANAR_DERIVED_TRACKS_MAX : 0;
+      self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
+      self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
+      plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
       plane->n_rows = g_hash_table_size (rows);
       plane->n_tracks = plane_tracks->len;
+      g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
       plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
-      self->track_ready[p] = g_new0 (gint, MAX (plane->n_tracks, 1));
+      /* Published last: a reader that sees it sees the tracks above. */
+      g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
     }
 }
 
@@ -1272,11 +1434,21 @@ planar_trace_decode (PlanarTrace   *self,
 
   if (ctx.error == NULL)
     {
-      self->track_ready = g_new0 (gint *, MAX (self->n_planes, 1));
+      g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
       plan_tracks (&ctx, track_jobs);
       ctx.track_jobs = (TrackJob *) (gpointer) track_jobs->data;
       ctx.n_track_jobs = track_jobs->len;
       run_workers (&ctx, track_worker, ctx.n_track_jobs);
+    }
+
+  /* The lines XProf derives (XLA Ops, Steps, ...) and the flow index need
+   * every file track in place. */
+  if (ctx.error == NULL && !decode_stopped (&ctx))
+    {
+      GError *derive_error = NULL;
+
+      if (!_planar_trace_derive (self, cancellable, &derive_error))
+        decode_fail (&ctx, derive_error);
     }
 
   for (guint i = 0; i < ctx.n_line_jobs; i++)
@@ -1309,6 +1481,9 @@ planar_trace_decode (PlanarTrace   *self,
         {
           const PlanarTrack *track = &plane->tracks[t];
 
+          /* Derived events repeat the file's; they count nowhere. */
+          if (track->derived)
+            continue;
           self->n_overlaps += track->n_overlaps;
           if (track->n_events == 0)
             continue;

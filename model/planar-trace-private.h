@@ -62,7 +62,15 @@ typedef struct
   guint64            *line_sizes;
   /* Line timestamps read by the structure scan, used to pick the time base. */
   gint64             *line_timestamps;
+  /* Room allocated in the plane's tracks and lines arrays (derived ones are
+   * appended there, see PLANAR_DERIVED_TRACKS_MAX). */
+  guint               tracks_capacity;
+  guint               lines_capacity;
 } PlanarPlanePrivate;
+
+/* Derived lines a device plane can receive: XProf derives at most 16
+ * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer. */
+#define PLANAR_DERIVED_TRACKS_MAX 128
 
 struct _PlanarTrace
 {
@@ -122,5 +130,15 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Adds the derived lines, counter series and flow index once every file
+ * track is built (planar-derive.c). */
+gboolean _planar_trace_derive      (PlanarTrace   *self,
+                                    GCancellable  *cancellable,
+                                    GError       **error);
+/* Sorts, nests and indexes a track built outside the decoder (a derived
+ * one), setting its span. */
+gboolean _planar_trace_finish_track (PlanarTrace  *self,
+                                     PlanarTrack  *track,
+                                     GError      **error);
 
 G_END_DECLS

@@ -22,6 +22,10 @@ _planar_trace_free_planes (PlanarTrace *self)
         {
           g_free (plane->tracks[t].events);
           g_free (plane->tracks[t].aggregated);
+          g_free (plane->tracks[t].depth_order);
+          g_free (plane->tracks[t].depth_offsets);
+          g_free (plane->tracks[t].depth_ends_sorted);
+          g_free (plane->tracks[t].children);
         }
       for (guint m = 0; m < plane->n_metadata; m++)
         g_free (plane->metadata[m].stats);
@@ -318,8 +322,10 @@ planar_trace_is_track_ready (PlanarTrace *self,
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (plane < self->n_planes, FALSE);
 
-  ready = __atomic_load_n (&self->track_ready, __ATOMIC_ACQUIRE);
-  if (ready == NULL || ready[plane] == NULL || track >= self->planes[plane].n_tracks)
+  ready = g_atomic_pointer_get (&self->track_ready);
+  if (ready == NULL)
+    return FALSE;
+  if (g_atomic_pointer_get (&ready[plane]) == NULL || track >= self->planes[plane].n_tracks)
     return FALSE;
   return g_atomic_int_get (&ready[plane][track]) != 0;
 }

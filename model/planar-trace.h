@@ -23,6 +23,8 @@ typedef enum
   PLANAR_EVENT_OVERLAP = 1 << 0,
   /* The event's depth was clamped to G_MAXUINT16. */
   PLANAR_EVENT_DEPTH_CLAMPED = 1 << 1,
+  /* Other events are nested directly inside it. */
+  PLANAR_EVENT_HAS_CHILDREN = 1 << 2,
 } PlanarEventFlags;
 
 /* One XEvent. Kept in flat per-track arrays; no object per event.
@@ -135,6 +137,20 @@ typedef struct
   gint64       start_ps;
   gint64       end_ps;
   gboolean     derived;
+  /* Built at load for planar_track_query_spans() and friends: the events'
+   * indices grouped by depth (NULL when every event is at depth 0), each
+   * group in start order, and where each depth's group begins. */
+  guint32     *depth_order;
+  gsize       *depth_offsets;
+  /* Per depth: whether the group's ends never decrease (what a binary
+   * search by end needs); FALSE only for damaged or clamped nestings. */
+  gboolean    *depth_ends_sorted;
+  /* (index, ps of direct children) for each event with children, by index. */
+  struct {
+    guint64 index;
+    gint64  children_ps;
+  }           *children;
+  gsize        n_children;
 } PlanarTrack;
 
 typedef struct

@@ -1,0 +1,295 @@
+/* planar-bench-load.c: how fast a profile becomes a ready index, against
+ * two baselines measured in the same run: reading the file, and unpacking it
+ * as one message with protobuf-c (what any protobuf-based viewer does
+ * first). Each measurement runs in a child process of its own so that peak
+ * memory is that measurement's alone.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-model.h"
+#include "xplane.pb-c.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REPEATS 3
+
+typedef enum
+{
+  MODE_READ,
+  MODE_UNPACK,
+  MODE_PLANAR,
+  N_MODES
+} Mode;
+
+static const char * const mode_names[N_MODES] = { "read", "unpack", "planar" };
+
+typedef struct
+{
+  double  seconds;
+  guint64 peak_rss;
+  guint64 events;
+} Measurement;
+
+/* Child side: does one thing and prints "seconds events" on stdout. */
+static int
+run_child (Mode        mode,
+           const char *path)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  guint64 events = 0;
+
+  if (mode == MODE_READ || mode == MODE_UNPACK)
+    {
+      struct stat st;
+      guint8 *buf;
+      gsize at = 0;
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+      if (fd < 0 || fstat (fd, &st) != 0)
+        return 1;
+      buf = malloc (MAX ((gsize) st.st_size, 1));
+      while (at < (gsize) st.st_size)
+        {
+          ssize_t n = read (fd, buf + at, MIN ((gsize) st.st_size - at, (gsize) 1 << 24));
+
+          if (n <= 0)
+            {
+              if (n < 0 && errno == EINTR)
+                continue;
+              return 1;
+            }
+          at += (gsize) n;
+        }
+      close (fd);
+      if (mode == MODE_UNPACK)
+        {
+          Tensorflow__Profiler__XSpace *space = tensorflow__profiler__xspace__unpack (NULL, at, buf);
+
+          if (space == NULL)
+            return 1;
+          for (gsize p = 0; p < space->n_planes; p++)
+            for (gsize l = 0; l < space->planes[p]->n_lines; l++)
+              events += space->planes[p]->lines[l]->n_events;
+          /* Timed up to here: a viewer has its events now. Freeing is not
+           * part of becoming ready. */
+          printf ("%.6f %" G_GUINT64_FORMAT "\n", (double) (g_get_monotonic_time () - t0) / 1e6, events);
+          fflush (stdout);
+          _exit (0);
+        }
+      free (buf);
+    }
+  else
+    {
+      g_autoptr(GError) error = NULL;
+      PlanarTrace *trace = planar_trace_load (path, NULL, &error);
+
+      if (trace == NULL)
+        {
+          fprintf (stderr, "planar-bench-load: %s\n", error->message);
+          return 1;
+        }
+      events = planar_trace_get_n_events (trace);
+      printf ("%.6f %" G_GUINT64_FORMAT "\n", (double) (g_get_monotonic_time () - t0) / 1e6, events);
+      fflush (stdout);
+      _exit (0);
+    }
+
+  printf ("%.6f %" G_GUINT64_FORMAT "\n", (double) (g_get_monotonic_time () - t0) / 1e6, events);
+  return 0;
+}
+
+static gboolean
+measure (const char  *self_exe,
+         Mode         mode,
+         const char  *path,
+         Measurement *out)
+{
+  int pipefd[2];
+  pid_t pid;
+  int status;
+  struct rusage usage;
+  char buf[256] = { 0 };
+  ssize_t n;
+
+  if (pipe (pipefd) != 0)
+    return FALSE;
+  pid = fork ();
+  if (pid < 0)
+    return FALSE;
+  if (pid == 0)
+    {
+      dup2 (pipefd[1], STDOUT_FILENO);
+      close (pipefd[0]);
+      close (pipefd[1]);
+      execl (self_exe, self_exe, "--child", mode_names[mode], path, (char *) NULL);
+      _exit (127);
+    }
+  close (pipefd[1]);
+  n = read (pipefd[0], buf, sizeof buf - 1);
+  close (pipefd[0]);
+  if (wait4 (pid, &status, 0, &usage) != pid || !WIFEXITED (status) || WEXITSTATUS (status) != 0 || n <= 0)
+    return FALSE;
+  if (sscanf (buf, "%lf %" G_GUINT64_FORMAT, &out->seconds, &out->events) != 2)
+    return FALSE;
+  out->peak_rss = (guint64) usage.ru_maxrss * 1024;
+  return TRUE;
+}
+
+static int
+compare_double (const void *a,
+                const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The median time of REPEATS runs, and the largest peak RSS seen. */
+static gboolean
+measure_median (const char  *self_exe,
+                Mode         mode,
+                const char  *path,
+                Measurement *out)
+{
+  double times[REPEATS];
+
+  memset (out, 0, sizeof *out);
+  for (guint i = 0; i < REPEATS; i++)
+    {
+      Measurement m;
+
+      if (!measure (self_exe, mode, path, &m))
+        return FALSE;
+      times[i] = m.seconds;
+      out->peak_rss = MAX (out->peak_rss, m.peak_rss);
+      out->events = m.events;
+    }
+  qsort (times, REPEATS, sizeof (double), compare_double);
+  out->seconds = times[REPEATS / 2];
+  return TRUE;
+}
+
+static gboolean
+ensure_profile (const char *gen,
+                const char *path,
+                guint64     events)
+{
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
+  const char *argv[] = { gen, "--events", count, "--seed", "1", "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  fprintf (stderr, "generating %s events into %s\n", count, path);
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                     &status, &error) ||
+      !g_spawn_check_wait_status (status, &error))
+    {
+      fprintf (stderr, "planar-bench-load: cannot generate %s: %s\n", path, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+format_mb (guint64 bytes)
+{
+  return g_strdup_printf ("%.1f", (double) bytes / (1024.0 * 1024.0));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *sizes_arg = NULL;
+  g_autofree char *data_dir = NULL;
+  g_autofree char *gen = NULL;
+  g_autofree char *self_exe = NULL;
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) sizes = NULL;
+  GOptionEntry entries[] = {
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Event counts, comma-separated (default 1e5,1e6,1e7)", "LIST" },
+    { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &data_dir, "Where generated profiles are kept", "DIR" },
+    { "gen", 0, 0, G_OPTION_ARG_FILENAME, &gen, "The planar-gen program", "PATH" },
+    { NULL }
+  };
+
+  if (argc == 4 && strcmp (argv[1], "--child") == 0)
+    {
+      for (int m = 0; m < N_MODES; m++)
+        if (strcmp (argv[2], mode_names[m]) == 0)
+          return run_child ((Mode) m, argv[3]);
+      return 2;
+    }
+
+  context = g_option_context_new ("- load benchmark");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "planar-bench-load: %s\n", error->message);
+      return 2;
+    }
+  self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (gen == NULL)
+    gen = g_strdup (PLANAR_GEN_PATH);
+  if (data_dir == NULL)
+    data_dir = g_build_filename (g_get_user_cache_dir (), "planar", "bench", NULL);
+  g_mkdir_with_parents (data_dir, 0755);
+  sizes = g_strsplit (sizes_arg ? sizes_arg : "1e5,1e6,1e7", ",", -1);
+
+  printf ("| events | file MB | bytes/event | read s | protobuf-c unpack s | planar ready s | planar / unpack "
+          "| events/s | unpack peak RSS MB | planar peak RSS MB | RSS target MB | RSS / target |\n");
+  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (guint i = 0; sizes[i] != NULL; i++)
+    {
+      guint64 events = (guint64) g_ascii_strtod (sizes[i], NULL);
+      g_autofree char *name = g_strdup_printf ("gen-%" G_GUINT64_FORMAT ".xplane.pb", events);
+      g_autofree char *path = g_build_filename (data_dir, name, NULL);
+      g_autofree char *size_mb = NULL, *unpack_mb = NULL, *planar_mb = NULL, *target_mb = NULL;
+      Measurement m[N_MODES];
+      struct stat st;
+      guint64 target;
+
+      if (events == 0 || !ensure_profile (gen, path, events) || stat (path, &st) != 0)
+        return 1;
+      for (int mode = 0; mode < N_MODES; mode++)
+        if (!measure_median (self_exe, (Mode) mode, path, &m[mode]))
+          {
+            fprintf (stderr, "planar-bench-load: the %s measurement of %s failed\n", mode_names[mode], path);
+            return 1;
+          }
+      if (m[MODE_PLANAR].events != events || m[MODE_UNPACK].events != events)
+        {
+          fprintf (stderr, "planar-bench-load: event counts differ (%" G_GUINT64_FORMAT " planar, %"
+                   G_GUINT64_FORMAT " protobuf-c, %" G_GUINT64_FORMAT " asked)\n",
+                   m[MODE_PLANAR].events, m[MODE_UNPACK].events, events);
+          return 1;
+        }
+
+      target = (guint64) st.st_size * 3 / 2 + ((guint64) 64 << 20);
+      size_mb = format_mb ((guint64) st.st_size);
+      unpack_mb = format_mb (m[MODE_UNPACK].peak_rss);
+      planar_mb = format_mb (m[MODE_PLANAR].peak_rss);
+      target_mb = format_mb (target);
+      printf ("| %" G_GUINT64_FORMAT " | %s | %.1f | %.3f | %.3f | %.3f | %.2fx | %.3g | %s | %s | %s | %.2fx |\n",
+              events, size_mb, (double) st.st_size / (double) events,
+              m[MODE_READ].seconds, m[MODE_UNPACK].seconds, m[MODE_PLANAR].seconds,
+              m[MODE_PLANAR].seconds / m[MODE_UNPACK].seconds,
+              (double) events / m[MODE_PLANAR].seconds,
+              unpack_mb, planar_mb, target_mb, (double) m[MODE_PLANAR].peak_rss / (double) target);
+      fflush (stdout);
+    }
+  printf ("\nTargets at 1e7 events: planar / unpack <= 1.00x; RSS / target <= 1.00x "
+          "(target = 1.5 x file size + 64 MB; the mapped file counts).\n");
+  return 0;
+}

@@ -1,0 +1,160 @@
+/* planar-cli-summary.c: `planar-cli summary`, the first thing to read about
+ * a profile: per plane, where the time goes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <stdio.h>
+
+static void
+write_row_json (PlanarJsonWriter      *w,
+                const PlanarAggregate *row)
+{
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "name");
+  planar_json_writer_string (w, row->name);
+  planar_json_writer_key (w, "display_name");
+  planar_json_writer_string (w, row->display_name);
+  planar_json_writer_key (w, "count");
+  planar_json_writer_uint (w, row->count);
+  planar_json_writer_key (w, "total_ps");
+  planar_json_writer_int (w, row->total_ps);
+  planar_json_writer_key (w, "self_ps");
+  planar_json_writer_int (w, row->self_ps);
+  planar_json_writer_key (w, "average_ps");
+  planar_json_writer_double (w, row->count ? (double) row->total_ps / (double) row->count : 0.0);
+  planar_json_writer_key (w, "min_ps");
+  planar_json_writer_int (w, row->min_ps);
+  planar_json_writer_key (w, "max_ps");
+  planar_json_writer_int (w, row->max_ps);
+  planar_json_writer_end_object (w);
+}
+
+static void
+print_row_text (const PlanarAggregate *row)
+{
+  g_autofree char *total = planar_format_duration (row->total_ps);
+  g_autofree char *self = planar_format_duration (row->self_ps);
+  g_autofree char *avg = planar_format_duration (row->count ? row->total_ps / (gint64) row->count : 0);
+
+  printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg, row->display_name);
+}
+
+int
+planar_cli_summary (int    argc,
+                    char **argv)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarJsonWriter) w = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *session_name = NULL;
+  gint64 top = 10;
+  gboolean json = FALSE;
+  int status;
+  GOptionEntry entries[] = {
+    { "top", 0, 0, G_OPTION_ARG_INT64, &top, "Names per plane (default 10; 0 for all)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { NULL }
+  };
+
+  if (!planar_cli_parse ("summary", "PATH", "Lists, per plane, the event names that take the most self time.",
+                         entries, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "summary takes one PATH (see 'planar-cli summary --help')");
+  if (top < 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--top must be 0 or more");
+
+  profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
+  if (profile == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+
+  if (json)
+    {
+      w = planar_cli_stdout_json (TRUE);
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "session");
+      planar_json_writer_string (w, session_name);
+      planar_json_writer_key (w, "hosts");
+      planar_json_writer_begin_array (w);
+    }
+  else
+    printf ("Session %s: self time per event name (self = wall less direct children)\n", session_name);
+
+  for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, h);
+
+      if (json)
+        {
+          planar_json_writer_begin_object (w);
+          planar_json_writer_key (w, "name");
+          planar_json_writer_string (w, planar_trace_get_host_name (trace));
+          planar_json_writer_key (w, "planes");
+          planar_json_writer_begin_array (w);
+        }
+      else
+        printf ("Host %s\n", planar_trace_get_host_name (trace));
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+          g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+          g_autoptr(GArray) rows = NULL;
+          guint n;
+
+          for (guint t = 0; t < plane->n_tracks; t++)
+            planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+          if (planar_aggregator_get_n_events (agg) == 0)
+            continue;
+          rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+          n = top == 0 ? rows->len : (guint) MIN ((gint64) rows->len, top);
+
+          if (json)
+            {
+              planar_json_writer_begin_object (w);
+              planar_json_writer_key (w, "name");
+              planar_json_writer_string (w, plane->name);
+              planar_json_writer_key (w, "events");
+              planar_json_writer_uint (w, planar_aggregator_get_n_events (agg));
+              planar_json_writer_key (w, "names");
+              planar_json_writer_uint (w, rows->len);
+              planar_json_writer_key (w, "top");
+              planar_json_writer_begin_array (w);
+              for (guint i = 0; i < n; i++)
+                write_row_json (w, &g_array_index (rows, PlanarAggregate, i));
+              planar_json_writer_end_array (w);
+              planar_json_writer_end_object (w);
+            }
+          else
+            {
+              printf ("  %s: %" G_GUINT64_FORMAT " events, %u names\n", plane->name,
+                      planar_aggregator_get_n_events (agg), rows->len);
+              printf ("    %14s %14s %10s %14s  %s\n", "self", "total", "count", "average", "name");
+              for (guint i = 0; i < n; i++)
+                print_row_text (&g_array_index (rows, PlanarAggregate, i));
+            }
+        }
+
+      if (json)
+        {
+          planar_json_writer_end_array (w);
+          planar_json_writer_end_object (w);
+        }
+    }
+
+  if (json)
+    {
+      planar_json_writer_end_array (w);
+      planar_json_writer_end_object (w);
+      if (!planar_json_writer_finish (w, &error))
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+      return PLANAR_CLI_EXIT_OK;
+    }
+  if (fflush (stdout) != 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+  return PLANAR_CLI_EXIT_OK;
+}

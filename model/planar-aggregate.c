@@ -1,0 +1,210 @@
+/* planar-aggregate.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-aggregate.h"
+#include "planar-span-index.h"
+
+#include <string.h>
+
+struct _PlanarAggregator
+{
+  /* PlanarAggregate, one per name. */
+  GArray           *rows;
+  /* Owned name copies -> index + 1 in @rows. */
+  GHashTable       *by_name;
+  /* The plane whose metadata @slots maps, and the map: metadata index ->
+   * row index + 1 (0 = not seen yet). Saves a hash lookup per event. */
+  const PlanarPlane *slots_plane;
+  guint            *slots;
+  GStringChunk     *names;
+  guint64           n_events;
+};
+
+PlanarAggregator *
+planar_aggregator_new (void)
+{
+  PlanarAggregator *self = g_new0 (PlanarAggregator, 1);
+
+  self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarAggregate));
+  self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  self->names = g_string_chunk_new (4096);
+  return self;
+}
+
+void
+planar_aggregator_free (PlanarAggregator *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->rows);
+  g_hash_table_unref (self->by_name);
+  g_string_chunk_free (self->names);
+  g_free (self->slots);
+  g_free (self);
+}
+
+static void
+use_plane (PlanarAggregator  *self,
+           const PlanarPlane *plane)
+{
+  if (self->slots_plane == plane)
+    return;
+  g_free (self->slots);
+  self->slots = g_new0 (guint, MAX (plane->n_metadata, 1));
+  self->slots_plane = plane;
+}
+
+static PlanarAggregate *
+row_for (PlanarAggregator  *self,
+         const PlanarPlane *plane,
+         guint32            metadata)
+{
+  guint slot = self->slots[metadata];
+
+  if (G_UNLIKELY (slot == 0))
+    {
+      const PlanarEventMetadata *md = &plane->metadata[metadata];
+      gpointer found;
+
+      if (!g_hash_table_lookup_extended (self->by_name, md->name, NULL, &found))
+        {
+          PlanarAggregate row = { 0 };
+
+          row.name = g_string_chunk_insert_const (self->names, md->name);
+          row.display_name = g_string_chunk_insert_const (self->names, md->display_name);
+          row.min_ps = G_MAXINT64;
+          row.max_ps = G_MININT64;
+          g_array_append_val (self->rows, row);
+          found = GUINT_TO_POINTER (self->rows->len);
+          g_hash_table_insert (self->by_name, (gpointer) row.name, found);
+        }
+      slot = self->slots[metadata] = GPOINTER_TO_UINT (found);
+    }
+  return &g_array_index (self->rows, PlanarAggregate, slot - 1);
+}
+
+static inline void
+accumulate (PlanarAggregator  *self,
+            const PlanarPlane *plane,
+            const PlanarTrack *track,
+            gsize              index)
+{
+  const PlanarEvent *ev = &track->events[index];
+  PlanarAggregate *row = row_for (self, plane, ev->metadata);
+
+  row->count++;
+  row->total_ps += ev->duration_ps;
+  row->self_ps += planar_track_get_self_time (track, index);
+  row->min_ps = MIN (row->min_ps, ev->duration_ps);
+  row->max_ps = MAX (row->max_ps, ev->duration_ps);
+  self->n_events++;
+}
+
+void
+planar_aggregator_add_event (PlanarAggregator  *self,
+                             const PlanarPlane *plane,
+                             const PlanarTrack *track,
+                             gsize              index)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (plane != NULL && track != NULL);
+  g_return_if_fail (index < track->n_events);
+
+  use_plane (self, plane);
+  accumulate (self, plane, track, index);
+}
+
+typedef struct
+{
+  PlanarAggregator  *self;
+  const PlanarPlane *plane;
+} AddClosure;
+
+static gboolean
+add_one (const PlanarTrack *track,
+         gsize              index,
+         gpointer           user_data)
+{
+  AddClosure *c = user_data;
+
+  accumulate (c->self, c->plane, track, index);
+  return TRUE;
+}
+
+void
+planar_aggregator_add_track (PlanarAggregator  *self,
+                             const PlanarPlane *plane,
+                             const PlanarTrack *track,
+                             gint64             t0_ps,
+                             gint64             t1_ps)
+{
+  AddClosure c = { self, plane };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (plane != NULL && track != NULL);
+
+  use_plane (self, plane);
+  if (t0_ps <= track->start_ps && t1_ps >= track->end_ps)
+    {
+      /* The whole track: no search, straight through. */
+      for (gsize i = 0; i < track->n_events; i++)
+        accumulate (self, plane, track, i);
+      return;
+    }
+  planar_track_foreach_in_range (track, t0_ps, t1_ps, add_one, &c);
+}
+
+static int
+compare_rows (gconstpointer pa,
+              gconstpointer pb,
+              gpointer      user_data)
+{
+  const PlanarAggregate *a = pa;
+  const PlanarAggregate *b = pb;
+  PlanarAggregateSort sort = GPOINTER_TO_INT (user_data);
+  gint64 ka = 0, kb = 0;
+
+  switch (sort)
+    {
+    case PLANAR_AGGREGATE_SORT_SELF:
+      ka = a->self_ps;
+      kb = b->self_ps;
+      break;
+    case PLANAR_AGGREGATE_SORT_TOTAL:
+      ka = a->total_ps;
+      kb = b->total_ps;
+      break;
+    case PLANAR_AGGREGATE_SORT_COUNT:
+      ka = (gint64) MIN (a->count, (guint64) G_MAXINT64);
+      kb = (gint64) MIN (b->count, (guint64) G_MAXINT64);
+      break;
+    case PLANAR_AGGREGATE_SORT_NAME:
+    default:
+      break;
+    }
+  if (ka != kb)
+    return ka > kb ? -1 : 1;
+  return strcmp (a->name, b->name);
+}
+
+GArray *
+planar_aggregator_get_results (PlanarAggregator    *self,
+                               PlanarAggregateSort  sort)
+{
+  GArray *out;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  out = g_array_sized_new (FALSE, FALSE, sizeof (PlanarAggregate), self->rows->len);
+  g_array_append_vals (out, self->rows->data, self->rows->len);
+  g_array_sort_with_data (out, compare_rows, GINT_TO_POINTER (sort));
+  return out;
+}
+
+guint64
+planar_aggregator_get_n_events (PlanarAggregator *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_events;
+}

@@ -1,0 +1,63 @@
+/* planar-aggregate.h: exact per-name statistics over tracks and time ranges.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-trace.h"
+
+G_BEGIN_DECLS
+
+/* Totals for one event name. Times in picoseconds. */
+typedef struct
+{
+  /* The event name (full, not the display name); owned by the aggregator's
+   * result. */
+  const char *name;
+  /* The display name of the first event seen with this name. */
+  const char *display_name;
+  guint64     count;
+  /* Wall time: the sum of the events' durations. */
+  gint64      total_ps;
+  /* Wall time less the time of each event's direct children. */
+  gint64      self_ps;
+  gint64      min_ps;
+  gint64      max_ps;
+} PlanarAggregate;
+
+typedef enum
+{
+  PLANAR_AGGREGATE_SORT_SELF,
+  PLANAR_AGGREGATE_SORT_TOTAL,
+  PLANAR_AGGREGATE_SORT_COUNT,
+  PLANAR_AGGREGATE_SORT_NAME,
+} PlanarAggregateSort;
+
+/* Accumulates every event of the tracks it is given that meets a time
+ * range, computed from the index (never from what is drawn), so the result
+ * is exact at any zoom. Aggregated events (num_occurrences) are left out. */
+typedef struct _PlanarAggregator PlanarAggregator;
+
+PlanarAggregator *planar_aggregator_new       (void);
+void              planar_aggregator_free      (PlanarAggregator  *self);
+/* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps]. */
+void              planar_aggregator_add_track (PlanarAggregator  *self,
+                                               const PlanarPlane *plane,
+                                               const PlanarTrack *track,
+                                               gint64             t0_ps,
+                                               gint64             t1_ps);
+/* Adds one event. */
+void              planar_aggregator_add_event (PlanarAggregator  *self,
+                                               const PlanarPlane *plane,
+                                               const PlanarTrack *track,
+                                               gsize              index);
+/* Returns: (transfer full): a GArray of PlanarAggregate, sorted (largest
+ * first for numbers, then by name). Names stay valid while the aggregator
+ * lives. */
+GArray           *planar_aggregator_get_results (PlanarAggregator  *self,
+                                                 PlanarAggregateSort sort);
+guint64           planar_aggregator_get_n_events (PlanarAggregator *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarAggregator, planar_aggregator_free)
+
+G_END_DECLS

@@ -1,0 +1,278 @@
+/* planar-test-xspace.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-test-xspace.h"
+
+#include <glib/gstdio.h>
+
+typedef Tensorflow__Profiler__XPlane__EventMetadataEntry EventMetadataEntry;
+typedef Tensorflow__Profiler__XPlane__StatMetadataEntry StatMetadataEntry;
+
+static GPtrArray *scratch;
+
+void
+planar_test_scratch_begin (void)
+{
+  g_assert_null (scratch);
+  scratch = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+planar_test_scratch_end (void)
+{
+  g_clear_pointer (&scratch, g_ptr_array_unref);
+}
+
+/* Small builders over protobuf-c's structs. Everything is allocated with
+ * GLib and freed in one go by the test's scratch list. */
+
+
+
+gpointer
+planar_test_keep (gpointer p)
+{
+  g_ptr_array_add (scratch, p);
+  return p;
+}
+
+char *
+planar_test_keep_str (const char *s)
+{
+  return planar_test_keep (g_strdup (s));
+}
+
+
+XSpace *
+planar_test_space_new (void)
+{
+  XSpace *space = g_new0 (XSpace, 1);
+
+  tensorflow__profiler__xspace__init (space);
+  return space;
+}
+
+XPlane *
+planar_test_space_add_plane (XSpace     *space,
+                 gint64      id,
+                 const char *name)
+{
+  XPlane *plane = planar_test_keep (g_new0 (XPlane, 1));
+
+  tensorflow__profiler__xplane__init (plane);
+  plane->id = id;
+  plane->name = planar_test_keep_str (name);
+  PLANAR_TEST_APPEND (space->planes, space->n_planes, plane);
+  return plane;
+}
+
+void
+planar_test_plane_add_stat_metadata (XPlane     *plane,
+                         gint64      id,
+                         const char *name)
+{
+  StatMetadataEntry *entry = planar_test_keep (g_new0 (StatMetadataEntry, 1));
+  XStatMetadata *md = planar_test_keep (g_new0 (XStatMetadata, 1));
+
+  tensorflow__profiler__xplane__stat_metadata_entry__init (entry);
+  tensorflow__profiler__xstat_metadata__init (md);
+  md->id = id;
+  md->name = planar_test_keep_str (name);
+  entry->key = id;
+  entry->value = md;
+  PLANAR_TEST_APPEND (plane->stat_metadata, plane->n_stat_metadata, entry);
+}
+
+XEventMetadata *
+planar_test_plane_add_event_metadata (XPlane     *plane,
+                          gint64      id,
+                          const char *name,
+                          const char *display_name)
+{
+  EventMetadataEntry *entry = planar_test_keep (g_new0 (EventMetadataEntry, 1));
+  XEventMetadata *md = planar_test_keep (g_new0 (XEventMetadata, 1));
+
+  tensorflow__profiler__xplane__event_metadata_entry__init (entry);
+  tensorflow__profiler__xevent_metadata__init (md);
+  md->id = id;
+  md->name = planar_test_keep_str (name);
+  if (display_name != NULL)
+    md->display_name = planar_test_keep_str (display_name);
+  entry->key = id;
+  entry->value = md;
+  PLANAR_TEST_APPEND (plane->event_metadata, plane->n_event_metadata, entry);
+  return md;
+}
+
+XLine *
+planar_test_plane_add_line (XPlane     *plane,
+                gint64      id,
+                const char *name,
+                gint64      timestamp_ns)
+{
+  XLine *line = planar_test_keep (g_new0 (XLine, 1));
+
+  tensorflow__profiler__xline__init (line);
+  line->id = id;
+  line->name = planar_test_keep_str (name);
+  line->timestamp_ns = timestamp_ns;
+  PLANAR_TEST_APPEND (plane->lines, plane->n_lines, line);
+  return line;
+}
+
+XEvent *
+planar_test_line_add_event (XLine  *line,
+                gint64  metadata_id,
+                gint64  offset_ps,
+                gint64  duration_ps)
+{
+  XEvent *event = planar_test_keep (g_new0 (XEvent, 1));
+
+  tensorflow__profiler__xevent__init (event);
+  event->metadata_id = metadata_id;
+  event->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
+  event->offset_ps = offset_ps;
+  event->duration_ps = duration_ps;
+  PLANAR_TEST_APPEND (line->events, line->n_events, event);
+  return event;
+}
+
+static XStat *
+stat_new (gint64 metadata_id)
+{
+  XStat *stat = planar_test_keep (g_new0 (XStat, 1));
+
+  tensorflow__profiler__xstat__init (stat);
+  stat->metadata_id = metadata_id;
+  return stat;
+}
+
+XStat *
+planar_test_stat_uint (gint64  metadata_id,
+           guint64 value)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE;
+  stat->uint64_value = value;
+  return stat;
+}
+
+XStat *
+planar_test_stat_int (gint64 metadata_id,
+          gint64 value)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE;
+  stat->int64_value = value;
+  return stat;
+}
+
+XStat *
+planar_test_stat_ref (gint64  metadata_id,
+          guint64 ref)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE;
+  stat->ref_value = ref;
+  return stat;
+}
+
+XStat *
+planar_test_stat_str (gint64      metadata_id,
+          const char *value)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE;
+  stat->str_value = planar_test_keep_str (value);
+  return stat;
+}
+
+XStat *
+planar_test_stat_double (gint64 metadata_id,
+             double value)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE;
+  stat->double_value = value;
+  return stat;
+}
+
+static void
+free_space (XSpace *space)
+{
+  for (gsize p = 0; p < space->n_planes; p++)
+    {
+      XPlane *plane = space->planes[p];
+
+      for (gsize l = 0; l < plane->n_lines; l++)
+        {
+          for (gsize e = 0; e < plane->lines[l]->n_events; e++)
+            g_free (plane->lines[l]->events[e]->stats);
+          g_free (plane->lines[l]->events);
+        }
+      for (gsize m = 0; m < plane->n_event_metadata; m++)
+        g_free (plane->event_metadata[m]->value->stats);
+      g_free (plane->lines);
+      g_free (plane->event_metadata);
+      g_free (plane->stat_metadata);
+      g_free (plane->stats);
+    }
+  g_free (space->planes);
+  g_free (space->hostnames);
+  g_free (space->errors);
+  g_free (space);
+}
+
+/* Writes @space into @dir/@name and frees it. Returns the path. */
+char *
+planar_test_write_space (XSpace     *space,
+             const char *dir,
+             const char *name)
+{
+  gsize len = tensorflow__profiler__xspace__get_packed_size (space);
+  g_autofree guint8 *buf = g_malloc (MAX (len, 1));
+  char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  tensorflow__profiler__xspace__pack (space, buf);
+  g_file_set_contents (path, (const char *) buf, (gssize) len, &error);
+  g_assert_no_error (error);
+  free_space (space);
+  return path;
+}
+
+void
+planar_test_add_task_environment (XSpace  *space,
+                      guint64  start_ns)
+{
+  XPlane *env = planar_test_space_add_plane (space, 0, "Task Environment");
+
+  planar_test_plane_add_stat_metadata (env, 1, "profile_start_time");
+  planar_test_plane_add_stat_metadata (env, 2, "profile_stop_time");
+  PLANAR_TEST_APPEND (env->stats, env->n_stats, planar_test_stat_uint (1, start_ns));
+  PLANAR_TEST_APPEND (env->stats, env->n_stats, planar_test_stat_uint (2, start_ns + 1000000000));
+}
+
+void
+planar_test_remove_tree (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        planar_test_remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+

@@ -1,0 +1,52 @@
+/* planar-test-xspace.h: builds XSpace files for tests with protobuf-c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "xplane.pb-c.h"
+
+G_BEGIN_DECLS
+
+typedef Tensorflow__Profiler__XSpace XSpace;
+typedef Tensorflow__Profiler__XPlane XPlane;
+typedef Tensorflow__Profiler__XLine XLine;
+typedef Tensorflow__Profiler__XEvent XEvent;
+typedef Tensorflow__Profiler__XStat XStat;
+typedef Tensorflow__Profiler__XEventMetadata XEventMetadata;
+typedef Tensorflow__Profiler__XStatMetadata XStatMetadata;
+
+/* Everything built is kept in a scratch list freed by planar_test_scratch_end(). */
+void            planar_test_scratch_begin      (void);
+void            planar_test_scratch_end        (void);
+gpointer        planar_test_keep               (gpointer p);
+char           *planar_test_keep_str           (const char *s);
+
+#define PLANAR_TEST_APPEND(array, n, item) \
+  G_STMT_START { \
+    (array) = g_realloc ((array), sizeof (*(array)) * ((n) + 1)); \
+    (array)[(n)++] = (item); \
+  } G_STMT_END
+
+XSpace         *planar_test_space_new          (void);
+XPlane         *planar_test_space_add_plane    (XSpace *space, gint64 id, const char *name);
+void            planar_test_add_task_environment (XSpace *space, guint64 start_ns);
+void            planar_test_plane_add_stat_metadata (XPlane *plane, gint64 id, const char *name);
+XEventMetadata *planar_test_plane_add_event_metadata (XPlane *plane, gint64 id, const char *name,
+                                                      const char *display_name);
+XLine          *planar_test_plane_add_line     (XPlane *plane, gint64 id, const char *name, gint64 timestamp_ns);
+XEvent         *planar_test_line_add_event     (XLine *line, gint64 metadata_id, gint64 offset_ps,
+                                                gint64 duration_ps);
+XStat          *planar_test_stat_uint          (gint64 metadata_id, guint64 value);
+XStat          *planar_test_stat_int           (gint64 metadata_id, gint64 value);
+XStat          *planar_test_stat_ref           (gint64 metadata_id, guint64 ref);
+XStat          *planar_test_stat_str           (gint64 metadata_id, const char *value);
+XStat          *planar_test_stat_double        (gint64 metadata_id, double value);
+/* Serializes @space into @dir/@name and frees it. Returns: (transfer full): the path. */
+char           *planar_test_write_space        (XSpace *space, const char *dir, const char *name);
+/* Removes @dir and everything in it. */
+void            planar_test_remove_tree        (const char *dir);
+
+G_END_DECLS
