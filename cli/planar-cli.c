@@ -20,6 +20,7 @@ static const Command commands[] = {
   { "info", "List the hosts, planes and lines of a profile with event counts", planar_cli_info },
   { "events", "Print the events of one line, with their stats", planar_cli_events },
   { "summary", "Per plane, the event names that take the most self time", planar_cli_summary },
+  { "find", "Find events whose name or string stats match a pattern", planar_cli_find },
 };
 
 int
@@ -173,10 +174,7 @@ main (int    argc,
   setlocale (LC_ALL, "");
 
   if (argc < 2)
-    {
-      print_usage (stderr);
-      return PLANAR_CLI_EXIT_BAD_INPUT;
-    }
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "no command given (see 'planar-cli --help')");
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       print_usage (stdout);

@@ -17,6 +17,7 @@ G_BEGIN_DECLS
 int  planar_cli_info   (int argc, char **argv);
 int  planar_cli_events (int argc, char **argv);
 int  planar_cli_summary (int argc, char **argv);
+int  planar_cli_find (int argc, char **argv);
 
 /* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);

@@ -6,9 +6,13 @@
 
 #include "planar-aggregate.h"
 #include "planar-catalog.h"
+#include "planar-counters.h"
+#include "planar-derive.h"
 #include "planar-error.h"
+#include "planar-flows.h"
 #include "planar-json-writer.h"
 #include "planar-profile.h"
+#include "planar-search.h"
 #include "planar-span-index.h"
 #include "planar-string-table.h"
 #include "planar-trace.h"

@@ -34,7 +34,34 @@
  * plus what the workers are reading, not the index plus the whole file. */
 #define PLANAR_DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
 
+/* What the structure costs in memory before any event: a plane's records
+ * and tables, a line's record with its decode and track bookkeeping (and
+ * room for the lines derived from it), a metadata entry, a decoded stat.
+ * They are charged against the same budget as the events, so that a file of
+ * a million empty lines or planes is refused instead of multiplying. */
+#define PLANAR_PLANE_COST 1024
+#define PLANAR_LINE_COST (512 + 6 * (sizeof (PlanarTrack) + sizeof (PlanarLine) + sizeof (gint)))
+#define PLANAR_METADATA_COST (sizeof (PlanarEventMetadata) + 64)
+#define PLANAR_STAT_COST (sizeof (PlanarStat) + 16)
+
 static const char task_environment_plane[] = "Task Environment";
+
+static gboolean
+claim_structure (PlanarTrace  *self,
+                 guint64       bytes,
+                 GError      **error)
+{
+  self->memory_claimed += bytes;
+  if (self->memory_claimed > self->memory_budget)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                   "%s needs more memory than its size justifies "
+                   "(over %" G_GUINT64_FORMAT " MiB for its structure)",
+                   self->file_name, self->memory_budget >> 20);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 /* ------------------------------------------------------------------------ */
 
@@ -281,6 +308,7 @@ decode_stats_of (PlanarTrace              *self,
                  GError                  **error)
 {
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(GHashTable) seen = NULL;
   PlanarWireReader r;
   PlanarWireField f;
   int rc;
@@ -296,21 +324,11 @@ decode_stats_of (PlanarTrace              *self,
         return wrong_type (self, &f, what, error);
       if (!_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
         return scan_fail (self, &r, "XStat", error);
+      if (!claim_structure (self, PLANAR_STAT_COST, error))
+        return FALSE;
       stat.from_metadata = from_metadata;
-      /* A repeated stat name keeps its last value, as the visitor does. */
-      for (guint i = 0; i < stats->len; i++)
-        {
-          PlanarStat *old = &g_array_index (stats, PlanarStat, i);
-
-          if (old->metadata_id == stat.metadata_id)
-            {
-              *old = stat;
-              goto next;
-            }
-        }
-      g_array_append_val (stats, stat);
-    next:
-      ;
+      /* A repeated stat keeps its last value, as the visitor does. */
+      _planar_stats_add (stats, 0, &stat, &seen);
     }
   if (rc < 0)
     return scan_fail (self, &r, what, error);
@@ -401,6 +419,11 @@ scan_plane (PlanarTrace           *self,
     }
   if (rc < 0)
     return scan_fail (self, &r, "XPlane", error);
+
+  if (!claim_structure (self, (guint64) line_offsets->len * PLANAR_LINE_COST +
+                              (guint64) event_md->len * PLANAR_METADATA_COST +
+                              (guint64) stat_md->len * PLANAR_METADATA_COST, error))
+    return FALSE;
 
   /* Stat metadata first: event metadata stats and plane stats name through
    * it. Later map entries with the same key replace earlier ones. */
@@ -562,6 +585,12 @@ _planar_trace_scan (PlanarTrace  *self,
   self->errors = (GStrv) g_ptr_array_free (g_steal_pointer (&errors), FALSE);
   self->warnings = (GStrv) g_ptr_array_free (g_steal_pointer (&warnings), FALSE);
 
+  /* The index may take 6x the file (32 bytes per event of at least ~8 on
+   * the wire, with its indices) plus a fixed allowance. */
+  self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
+  if (!claim_structure (self, (guint64) plane_fields->len * PLANAR_PLANE_COST, error))
+    return FALSE;
+
   self->n_planes = plane_fields->len;
   self->planes = g_new0 (PlanarPlane, MAX (self->n_planes, 1));
   self->planes_priv = g_new0 (PlanarPlanePrivate, MAX (self->n_planes, 1));
@@ -667,9 +696,12 @@ claim_memory (DecodeContext *ctx,
 static gboolean
 grow_events (DecodeContext  *ctx,
              PlanarEvent   **events,
-             gsize          *cap)
+             gsize          *cap,
+             gsize           line_len)
 {
-  gsize new_cap = *cap ? *cap * 2 : 256;
+  /* The first allocation follows the line's size (a real event takes more
+   * than 8 bytes), so that many short lines do not each claim a page. */
+  gsize new_cap = *cap ? *cap * 2 : MIN (256, line_len / 8 + 1);
 
   if (!claim_memory (ctx, (new_cap - *cap) * sizeof (PlanarEvent)))
     return FALSE;
@@ -836,14 +868,14 @@ decode_line (DecodeContext *ctx,
             if (aggregated)
               {
                 if (job->n_aggregated == job->cap_aggregated &&
-                    !grow_events (ctx, &job->aggregated, &job->cap_aggregated))
+                    !grow_events (ctx, &job->aggregated, &job->cap_aggregated, len))
                   return FALSE;
                 ev = &job->aggregated[job->n_aggregated++];
               }
             else
               {
                 if (job->n_events == job->cap_events &&
-                    !grow_events (ctx, &job->events, &job->cap_events))
+                    !grow_events (ctx, &job->events, &job->cap_events, len))
                   return FALSE;
                 ev = &job->events[job->n_events++];
               }
@@ -1376,7 +1408,8 @@ plan_tracks (DecodeContext *ctx,
       /* Device planes keep room for the lines the model derives from their
        * events once every track is built, so that appending them never
        * moves a track a reader may already hold. */
-      reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:") ? PLANAR_DERIVED_TRACKS_MAX : 0;
+      reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:")
+        ? MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2) : 0;
       self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
       self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
       plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
@@ -1404,10 +1437,10 @@ planar_trace_decode (PlanarTrace   *self,
 
   ctx.self = self;
   ctx.cancellable = cancellable;
-  /* The index needs 32 bytes per event; an event takes at least 8 bytes on
-   * the wire in any real profile. Anything past 6x the file is a file made
-   * of empty events and is refused instead of exhausting memory. */
-  ctx.budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
+  /* What the structure scan left of the budget: events take 32 bytes in
+   * the index and at least ~8 on the wire in any real profile, so only a
+   * file made of empty events runs out, and is refused. */
+  ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
   g_mutex_init (&ctx.lock);
 
   for (guint p = 0; p < self->n_planes; p++)

@@ -102,6 +102,10 @@ struct _PlanarTrace
   gint64              epoch_base_ns;
   gboolean            aligned_at_earliest_event;
 
+  /* Memory the index may take, and what the structure has claimed of it. */
+  guint64             memory_budget;
+  guint64             memory_claimed;
+
   guint64             line_bytes_total;
   /* Bytes of lines decoded so far (atomic). */
   gint64              line_bytes_done;
@@ -114,6 +118,15 @@ struct _PlanarTrace
   gboolean            has_span;
   gint64              first_ps;
   gint64              last_ps;
+
+  /* planar-derive.c: per plane, what a derived event's PlanarEvent.source
+   * points at (the file event it was built from and its group); the derived
+   * lines left out for lack of room (atomic); the flow index; the counter
+   * series. */
+  GPtrArray                *derived_sources;
+  gint                      n_dropped_derived_lines;
+  struct _PlanarFlowIndex  *flows;
+  struct _PlanarCounterSet *counters;
 };
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
@@ -130,6 +143,12 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Appends @stat to @out, or replaces the stat of the same name at or after
+ * @first. @seen starts as NULL and is a table the caller frees. */
+void     _planar_stats_add         (GArray            *out,
+                                    guint              first,
+                                    const PlanarStat  *stat,
+                                    GHashTable       **seen);
 /* Adds the derived lines, counter series and flow index once every file
  * track is built (planar-derive.c). */
 gboolean _planar_trace_derive      (PlanarTrace   *self,

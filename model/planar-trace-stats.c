@@ -4,6 +4,8 @@
  */
 #include "planar-trace-private.h"
 
+#include "planar-derive.h"
+
 #include <string.h>
 
 gboolean
@@ -91,6 +93,86 @@ _planar_trace_decode_stat (PlanarTrace              *self,
   return TRUE;
 }
 
+typedef struct
+{
+  const char *name;
+  gint64      metadata_id;
+} StatKey;
+
+static guint
+stat_key_hash (gconstpointer p)
+{
+  const StatKey *k = p;
+
+  return k->name[0] != '\0' ? g_direct_hash (k->name) : g_int64_hash (&k->metadata_id);
+}
+
+static gboolean
+stat_key_equal (gconstpointer a,
+                gconstpointer b)
+{
+  const StatKey *x = a, *y = b;
+
+  if (x->name != y->name)
+    return FALSE;
+  return x->name[0] != '\0' || x->metadata_id == y->metadata_id;
+}
+
+/* Two stats are the same when they have the same (interned) name, or, for
+ * stats whose metadata is missing, the same metadata id. */
+static inline gboolean
+same_stat (const PlanarStat *a,
+           const PlanarStat *b)
+{
+  return a->name == b->name && (a->name[0] != '\0' || a->metadata_id == b->metadata_id);
+}
+
+void
+_planar_stats_add (GArray            *out,
+                   guint              first,
+                   const PlanarStat  *stat,
+                   GHashTable       **seen)
+{
+  StatKey key = { stat->name, stat->metadata_id };
+  gpointer found;
+
+  /* Short lists (every real one) are searched; long ones get a table, so
+   * that a damaged file with 100,000 stats on one event stays linear. */
+  if (*seen == NULL && out->len - first < 16)
+    {
+      for (guint i = first; i < out->len; i++)
+        if (same_stat (&g_array_index (out, PlanarStat, i), stat))
+          {
+            g_array_index (out, PlanarStat, i) = *stat;
+            return;
+          }
+      g_array_append_val (out, *stat);
+      return;
+    }
+
+  if (*seen == NULL)
+    {
+      *seen = g_hash_table_new_full (stat_key_hash, stat_key_equal, g_free, NULL);
+      for (guint i = first; i < out->len; i++)
+        {
+          const PlanarStat *old = &g_array_index (out, PlanarStat, i);
+          StatKey *k = g_new (StatKey, 1);
+
+          k->name = old->name;
+          k->metadata_id = old->metadata_id;
+          g_hash_table_replace (*seen, k, GUINT_TO_POINTER (i + 1));
+        }
+    }
+
+  if (g_hash_table_lookup_extended (*seen, &key, NULL, &found))
+    {
+      g_array_index (out, PlanarStat, GPOINTER_TO_UINT (found) - 1) = *stat;
+      return;
+    }
+  g_array_append_val (out, *stat);
+  g_hash_table_insert (*seen, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (out->len));
+}
+
 guint
 planar_trace_get_event_stats (PlanarTrace       *self,
                               const PlanarPlane *plane,
@@ -104,6 +186,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   PlanarWireField f;
   const guint8 *q;
   guint64 len;
+  g_autoptr(GHashTable) seen = NULL;
   guint first;
   int rc;
 
@@ -118,6 +201,14 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   first = out->len;
   if (md->n_stats > 0)
     g_array_append_vals (out, md->stats, md->n_stats);
+
+  /* A derived event has no bytes in the file: its stats are its
+   * metadata's and the group the model recorded for it. */
+  if (event->flags & PLANAR_EVENT_DERIVED)
+    {
+      _planar_trace_add_derived_stats (self, event, out, first);
+      return out->len - first;
+    }
 
   g_return_val_if_fail (event->source < self->size, out->len - first);
   q = self->data + event->source;
@@ -134,7 +225,6 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
       PlanarStat stat;
-      gboolean replaced = FALSE;
 
       if (f.number != 4)
         continue;
@@ -152,19 +242,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
 
       /* Event stats override the metadata's defaults of the same name, and
        * a name repeated on the event keeps its last value. */
-      for (guint i = 0; i < out->len - first; i++)
-        {
-          PlanarStat *old = &g_array_index (out, PlanarStat, first + i);
-
-          if (old->name == stat.name && (stat.name[0] != '\0' || old->metadata_id == stat.metadata_id))
-            {
-              *old = stat;
-              replaced = TRUE;
-              break;
-            }
-        }
-      if (!replaced)
-        g_array_append_val (out, stat);
+      _planar_stats_add (out, first, &stat, &seen);
     }
   if (rc < 0)
     {

@@ -4,6 +4,8 @@
  */
 #include "planar-trace-private.h"
 
+#include "planar-derive.h"
+
 #include <string.h>
 
 G_DEFINE_FINAL_TYPE (PlanarTrace, planar_trace, G_TYPE_OBJECT)
@@ -54,6 +56,7 @@ planar_trace_finalize (GObject *object)
   PlanarTrace *self = (PlanarTrace *) object;
 
   _planar_trace_free_planes (self);
+  _planar_trace_clear_derived (self);
   g_clear_pointer (&self->strings, planar_string_table_free);
   g_clear_pointer (&self->mapped, g_mapped_file_unref);
   g_clear_pointer (&self->hostnames, g_strfreev);

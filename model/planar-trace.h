@@ -25,6 +25,10 @@ typedef enum
   PLANAR_EVENT_DEPTH_CLAMPED = 1 << 1,
   /* Other events are nested directly inside it. */
   PLANAR_EVENT_HAS_CHILDREN = 1 << 2,
+  /* Made by the model (a derived line's event, planar-derive.h): it has no
+   * bytes in the file, and @source indexes the trace's table of derived
+   * events instead of the file. */
+  PLANAR_EVENT_DERIVED = 1 << 3,
 } PlanarEventFlags;
 
 /* One XEvent. Kept in flat per-track arrays; no object per event.
@@ -89,6 +93,9 @@ typedef struct
   /* Default stats for every event using this metadata, resolved. */
   PlanarStat *stats;
   guint       n_stats;
+  /* One of XProf's internal events (MemoryAllocation, PrefetchProduce, ...,
+   * FORMATS.md §2.5), which its trace viewer hides. Set once decoded. */
+  gboolean    internal;
 } PlanarEventMetadata;
 
 /* One XLine exactly as in the file. */
@@ -151,6 +158,11 @@ typedef struct
     gint64  children_ps;
   }           *children;
   gsize        n_children;
+  /* For a derived track: the index in the plane of the stream track its
+   * events come from (the viewer shows it right after that one), or
+   * G_MAXUINT when it comes from the whole plane (Steps, Launch Stats, TPU
+   * lines). Unused for the file's tracks. */
+  guint        source_track;
 } PlanarTrack;
 
 typedef struct

@@ -1,0 +1,147 @@
+/* planar-cli-find.c: `planar-cli find`.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <stdio.h>
+
+#define DEFAULT_LIMIT 100
+
+/* GLib's messages may quote the pattern, which can hold a newline; the
+ * refusal must stay one line for scripts. */
+static char *
+one_line (const char *message)
+{
+  char *text = g_strdup (message);
+
+  g_strdelimit (text, "\r\n", ' ');
+  return text;
+}
+
+int
+planar_cli_find (int    argc,
+                 char **argv)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarSearch) search = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session = NULL;
+  gboolean regex = FALSE, case_sensitive = FALSE, json = FALSE;
+  gint64 limit = DEFAULT_LIMIT;
+  PlanarSearchFlags flags = PLANAR_SEARCH_DEFAULT;
+  const char *pattern;
+  guint64 n_hits, n_shown;
+  int status;
+  GOptionEntry entries[] = {
+    { "regex", 0, 0, G_OPTION_ARG_NONE, &regex, "PATTERN is a regular expression (PCRE)", NULL },
+    { "case-sensitive", 0, 0, G_OPTION_ARG_NONE, &case_sensitive, "Match letter case exactly", NULL },
+    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events (default 100; 0: all)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { NULL }
+  };
+
+  if (!planar_cli_parse ("find", "PATH PATTERN",
+                         "Prints the events, on every host, plane and line, whose name, display name or\n"
+                         "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
+                         "PATTERN is a substring, matched without regard to case unless told.",
+                         entries, &argc, &argv, &status))
+    return status;
+  if (argc != 3)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "find takes PATH and PATTERN (see 'planar-cli find --help')");
+  if (limit < 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--limit must be 0 (all) or more");
+
+  pattern = argv[2];
+  if (regex)
+    flags |= PLANAR_SEARCH_REGEX;
+  if (case_sensitive)
+    flags |= PLANAR_SEARCH_CASE_SENSITIVE;
+
+  /* A bad pattern is refused before minutes go into loading. */
+  if (!planar_search_check_pattern (pattern, flags, &error))
+    {
+      g_autofree char *message = one_line (error->message);
+
+      return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", message);
+    }
+
+  profile = planar_cli_load_profile (argv[1], session, NULL, &error);
+  if (profile == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+
+  search = planar_search_new (profile, pattern, flags, &error);
+  if (search == NULL || !planar_search_run (search, NULL, &error))
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+
+  n_hits = planar_search_get_n_hits (search);
+  n_shown = limit == 0 ? n_hits : MIN (n_hits, (guint64) limit);
+
+  if (json)
+    {
+      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (FALSE);
+
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "count");
+      planar_json_writer_uint (w, n_hits);
+      planar_json_writer_key (w, "events");
+      planar_json_writer_begin_array (w);
+      for (guint64 i = 0; i < n_shown; i++)
+        {
+          const PlanarSearchHit *hit = planar_search_get_hit (search, i);
+          PlanarTrace *trace;
+          const PlanarPlane *plane;
+          const PlanarTrack *track;
+          const PlanarEvent *ev = planar_search_resolve_hit (search, hit, &trace, &plane, &track);
+
+          planar_json_writer_begin_object (w);
+          planar_json_writer_key (w, "host");
+          planar_json_writer_string (w, planar_trace_get_host_name (trace));
+          planar_json_writer_key (w, "plane");
+          planar_json_writer_string (w, plane->name);
+          planar_json_writer_key (w, "line");
+          planar_json_writer_string (w, track->name);
+          planar_json_writer_key (w, "name");
+          planar_json_writer_string (w, planar_plane_get_event_name (plane, ev, FALSE));
+          planar_json_writer_key (w, "display_name");
+          planar_json_writer_string (w, planar_plane_get_event_name (plane, ev, TRUE));
+          planar_json_writer_key (w, "start_ps");
+          planar_json_writer_int (w, ev->start_ps);
+          planar_json_writer_key (w, "duration_ps");
+          planar_json_writer_int (w, ev->duration_ps);
+          planar_json_writer_key (w, "depth");
+          planar_json_writer_uint (w, ev->depth);
+          planar_json_writer_end_object (w);
+        }
+      planar_json_writer_end_array (w);
+      planar_json_writer_end_object (w);
+      if (!planar_json_writer_finish (w, &error))
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+      printf ("\n");
+      if (fflush (stdout) != 0)
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+      return PLANAR_CLI_EXIT_OK;
+    }
+
+  for (guint64 i = 0; i < n_shown; i++)
+    {
+      const PlanarSearchHit *hit = planar_search_get_hit (search, i);
+      PlanarTrace *trace;
+      const PlanarPlane *plane;
+      const PlanarTrack *track;
+      const PlanarEvent *ev = planar_search_resolve_hit (search, hit, &trace, &plane, &track);
+
+      printf ("%s\t%s\t%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\n",
+              planar_trace_get_host_name (trace), plane->name, track->name,
+              ev->start_ps, ev->duration_ps, planar_plane_get_event_name (plane, ev, TRUE));
+    }
+  if (n_shown < n_hits)
+    printf ("# %" G_GUINT64_FORMAT " matches, first %" G_GUINT64_FORMAT " shown (--limit 0 shows all)\n",
+            n_hits, n_shown);
+  else
+    printf ("# %" G_GUINT64_FORMAT " %s\n", n_hits, n_hits == 1 ? "match" : "matches");
+  if (fflush (stdout) != 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+  return PLANAR_CLI_EXIT_OK;
+}

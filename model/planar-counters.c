@@ -1,0 +1,490 @@
+/* planar-counters.c: counter series and their per-column queries.
+ *
+ * A series keeps, per sample, the index of its event in the `_counters_`
+ * track (times are read from the track, so they follow the trace when it is
+ * shifted to align hosts) and the value. For min/max over a run of samples
+ * it keeps a sparse table over blocks of BLOCK samples: level k holds the
+ * min and max of 2^k consecutive blocks, so any run of whole blocks is two
+ * lookups, and the partial blocks at its ends are at most 2 × BLOCK values
+ * to scan. That costs n / BLOCK × log2 (n / BLOCK) pairs of doubles, a small
+ * fraction of the samples themselves.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-private.h"
+
+#include "planar-counters.h"
+
+#include <string.h>
+
+#define BLOCK 32
+
+struct _PlanarCounterSeries
+{
+  /* Interned. */
+  const char        *name;
+  guint              plane;
+  guint              track;
+  const PlanarTrack *events_track;
+  guint32           *events;
+  double            *values;
+  gsize              n;
+  double             min;
+  double             max;
+  /* Sparse table over blocks: level k, block b at [k * n_blocks + b]. */
+  gsize              n_blocks;
+  guint              n_levels;
+  double            *block_min;
+  double            *block_max;
+};
+
+struct _PlanarCounterSet
+{
+  GPtrArray *series;
+};
+
+static void
+series_free (PlanarCounterSeries *s)
+{
+  g_free (s->events);
+  g_free (s->values);
+  g_free (s->block_min);
+  g_free (s->block_max);
+  g_free (s);
+}
+
+void
+_planar_counter_set_free (PlanarCounterSet *self)
+{
+  if (self == NULL)
+    return;
+  g_ptr_array_unref (self->series);
+  g_free (self);
+}
+
+/* Samples gathered for one stat name of one track. */
+typedef struct
+{
+  const char *name;
+  GArray     *events;
+  GArray     *values;
+} Gathered;
+
+static void
+gathered_free (gpointer data)
+{
+  Gathered *g = data;
+
+  g_clear_pointer (&g->events, g_array_unref);
+  g_clear_pointer (&g->values, g_array_unref);
+  g_free (g);
+}
+
+static int
+compare_gathered (gconstpointer a,
+                  gconstpointer b)
+{
+  const Gathered *x = *(Gathered * const *) a, *y = *(Gathered * const *) b;
+
+  return strcmp (x->name, y->name);
+}
+
+static void
+series_index (PlanarCounterSeries *s)
+{
+  s->min = s->max = s->n > 0 ? s->values[0] : 0.0;
+  for (gsize i = 1; i < s->n; i++)
+    {
+      s->min = MIN (s->min, s->values[i]);
+      s->max = MAX (s->max, s->values[i]);
+    }
+
+  s->n_blocks = (s->n + BLOCK - 1) / BLOCK;
+  if (s->n_blocks == 0)
+    return;
+  s->n_levels = 1;
+  while (((gsize) 1 << s->n_levels) <= s->n_blocks)
+    s->n_levels++;
+  s->block_min = g_new (double, s->n_blocks * s->n_levels);
+  s->block_max = g_new (double, s->n_blocks * s->n_levels);
+  for (gsize b = 0; b < s->n_blocks; b++)
+    {
+      gsize end = MIN ((b + 1) * BLOCK, s->n);
+      double lo = s->values[b * BLOCK], hi = lo;
+
+      for (gsize i = b * BLOCK + 1; i < end; i++)
+        {
+          lo = MIN (lo, s->values[i]);
+          hi = MAX (hi, s->values[i]);
+        }
+      s->block_min[b] = lo;
+      s->block_max[b] = hi;
+    }
+  for (guint k = 1; k < s->n_levels; k++)
+    {
+      gsize half = (gsize) 1 << (k - 1);
+      double *min_k = s->block_min + k * s->n_blocks, *min_prev = min_k - s->n_blocks;
+      double *max_k = s->block_max + k * s->n_blocks, *max_prev = max_k - s->n_blocks;
+
+      for (gsize b = 0; b + ((gsize) 1 << k) <= s->n_blocks; b++)
+        {
+          min_k[b] = MIN (min_prev[b], min_prev[b + half]);
+          max_k[b] = MAX (max_prev[b], max_prev[b + half]);
+        }
+    }
+}
+
+PlanarCounterSet *
+_planar_counter_set_build (PlanarTrace   *trace,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  PlanarCounterSet *self = g_new0 (PlanarCounterSet, 1);
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  guint64 n_seen = 0;
+
+  self->series = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+          g_autoptr(GHashTable) by_name = NULL;
+          g_autoptr(GPtrArray) gathered = NULL;
+
+          if (track->derived || strcmp (track->name, "_counters_") != 0)
+            continue;
+          by_name = g_hash_table_new (g_direct_hash, g_direct_equal);
+          gathered = g_ptr_array_new_with_free_func (gathered_free);
+          for (gsize i = 0; i < track->n_events; i++)
+            {
+              if (++n_seen % 4096 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+                {
+                  _planar_counter_set_free (self);
+                  return NULL;
+                }
+              g_array_set_size (stats, 0);
+              /* A sample whose stats are damaged is left out. */
+              if (planar_trace_get_event_stats (trace, plane, &track->events[i], stats, NULL) == 0)
+                continue;
+              for (guint s = 0; s < stats->len; s++)
+                {
+                  const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
+                  guint32 index = (guint32) i;
+                  Gathered *g;
+                  double value;
+
+                  if (stat->kind == PLANAR_STAT_DOUBLE)
+                    value = stat->v.f64;
+                  else if (stat->kind == PLANAR_STAT_INT64)
+                    value = (double) stat->v.i64;
+                  else if (stat->kind == PLANAR_STAT_UINT64)
+                    value = (double) stat->v.u64;
+                  else
+                    continue;
+                  if (stat->name[0] == '\0')
+                    continue;
+                  g = g_hash_table_lookup (by_name, stat->name);
+                  if (g == NULL)
+                    {
+                      g = g_new0 (Gathered, 1);
+                      g->name = stat->name;
+                      g->events = g_array_new (FALSE, FALSE, sizeof (guint32));
+                      g->values = g_array_new (FALSE, FALSE, sizeof (double));
+                      g_hash_table_insert (by_name, (gpointer) stat->name, g);
+                      g_ptr_array_add (gathered, g);
+                    }
+                  g_array_append_val (g->events, index);
+                  g_array_append_val (g->values, value);
+                }
+            }
+
+          g_ptr_array_sort (gathered, compare_gathered);
+          for (guint k = 0; k < gathered->len; k++)
+            {
+              Gathered *g = g_ptr_array_index (gathered, k);
+              PlanarCounterSeries *s = g_new0 (PlanarCounterSeries, 1);
+
+              s->name = g->name;
+              s->plane = p;
+              s->track = t;
+              s->events_track = track;
+              s->n = g->events->len;
+              s->events = (guint32 *) (gpointer) g_array_free (g_steal_pointer (&g->events), FALSE);
+              s->values = (double *) (gpointer) g_array_free (g_steal_pointer (&g->values), FALSE);
+              series_index (s);
+              g_ptr_array_add (self->series, s);
+            }
+        }
+    }
+  return self;
+}
+
+const PlanarCounterSet *
+planar_trace_get_counters (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->counters;
+}
+
+guint
+planar_counter_set_get_n_series (const PlanarCounterSet *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->series->len;
+}
+
+const PlanarCounterSeries *
+planar_counter_set_get_series (const PlanarCounterSet *self,
+                               guint                   i)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (i < self->series->len, NULL);
+  return g_ptr_array_index (self->series, i);
+}
+
+const PlanarCounterSeries *
+planar_counter_set_find_series (const PlanarCounterSet *self,
+                                guint                   plane,
+                                const char             *name)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < self->series->len; i++)
+    {
+      const PlanarCounterSeries *s = g_ptr_array_index (self->series, i);
+
+      if (s->plane == plane && strcmp (s->name, name) == 0)
+        return s;
+    }
+  return NULL;
+}
+
+const char *
+planar_counter_series_get_name (const PlanarCounterSeries *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->name;
+}
+
+guint
+planar_counter_series_get_plane (const PlanarCounterSeries *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->plane;
+}
+
+guint
+planar_counter_series_get_track (const PlanarCounterSeries *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->track;
+}
+
+gsize
+planar_counter_series_get_n_samples (const PlanarCounterSeries *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n;
+}
+
+static inline gint64
+sample_time (const PlanarCounterSeries *self,
+             gsize                      i)
+{
+  return self->events_track->events[self->events[i]].start_ps;
+}
+
+gint64
+planar_counter_series_get_time (const PlanarCounterSeries *self,
+                                gsize                      i)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (i < self->n, 0);
+  return sample_time (self, i);
+}
+
+double
+planar_counter_series_get_value (const PlanarCounterSeries *self,
+                                 gsize                      i)
+{
+  g_return_val_if_fail (self != NULL, 0.0);
+  g_return_val_if_fail (i < self->n, 0.0);
+  return self->values[i];
+}
+
+gsize
+planar_counter_series_get_event (const PlanarCounterSeries *self,
+                                 gsize                      i)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (i < self->n, 0);
+  return self->events[i];
+}
+
+gboolean
+planar_counter_series_get_range (const PlanarCounterSeries *self,
+                                 double                    *min,
+                                 double                    *max)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (min != NULL)
+    *min = self->min;
+  if (max != NULL)
+    *max = self->max;
+  return self->n > 0;
+}
+
+/* The first sample at or after @from whose time is >= @t: galloping from
+ * @from, so the cost follows the distance, not the series' length. */
+static gsize
+first_at_or_after (const PlanarCounterSeries *self,
+                   gsize                      from,
+                   gint64                     t)
+{
+  gsize step = 1, lo, hi;
+
+  if (from >= self->n || sample_time (self, from) >= t)
+    return from;
+  lo = from;
+  while (lo + step < self->n && sample_time (self, lo + step) < t)
+    {
+      lo += step;
+      step *= 2;
+    }
+  /* sample lo is < t; the answer is in (lo, min (lo + step, n)]. */
+  hi = MIN (lo + step, self->n);
+  lo++;
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (sample_time (self, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gboolean
+planar_counter_series_lookup (const PlanarCounterSeries *self,
+                              gint64                     t_ps,
+                              gsize                     *index)
+{
+  gsize lo = 0, hi;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  hi = self->n;
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (sample_time (self, mid) <= t_ps)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return FALSE;
+  if (index != NULL)
+    *index = lo - 1;
+  return TRUE;
+}
+
+/* Min and max of samples [@begin, @end), @begin < @end. */
+static void
+range_min_max (const PlanarCounterSeries *self,
+               gsize                      begin,
+               gsize                      end,
+               double                    *min,
+               double                    *max)
+{
+  gsize first_block = (begin + BLOCK - 1) / BLOCK, last_block = end / BLOCK;
+  double lo = self->values[begin], hi = lo;
+
+  if (end - begin <= 2 * BLOCK || first_block >= last_block)
+    {
+      for (gsize i = begin + 1; i < end; i++)
+        {
+          lo = MIN (lo, self->values[i]);
+          hi = MAX (hi, self->values[i]);
+        }
+    }
+  else
+    {
+      gsize n_blocks = last_block - first_block;
+      guint k = 63 - (guint) __builtin_clzll ((unsigned long long) n_blocks);
+      const double *min_k = self->block_min + k * self->n_blocks;
+      const double *max_k = self->block_max + k * self->n_blocks;
+      gsize second = last_block - ((gsize) 1 << k);
+
+      for (gsize i = begin + 1; i < first_block * BLOCK; i++)
+        {
+          lo = MIN (lo, self->values[i]);
+          hi = MAX (hi, self->values[i]);
+        }
+      for (gsize i = last_block * BLOCK; i < end; i++)
+        {
+          lo = MIN (lo, self->values[i]);
+          hi = MAX (hi, self->values[i]);
+        }
+      lo = MIN (lo, MIN (min_k[first_block], min_k[second]));
+      hi = MAX (hi, MAX (max_k[first_block], max_k[second]));
+    }
+  *min = lo;
+  *max = hi;
+}
+
+void
+planar_counter_series_query_columns (const PlanarCounterSeries *self,
+                                     gint64                     t0_ps,
+                                     gint64                     ps_per_px,
+                                     guint                      n_columns,
+                                     PlanarCounterColumn       *columns)
+{
+  gsize at;
+  gboolean has_value = FALSE;
+  double carry = 0.0;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (ps_per_px > 0);
+  g_return_if_fail (n_columns == 0 || columns != NULL);
+
+  at = first_at_or_after (self, 0, t0_ps);
+  if (at > 0)
+    {
+      has_value = TRUE;
+      carry = self->values[at - 1];
+    }
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      PlanarCounterColumn *col = &columns[c];
+      gint64 offset, end;
+      gsize next;
+
+      /* The column's end, saturating far past the last sample. */
+      if (__builtin_mul_overflow ((gint64) c + 1, ps_per_px, &offset) ||
+          __builtin_add_overflow (t0_ps, offset, &end))
+        end = G_MAXINT64;
+      next = end == G_MAXINT64 ? self->n : first_at_or_after (self, at, end);
+
+      col->n_samples = next - at;
+      if (next > at)
+        {
+          range_min_max (self, at, next, &col->min, &col->max);
+          col->last = self->values[next - 1];
+          carry = col->last;
+          has_value = TRUE;
+        }
+      else
+        col->min = col->max = col->last = carry;
+      col->has_value = has_value;
+      at = next;
+    }
+}

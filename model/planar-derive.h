@@ -1,0 +1,115 @@
+/* planar-derive.h: the lines the model derives from a trace's own, the way
+ * XProf's trace viewer shows them (FORMATS.md §2.8).
+ *
+ * Derived lines are appended to their plane's lines and tracks once every
+ * track of the file is decoded (PlanarLine.derived, PlanarTrack.derived).
+ * Their events carry PLANAR_EVENT_DERIVED; such an event has no bytes in
+ * the file: planar_trace_get_event_stats() returns the stats the model gave
+ * it, and planar_trace_get_derived_source() the file event it was built
+ * from. Derived events are counted nowhere (planar_trace_get_n_events(),
+ * PlanarPlane.n_events and the span ignore them).
+ *
+ * Rows: each derived track has a row of its own, numbered after the file's
+ * rows in XProf's display order; PlanarTrack.source_track names the stream
+ * a per-stream line comes from, so a viewer can place it right under that
+ * stream. GPU derived lines carry XProf's display_id (their 1-based position
+ * in [stream, its derived lines, next stream, ...]); the file's lines keep
+ * the display_id the file gave them, so display ids of the two kinds are
+ * not comparable.
+ *
+ * Times: derived events live in the tracks, so planar_trace_shift_time()
+ * moves them with the rest. Stats strings of derived events are interned
+ * (NUL-terminated); their stat metadata_id is -1.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-trace.h"
+
+G_BEGIN_DECLS
+
+/* XProf's derived line ids (`trace_utils.h`), as stored in XLine.id: the
+ * C++ constants are ints initialised from 0xdeadbeef, hence negative. */
+#define PLANAR_LINE_ID_STEPS                 G_GINT64_CONSTANT (-559038737)
+#define PLANAR_LINE_ID_LAUNCH_STATS          G_GINT64_CONSTANT (-559038736)
+#define PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE  G_GINT64_CONSTANT (-559038735)
+#define PLANAR_LINE_ID_FRAMEWORK_OPS         G_GINT64_CONSTANT (-559038734)
+#define PLANAR_LINE_ID_XLA_MODULES           G_GINT64_CONSTANT (-559038733)
+#define PLANAR_LINE_ID_XLA_OPS               G_GINT64_CONSTANT (-559038732)
+#define PLANAR_LINE_ID_SOURCE_CODE           G_GINT64_CONSTANT (-559038730)
+/* GPU planes: stream k (0-based, in XProf's stream order) owns the six ids
+ * from PLANAR_LINE_ID_DEVICE_DERIVED_MIN + 6k; add the
+ * PLANAR_DERIVED_OFFSET_* of a line kind. */
+#define PLANAR_LINE_ID_DEVICE_DERIVED_MIN    G_GINT64_CONSTANT (-559038447)
+#define PLANAR_LINE_ID_DEVICE_DERIVED_MAX    G_GINT64_CONSTANT (-559038348)
+/* Every id XProf reserves for derived lines lies in [MIN, MAX]. */
+#define PLANAR_LINE_ID_DERIVED_MIN           PLANAR_LINE_ID_STEPS
+#define PLANAR_LINE_ID_DERIVED_MAX           PLANAR_LINE_ID_DEVICE_DERIVED_MAX
+
+#define PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE 0
+#define PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS        1
+#define PLANAR_DERIVED_OFFSET_XLA_MODULES          2
+#define PLANAR_DERIVED_OFFSET_XLA_OPS              3
+#define PLANAR_DERIVED_OFFSET_SOURCE_CODE          5
+#define PLANAR_DERIVED_LINES_PER_STREAM            6
+/* XProf derives the lines of at most this many streams per GPU. */
+#define PLANAR_DERIVED_MAX_STREAMS                 16
+
+/* One event of a trace by position: track @track of plane @plane, event
+ * @index of the track's events (never an aggregated event). */
+typedef struct
+{
+  guint32 plane;
+  guint32 track;
+  guint32 index;
+} PlanarEventRef;
+
+/* PlanarEventRef.plane of "no event". */
+#define PLANAR_EVENT_REF_NONE G_MAXUINT32
+
+static inline gboolean
+planar_event_ref_is_none (const PlanarEventRef *ref)
+{
+  return ref->plane == PLANAR_EVENT_REF_NONE;
+}
+
+/* Whether @line_id is one of the ids XProf reserves for derived lines. */
+static inline gboolean
+planar_line_id_is_derived (gint64 line_id)
+{
+  return line_id >= PLANAR_LINE_ID_DERIVED_MIN && line_id <= PLANAR_LINE_ID_DERIVED_MAX;
+}
+
+/* For a derived event (PLANAR_EVENT_DERIVED) of @self: stores in @source
+ * the first file event it was built from (the first kernel of an XLA op,
+ * the first launch of a Launch Stats event, ...) and returns TRUE. Returns
+ * FALSE for a file event, or a derived one built from nothing in
+ * particular. */
+gboolean planar_trace_get_derived_source           (PlanarTrace       *self,
+                                                    const PlanarEvent *event,
+                                                    PlanarEventRef    *source);
+/* The number of derived lines the model would have added but had no room
+ * for (planes reserve room for PLANAR_DERIVED_TRACKS_MAX). 0 normally. */
+guint    planar_trace_get_n_dropped_derived_lines  (PlanarTrace       *self);
+
+/* < private >
+ * Model-internal: what planar-trace.c and planar-trace-stats.c call. */
+
+/* Appends the per-event stats of the derived @event (its group_id) to
+ * @out, replacing stats of the same name at or after @first. */
+void     _planar_trace_add_derived_stats           (PlanarTrace       *self,
+                                                    const PlanarEvent *event,
+                                                    GArray            *out,
+                                                    guint              first);
+/* Frees what planar-derive.c, planar-flows.c and planar-counters.c hung
+ * on the trace. */
+void     _planar_trace_clear_derived               (PlanarTrace       *self);
+/* Tests only: derive at most @n tracks per plane (G_MAXUINT: no limit
+ * beyond the planes' room), to exercise running out of room. */
+void     _planar_derive_set_max_tracks_per_plane   (guint              n);
+/* Tests only: the bytes derived events may take (-1: as the file's size
+ * allows), to exercise running out. */
+void     _planar_derive_set_budget                 (gint64             bytes);
+
+G_END_DECLS

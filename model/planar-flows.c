@@ -1,0 +1,1130 @@
+/* planar-flows.c: the flow index of a trace.
+ *
+ * planar-derive.c hands over every flow end it finds. Two kinds:
+ *
+ *  - Launches: a host event and the device events sharing its correlation
+ *    id. They are most of the flows (one per kernel or copy), so they are
+ *    matched through a table indexed by correlation id (CUPTI numbers its
+ *    calls 1, 2, 3...), in a linear pass without sorting.
+ *  - Every other end (an XFlow stat, a producer or consumer id, and
+ *    launches whose ids are too sparse or repeated for the table): ends with
+ *    the same (category, id) are grouped by sorting and paired in time
+ *    order. Each end that flows in takes the latest end that flows out at or
+ *    before it (so a chain out -> in/out -> in becomes two arrows and a
+ *    launch that starts several kernels one arrow per kernel), or, when all
+ *    of them are later (clocks of host and device disagree a little), the
+ *    earliest one.
+ *
+ * An end that flows out and feeds nothing, or flows in from nothing, makes a
+ * dangling flow.
+ *
+ * Queries by event use two arrays of flow indices in the order of the from
+ * and of the to event; the ends arrive in that order, so they are built
+ * without sorting. Queries by time use, per category and for all, the flows
+ * sorted by the start of their time span, with a tree of the spans' ends
+ * over blocks of flows, so that a window query visits only subtrees holding
+ * a flow that reaches the window.
+ *
+ * Times are stored as they were when the index was built; the trace may
+ * move every event by the same amount later (planar_trace_shift_time()),
+ * so queries read how far one event (the anchor) has moved and apply that.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-private.h"
+
+#include "planar-flows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLOW_ID_MASK ((G_GUINT64_CONSTANT (1) << 56) - 1)
+
+/* Leaves of the time index's tree: runs of this many flows. */
+#define TIME_BLOCK 16
+
+/* One end; @key is category << 56 | id. */
+typedef struct
+{
+  guint64        key;
+  gint64         start_ps;
+  PlanarEventRef ref;
+  guint32        direction;
+} FlowEnd;
+
+G_STATIC_ASSERT (sizeof (FlowEnd) == 32);
+
+/* One end of a launch flow. */
+typedef struct
+{
+  guint64        correlation_id;
+  gint64         start_ps;
+  PlanarEventRef ref;
+  guint32        is_host;
+} LaunchEnd;
+
+G_STATIC_ASSERT (sizeof (LaunchEnd) == 32);
+
+struct _PlanarFlowBuilder
+{
+  GArray *ends;
+  GArray *launches;
+};
+
+/* A flow as stored; its times are in the index's from_ps and to_ps. */
+typedef struct
+{
+  guint64        id;
+  PlanarEventRef from;
+  PlanarEventRef to;
+  guint32        category;
+} Flow;
+
+/* Flows sorted by the start of their time span, with a max tree over
+ * blocks of TIME_BLOCK of them: node k covers nodes 2k and 2k + 1, the
+ * leaves (from @size on) hold each block's latest span end. */
+typedef struct
+{
+  /* Indices into the index's flows; NULL when they are all of them, in
+   * order (the flows array itself is sorted by span start). */
+  guint32 *order;
+  gsize    n;
+  gint64  *max_hi;
+  gsize    size;
+} TimeIndex;
+
+struct _PlanarFlowIndex
+{
+  Flow              *flows;
+  /* The starts of each flow's ends when the index was built (a missing
+   * end has the other's); flows are sorted by the smaller. */
+  gint64            *from_ps;
+  gint64            *to_ps;
+  gsize              n_flows;
+  guint32           *by_from;
+  gsize              n_by_from;
+  guint32           *by_to;
+  gsize              n_by_to;
+  gsize              n_complete[PLANAR_FLOW_N_CATEGORIES];
+  gsize              n_dangling[PLANAR_FLOW_N_CATEGORIES];
+  gsize              n_complete_all;
+  gsize              n_dangling_all;
+  TimeIndex          all;
+  /* NULL for a category without flows; &all for one that has them all. */
+  TimeIndex         *by_category[PLANAR_FLOW_N_CATEGORIES];
+  /* An event whose start was @anchor_ps when the index was built. */
+  const PlanarEvent *anchor;
+  gint64             anchor_ps;
+};
+
+static const char * const category_names[PLANAR_FLOW_N_KNOWN_CATEGORIES] = {
+  "", "", "tf_exec", "tfrt_exec", "batch_sched", "PjRt", "as_batch_sched", "tfrt_rt",
+  "tpu_embed", "gpu_launch", "batcher", "tpu_stream", "tpu_launch", "pathways_exec",
+  "pjrt_library_call", "threadpool_event", "jax_serving", "sparsecore_offload",
+};
+
+static const PlanarEventRef no_event = { PLANAR_EVENT_REF_NONE, 0, 0 };
+
+const char *
+planar_flow_category_get_name (guint category)
+{
+  return category < G_N_ELEMENTS (category_names) ? category_names[category] : "";
+}
+
+static inline guint64
+mix64 (guint64 x)
+{
+  /* SplitMix64's finalizer: every input bit affects every output bit. */
+  x ^= x >> 30;
+  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  x ^= x >> 27;
+  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  x ^= x >> 31;
+  return x;
+}
+
+guint64
+_planar_flow_make_id (guint64 host_id,
+                      guint64 a,
+                      guint64 b)
+{
+  return mix64 (mix64 (mix64 (host_id) ^ a) ^ b) & FLOW_ID_MASK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The builder */
+
+PlanarFlowBuilder *
+_planar_flow_builder_new (void)
+{
+  PlanarFlowBuilder *self = g_new0 (PlanarFlowBuilder, 1);
+
+  self->ends = g_array_new (FALSE, FALSE, sizeof (FlowEnd));
+  self->launches = g_array_new (FALSE, FALSE, sizeof (LaunchEnd));
+  return self;
+}
+
+void
+_planar_flow_builder_free (PlanarFlowBuilder *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->ends);
+  g_array_unref (self->launches);
+  g_free (self);
+}
+
+void
+_planar_flow_builder_add (PlanarFlowBuilder    *self,
+                          guint                 category,
+                          guint64               id,
+                          PlanarFlowDirection   direction,
+                          const PlanarEventRef *event,
+                          gint64                start_ps)
+{
+  FlowEnd end;
+
+  g_return_if_fail (category < PLANAR_FLOW_N_CATEGORIES);
+  g_return_if_fail (direction >= PLANAR_FLOW_DIRECTION_IN
+                    && direction <= PLANAR_FLOW_DIRECTION_INOUT);
+
+  end.key = (guint64) category << 56 | (id & FLOW_ID_MASK);
+  end.start_ps = start_ps;
+  end.ref = *event;
+  end.direction = direction;
+  g_array_append_val (self->ends, end);
+}
+
+void
+_planar_flow_builder_add_launch (PlanarFlowBuilder    *self,
+                                 guint64               correlation_id,
+                                 gboolean              is_host,
+                                 const PlanarEventRef *event,
+                                 gint64                start_ps)
+{
+  LaunchEnd end;
+
+  end.correlation_id = correlation_id;
+  end.start_ps = start_ps;
+  end.ref = *event;
+  end.is_host = is_host != FALSE;
+  g_array_append_val (self->launches, end);
+}
+
+void
+_planar_flow_builder_take (PlanarFlowBuilder *self,
+                           PlanarFlowBuilder *other)
+{
+  g_array_append_vals (self->ends, other->ends->data, other->ends->len);
+  g_array_append_vals (self->launches, other->launches->data, other->launches->len);
+  _planar_flow_builder_free (other);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sorting millions of items: a stable radix sort of (key, value) pairs by
+ * 11-bit digits, skipping the digits every key shares. glibc's qsort()
+ * moves whole elements through a generic merge sort and compares through a
+ * function pointer; this is a few linear passes. */
+
+typedef struct
+{
+  guint64 key;
+  guint64 value;
+} SortItem;
+
+static void
+radix_sort (SortItem *items,
+            gsize     n)
+{
+  g_autofree SortItem *tmp = NULL;
+  g_autofree gsize *count = NULL;
+  SortItem *src = items, *dst;
+  guint64 min = G_MAXUINT64, max = 0;
+
+  if (n < 2)
+    return;
+  for (gsize i = 0; i < n; i++)
+    {
+      min = MIN (min, items[i].key);
+      max = MAX (max, items[i].key);
+    }
+  tmp = g_new (SortItem, n);
+  count = g_new (gsize, 2048);
+  dst = tmp;
+  /* Keys relative to the smallest need only the digits of max - min. */
+  for (guint shift = 0; shift < 64 && ((max - min) >> shift) != 0; shift += 11)
+    {
+      gsize at = 0;
+
+      memset (count, 0, 2048 * sizeof (gsize));
+      for (gsize i = 0; i < n; i++)
+        count[((src[i].key - min) >> shift) & 2047]++;
+      for (guint b = 0; b < 2048; b++)
+        {
+          gsize c = count[b];
+
+          count[b] = at;
+          at += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        dst[count[((src[i].key - min) >> shift) & 2047]++] = src[i];
+      {
+        SortItem *swap = src;
+
+        src = dst;
+        dst = swap;
+      }
+    }
+  if (src != items)
+    memcpy (items, src, n * sizeof (SortItem));
+}
+
+/* Maps a signed time onto an unsigned key of the same order. */
+static inline guint64
+time_key (gint64 t)
+{
+  return (guint64) t ^ (G_GUINT64_CONSTANT (1) << 63);
+}
+
+static inline int
+compare_refs (const PlanarEventRef *a,
+              const PlanarEventRef *b)
+{
+  if (a->plane != b->plane)
+    return a->plane < b->plane ? -1 : 1;
+  if (a->track != b->track)
+    return a->track < b->track ? -1 : 1;
+  if (a->index != b->index)
+    return a->index < b->index ? -1 : 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pairing */
+
+#define NO_FLOW G_MAXUINT32
+
+typedef struct
+{
+  GArray *flows;
+  GArray *from_ps;
+  GArray *to_ps;
+  /* Per flow: the next flow of the same from end (for by_from), or
+   * NO_FLOW. */
+  GArray *next_from;
+} Paired;
+
+static gsize
+add_flow (Paired               *paired,
+          guint64               id,
+          guint                 category,
+          const PlanarEventRef *from,
+          gint64                from_ps,
+          const PlanarEventRef *to,
+          gint64                to_ps)
+{
+  guint32 none = NO_FLOW;
+  Flow f;
+
+  memset (&f, 0, sizeof f);
+  f.id = id;
+  f.category = category;
+  f.from = from != NULL ? *from : no_event;
+  f.to = to != NULL ? *to : no_event;
+  if (from == NULL)
+    from_ps = to_ps;
+  if (to == NULL)
+    to_ps = from_ps;
+  g_array_append_val (paired->flows, f);
+  g_array_append_val (paired->from_ps, from_ps);
+  g_array_append_val (paired->to_ps, to_ps);
+  g_array_append_val (paired->next_from, none);
+  return paired->flows->len - 1;
+}
+
+static int
+compare_ends (const void *pa,
+              const void *pb)
+{
+  const FlowEnd *a = pa, *b = pb;
+
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  if (a->start_ps != b->start_ps)
+    return a->start_ps < b->start_ps ? -1 : 1;
+  return compare_refs (&a->ref, &b->ref);
+}
+
+static inline guint
+end_bucket (const FlowEnd *end)
+{
+  return (guint) (mix64 (end->key) >> 48);
+}
+
+/* Sorts @ends by compare_ends(). Keys are hashes, so ordering the ends by
+ * a 16-bit hash of the key (two stable byte passes) leaves runs of a few
+ * ends that sort in cache. Every end of one key lands in one run, which is
+ * all the pairing needs. */
+static void
+sort_ends (FlowEnd *ends,
+           gsize    n)
+{
+  g_autofree FlowEnd *tmp = NULL;
+
+  if (n < 2)
+    return;
+  tmp = g_new (FlowEnd, n);
+  for (guint shift = 0; shift < 16; shift += 8)
+    {
+      const FlowEnd *src = shift == 0 ? ends : tmp;
+      FlowEnd *dst = shift == 0 ? tmp : ends;
+      gsize count[256] = { 0 }, at = 0;
+
+      for (gsize i = 0; i < n; i++)
+        count[(end_bucket (&src[i]) >> shift) & 0xff]++;
+      for (guint b = 0; b < 256; b++)
+        {
+          gsize c = count[b];
+
+          count[b] = at;
+          at += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        dst[count[(end_bucket (&src[i]) >> shift) & 0xff]++] = src[i];
+    }
+
+  for (gsize begin = 0, end; begin < n; begin = end)
+    {
+      guint bucket = end_bucket (&ends[begin]);
+
+      for (end = begin + 1; end < n && end_bucket (&ends[end]) == bucket; end++)
+        ;
+      if (end - begin > 1)
+        qsort (ends + begin, end - begin, sizeof (FlowEnd), compare_ends);
+    }
+}
+
+/* Pairs the ends [@begin, @end) of one key, sorted by time. */
+static void
+pair_group (const FlowEnd *ends,
+            gsize          begin,
+            gsize          end,
+            guint8        *used,
+            Paired        *paired)
+{
+  guint64 id = ends[begin].key & FLOW_ID_MASK;
+  guint category = (guint) (ends[begin].key >> 56);
+  gssize first_out = -1, second_out = -1, last_out = -1;
+
+  for (gsize i = begin; i < end; i++)
+    if (ends[i].direction & PLANAR_FLOW_DIRECTION_OUT)
+      {
+        if (first_out < 0)
+          first_out = (gssize) i;
+        else if (second_out < 0)
+          second_out = (gssize) i;
+      }
+
+  for (gsize i = begin; i < end; i++)
+    {
+      if (ends[i].direction & PLANAR_FLOW_DIRECTION_IN)
+        {
+          gssize from = last_out;
+
+          if (from < 0)
+            from = first_out != (gssize) i ? first_out : second_out;
+          if (from >= 0)
+            {
+              add_flow (paired, id, category, &ends[from].ref, ends[from].start_ps,
+                        &ends[i].ref, ends[i].start_ps);
+              used[from] = 1;
+            }
+          else
+            add_flow (paired, id, category, NULL, 0, &ends[i].ref, ends[i].start_ps);
+        }
+      if (ends[i].direction & PLANAR_FLOW_DIRECTION_OUT)
+        last_out = (gssize) i;
+    }
+
+  for (gsize i = begin; i < end; i++)
+    if ((ends[i].direction & PLANAR_FLOW_DIRECTION_OUT) && !used[i])
+      add_flow (paired, id, category, &ends[i].ref, ends[i].start_ps, NULL, 0);
+}
+
+static void
+pair_generic (GArray *ends_array,
+              Paired *paired)
+{
+  FlowEnd *ends = (FlowEnd *) (gpointer) ends_array->data;
+  gsize n = ends_array->len;
+  g_autofree guint8 *used = g_new0 (guint8, MAX (n, 1));
+
+  sort_ends (ends, n);
+  for (gsize begin = 0, end; begin < n; begin = end)
+    {
+      for (end = begin + 1; end < n && ends[end].key == ends[begin].key; end++)
+        ;
+      pair_group (ends, begin, end, used, paired);
+    }
+}
+
+/* Pairs the launch ends: each device end with the host end of its
+ * correlation id. Ends whose id the table cannot serve (sparse ids, or one
+ * id on several host events) go to @generic. Returns, per host end in the
+ * launches' order, its first flow (NO_FLOW if none; the others follow
+ * through paired->next_from). */
+static guint32 *
+pair_launches (GArray  *launches_array,
+               guint64  host_id,
+               Paired  *paired,
+               GArray  *generic)
+{
+  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
+  gsize n = launches_array->len, n_host = 0;
+  guint64 min = G_MAXUINT64, max = 0;
+  g_autofree guint32 *slots = NULL;
+  g_autofree guint32 *host_of = NULL;
+  g_autofree guint32 *last_flow = NULL;
+  guint32 *first_flow;
+  guint64 range;
+
+  for (gsize i = 0; i < n; i++)
+    if (launches[i].is_host)
+      {
+        n_host++;
+        min = MIN (min, launches[i].correlation_id);
+        max = MAX (max, launches[i].correlation_id);
+      }
+  first_flow = g_new (guint32, MAX (n_host, 1));
+  last_flow = g_new (guint32, MAX (n_host, 1));
+  host_of = g_new (guint32, MAX (n_host, 1));
+  for (gsize i = 0, k = 0; i < n; i++)
+    if (launches[i].is_host)
+      {
+        first_flow[k] = last_flow[k] = NO_FLOW;
+        host_of[k++] = (guint32) i;
+      }
+
+  /* A direct table (slot = host ordinal + 1, 0 when empty, G_MAXUINT32 for
+   * an id on several host ends) when it costs at most a few words per
+   * launch. */
+  range = n_host > 0 ? max - min : 0;
+  if (n_host > 0 && n_host < G_MAXUINT32 - 1 && range < (guint64) n_host * 4 + 1024)
+    {
+      slots = g_new0 (guint32, range + 1);
+      for (gsize k = 0; k < n_host; k++)
+        {
+          guint32 *slot = &slots[launches[host_of[k]].correlation_id - min];
+
+          *slot = *slot == 0 ? (guint32) (k + 1) : G_MAXUINT32;
+        }
+    }
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const LaunchEnd *end = &launches[i];
+      guint64 id = _planar_flow_make_id (host_id, end->correlation_id,
+                                         PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+      guint32 slot = G_MAXUINT32;
+
+      if (slots != NULL)
+        slot = end->correlation_id >= min && end->correlation_id <= max ? slots[end->correlation_id - min] : 0;
+      if (slot == G_MAXUINT32)
+        {
+          FlowEnd fe;
+
+          fe.key = (guint64) PLANAR_FLOW_CATEGORY_GPU_LAUNCH << 56 | id;
+          fe.start_ps = end->start_ps;
+          fe.ref = end->ref;
+          fe.direction = end->is_host ? PLANAR_FLOW_DIRECTION_OUT : PLANAR_FLOW_DIRECTION_IN;
+          g_array_append_val (generic, fe);
+          continue;
+        }
+      if (end->is_host)
+        continue;
+      if (slot == 0)
+        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, 0, &end->ref, end->start_ps);
+      else
+        {
+          gsize k = slot - 1;
+          const LaunchEnd *host = &launches[host_of[k]];
+          guint32 f = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host->ref,
+                                          host->start_ps, &end->ref, end->start_ps);
+
+          /* Chained per host end, for the by_from order. */
+          if (last_flow[k] == NO_FLOW)
+            first_flow[k] = f;
+          else
+            g_array_index (paired->next_from, guint32, last_flow[k]) = f;
+          last_flow[k] = f;
+        }
+    }
+
+  /* Host ends that fed nothing. */
+  for (gsize k = 0; k < n_host; k++)
+    {
+      const LaunchEnd *host = &launches[host_of[k]];
+
+      if (first_flow[k] == NO_FLOW && slots != NULL
+          && slots[host->correlation_id - min] != G_MAXUINT32)
+        first_flow[k] = (guint32) add_flow (paired,
+                                            _planar_flow_make_id (host_id, host->correlation_id,
+                                                                  PLANAR_FLOW_CATEGORY_GPU_LAUNCH),
+                                            PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host->ref, host->start_ps,
+                                            NULL, 0);
+    }
+  return first_flow;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Indices */
+
+static inline gint64
+span_lo (const PlanarFlowIndex *self,
+         gsize                  i)
+{
+  return MIN (self->from_ps[i], self->to_ps[i]);
+}
+
+static inline gint64
+span_hi (const PlanarFlowIndex *self,
+         gsize                  i)
+{
+  return MAX (self->from_ps[i], self->to_ps[i]);
+}
+
+static void
+time_index_build (TimeIndex             *ti,
+                  const PlanarFlowIndex *self,
+                  guint32               *order,
+                  gsize                  n)
+{
+  gsize n_blocks = (n + TIME_BLOCK - 1) / TIME_BLOCK;
+
+  ti->order = order;
+  ti->n = n;
+  for (ti->size = 1; ti->size < n_blocks; ti->size *= 2)
+    ;
+  ti->max_hi = g_new (gint64, 2 * ti->size);
+  for (gsize b = 0; b < ti->size; b++)
+    {
+      gint64 m = G_MININT64;
+
+      for (gsize i = b * TIME_BLOCK; i < MIN ((b + 1) * TIME_BLOCK, n); i++)
+        m = MAX (m, span_hi (self, order != NULL ? order[i] : i));
+      ti->max_hi[ti->size + b] = m;
+    }
+  for (gsize k = ti->size; k-- > 1;)
+    ti->max_hi[k] = MAX (ti->max_hi[2 * k], ti->max_hi[2 * k + 1]);
+}
+
+static void
+time_index_clear (TimeIndex *ti)
+{
+  g_free (ti->order);
+  g_free (ti->max_hi);
+}
+
+/* Returns the elements of @array (@n of @size bytes) in the order @order
+ * gives (element i is element order[i].value of @array), freeing @array. */
+static gpointer
+gather (gpointer        array,
+        gsize           size,
+        const SortItem *order,
+        gsize           n)
+{
+  guint8 *out = g_malloc (MAX (n, 1) * size);
+
+  for (gsize i = 0; i < n; i++)
+    memcpy (out + i * size, (const guint8 *) array + order[i].value * size, size);
+  g_free (array);
+  return out;
+}
+
+/* The flows among [@first, @n) of @flows with a from (@from) or a to end,
+ * sorted by it. */
+static GArray *
+sorted_by_end (const Flow *flows,
+               gsize       first,
+               gsize       n,
+               gboolean    from)
+{
+  g_autofree SortItem *items = g_new (SortItem, MAX (n - first, 1));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gsize m = 0;
+
+  for (gsize i = first; i < n; i++)
+    {
+      const PlanarEventRef *ref = from ? &flows[i].from : &flows[i].to;
+
+      if (planar_event_ref_is_none (ref))
+        continue;
+      items[m].value = i;
+      items[m].key = ref->index;
+      m++;
+    }
+  /* Least significant field first; the sort is stable. */
+  radix_sort (items, m);
+  for (gsize i = 0; i < m; i++)
+    {
+      const Flow *f = &flows[items[i].value];
+
+      items[i].key = (guint64) (from ? &f->from : &f->to)->plane << 32 | (from ? &f->from : &f->to)->track;
+    }
+  radix_sort (items, m);
+  for (gsize i = 0; i < m; i++)
+    {
+      guint32 v = (guint32) items[i].value;
+
+      g_array_append_val (out, v);
+    }
+  return out;
+}
+
+/* Merges two arrays of flow indices, each sorted by the from (@from) or to
+ * end, into @out. */
+static void
+merge_by_end (const Flow    *flows,
+              const guint32 *a,
+              gsize          n_a,
+              const guint32 *b,
+              gsize          n_b,
+              gboolean       from,
+              guint32       *out)
+{
+  gsize i = 0, j = 0, k = 0;
+
+  while (i < n_a || j < n_b)
+    {
+      gboolean take_a = j == n_b;
+
+      if (i < n_a && j < n_b)
+        take_a = compare_refs (from ? &flows[a[i]].from : &flows[a[i]].to,
+                               from ? &flows[b[j]].from : &flows[b[j]].to) <= 0;
+      out[k++] = take_a ? a[i++] : b[j++];
+    }
+}
+
+static gboolean
+launches_in_ref_order (GArray *launches_array)
+{
+  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
+
+  for (gsize i = 1; i < launches_array->len; i++)
+    if (compare_refs (&launches[i - 1].ref, &launches[i].ref) > 0)
+      return FALSE;
+  return TRUE;
+}
+
+static int
+compare_launch_refs (const void *pa,
+                     const void *pb)
+{
+  return compare_refs (&((const LaunchEnd *) pa)->ref, &((const LaunchEnd *) pb)->ref);
+}
+
+void
+_planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
+{
+  LaunchEnd *launches = (LaunchEnd *) (gpointer) self->launches->data;
+  gsize n = self->launches->len;
+  g_autofree SortItem *items = NULL;
+  gboolean fits = TRUE;
+
+  if (launches_in_ref_order (self->launches))
+    return;
+  for (gsize i = 0; i < n; i++)
+    fits = fits && launches[i].ref.plane <= G_MAXUINT16 && launches[i].ref.track <= G_MAXUINT16;
+  /* Every real trace has fewer than 2^16 planes and tracks per plane, so
+   * a reference fits one radix key. */
+  if (!fits)
+    {
+      qsort (launches, n, sizeof (LaunchEnd), compare_launch_refs);
+      return;
+    }
+  items = g_new (SortItem, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      const PlanarEventRef *ref = &launches[i].ref;
+
+      items[i].key = (guint64) ref->plane << 48 | (guint64) ref->track << 32 | ref->index;
+      items[i].value = i;
+    }
+  radix_sort (items, n);
+  {
+    g_autofree LaunchEnd *sorted = g_new (LaunchEnd, n);
+
+    for (gsize i = 0; i < n; i++)
+      sorted[i] = launches[items[i].value];
+    memcpy (launches, sorted, n * sizeof (LaunchEnd));
+  }
+}
+
+PlanarFlowIndex *
+_planar_flow_builder_finish (PlanarFlowBuilder *builder,
+                             PlanarTrace       *trace,
+                             guint64            host_id)
+{
+  PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
+  gsize n_by_category[PLANAR_FLOW_N_CATEGORIES] = { 0 };
+  g_autofree guint32 *first_flow_of_host = NULL;
+  g_autofree guint32 *new_index = NULL;
+  g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) launch_by_to = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) generic_by_from = NULL;
+  g_autoptr(GArray) generic_by_to = NULL;
+  const LaunchEnd *launches;
+  guint32 *next_from;
+  gsize n_launch_flows, n_ends;
+  SortItem *items;
+  Paired paired;
+
+  /* Every end makes at most one flow. */
+  n_ends = builder->launches->len + builder->ends->len;
+  paired.flows = g_array_sized_new (FALSE, FALSE, sizeof (Flow), (guint) MIN (n_ends, G_MAXUINT));
+  paired.from_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) MIN (n_ends,
+                                                                                  G_MAXUINT));
+  paired.to_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) MIN (n_ends, G_MAXUINT));
+  paired.next_from = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) MIN (n_ends,
+                                                                                     G_MAXUINT));
+
+  /* Launches first: their flows come out in the order of their device ends
+   * (the launches' order), and chained per host end. */
+  _planar_flow_builder_sort_launches (builder);
+  first_flow_of_host = pair_launches (builder->launches, host_id, &paired, builder->ends);
+  n_launch_flows = paired.flows->len;
+  launches = (const LaunchEnd *) (gpointer) builder->launches->data;
+  next_from = (guint32 *) (gpointer) paired.next_from->data;
+  for (gsize i = 0, k = 0; i < builder->launches->len; i++)
+    if (launches[i].is_host)
+      {
+        for (guint32 f = first_flow_of_host[k++]; f != NO_FLOW; f = next_from[f])
+          g_array_append_val (launch_by_from, f);
+      }
+  for (gsize f = 0; f < n_launch_flows; f++)
+    if (!planar_event_ref_is_none (&g_array_index (paired.flows, Flow, f).to))
+      {
+        guint32 v = (guint32) f;
+
+        g_array_append_val (launch_by_to, v);
+      }
+
+  pair_generic (builder->ends, &paired);
+  _planar_flow_builder_free (builder);
+
+  self->n_flows = paired.flows->len;
+  self->flows = (Flow *) (gpointer) g_array_free (paired.flows, FALSE);
+  self->from_ps = (gint64 *) (gpointer) g_array_free (paired.from_ps, FALSE);
+  self->to_ps = (gint64 *) (gpointer) g_array_free (paired.to_ps, FALSE);
+  g_array_unref (paired.next_from);
+
+  generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE);
+  generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE);
+  self->n_by_from = launch_by_from->len + generic_by_from->len;
+  self->n_by_to = launch_by_to->len + generic_by_to->len;
+  self->by_from = g_new (guint32, MAX (self->n_by_from, 1));
+  self->by_to = g_new (guint32, MAX (self->n_by_to, 1));
+  merge_by_end (self->flows, (guint32 *) (gpointer) launch_by_from->data, launch_by_from->len,
+                (guint32 *) (gpointer) generic_by_from->data, generic_by_from->len, TRUE, self->by_from);
+  merge_by_end (self->flows, (guint32 *) (gpointer) launch_by_to->data, launch_by_to->len,
+                (guint32 *) (gpointer) generic_by_to->data, generic_by_to->len, FALSE, self->by_to);
+
+  /* Sorted by the start of their time span, the flows array is the "all"
+   * time index's order, and every category's order taken from it is
+   * sorted too. The radix sort is stable and the pairing's order is
+   * deterministic, so ties always come out the same. */
+  items = g_new (SortItem, MAX (self->n_flows, 1));
+  for (gsize i = 0; i < self->n_flows; i++)
+    {
+      items[i].key = time_key (span_lo (self, i));
+      items[i].value = i;
+    }
+  radix_sort (items, self->n_flows);
+  self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows);
+  self->from_ps = gather (self->from_ps, sizeof (gint64), items, self->n_flows);
+  self->to_ps = gather (self->to_ps, sizeof (gint64), items, self->n_flows);
+  new_index = g_new (guint32, MAX (self->n_flows, 1));
+  for (gsize i = 0; i < self->n_flows; i++)
+    new_index[items[i].value] = (guint32) i;
+  g_free (items);
+  for (gsize i = 0; i < self->n_by_from; i++)
+    self->by_from[i] = new_index[self->by_from[i]];
+  for (gsize i = 0; i < self->n_by_to; i++)
+    self->by_to[i] = new_index[self->by_to[i]];
+
+  for (gsize i = 0; i < self->n_flows; i++)
+    {
+      const Flow *f = &self->flows[i];
+
+      if (!planar_event_ref_is_none (&f->from) && !planar_event_ref_is_none (&f->to))
+        {
+          self->n_complete[f->category]++;
+          self->n_complete_all++;
+        }
+      else
+        {
+          self->n_dangling[f->category]++;
+          self->n_dangling_all++;
+        }
+      n_by_category[f->category]++;
+    }
+
+  if (self->n_flows > 0)
+    {
+      const Flow *f = &self->flows[0];
+      gboolean has_from = !planar_event_ref_is_none (&f->from);
+      const PlanarEventRef *ref = has_from ? &f->from : &f->to;
+      const PlanarPlane *plane = &trace->planes[ref->plane];
+
+      self->anchor = &plane->tracks[ref->track].events[ref->index];
+      self->anchor_ps = has_from ? self->from_ps[0] : self->to_ps[0];
+    }
+  time_index_build (&self->all, self, NULL, self->n_flows);
+  for (guint c = 0; c < PLANAR_FLOW_N_CATEGORIES; c++)
+    {
+      guint32 *order;
+      gsize n = 0;
+
+      if (n_by_category[c] == 0)
+        continue;
+      if (n_by_category[c] == self->n_flows)
+        {
+          self->by_category[c] = &self->all;
+          continue;
+        }
+      order = g_new (guint32, n_by_category[c]);
+      for (gsize i = 0; i < self->n_flows; i++)
+        if (self->flows[i].category == c)
+          order[n++] = (guint32) i;
+      self->by_category[c] = g_new0 (TimeIndex, 1);
+      time_index_build (self->by_category[c], self, order, n);
+    }
+  return self;
+}
+
+void
+_planar_flow_index_free (PlanarFlowIndex *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->flows);
+  g_free (self->from_ps);
+  g_free (self->to_ps);
+  g_free (self->by_from);
+  g_free (self->by_to);
+  for (guint c = 0; c < PLANAR_FLOW_N_CATEGORIES; c++)
+    if (self->by_category[c] != NULL && self->by_category[c] != &self->all)
+      {
+        time_index_clear (self->by_category[c]);
+        g_free (self->by_category[c]);
+      }
+  time_index_clear (&self->all);
+  g_free (self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queries */
+
+const PlanarFlowIndex *
+planar_trace_get_flows (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  return self->flows;
+}
+
+/* How far the trace's events moved since the index was built. */
+static inline gint64
+time_shift (const PlanarFlowIndex *self)
+{
+  return self->anchor != NULL ? self->anchor->start_ps - self->anchor_ps : 0;
+}
+
+static inline void
+copy_flow (const PlanarFlowIndex *self,
+           gsize                  i,
+           gint64                 shift,
+           PlanarFlow            *out)
+{
+  const Flow *f = &self->flows[i];
+
+  out->id = f->id;
+  out->from = f->from;
+  out->to = f->to;
+  out->category = f->category;
+  out->from_ps = self->from_ps[i] + shift;
+  out->to_ps = self->to_ps[i] + shift;
+}
+
+static inline void
+append_flow (const PlanarFlowIndex *self,
+             gsize                  i,
+             gint64                 shift,
+             GArray                *out)
+{
+  PlanarFlow flow;
+
+  copy_flow (self, i, shift, &flow);
+  g_array_append_val (out, flow);
+}
+
+gsize
+planar_flow_index_get_n_flows (const PlanarFlowIndex *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_flows;
+}
+
+gsize
+planar_flow_index_get_n_complete (const PlanarFlowIndex *self,
+                                  guint                  category)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  if (category == PLANAR_FLOW_CATEGORY_ALL)
+    return self->n_complete_all;
+  return category < PLANAR_FLOW_N_CATEGORIES ? self->n_complete[category] : 0;
+}
+
+gsize
+planar_flow_index_get_n_dangling (const PlanarFlowIndex *self,
+                                  guint                  category)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  if (category == PLANAR_FLOW_CATEGORY_ALL)
+    return self->n_dangling_all;
+  return category < PLANAR_FLOW_N_CATEGORIES ? self->n_dangling[category] : 0;
+}
+
+void
+planar_flow_index_get_flow (const PlanarFlowIndex *self,
+                            gsize                  i,
+                            PlanarFlow            *flow)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (i < self->n_flows);
+  g_return_if_fail (flow != NULL);
+
+  copy_flow (self, i, time_shift (self), flow);
+}
+
+/* The first position in @order (sorted by the from or to end) whose end
+ * is not before @event. */
+static gsize
+lower_bound_ref (const PlanarFlowIndex *self,
+                 const guint32         *order,
+                 gsize                  n,
+                 gboolean               from,
+                 const PlanarEventRef  *event)
+{
+  gsize lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      const Flow *f = &self->flows[order[mid]];
+
+      if (compare_refs (from ? &f->from : &f->to, event) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gsize
+planar_flow_index_query_event (const PlanarFlowIndex *self,
+                               const PlanarEventRef  *event,
+                               GArray                *out)
+{
+  guint before;
+  gint64 shift;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (event != NULL, 0);
+  g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarFlow), 0);
+
+  before = out->len;
+  shift = time_shift (self);
+  for (gsize k = lower_bound_ref (self, self->by_from, self->n_by_from, TRUE, event);
+       k < self->n_by_from && compare_refs (&self->flows[self->by_from[k]].from, event) == 0; k++)
+    append_flow (self, self->by_from[k], shift, out);
+  for (gsize k = lower_bound_ref (self, self->by_to, self->n_by_to, FALSE, event);
+       k < self->n_by_to && compare_refs (&self->flows[self->by_to[k]].to, event) == 0; k++)
+    append_flow (self, self->by_to[k], shift, out);
+  return out->len - before;
+}
+
+gsize
+planar_flow_index_query_range (const PlanarFlowIndex *self,
+                               guint                  category,
+                               gint64                 t0_ps,
+                               gint64                 t1_ps,
+                               GArray                *out)
+{
+  const TimeIndex *ti;
+  gint64 shift, t0, t1;
+  gsize stack[2 * 64], sp = 0, k, lo = 0, hi;
+  guint before;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarFlow), 0);
+
+  before = out->len;
+  if (category == PLANAR_FLOW_CATEGORY_ALL)
+    ti = &self->all;
+  else if (category < PLANAR_FLOW_N_CATEGORIES && self->by_category[category] != NULL)
+    ti = self->by_category[category];
+  else
+    return 0;
+  if (ti->n == 0 || t1_ps < t0_ps)
+    return 0;
+
+  /* Into the times the index was built with. */
+  shift = time_shift (self);
+  if (__builtin_sub_overflow (t0_ps, shift, &t0))
+    t0 = shift > 0 ? G_MININT64 : G_MAXINT64;
+  if (__builtin_sub_overflow (t1_ps, shift, &t1))
+    t1 = shift > 0 ? G_MININT64 : G_MAXINT64;
+
+  /* Candidates start at or before the window's end: a prefix. */
+  hi = ti->n;
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (span_lo (self, ti->order != NULL ? ti->order[mid] : mid) <= t1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  k = lo;
+
+  /* Of those, the ones that end at or after the window's start: walk the
+   * tree left to right, only into subtrees whose latest end reaches t0. */
+  stack[sp++] = 1;
+  while (sp > 0)
+    {
+      gsize node = stack[--sp];
+      guint depth = 63 - (guint) __builtin_clzll ((unsigned long long) node);
+      /* The first flow below @node: nodes of one depth split the blocks
+       * evenly. */
+      gsize first = (node - ((gsize) 1 << depth)) * (ti->size >> depth) * TIME_BLOCK;
+
+      if (first >= k || ti->max_hi[node] < t0)
+        continue;
+      if (node >= ti->size)
+        {
+          for (gsize i = first; i < MIN (first + TIME_BLOCK, k); i++)
+            {
+              gsize f = ti->order != NULL ? ti->order[i] : i;
+
+              if (span_hi (self, f) >= t0)
+                append_flow (self, f, shift, out);
+            }
+          continue;
+        }
+      /* Right child first on the stack, so the left one comes out first. */
+      stack[sp++] = 2 * node + 1;
+      stack[sp++] = 2 * node;
+    }
+  return out->len - before;
+}

@@ -1,0 +1,755 @@
+/* test-timeline-render.c: what the timeline draws. Frames are rendered
+ * offscreen through the widget's own snapshot and the cairo renderer, then
+ * read pixel by pixel; a few are saved as PNG screenshots in
+ * $PLANAR_TEST_OUTPUT for people to look at.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "planar-colors.h"
+#include "planar-counters.h"
+#include "planar-flows.h"
+#include "planar-span-index.h"
+#include "planar-timeline-private.h"
+
+#define SAMPLE_GPU "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb"
+
+#define WIDTH  1600
+#define HEIGHT 1000
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------ */
+
+static char *
+sample_path (const char *name)
+{
+  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
+  char *path;
+
+  g_assert_nonnull (dir);
+  path = g_build_filename (dir, name, NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    g_error ("%s is not in %s", name, dir);
+  return path;
+}
+
+static PlanarProfile *
+load_profile (const char *path)
+{
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  PlanarProfile *profile = planar_profile_new (paths);
+
+  planar_profile_load (profile, NULL, &error);
+  g_assert_no_error (error);
+  return profile;
+}
+
+static const char *
+output_dir (void)
+{
+  const char *dir = g_getenv ("PLANAR_TEST_OUTPUT");
+
+  if (dir == NULL)
+    dir = g_get_tmp_dir ();
+  g_mkdir_with_parents (dir, 0755);
+  return dir;
+}
+
+static void
+wait_until_drawn (GtkWidget *widget,
+                  int        width)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!gtk_widget_get_mapped (widget) || gtk_widget_get_width (widget) < width)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static gboolean
+count_frame (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  (*(int *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* Lets the frame clock paint the window twice, so that what the widget
+ * queued is drawn. */
+static void
+wait_for_frames (GtkWidget *widget)
+{
+  int frames = 0;
+  guint id = gtk_widget_add_tick_callback (widget, count_frame, &frames, NULL);
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (frames < 2)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  gtk_widget_remove_tick_callback (widget, id);
+}
+
+typedef struct
+{
+  GtkWidget      *window;
+  PlanarTimeline *timeline;
+} Fixture;
+
+/* A window with the timeline alone, @width wide (the label column
+ * included). */
+static void
+fixture_init (Fixture       *fixture,
+              PlanarProfile *profile,
+              int            width,
+              int            height)
+{
+  fixture->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (fixture->window), width, height);
+  gtk_window_set_decorated (GTK_WINDOW (fixture->window), FALSE);
+  fixture->timeline = PLANAR_TIMELINE (planar_timeline_new ());
+  g_object_ref (fixture->timeline);
+  gtk_window_set_child (GTK_WINDOW (fixture->window), GTK_WIDGET (fixture->timeline));
+  planar_timeline_set_profile (fixture->timeline, profile);
+  gtk_window_present (GTK_WINDOW (fixture->window));
+  wait_until_drawn (GTK_WIDGET (fixture->timeline), width);
+}
+
+static void
+fixture_clear (Fixture *fixture)
+{
+  gtk_window_destroy (GTK_WINDOW (fixture->window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_finalize_object (fixture->timeline);
+}
+
+/* The widget's snapshot, rendered by a cairo GskRenderer at the widget's
+ * scale (device pixels). */
+static GdkTexture *
+render (GtkWidget *widget)
+{
+  int scale = gtk_widget_get_scale_factor (widget);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  g_autoptr(GError) error = NULL;
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *texture;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  wait_for_frames (widget);
+  gsk_renderer_realize (renderer, NULL, &error);
+  g_assert_no_error (error);
+  gtk_snapshot_scale (snapshot, scale, scale);
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width * scale, height * scale));
+  gsk_render_node_unref (node);
+  gsk_renderer_unrealize (renderer);
+  return texture;
+}
+
+typedef struct
+{
+  guchar *data;
+  int     width;
+  int     height;
+  gsize   stride;
+} Pixels;
+
+static void
+pixels_init (Pixels     *pixels,
+             GdkTexture *texture)
+{
+  pixels->width = gdk_texture_get_width (texture);
+  pixels->height = gdk_texture_get_height (texture);
+  pixels->stride = (gsize) pixels->width * 4;
+  pixels->data = g_malloc (pixels->stride * pixels->height);
+  gdk_texture_download (texture, pixels->data, pixels->stride);
+}
+
+/* The color at (@x, @y), 0-255 per channel (gdk_texture_download writes
+ * premultiplied BGRA on little endian; the frame is opaque). */
+static void
+pixels_get (const Pixels *pixels,
+            int           x,
+            int           y,
+            int          *r,
+            int          *g,
+            int          *b)
+{
+  const guchar *p = pixels->data + (gsize) y * pixels->stride + (gsize) x * 4;
+
+  *b = p[0];
+  *g = p[1];
+  *r = p[2];
+}
+
+static gboolean
+color_matches (const Pixels  *pixels,
+               int            x,
+               int            y,
+               const GdkRGBA *expected)
+{
+  int r, g, b;
+
+  pixels_get (pixels, x, y, &r, &g, &b);
+  return abs (r - (int) lround (expected->red * 255)) <= 2 &&
+         abs (g - (int) lround (expected->green * 255)) <= 2 &&
+         abs (b - (int) lround (expected->blue * 255)) <= 2;
+}
+
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GdkTexture) texture = render (widget);
+  g_autofree char *path = g_build_filename (output_dir (), name, NULL);
+
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* The pixels of a frame of @widget. */
+static void
+render_pixels (GtkWidget *widget,
+               Pixels    *pixels)
+{
+  g_autoptr(GdkTexture) texture = render (widget);
+
+  pixels_init (pixels, texture);
+}
+
+static void
+pixels_clear (Pixels *pixels)
+{
+  g_clear_pointer (&pixels->data, g_free);
+}
+
+/* The background of the tracks, as the light theme draws it. */
+static gboolean
+is_background (const Pixels *pixels,
+               int           x,
+               int           y)
+{
+  int r, g, b;
+
+  pixels_get (pixels, x, y, &r, &g, &b);
+  return r >= 248 && g >= 248 && b >= 248;
+}
+
+static gboolean
+inside_tool_selector (Fixture *f,
+                      int      x,
+                      int      y)
+{
+  graphene_rect_t bounds;
+
+  if (!gtk_widget_compute_bounds (f->timeline->tool_selector, GTK_WIDGET (f->timeline), &bounds))
+    return FALSE;
+  return x >= bounds.origin.x - 2 && x <= bounds.origin.x + bounds.size.width + 2 &&
+         y >= bounds.origin.y - 2 && y <= bounds.origin.y + bounds.size.height + 2;
+}
+
+static const PlanarPlane *
+find_plane (PlanarProfile *profile,
+            const char    *name,
+            guint         *index)
+{
+  PlanarTrace *trace = planar_profile_get_trace (profile, 0);
+
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    if (strcmp (planar_trace_get_plane (trace, p)->name, name) == 0)
+      {
+        *index = p;
+        return planar_trace_get_plane (trace, p);
+      }
+  g_error ("no plane %s", name);
+}
+
+static guint
+find_track (const PlanarPlane *plane,
+            const char        *name)
+{
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (strcmp (plane->tracks[t].name, name) == 0)
+      return t;
+  g_error ("no track %s", name);
+}
+
+static PlanarProfile *sample;
+
+/* The GPU 4 step of the sample, the busiest stretch. */
+static const PlanarEvent *
+gpu4_step (void)
+{
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+
+  return &plane->tracks[find_track (plane, "Steps")].events[0];
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------ */
+
+/* Known events are drawn at their place in the color of their name. */
+static void
+test_event_colors (void)
+{
+  static const char * const tracks[] = { "TensorFlow Name Scope", "TensorFlow Ops", "Stream #134(Compute)", "Steps" };
+  const PlanarEvent *step = gpu4_step ();
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+  guint checked = 0;
+  Fixture f;
+  Pixels pixels;
+
+  fixture_init (&f, sample, WIDTH, HEIGHT);
+  planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps / 8);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+
+  for (guint k = 0; k < G_N_ELEMENTS (tracks); k++)
+    {
+      guint t = find_track (plane, tracks[k]);
+      const PlanarTrack *track = &plane->tracks[t];
+
+      for (guint32 i = 0; i < track->n_events; i++)
+        {
+          const PlanarEvent *ev = &track->events[i];
+          double x0 = _planar_timeline_x_for_time (f.timeline, ev->start_ps);
+          double x1 = _planar_timeline_x_for_time (f.timeline, ev->start_ps + ev->duration_ps);
+          double y;
+          GdkRGBA expected;
+          int px, py;
+
+          /* Events at least 8 px wide, whose left end is in view. */
+          if (x0 < PLANAR_TIMELINE_LABEL_WIDTH || x0 > WIDTH - 10 || x1 - x0 < 8)
+            continue;
+          g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, ev->depth, &y));
+          if (y < PLANAR_TIMELINE_AXIS_HEIGHT || y + PLANAR_TIMELINE_EVENT_HEIGHT > HEIGHT)
+            continue;
+          /* Left of the label, whose text starts 4 px in. */
+          px = (int) ceil (x0) + 1;
+          py = (int) y + 2;
+          if (inside_tool_selector (&f, px, py))
+            continue;
+          planar_color_for_name (planar_plane_get_event_name (plane, ev, FALSE), &expected);
+          if (!color_matches (&pixels, px, py, &expected))
+            {
+              int r, g, b;
+
+              pixels_get (&pixels, px, py, &r, &g, &b);
+              g_error ("%s event %u (%s) at (%d, %d) is %d,%d,%d, not %.0f,%.0f,%.0f", tracks[k], i,
+                       planar_plane_get_event_name (plane, ev, FALSE), px, py, r, g, b,
+                       expected.red * 255, expected.green * 255, expected.blue * 255);
+            }
+          checked++;
+        }
+    }
+  g_test_message ("%u events checked", checked);
+  g_assert_cmpuint (checked, >=, 100);
+
+  /* Between two events of a stream is the background. */
+  pixels_clear (&pixels);
+  planar_timeline_set_view (f.timeline, step->start_ps + step->duration_ps / 3,
+                            step->start_ps + step->duration_ps / 3 + step->duration_ps / 40);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  {
+    const PlanarTrack *compute = &plane->tracks[find_track (plane, "Stream #134(Compute)")];
+    guint gaps = 0;
+
+    for (guint32 i = 0; i + 1 < compute->n_events && gaps < 10; i++)
+      {
+        double end = _planar_timeline_x_for_time (f.timeline, compute->events[i].start_ps + compute->events[i].duration_ps);
+        double next = _planar_timeline_x_for_time (f.timeline, compute->events[i + 1].start_ps);
+        double y;
+
+        if (end < PLANAR_TIMELINE_LABEL_WIDTH || next > WIDTH - 200 || next - end < 4)
+          continue;
+        g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, find_track (plane, "Stream #134(Compute)"), 0, &y));
+        g_assert_true (is_background (&pixels, (int) ((end + next) / 2), (int) y + 8));
+        gaps++;
+      }
+    g_assert_cmpuint (gaps, >=, 3);
+  }
+
+  pixels_clear (&pixels);
+  fixture_clear (&f);
+}
+
+/* At any zoom, every event leaves a mark where it starts: the level of
+ * detail folds events, it never drops them. */
+static void
+test_lod_coverage (void)
+{
+  static const char * const tracks[] = { "Stream #134(Compute)", "TensorFlow Ops", "Stream #135(MemcpyH2D)" };
+  const PlanarEvent *step = gpu4_step ();
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+  gint64 first, last;
+  Fixture f;
+
+  planar_profile_get_span (sample, &first, &last);
+  fixture_init (&f, sample, WIDTH, HEIGHT);
+  for (guint zoom = 0; zoom < 3; zoom++)
+    {
+      Pixels pixels;
+      guint checked = 0;
+
+      if (zoom == 0)
+        planar_timeline_set_view (f.timeline, first, last);
+      else if (zoom == 1)
+        planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps);
+      else
+        planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps / 5);
+      render_pixels (GTK_WIDGET (f.timeline), &pixels);
+
+      for (guint k = 0; k < G_N_ELEMENTS (tracks); k++)
+        {
+          guint t = find_track (plane, tracks[k]);
+          const PlanarTrack *track = &plane->tracks[t];
+          double y;
+
+          g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+          for (guint32 i = 0; i < track->n_events; i++)
+            {
+              const PlanarEvent *ev = &track->events[i];
+              int x = (int) floor (_planar_timeline_x_for_time (f.timeline, ev->start_ps));
+
+              if (ev->start_ps < planar_timeline_get_start_ps (f.timeline) ||
+                  ev->start_ps >= planar_timeline_get_end_ps (f.timeline) || x >= WIDTH ||
+                  inside_tool_selector (&f, x, (int) y + 8))
+                continue;
+              if (is_background (&pixels, x, (int) y + 8))
+                g_error ("zoom %u: %s event %u at x %d left no mark", zoom, tracks[k], i, x);
+              checked++;
+            }
+        }
+      g_assert_cmpuint (checked, >, 0);
+      pixels_clear (&pixels);
+    }
+  fixture_clear (&f);
+}
+
+/* Hover, selection and marks are an overlay: they do not rebuild the
+ * tracks, while a new view does. */
+static void
+test_overlay_keeps_tracks (void)
+{
+  const PlanarEvent *step = gpu4_step ();
+  g_autoptr(PlanarSelection) selection = NULL;
+  PlanarProfileEventRef ref;
+  GskRenderNode *node;
+  double y;
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+  guint t = find_track (plane, "Stream #134(Compute)");
+  Fixture f;
+  Pixels pixels;
+
+  fixture_init (&f, sample, WIDTH, HEIGHT);
+  planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps / 8);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  pixels_clear (&pixels);
+  node = f.timeline->tracks_node;
+  g_assert_nonnull (node);
+
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+  g_assert_true (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 200, y + 8, &ref) ||
+                 _planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 230, y + 8, &ref));
+  selection = planar_selection_new_for_event (sample, &ref);
+  planar_timeline_set_selection (f.timeline, selection);
+  gtk_widget_activate_action (GTK_WIDGET (f.timeline), "timeline.mark", NULL);
+  /* The pointer over another event. */
+  {
+    PlanarProfileEventRef other;
+
+    if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 900, y + 8, &other) &&
+        !planar_profile_event_ref_equal (&other, &ref))
+      {
+        f.timeline->has_hover = TRUE;
+        f.timeline->hover = other;
+        f.timeline->hover_count = 1;
+      }
+  }
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_true (f.timeline->tracks_node == node);
+  {
+    /* The selected event has the accent outline. */
+    const PlanarEvent *ev = planar_profile_event_ref_resolve (&ref, sample, NULL, NULL, NULL);
+    int x = (int) floor (_planar_timeline_x_for_time (f.timeline, ev->start_ps));
+    int r, g, b;
+
+    pixels_get (&pixels, x, (int) y - 1, &r, &g, &b);
+    g_assert_cmpint (abs (r - 53), <=, 30);
+    g_assert_cmpint (abs (g - 132), <=, 30);
+    g_assert_cmpint (abs (b - 228), <=, 30);
+  }
+  pixels_clear (&pixels);
+
+  planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps / 4);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_true (f.timeline->tracks_node != node);
+  pixels_clear (&pixels);
+  fixture_clear (&f);
+}
+
+static void
+test_screenshots_sample (void)
+{
+  const PlanarEvent *step = gpu4_step ();
+  gint64 d = step->duration_ps;
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+  guint t = find_track (plane, "TensorFlow Name Scope");
+  g_autoptr(PlanarSelection) selection = NULL;
+  PlanarProfileEventRef ref;
+  double y;
+  Fixture f;
+
+  fixture_init (&f, sample, WIDTH, HEIGHT);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-all.png");
+
+  planar_timeline_set_view (f.timeline, step->start_ps - d / 20, step->start_ps + d + d / 20);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-step.png");
+
+  /* Zoomed in, with the grid, a selected event and its range marked, and
+   * the pointer over another event. */
+  planar_timeline_set_view (f.timeline, step->start_ps + d / 3, step->start_ps + d / 3 + d / 40);
+  planar_timeline_set_show_grid (f.timeline, TRUE);
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 4, &y));
+  if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 400, y + 8, &ref))
+    {
+      selection = planar_selection_new_for_event (sample, &ref);
+      planar_timeline_set_selection (f.timeline, selection);
+      gtk_widget_activate_action (GTK_WIDGET (f.timeline), "timeline.mark", NULL);
+    }
+  if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 700, y + 8 + PLANAR_TIMELINE_DEPTH_PITCH, &ref))
+    {
+      f.timeline->has_hover = TRUE;
+      f.timeline->hover = ref;
+      f.timeline->hover_count = 1;
+      gtk_widget_queue_draw (GTK_WIDGET (f.timeline));
+    }
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-zoom.png");
+
+  /* A box being dragged, and the timing tool's interval. */
+  f.timeline->has_hover = FALSE;
+  f.timeline->drag = DRAG_BOX;
+  f.timeline->drag_x0 = PLANAR_TIMELINE_LABEL_WIDTH + 300;
+  f.timeline->drag_y0 = y - 20;
+  f.timeline->drag_x1 = PLANAR_TIMELINE_LABEL_WIDTH + 800;
+  f.timeline->drag_y1 = y + 60;
+  gtk_widget_queue_draw (GTK_WIDGET (f.timeline));
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-box.png");
+  f.timeline->drag = DRAG_NONE;
+
+  fixture_clear (&f);
+}
+
+static char *
+generate_profile (guint64 events)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("planar-timeline-XXXXXX", &error);
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
+  char *path;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  int status = 0;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (gen);
+  path = g_build_filename (dir, "gen.xplane.pb", NULL);
+  g_spawn_sync (NULL, (char *[]) { (char *) gen, (char *) "--events", count, (char *) "--seed", (char *) "1",
+                                   (char *) "-o", path, NULL },
+                NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static void
+remove_profile (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+/* A synthetic profile with derived lines, counters and flows. */
+static void
+test_screenshots_generated (void)
+{
+  g_autofree char *path = generate_profile (200000);
+  g_autoptr(PlanarProfile) profile = load_profile (path);
+  guint p;
+  const PlanarPlane *plane = find_plane (profile, "/device:GPU:0", &p);
+  const PlanarTrack *steps = &plane->tracks[find_track (plane, "Steps")];
+  const PlanarEvent *step = &steps->events[steps->n_events / 2];
+  const PlanarTrack *compute = &plane->tracks[find_track (plane, "Stream #7(Compute)")];
+  g_autoptr(PlanarSelection) selection = NULL;
+  Fixture f;
+
+  fixture_init (&f, profile, WIDTH, HEIGHT);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-gen-all.png");
+
+  /* XProf's order in a GPU section: the counters, then each stream
+   * followed by the lines derived from it, then the other lines. */
+  {
+    static const char * const expected[] = {
+      "Stream #7(Compute)", "XLA Modules - from #7", "XLA Ops - from #7",
+      "Stream #13(Compute)", "XLA Modules - from #13", "XLA Ops - from #13",
+      "Stream #14(MemcpyH2D)", "Stream #15(MemcpyD2H)", "Steps",
+    };
+    PlanarTimelineLayout *layout = f.timeline->layout;
+    const PlanarTimelineSection *gpu0 = planar_timeline_layout_get_section (layout, 0);
+    guint r = gpu0->row + 1, k = 0;
+
+    g_assert_cmpstr (gpu0->title, ==, "GPU 0");
+    /* g_format_size() puts a no-break space before the unit. */
+    g_assert_true (g_str_has_prefix (gpu0->subtitle, "NVIDIA H100 80GB HBM3 · 132 SMs · 79.6"));
+    g_assert_true (g_str_has_suffix (gpu0->subtitle, "GiB · host0"));
+    g_assert_cmpint (planar_timeline_layout_get_row (layout, r)->kind, ==, PLANAR_TIMELINE_ROW_COUNTER);
+    while (planar_timeline_layout_get_row (layout, r)->kind == PLANAR_TIMELINE_ROW_COUNTER)
+      r++;
+    for (; k < G_N_ELEMENTS (expected); k++, r++)
+      {
+        const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, r);
+
+        g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_TRACK);
+        g_assert_cmpuint (row->plane, ==, p);
+        g_assert_cmpstr (plane->tracks[row->track].name, ==, expected[k]);
+      }
+    g_assert_cmpint (planar_timeline_layout_get_row (layout, r)->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+  }
+
+  planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps);
+  planar_timeline_set_show_flows (f.timeline, TRUE);
+  /* A kernel of the step, selected: its launch arrow is drawn. */
+  for (guint32 i = 0; i < compute->n_events; i++)
+    if (compute->events[i].start_ps > step->start_ps + step->duration_ps / 2)
+      {
+        PlanarProfileEventRef ref = { 0, p, find_track (plane, "Stream #7(Compute)"), i };
+
+        selection = planar_selection_new_for_event (profile, &ref);
+        planar_timeline_set_selection (f.timeline, selection);
+        break;
+      }
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-gen-step-flows.png");
+
+  /* The same in the dark style. */
+  g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", TRUE, NULL);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-gen-step-dark.png");
+  g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", FALSE, NULL);
+
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  remove_profile (path);
+}
+
+/* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
+ * resolution: an edge is sharp, not smeared over two pixels. */
+static void
+test_hidpi (void)
+{
+  const PlanarEvent *step = gpu4_step ();
+  guint p;
+  const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
+  guint t = find_track (plane, "Stream #134(Compute)");
+  const PlanarTrack *track = &plane->tracks[t];
+  int scale;
+  guint checked = 0;
+  Fixture f;
+  Pixels pixels;
+
+  fixture_init (&f, sample, WIDTH / 2, HEIGHT / 2);
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (f.timeline));
+  g_test_message ("scale %d", scale);
+  planar_timeline_set_view (f.timeline, step->start_ps + step->duration_ps / 3,
+                            step->start_ps + step->duration_ps / 3 + step->duration_ps / 40);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_cmpint (pixels.width, ==, gtk_widget_get_width (GTK_WIDGET (f.timeline)) * scale);
+
+  for (guint32 i = 0; i < track->n_events && checked < 10; i++)
+    {
+      const PlanarEvent *ev = &track->events[i];
+      double x0 = _planar_timeline_x_for_time (f.timeline, ev->start_ps);
+      double x1 = _planar_timeline_x_for_time (f.timeline, ev->start_ps + ev->duration_ps);
+      double y;
+      GdkRGBA expected;
+      int dx, dy;
+
+      if (x0 < PLANAR_TIMELINE_LABEL_WIDTH + 4 || x1 > WIDTH / 2 - 4 || x1 - x0 < 6)
+        continue;
+      /* The previous event must end well before this one starts. */
+      if (i > 0 && _planar_timeline_x_for_time (f.timeline, track->events[i - 1].start_ps + track->events[i - 1].duration_ps) > x0 - 3)
+        continue;
+      g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+      planar_color_for_name (planar_plane_get_event_name (plane, ev, FALSE), &expected);
+      /* The first device pixel of the event is its color, the one before
+       * it the background. */
+      dx = (int) floor (x0 * scale - (PLANAR_TIMELINE_LABEL_WIDTH * scale)) + PLANAR_TIMELINE_LABEL_WIDTH * scale;
+      dy = (int) (y * scale) + 2;
+      if (!color_matches (&pixels, dx, dy, &expected))
+        g_error ("event %u: device pixel %d is not the event's color", i, dx);
+      g_assert_true (is_background (&pixels, dx - 1, dy));
+      checked++;
+    }
+  g_assert_cmpuint (checked, ==, 10);
+  pixels_clear (&pixels);
+  if (scale > 1)
+    save_screenshot (GTK_WIDGET (f.timeline), "timeline-hidpi.png");
+  fixture_clear (&f);
+}
+
+static void
+test_screenshot_empty (void)
+{
+  Fixture f;
+
+  fixture_init (&f, NULL, 900, 400);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-no-profile.png");
+  fixture_clear (&f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *path = NULL;
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+
+  path = sample_path (SAMPLE_GPU);
+  sample = load_profile (path);
+
+  g_test_add_func ("/timeline-render/event-colors", test_event_colors);
+  g_test_add_func ("/timeline-render/lod-coverage", test_lod_coverage);
+  g_test_add_func ("/timeline-render/overlay-keeps-tracks", test_overlay_keeps_tracks);
+  g_test_add_func ("/timeline-render/screenshots/sample", test_screenshots_sample);
+  g_test_add_func ("/timeline-render/screenshots/generated", test_screenshots_generated);
+  g_test_add_func ("/timeline-render/screenshots/no-profile", test_screenshot_empty);
+  g_test_add_func ("/timeline-render/hidpi", test_hidpi);
+
+  status = g_test_run ();
+  g_clear_object (&sample);
+  return status;
+}

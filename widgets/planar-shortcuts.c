@@ -1,0 +1,197 @@
+/* planar-shortcuts.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-shortcuts.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#define SECTION_NAVIGATION N_("Navigation")
+#define SECTION_SELECTION  N_("Events and Selection")
+#define SECTION_TOOLS      N_("Tools")
+#define SECTION_VIEW       N_("View")
+
+/* Keys follow XProf's trace viewer (W/A/S/D, 1-4 and !@#$ for the tools,
+ * f, m, g, 0); Control keys are the usual zoom accelerators. */
+static const PlanarShortcut shortcuts[] = {
+  { "timeline.zoom-in", "w <Control>plus <Control>equal <Control>KP_Add", N_("Zoom in around the pointer"), SECTION_NAVIGATION },
+  { "timeline.zoom-in-fast", "<Shift>w", N_("Zoom in faster"), SECTION_NAVIGATION },
+  { "timeline.zoom-out", "s <Control>minus <Control>KP_Subtract", N_("Zoom out around the pointer"), SECTION_NAVIGATION },
+  { "timeline.zoom-out-fast", "<Shift>s", N_("Zoom out faster"), SECTION_NAVIGATION },
+  { "timeline.pan-left", "a", N_("Pan left"), SECTION_NAVIGATION },
+  { "timeline.pan-left-fast", "<Shift>a", N_("Pan left faster"), SECTION_NAVIGATION },
+  { "timeline.pan-right", "d", N_("Pan right"), SECTION_NAVIGATION },
+  { "timeline.pan-right-fast", "<Shift>d", N_("Pan right faster"), SECTION_NAVIGATION },
+  { "timeline.show-all", "0 KP_0 <Control>0", N_("Show the whole profile"), SECTION_NAVIGATION },
+  { "timeline.zoom-to-selection", "f", N_("Zoom to the selection"), SECTION_NAVIGATION },
+
+  { "timeline.next-event", "Right Tab", N_("Next event on the selected track"), SECTION_SELECTION },
+  { "timeline.previous-event", "Left <Shift>Tab <Shift>ISO_Left_Tab", N_("Previous event on the selected track"), SECTION_SELECTION },
+  { "timeline.select-parent", "Up", N_("Select the enclosing event"), SECTION_SELECTION },
+  { "timeline.select-child", "Down", N_("Select the first nested event"), SECTION_SELECTION },
+  { "timeline.clear-selection", "Escape", N_("Clear the selection"), SECTION_SELECTION },
+  { "timeline.mark", "m", N_("Mark the selection's time range"), SECTION_SELECTION },
+  { "timeline.clear-marks", "<Shift>m", N_("Remove every mark"), SECTION_SELECTION },
+
+  { "timeline.tool::select", "1 exclam", N_("Select tool: click and drag to select events"), SECTION_TOOLS },
+  { "timeline.tool::pan", "2 at", N_("Pan tool: drag to move the view"), SECTION_TOOLS },
+  { "timeline.tool::zoom", "3 numbersign", N_("Zoom tool: drag a range to zoom into"), SECTION_TOOLS },
+  { "timeline.tool::timing", "4 dollar", N_("Timing tool: drag to measure an interval"), SECTION_TOOLS },
+
+  { "timeline.toggle-grid", "g", N_("Show or hide the grid"), SECTION_VIEW },
+  { "timeline.show-flows", "<Shift>f", N_("Show or hide flow arrows"), SECTION_VIEW },
+};
+
+const PlanarShortcut *
+planar_shortcuts_get_table (gsize *n_shortcuts)
+{
+  g_return_val_if_fail (n_shortcuts != NULL, NULL);
+
+  *n_shortcuts = G_N_ELEMENTS (shortcuts);
+  return shortcuts;
+}
+
+gboolean
+planar_shortcuts_is_window_accel (const char *accel)
+{
+  guint key = 0;
+  GdkModifierType mods = 0;
+
+  g_return_val_if_fail (accel != NULL, FALSE);
+
+  if (!gtk_accelerator_parse (accel, &key, &mods))
+    return FALSE;
+  return (mods & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0;
+}
+
+/* A GtkShortcut activating @entry's action on the widget that owns the
+ * controller, with the entry's target as the argument. */
+static GtkShortcut *
+shortcut_new (const PlanarShortcut *entry,
+              const char           *accel)
+{
+  g_autofree char *name = NULL;
+  g_autoptr(GVariant) target = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkShortcutTrigger *trigger;
+  GtkShortcut *shortcut;
+
+  if (!g_action_parse_detailed_name (entry->action, &name, &target, &error))
+    g_error ("Bad action name %s in the shortcuts table: %s", entry->action, error->message);
+  trigger = gtk_shortcut_trigger_parse_string (accel);
+  if (trigger == NULL)
+    g_error ("Bad accelerator %s in the shortcuts table", accel);
+  shortcut = gtk_shortcut_new (trigger, gtk_named_action_new (name));
+  if (target != NULL)
+    gtk_shortcut_set_arguments (shortcut, target);
+  return shortcut;
+}
+
+void
+planar_shortcuts_bind_class (GtkWidgetClass *widget_class,
+                             const char     *prefix)
+{
+  g_return_if_fail (GTK_IS_WIDGET_CLASS (widget_class));
+  g_return_if_fail (prefix != NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    {
+      g_auto(GStrv) accels = NULL;
+
+      if (!g_str_has_prefix (shortcuts[i].action, prefix))
+        continue;
+      accels = g_strsplit (shortcuts[i].accels, " ", -1);
+      for (guint a = 0; accels[a] != NULL; a++)
+        {
+          g_autoptr(GtkShortcut) shortcut = NULL;
+
+          if (accels[a][0] == '\0' || planar_shortcuts_is_window_accel (accels[a]))
+            continue;
+          shortcut = shortcut_new (&shortcuts[i], accels[a]);
+          gtk_widget_class_add_shortcut (widget_class, shortcut);
+        }
+    }
+}
+
+GtkEventController *
+planar_shortcuts_new_window_controller (const char *prefix)
+{
+  GtkEventController *controller;
+
+  g_return_val_if_fail (prefix != NULL, NULL);
+
+  controller = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_name (controller, "planar-window-shortcuts");
+  /* Global: the window runs these wherever the focus is. They all hold
+   * Control, which an entry does not turn into text. */
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (controller), GTK_SHORTCUT_SCOPE_GLOBAL);
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    {
+      g_auto(GStrv) accels = NULL;
+
+      if (!g_str_has_prefix (shortcuts[i].action, prefix))
+        continue;
+      accels = g_strsplit (shortcuts[i].accels, " ", -1);
+      for (guint a = 0; accels[a] != NULL; a++)
+        if (accels[a][0] != '\0' && planar_shortcuts_is_window_accel (accels[a]))
+          gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                                shortcut_new (&shortcuts[i], accels[a]));
+    }
+  return controller;
+}
+
+GtkShortcutsWindow *
+planar_shortcuts_new_window (void)
+{
+  g_autoptr(GString) xml = g_string_new (NULL);
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  g_autoptr(GError) error = NULL;
+  const char *current = NULL;
+  GObject *window;
+
+  g_string_append (xml,
+                   "<interface>\n"
+                   "  <object class=\"GtkShortcutsWindow\" id=\"window\">\n"
+                   "    <property name=\"modal\">1</property>\n"
+                   "    <child>\n"
+                   "      <object class=\"GtkShortcutsSection\">\n"
+                   "        <property name=\"section-name\">shortcuts</property>\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    {
+      g_autofree char *title = g_markup_escape_text (_(shortcuts[i].title), -1);
+      g_autofree char *accels = g_markup_escape_text (shortcuts[i].accels, -1);
+
+      if (current == NULL || strcmp (current, shortcuts[i].section) != 0)
+        {
+          g_autofree char *section = g_markup_escape_text (_(shortcuts[i].section), -1);
+
+          if (current != NULL)
+            g_string_append (xml, "          </object></child>\n");
+          current = shortcuts[i].section;
+          g_string_append_printf (xml,
+                                  "          <child><object class=\"GtkShortcutsGroup\">\n"
+                                  "            <property name=\"title\">%s</property>\n",
+                                  section);
+        }
+      g_string_append_printf (xml,
+                              "            <child><object class=\"GtkShortcutsShortcut\">\n"
+                              "              <property name=\"title\">%s</property>\n"
+                              "              <property name=\"accelerator\">%s</property>\n"
+                              "            </object></child>\n",
+                              title, accels);
+    }
+  if (current != NULL)
+    g_string_append (xml, "          </object></child>\n");
+  g_string_append (xml,
+                   "      </object>\n"
+                   "    </child>\n"
+                   "  </object>\n"
+                   "</interface>\n");
+
+  if (!gtk_builder_add_from_string (builder, xml->str, (gssize) xml->len, &error))
+    g_error ("The shortcuts table does not make a shortcuts window: %s", error->message);
+  window = gtk_builder_get_object (builder, "window");
+  /* GTK's list of toplevels keeps the window alive past the builder. */
+  return GTK_SHORTCUTS_WINDOW (window);
+}

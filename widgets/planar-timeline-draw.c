@@ -1,0 +1,829 @@
+/* planar-timeline-draw.c: how the timeline draws a frame.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-timeline-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "planar-colors.h"
+#include "planar-counters.h"
+#include "planar-flows.h"
+#include "planar-time-axis.h"
+
+/* Selected events outlined one by one, at most; a larger selection shows
+ * its range instead. */
+#define MAX_OUTLINED_EVENTS 4096
+/* Flows drawn at once when they are shown; zoomed out further, only the
+ * selected events' flows are. */
+#define MAX_FLOWS_PER_FRAME 2000
+
+static const GdkRGBA accent = { 0.208f, 0.518f, 0.894f, 1.f };
+static const GdkRGBA mark_color = { 0.965f, 0.827f, 0.176f, 1.f };
+
+/* Colors of the chrome, from the theme's foreground: light text means a
+ * dark theme. */
+typedef struct
+{
+  gboolean dark;
+  GdkRGBA  fg;
+  GdkRGBA  dim_fg;
+  GdkRGBA  background;
+  GdkRGBA  label_background;
+  GdkRGBA  header_background;
+  GdkRGBA  axis_background;
+  GdkRGBA  separator;
+  GdkRGBA  grid;
+} Palette;
+
+static void
+palette_init (Palette       *palette,
+              const GdkRGBA *fg)
+{
+  gboolean dark = (0.2126 * fg->red + 0.7152 * fg->green + 0.0722 * fg->blue) > 0.5;
+
+  palette->dark = dark;
+  palette->fg = *fg;
+  palette->fg.alpha = 1.f;
+  palette->dim_fg = palette->fg;
+  palette->dim_fg.alpha = 0.62f;
+  if (dark)
+    {
+      palette->background = (GdkRGBA) { 0.141f, 0.141f, 0.153f, 1.f };
+      palette->label_background = (GdkRGBA) { 0.169f, 0.169f, 0.180f, 1.f };
+      palette->header_background = (GdkRGBA) { 0.208f, 0.208f, 0.224f, 1.f };
+      palette->axis_background = (GdkRGBA) { 0.188f, 0.188f, 0.200f, 1.f };
+      palette->separator = (GdkRGBA) { 1.f, 1.f, 1.f, 0.09f };
+      palette->grid = (GdkRGBA) { 1.f, 1.f, 1.f, 0.10f };
+    }
+  else
+    {
+      palette->background = (GdkRGBA) { 0.988f, 0.988f, 0.992f, 1.f };
+      palette->label_background = (GdkRGBA) { 0.957f, 0.957f, 0.965f, 1.f };
+      palette->header_background = (GdkRGBA) { 0.902f, 0.906f, 0.918f, 1.f };
+      palette->axis_background = (GdkRGBA) { 0.937f, 0.937f, 0.945f, 1.f };
+      palette->separator = (GdkRGBA) { 0.f, 0.f, 0.f, 0.09f };
+      palette->grid = (GdkRGBA) { 0.f, 0.f, 0.f, 0.10f };
+    }
+}
+
+static void
+get_foreground (PlanarTimeline *self,
+                GdkRGBA        *fg)
+{
+  /* gtk_widget_get_color() is 4.10; in 4.8 the style context says it. */
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), fg);
+}
+
+/* ------------------------------------------------------------------------
+ * Drawing: the tracks layer
+ * ------------------------------------------------------------------------ */
+
+static void
+append_text (GtkSnapshot   *snapshot,
+             PangoLayout   *layout,
+             const char    *text,
+             double         x,
+             double         y,
+             double         max_width,
+             const GdkRGBA *color)
+{
+  if (max_width < 8)
+    return;
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) x, (float) y));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
+}
+
+static int
+layout_height (PangoLayout *layout)
+{
+  int height;
+
+  pango_layout_set_text (layout, "Xg", -1);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  return height;
+}
+
+static void
+draw_section_header (PlanarTimeline          *self,
+                     GtkSnapshot             *snapshot,
+                     const Palette           *palette,
+                     const PlanarTimelineRow *row,
+                     double                   y,
+                     double                   width)
+{
+  const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, row->section);
+  double text_y;
+  int title_width;
+  PangoLayout *layout = self->small_layout;
+  int height = layout_height (self->label_layout);
+
+  gtk_snapshot_append_color (snapshot, &palette->header_background,
+                             &GRAPHENE_RECT_INIT (0, (float) y, (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
+  gtk_snapshot_append_color (snapshot, &palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + PLANAR_TIMELINE_SECTION_HEIGHT - 1), (float) width, 1));
+
+  /* The expander: a triangle pointing right when collapsed, down when
+   * open. */
+  {
+    cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (6, (float) y, 16, PLANAR_TIMELINE_SECTION_HEIGHT));
+    double cx = 13, cy = y + PLANAR_TIMELINE_SECTION_HEIGHT / 2.0;
+
+    gdk_cairo_set_source_rgba (cr, &palette->dim_fg);
+    if (section->collapsed)
+      {
+        cairo_move_to (cr, cx - 3, cy - 5);
+        cairo_line_to (cr, cx + 3, cy);
+        cairo_line_to (cr, cx - 3, cy + 5);
+      }
+    else
+      {
+        cairo_move_to (cr, cx - 5, cy - 3);
+        cairo_line_to (cr, cx + 5, cy - 3);
+        cairo_line_to (cr, cx, cy + 3);
+      }
+    cairo_close_path (cr);
+    cairo_fill (cr);
+    cairo_destroy (cr);
+  }
+
+  text_y = y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - height) / 2.0);
+  pango_layout_set_text (self->title_layout, section->title, -1);
+  pango_layout_set_width (self->title_layout, -1);
+  pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (26, (float) text_y));
+  gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->fg);
+  gtk_snapshot_restore (snapshot);
+  if (section->subtitle != NULL && section->subtitle[0] != '\0')
+    append_text (snapshot, layout, section->subtitle, 26 + title_width + 12,
+                 y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - layout_height (layout)) / 2.0),
+                 width - (26 + title_width + 12) - 8, &palette->dim_fg);
+}
+
+/* A counter as an area chart: per pixel column, the range of the samples
+ * in it (or the value in force there), scaled between the series' smallest
+ * and largest values so that its variation shows. Drawn into the tracks'
+ * image: a path through every column would cost the renderer far more. */
+static void
+draw_counter (PlanarTimeline          *self,
+              const PlanarTimelineRow *row,
+              double                   y)
+{
+  const PlanarCounterSet *counters = planar_trace_get_counters (planar_profile_get_trace (self->profile, row->trace));
+  const PlanarCounterSeries *series;
+  PlanarTrackView view;
+  guint n_columns;
+  double lo, hi, pad;
+  GdkRGBA color;
+
+  if (counters == NULL || row->track >= planar_counter_set_get_n_series (counters))
+    return;
+  series = planar_counter_set_get_series (counters, row->track);
+  if (!planar_counter_series_get_range (series, &lo, &hi))
+    return;
+  pad = hi > lo ? (hi - lo) * 0.08 : MAX (fabs (hi) * 0.5, 1.0);
+  lo -= pad;
+  hi += pad;
+
+  _planar_timeline_get_track_view (self, &view);
+  n_columns = (guint) ceil (view.width * view.scale);
+  g_array_set_size (self->counter_columns, n_columns);
+  planar_counter_series_query_columns (series, view.t0_ps, planar_track_view_ps_per_column (&view), n_columns,
+                                       (PlanarCounterColumn *) (gpointer) self->counter_columns->data);
+
+  planar_color_for_name (planar_counter_series_get_name (series), &color);
+  planar_track_renderer_draw_counter (self->renderer, &view,
+                                      (const PlanarCounterColumn *) (gpointer) self->counter_columns->data,
+                                      n_columns, lo, hi, (float) y + 4, (float) (y + row->height - 3), &color);
+}
+
+/* The counter's name, and its range below it. */
+static void
+draw_counter_label (PlanarTimeline          *self,
+                    GtkSnapshot             *snapshot,
+                    const Palette           *palette,
+                    const PlanarTimelineRow *row,
+                    double                   y,
+                    double                   width)
+{
+  const PlanarCounterSet *counters = planar_trace_get_counters (planar_profile_get_trace (self->profile, row->trace));
+  const PlanarCounterSeries *series;
+  double lo, hi;
+  char text[96];
+
+  if (counters == NULL || row->track >= planar_counter_set_get_n_series (counters))
+    return;
+  series = planar_counter_set_get_series (counters, row->track);
+  append_text (snapshot, self->label_layout, planar_counter_series_get_name (series), 14, y + 4, width - 22, &palette->fg);
+  if (planar_counter_series_get_range (series, &lo, &hi))
+    {
+      g_snprintf (text, sizeof text, "%.6g – %.6g", lo, hi);
+      append_text (snapshot, self->small_layout, text, 14, y + 4 + layout_height (self->label_layout), width - 22,
+                   &palette->dim_fg);
+    }
+}
+
+/* Every flow with an end in the window, unless there are too many to
+ * tell apart at this zoom. */
+static void
+draw_flows (PlanarTimeline *self,
+            GtkSnapshot    *snapshot,
+            const Palette  *palette,
+            GArray         *flows,
+            guint           trace,
+            guint64         hidden_categories,
+            double          width,
+            double          height);
+
+static void
+draw_all_flows (PlanarTimeline *self,
+                GtkSnapshot    *snapshot,
+                const Palette  *palette,
+                double          width,
+                double          height)
+{
+  guint n_traces = planar_profile_get_n_traces (self->profile);
+
+  for (guint tr = 0; tr < n_traces; tr++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (self->profile, tr);
+      const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
+      gint64 first, last;
+      double expected;
+
+      if (flows == NULL || planar_flow_index_get_n_flows (flows) == 0)
+        continue;
+      /* The index answers in O(output): estimate the output from the
+       * flows' density before asking, and leave a window too crowded to
+       * read to the selected event's arrows. */
+      if (!planar_trace_get_span (trace, &first, &last) || last <= first)
+        continue;
+      expected = (double) planar_flow_index_get_n_flows (flows) *
+                 (double) (self->end_ps - self->start_ps) / (double) (last - first);
+      if (expected > MAX_FLOWS_PER_FRAME)
+        continue;
+      g_array_set_size (self->flows, 0);
+      planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, self->start_ps, self->end_ps, self->flows);
+      if (self->flows->len > MAX_FLOWS_PER_FRAME)
+        continue;
+      draw_flows (self, snapshot, palette, self->flows, tr, self->hidden_flow_categories, width, height);
+    }
+}
+
+static gboolean
+flow_end_point (PlanarTimeline       *self,
+                guint                 trace,
+                const PlanarEventRef *ref,
+                gboolean              leaving,
+                gint64                toward_ps,
+                double               *x,
+                double               *y)
+{
+  PlanarProfileEventRef pref;
+  const PlanarEvent *ev;
+  gint64 t;
+  int r;
+
+  if (planar_event_ref_is_none (ref))
+    return FALSE;
+  pref = planar_profile_event_ref_make (trace, ref);
+  r = planar_timeline_layout_find_track (self->layout, trace, ref->plane, ref->track);
+  if (r < 0)
+    return FALSE;
+  ev = planar_profile_event_ref_resolve (&pref, self->profile, NULL, NULL, NULL);
+  if (ev == NULL)
+    return FALSE;
+  /* An arrow leaves its event where the other end begins (or at its end)
+   * and enters the other at its start. */
+  if (leaving)
+    t = CLAMP (toward_ps, ev->start_ps, ev->start_ps + ev->duration_ps);
+  else
+    t = ev->start_ps;
+  *x = _planar_timeline_x_for_time (self, t);
+  *y = _planar_timeline_widget_y (self, planar_timeline_row_depth_y (planar_timeline_layout_get_row (self->layout, (guint) r), ev->depth)
+                       + PLANAR_TIMELINE_EVENT_HEIGHT / 2.0);
+  return TRUE;
+}
+
+static void
+draw_flows (PlanarTimeline *self,
+            GtkSnapshot    *snapshot,
+            const Palette  *palette,
+            GArray         *flows,
+            guint           trace,
+            guint64         hidden_categories,
+            double          width,
+            double          height)
+{
+  cairo_t *cr = NULL;
+  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+
+  for (guint i = 0; i < flows->len; i++)
+    {
+      const PlanarFlow *flow = &g_array_index (flows, PlanarFlow, i);
+      double x0, y0, x1, y1;
+      GdkRGBA color;
+
+      if (flow->category < PLANAR_FLOW_N_CATEGORIES &&
+          (hidden_categories & (G_GUINT64_CONSTANT (1) << flow->category)) != 0)
+        continue;
+      if (!flow_end_point (self, trace, &flow->from, TRUE, flow->to_ps, &x0, &y0) ||
+          !flow_end_point (self, trace, &flow->to, FALSE, 0, &x1, &y1))
+        continue;
+      if ((y0 < PLANAR_TIMELINE_AXIS_HEIGHT && y1 < PLANAR_TIMELINE_AXIS_HEIGHT) || (y0 > height && y1 > height) ||
+          (x0 < left && x1 < left) || (x0 > width && x1 > width))
+        continue;
+      if (cr == NULL)
+        cr = gtk_snapshot_append_cairo (snapshot,
+                                        &GRAPHENE_RECT_INIT ((float) left, PLANAR_TIMELINE_AXIS_HEIGHT,
+                                                             (float) (width - left), (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+      planar_flow_layer_get_color (flow->category, palette->dark, &color);
+      planar_flow_layer_draw_arrow (cr, x0, y0, x1, y1, &color, 1.25);
+    }
+  g_clear_pointer (&cr, cairo_destroy);
+}
+
+static void
+draw_axis (PlanarTimeline *self,
+           GtkSnapshot    *snapshot,
+           const Palette  *palette,
+           double          width,
+           double          height)
+{
+  PlanarTimeTicks ticks;
+  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  double area = _planar_timeline_time_area_width (self);
+  int text_height = layout_height (self->small_layout);
+  char label[96];
+
+  gtk_snapshot_append_color (snapshot, &palette->axis_background,
+                             &GRAPHENE_RECT_INIT (0, 0, (float) width, PLANAR_TIMELINE_AXIS_HEIGHT));
+  gtk_snapshot_append_color (snapshot, &palette->separator,
+                             &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT - 1, (float) width, 1));
+
+  planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, area, 110);
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT ((float) left, 0, (float) area, PLANAR_TIMELINE_AXIS_HEIGHT));
+  /* Minor ticks, then labelled ones. */
+  if (ticks.minor_step_ps > 0 && ticks.minor_step_ps < ticks.step_ps)
+    {
+      gint64 t = ticks.first_ps - ticks.step_ps;
+
+      for (; t <= self->end_ps; t += ticks.minor_step_ps)
+        {
+          double x = _planar_timeline_x_for_time (self, t);
+
+          if (x < left - 1)
+            continue;
+          gtk_snapshot_append_color (snapshot, &palette->separator,
+                                     &GRAPHENE_RECT_INIT ((float) floor (x), PLANAR_TIMELINE_AXIS_HEIGHT - 5, 1, 4));
+        }
+    }
+  for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+    {
+      double x = floor (_planar_timeline_x_for_time (self, t));
+
+      gtk_snapshot_append_color (snapshot, &palette->dim_fg,
+                                 &GRAPHENE_RECT_INIT ((float) x, PLANAR_TIMELINE_AXIS_HEIGHT - 9, 1, 8));
+      planar_time_ticks_format (&ticks, t, label, sizeof label);
+      append_text (snapshot, self->small_layout, label, x + 4,
+                   floor ((PLANAR_TIMELINE_AXIS_HEIGHT - 6 - text_height) / 2.0), 200, &palette->fg);
+    }
+  gtk_snapshot_pop (snapshot);
+
+  /* The corner says what the window is: its width, and the base of
+   * relative labels. */
+  {
+    char window[64];
+
+    planar_time_format_duration (self->end_ps - self->start_ps, window, sizeof window);
+    if (ticks.relative)
+      {
+        char base[64];
+
+        planar_time_ticks_format_base (&ticks, base, sizeof base);
+        g_snprintf (label, sizeof label, _("%s from %s"), window, base);
+      }
+    else
+      g_snprintf (label, sizeof label, _("%s window"), window);
+    append_text (snapshot, self->small_layout, label, 10,
+                 floor ((PLANAR_TIMELINE_AXIS_HEIGHT - text_height) / 2.0), left - 16, &palette->dim_fg);
+  }
+}
+
+static void
+draw_tracks_layer (PlanarTimeline *self,
+                   GtkSnapshot    *snapshot,
+                   const Palette  *palette,
+                   double          width,
+                   double          height)
+{
+  PlanarTrackView view;
+  double top = _planar_timeline_vscroll (self);
+  double bottom = top + _planar_timeline_content_height (self);
+  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  guint n_rows = planar_timeline_layout_get_n_rows (self->layout);
+  int name_height = layout_height (self->label_layout);
+  GtkSnapshot *labels;
+  GskRenderNode *labels_node;
+
+  _planar_timeline_get_track_view (self, &view);
+  view.dark = palette->dark;
+
+  gtk_snapshot_append_color (snapshot, &palette->background, &GRAPHENE_RECT_INIT (0, 0, (float) width, (float) height));
+  gtk_snapshot_append_color (snapshot, &palette->label_background,
+                             &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) left,
+                                                  (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
+                                                         (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 0)));
+
+  /* The grid lies under the events. */
+  if (self->show_grid)
+    {
+      PlanarTimeTicks ticks;
+
+      planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, _planar_timeline_time_area_width (self), 110);
+      for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+        gtk_snapshot_append_color (snapshot, &palette->grid,
+                                   &GRAPHENE_RECT_INIT ((float) floor (_planar_timeline_x_for_time (self, t)),
+                                                        PLANAR_TIMELINE_AXIS_HEIGHT, 1,
+                                                        (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+    }
+
+  planar_track_renderer_begin (self->renderer, &view, PLANAR_TIMELINE_AXIS_HEIGHT,
+                               (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 1));
+  labels = gtk_snapshot_new ();
+
+  for (guint r = planar_timeline_layout_first_row_below (self->layout, (int) floor (top)); r < n_rows; r++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (self->layout, r);
+      double y = _planar_timeline_widget_y (self, row->y);
+
+      if (row->y > bottom)
+        break;
+
+      switch (row->kind)
+        {
+        case PLANAR_TIMELINE_ROW_SECTION:
+          draw_section_header (self, snapshot, palette, row, y, width);
+          break;
+
+        case PLANAR_TIMELINE_ROW_TRACK:
+          {
+            const PlanarPlane *plane;
+            const PlanarTrack *track = _planar_timeline_row_track (self, row, &plane);
+            double band0 = planar_timeline_row_depth_y (row, 0);
+            int min_depth = (int) floor ((top - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+            int max_depth = (int) floor ((bottom - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+
+            append_text (snapshot, self->label_layout, track->display_name, 14,
+                         y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - name_height) / 2.0),
+                         left - 22, track->derived ? &palette->dim_fg : &palette->fg);
+            planar_track_renderer_add_track (self->renderer, plane, track,
+                                             (float) _planar_timeline_widget_y (self, band0),
+                                             (guint) MAX (min_depth, 0), (guint) MAX (max_depth, 0),
+                                             (float) MAX (y, PLANAR_TIMELINE_AXIS_HEIGHT),
+                                             (float) MIN (y + row->height, height));
+            gtk_snapshot_append_color (snapshot, &palette->separator,
+                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
+          }
+          break;
+
+        case PLANAR_TIMELINE_ROW_COUNTER:
+          {
+            draw_counter_label (self, snapshot, palette, row, y, left);
+            draw_counter (self, row, y);
+            gtk_snapshot_append_color (snapshot, &palette->separator,
+                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
+          }
+          break;
+
+        default:
+          g_assert_not_reached ();
+        }
+    }
+
+  /* The events' rectangles, then their labels over them. */
+  planar_track_renderer_flush (self->renderer, labels);
+  planar_track_renderer_end (self->renderer, snapshot);
+  labels_node = gtk_snapshot_free_to_node (labels);
+  if (labels_node != NULL)
+    {
+      gtk_snapshot_append_node (snapshot, labels_node);
+      gsk_render_node_unref (labels_node);
+    }
+
+  if (self->show_flows && self->profile != NULL)
+    draw_all_flows (self, snapshot, palette, width, height);
+
+  gtk_snapshot_pop (snapshot);
+
+  /* The column of labels ends with a line. */
+  gtk_snapshot_append_color (snapshot, &palette->separator,
+                             &GRAPHENE_RECT_INIT ((float) left - 1, PLANAR_TIMELINE_AXIS_HEIGHT, 1,
+                                                  (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+
+  draw_axis (self, snapshot, palette, width, height);
+
+  if (self->profile == NULL || planar_timeline_layout_get_n_rows (self->layout) == 0)
+    {
+      const char *text = self->profile == NULL ? _("No profile")
+                         : planar_profile_is_loaded (self->profile) ? _("This profile has no events")
+                         : _("Loading…");
+      int tw, th;
+
+      pango_layout_set_text (self->title_layout, text, -1);
+      pango_layout_set_width (self->title_layout, -1);
+      pango_layout_get_pixel_size (self->title_layout, &tw, &th);
+      gtk_snapshot_save (snapshot);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) floor (left + (width - left - tw) / 2),
+                                                              (float) floor ((height - th) / 2)));
+      gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->dim_fg);
+      gtk_snapshot_restore (snapshot);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Drawing: the overlay
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+event_rect (PlanarTimeline              *self,
+            const PlanarProfileEventRef *ref,
+            graphene_rect_t             *rect)
+{
+  const PlanarEvent *ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  double x0, x1, y;
+
+  if (ev == NULL || !_planar_timeline_get_track_y (self, ref->trace, ref->plane, ref->track, ev->depth, &y))
+    return FALSE;
+  x0 = _planar_timeline_x_for_time (self, ev->start_ps);
+  x1 = _planar_timeline_x_for_time (self, ev->start_ps + ev->duration_ps);
+  x0 = MAX (x0, PLANAR_TIMELINE_LABEL_WIDTH - 2);
+  x1 = MIN (x1, gtk_widget_get_width (GTK_WIDGET (self)) + 2);
+  if (x1 < x0 + 1)
+    x1 = x0 + 1;
+  graphene_rect_init (rect, (float) x0, (float) y, (float) (x1 - x0), PLANAR_TIMELINE_EVENT_HEIGHT);
+  return x1 >= PLANAR_TIMELINE_LABEL_WIDTH && x0 <= gtk_widget_get_width (GTK_WIDGET (self));
+}
+
+static void
+append_outline (GtkSnapshot           *snapshot,
+                const graphene_rect_t *rect,
+                float                  width,
+                const GdkRGBA         *color)
+{
+  GskRoundedRect outline;
+  const float widths[4] = { width, width, width, width };
+  const GdkRGBA colors[4] = { *color, *color, *color, *color };
+  graphene_rect_t outer;
+
+  graphene_rect_inset_r (rect, -width / 2, -width / 2, &outer);
+  gsk_rounded_rect_init_from_rect (&outline, &outer, 0);
+  gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+}
+
+/* A band over the tracks from @t0 to @t1 with its duration in the axis. */
+static void
+draw_range (PlanarTimeline *self,
+            GtkSnapshot    *snapshot,
+            gint64          t0,
+            gint64          t1,
+            const GdkRGBA  *color,
+            float           fill_alpha,
+            double          height)
+{
+  double x0 = MAX (_planar_timeline_x_for_time (self, MIN (t0, t1)), PLANAR_TIMELINE_LABEL_WIDTH);
+  double x1 = MIN (_planar_timeline_x_for_time (self, MAX (t0, t1)), gtk_widget_get_width (GTK_WIDGET (self)));
+  GdkRGBA fill = *color;
+  char duration[64];
+  int tw, th;
+  double lx;
+  GskRoundedRect pill;
+
+  if (x1 < PLANAR_TIMELINE_LABEL_WIDTH || x0 > gtk_widget_get_width (GTK_WIDGET (self)))
+    return;
+  x1 = MAX (x1, x0 + 1);
+  fill.alpha = fill_alpha;
+  gtk_snapshot_append_color (snapshot, &fill,
+                             &GRAPHENE_RECT_INIT ((float) x0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) (x1 - x0),
+                                                  (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+  gtk_snapshot_append_color (snapshot, color,
+                             &GRAPHENE_RECT_INIT ((float) x0, PLANAR_TIMELINE_AXIS_HEIGHT, 1, (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+  gtk_snapshot_append_color (snapshot, color,
+                             &GRAPHENE_RECT_INIT ((float) x1 - 1, PLANAR_TIMELINE_AXIS_HEIGHT, 1, (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+
+  /* The duration in a pill over the axis, centred on the range. */
+  planar_time_format_duration (MAX (t0, t1) - MIN (t0, t1), duration, sizeof duration);
+  pango_layout_set_text (self->small_layout, duration, -1);
+  pango_layout_set_width (self->small_layout, -1);
+  pango_layout_get_pixel_size (self->small_layout, &tw, &th);
+  lx = CLAMP ((x0 + x1 - tw) / 2, PLANAR_TIMELINE_LABEL_WIDTH + 2, gtk_widget_get_width (GTK_WIDGET (self)) - tw - 8);
+  gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
+                                                                (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
+  gtk_snapshot_push_rounded_clip (snapshot, &pill);
+  gtk_snapshot_append_color (snapshot, color, &pill.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) lx, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f));
+  gtk_snapshot_append_layout (snapshot, self->small_layout,
+                              planar_color_wants_light_text (color) ? &(GdkRGBA) { 1, 1, 1, 1 } : &(GdkRGBA) { 0, 0, 0, 0.87f });
+  gtk_snapshot_restore (snapshot);
+}
+
+static void
+draw_overlay (PlanarTimeline *self,
+              GtkSnapshot    *snapshot,
+              const Palette  *palette,
+              double          width,
+              double          height)
+{
+  graphene_rect_t rect;
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (PLANAR_TIMELINE_LABEL_WIDTH, 0,
+                                                         (float) MAX (width - PLANAR_TIMELINE_LABEL_WIDTH, 0), (float) height));
+
+  for (guint i = 0; i < self->marks->len; i++)
+    {
+      const PlanarTimeRange *m = &g_array_index (self->marks, PlanarTimeRange, i);
+
+      draw_range (self, snapshot, m->start_ps, m->end_ps, &mark_color, 0.16f, height);
+    }
+
+  if (self->selection != NULL && self->profile != NULL)
+    {
+      gsize n;
+      const PlanarProfileEventRef *refs = planar_selection_get_events (self->selection, &n);
+      gint64 t0, t1;
+
+      if (planar_selection_get_range (self->selection, &t0, &t1))
+        draw_range (self, snapshot, t0, t1, &accent, 0.10f, height);
+
+      gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
+                                                             (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 0)));
+      if (n <= MAX_OUTLINED_EVENTS)
+        for (gsize i = 0; i < n; i++)
+          if (event_rect (self, &refs[i], &rect))
+            append_outline (snapshot, &rect, 2, &accent);
+
+      /* The selected events' flows are drawn whatever the flow settings. */
+      if (n > 0 && n <= 16)
+        {
+          for (gsize i = 0; i < n; i++)
+            {
+              PlanarTrace *trace = planar_profile_get_trace (self->profile, refs[i].trace);
+              const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
+              PlanarEventRef ref = planar_profile_event_ref_get_event_ref (&refs[i]);
+
+              if (flows == NULL)
+                continue;
+              g_array_set_size (self->flows, 0);
+              planar_flow_index_query_event (flows, &ref, self->flows);
+              draw_flows (self, snapshot, palette, self->flows, refs[i].trace, 0, width, height);
+            }
+        }
+      gtk_snapshot_pop (snapshot);
+    }
+
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
+                                                         (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 0)));
+  if (self->has_hover && self->profile != NULL)
+    {
+      if (self->hover_count == 1)
+        {
+          if (event_rect (self, &self->hover, &rect))
+            append_outline (snapshot, &rect, 1, &palette->fg);
+        }
+      else
+        {
+          double y;
+          const PlanarEvent *ev = planar_profile_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
+
+          if (ev != NULL && _planar_timeline_get_track_y (self, self->hover.trace, self->hover.plane, self->hover.track, ev->depth, &y))
+            {
+              double x0 = _planar_timeline_x_for_time (self, self->hover_start_ps);
+              double x1 = MAX (_planar_timeline_x_for_time (self, self->hover_end_ps), x0 + 1);
+
+              append_outline (snapshot, &GRAPHENE_RECT_INIT ((float) x0, (float) y, (float) (x1 - x0), PLANAR_TIMELINE_EVENT_HEIGHT),
+                              1, &palette->fg);
+            }
+        }
+    }
+  gtk_snapshot_pop (snapshot);
+
+  switch (self->drag)
+    {
+    case DRAG_BOX:
+      {
+        double x0 = MIN (self->drag_x0, self->drag_x1), x1 = MAX (self->drag_x0, self->drag_x1);
+        double y0 = MIN (self->drag_y0, self->drag_y1), y1 = MAX (self->drag_y0, self->drag_y1);
+        GdkRGBA fill = accent;
+
+        fill.alpha = 0.15f;
+        rect = GRAPHENE_RECT_INIT ((float) x0, (float) y0, (float) (x1 - x0), (float) (y1 - y0));
+        gtk_snapshot_append_color (snapshot, &fill, &rect);
+        append_outline (snapshot, &rect, 1, &accent);
+      }
+      break;
+
+    case DRAG_ZOOM:
+      draw_range (self, snapshot,
+                  _planar_timeline_time_for_x (self, self->drag_x0), _planar_timeline_time_for_x (self, self->drag_x1),
+                  &accent, 0.18f, height);
+      break;
+
+    case DRAG_TIMING:
+      draw_range (self, snapshot, self->timing_t0_ps, self->timing_t1_ps, &accent, 0.12f, height);
+      break;
+
+    case DRAG_PAN:
+    case DRAG_NONE:
+    default:
+      break;
+    }
+
+  gtk_snapshot_pop (snapshot);
+}
+
+static void
+ensure_layouts (PlanarTimeline *self)
+{
+  PangoFontDescription *font;
+  int size;
+
+  if (self->label_layout != NULL)
+    return;
+
+  self->label_layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  pango_layout_set_ellipsize (self->label_layout, PANGO_ELLIPSIZE_END);
+  pango_layout_set_single_paragraph_mode (self->label_layout, TRUE);
+
+  /* Event labels and the axis use a smaller size than the theme's. */
+  font = pango_font_description_copy (pango_context_get_font_description (pango_layout_get_context (self->label_layout)));
+  size = pango_font_description_get_size (font);
+  if (size <= 0)
+    size = 10 * PANGO_SCALE;
+
+  self->small_layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  pango_font_description_set_size (font, (int) (size * 0.84));
+  pango_layout_set_font_description (self->small_layout, font);
+  pango_layout_set_ellipsize (self->small_layout, PANGO_ELLIPSIZE_END);
+  pango_layout_set_single_paragraph_mode (self->small_layout, TRUE);
+
+  self->event_layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  pango_layout_set_font_description (self->event_layout, font);
+  planar_track_renderer_set_layout (self->renderer, self->event_layout);
+
+  self->title_layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  pango_font_description_set_size (font, size);
+  pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
+  pango_layout_set_font_description (self->title_layout, font);
+  pango_layout_set_single_paragraph_mode (self->title_layout, TRUE);
+
+  pango_font_description_free (font);
+}
+
+void
+_planar_timeline_snapshot (GtkWidget   *widget,
+                           GtkSnapshot *snapshot)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  int scale = gtk_widget_get_scale_factor (widget);
+  GdkRGBA fg;
+  Palette palette;
+
+  ensure_layouts (self);
+  get_foreground (self, &fg);
+  palette_init (&palette, &fg);
+
+  if (self->tracks_node == NULL || self->tracks_dirty ||
+      width != self->cached_width || height != self->cached_height || scale != self->cached_scale ||
+      !gdk_rgba_equal (&fg, &self->cached_fg))
+    {
+      GtkSnapshot *layer = gtk_snapshot_new ();
+
+      draw_tracks_layer (self, layer, &palette, width, height);
+      g_clear_pointer (&self->tracks_node, gsk_render_node_unref);
+      self->tracks_node = gtk_snapshot_free_to_node (layer);
+      self->tracks_dirty = FALSE;
+      self->cached_width = width;
+      self->cached_height = height;
+      self->cached_scale = scale;
+      self->cached_fg = fg;
+    }
+  if (self->tracks_node != NULL)
+    gtk_snapshot_append_node (snapshot, self->tracks_node);
+
+  draw_overlay (self, snapshot, &palette, width, height);
+  gtk_widget_snapshot_child (widget, self->tool_selector, snapshot);
+}
+

@@ -1,0 +1,109 @@
+/* planar-timeline-layout.h: which rows the timeline shows, in which order
+ * and at which height.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-profile.h"
+
+G_BEGIN_DECLS
+
+/* Heights in logical pixels. */
+#define PLANAR_TIMELINE_SECTION_HEIGHT 30
+#define PLANAR_TIMELINE_TRACK_PADDING  3
+#define PLANAR_TIMELINE_DEPTH_PITCH    18
+#define PLANAR_TIMELINE_EVENT_HEIGHT   16
+#define PLANAR_TIMELINE_COUNTER_HEIGHT 44
+
+typedef enum
+{
+  /* A plane's header, naming the device and its host. */
+  PLANAR_TIMELINE_ROW_SECTION,
+  /* A track's events, one band per nesting depth. */
+  PLANAR_TIMELINE_ROW_TRACK,
+  /* A counter line, drawn as a line chart. */
+  PLANAR_TIMELINE_ROW_COUNTER,
+} PlanarTimelineRowKind;
+
+typedef struct
+{
+  PlanarTimelineRowKind kind;
+  guint                 section;
+  guint                 trace;
+  guint                 plane;
+  /* The track's index in the plane; for a counter, the series' index in
+   * the trace's PlanarCounterSet. */
+  guint                 track;
+  /* Top and height in content coordinates (0 is the top of the first
+   * section, scrolling not applied). */
+  int                   y;
+  int                   height;
+  /* Depth bands of a track (0 for the other rows). Tracks appear in the
+   * layout once their events are in place. */
+  guint                 n_depths;
+} PlanarTimelineRow;
+
+typedef struct
+{
+  guint     trace;
+  guint     plane;
+  /* "GPU 4", "Host CPU", "TPU 0"; with the host first when the profile has
+   * several. Owned by the layout. */
+  char     *title;
+  /* The device ("NVIDIA H100 80GB HBM3 · 132 SMs · 79.6 GiB") and host. */
+  char     *subtitle;
+  gboolean  collapsed;
+  /* Its header row, and how many track rows follow when expanded. */
+  guint     row;
+  guint     n_tracks;
+} PlanarTimelineSection;
+
+typedef struct _PlanarTimelineLayout PlanarTimelineLayout;
+
+PlanarTimelineLayout        *planar_timeline_layout_new           (void);
+void                         planar_timeline_layout_free          (PlanarTimelineLayout *self);
+
+/* Lays @profile (nullable, possibly still loading) out again. Returns
+ * whether anything changed. */
+gboolean                     planar_timeline_layout_update        (PlanarTimelineLayout *self,
+                                                                   PlanarProfile        *profile);
+/* Forgets the collapsed sections (a new profile). */
+void                         planar_timeline_layout_reset         (PlanarTimelineLayout *self);
+
+int                          planar_timeline_layout_get_height    (PlanarTimelineLayout *self);
+guint                        planar_timeline_layout_get_n_rows    (PlanarTimelineLayout *self);
+/* Returns: (transfer none). */
+const PlanarTimelineRow     *planar_timeline_layout_get_row       (PlanarTimelineLayout *self,
+                                                                   guint                 index);
+guint                        planar_timeline_layout_get_n_sections (PlanarTimelineLayout *self);
+/* Returns: (transfer none). */
+const PlanarTimelineSection *planar_timeline_layout_get_section   (PlanarTimelineLayout *self,
+                                                                   guint                 index);
+/* The row at content @y, or -1. */
+int                          planar_timeline_layout_find_row_at   (PlanarTimelineLayout *self,
+                                                                   int                   y);
+/* The first row whose bottom is below content @y (for drawing from the
+ * top of the viewport). */
+guint                        planar_timeline_layout_first_row_below (PlanarTimelineLayout *self,
+                                                                     int                   y);
+/* The row showing a track, or -1 (collapsed, empty, or not a track). */
+int                          planar_timeline_layout_find_track    (PlanarTimelineLayout *self,
+                                                                   guint                 trace,
+                                                                   guint                 plane,
+                                                                   guint                 track);
+void                         planar_timeline_layout_set_collapsed (PlanarTimelineLayout *self,
+                                                                   guint                 section,
+                                                                   gboolean              collapsed);
+
+/* The content y of the top of depth @depth's band in @row. */
+static inline int
+planar_timeline_row_depth_y (const PlanarTimelineRow *row,
+                             guint                    depth)
+{
+  return row->y + PLANAR_TIMELINE_TRACK_PADDING + (int) depth * PLANAR_TIMELINE_DEPTH_PITCH;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarTimelineLayout, planar_timeline_layout_free)
+
+G_END_DECLS

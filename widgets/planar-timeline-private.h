@@ -1,0 +1,235 @@
+/* planar-timeline-private.h: what the timeline's files share, and the
+ * entry points its tests drive directly.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-timeline.h"
+#include "planar-flow-layer.h"
+#include "planar-timeline-layout.h"
+#include "planar-track-renderer.h"
+
+G_BEGIN_DECLS
+
+/* Geometry, in logical pixels. */
+#define PLANAR_TIMELINE_AXIS_HEIGHT  28
+#define PLANAR_TIMELINE_LABEL_WIDTH  220
+
+/* Zoom steps: W/S multiply the window by 1/1.25 or 1.25, with Shift by 1/3
+ * or 3; A/D move it by a tenth of its width, with Shift by half. */
+#define PLANAR_TIMELINE_ZOOM_STEP      1.25
+#define PLANAR_TIMELINE_ZOOM_STEP_FAST 3.0
+#define PLANAR_TIMELINE_PAN_STEP       0.1
+#define PLANAR_TIMELINE_PAN_STEP_FAST  0.5
+/* The narrowest window, ps. */
+#define PLANAR_TIMELINE_MIN_WINDOW_PS  G_GINT64_CONSTANT (1000)
+/* zoom-to-selection leaves this share of the selection free on each side. */
+#define PLANAR_TIMELINE_FIT_MARGIN     0.05
+
+typedef enum
+{
+  DRAG_NONE,
+  DRAG_BOX,
+  DRAG_PAN,
+  DRAG_ZOOM,
+  DRAG_TIMING,
+} PlanarTimelineDrag;
+
+typedef struct
+{
+  gint64 start_ps;
+  gint64 end_ps;
+} PlanarTimeRange;
+
+struct _PlanarTimeline
+{
+  GtkWidget             parent_instance;
+
+  PlanarProfile        *profile;
+  gulong                loaded_handler;
+  guint                 load_poll_id;
+  /* Whether the user moved the view while the profile was loading. */
+  gboolean              view_touched;
+
+  gint64                start_ps;
+  gint64                end_ps;
+  PlanarTimelineTool    tool;
+  PlanarSelection      *selection;
+  gboolean              show_flows;
+  gboolean              show_grid;
+  guint64               hidden_flow_categories;
+  GArray               *marks;
+
+  GtkAdjustment        *hadjustment;
+  GtkAdjustment        *vadjustment;
+  guint                 hscroll_policy : 1;
+  guint                 vscroll_policy : 1;
+  /* Set while the timeline itself writes the adjustments. */
+  guint                 updating_adjustments : 1;
+
+  PlanarTimelineLayout *layout;
+  PlanarTrackRenderer  *renderer;
+  /* Track names; the axis and subtitles; event labels; section titles. */
+  PangoLayout          *label_layout;
+  PangoLayout          *small_layout;
+  PangoLayout          *event_layout;
+  PangoLayout          *title_layout;
+  /* Reused by every frame: PlanarFlow, PlanarCounterColumn. */
+  GArray               *flows;
+  GArray               *counter_columns;
+
+  /* The tracks as last drawn, reused while only the overlay (hover,
+   * selection, drags) changes. */
+  GskRenderNode        *tracks_node;
+  gboolean              tracks_dirty;
+  int                   cached_width;
+  int                   cached_height;
+  int                   cached_scale;
+  GdkRGBA               cached_fg;
+
+  GtkWidget            *tool_selector;
+
+  /* The pointer, in widget coordinates, while it is over the widget. */
+  gboolean              pointer_inside;
+  double                pointer_x;
+  double                pointer_y;
+  gboolean              has_hover;
+  PlanarProfileEventRef        hover;
+  /* Hovering a folded block: how many events it stands for. */
+  guint64               hover_count;
+  gint64                hover_start_ps;
+  gint64                hover_end_ps;
+
+  PlanarTimelineDrag    drag;
+  guint                 drag_button;
+  double                drag_x0;
+  double                drag_y0;
+  double                drag_x1;
+  double                drag_y1;
+  gint64                drag_start_ps;
+  gint64                drag_end_ps;
+  double                drag_vscroll;
+  gint64                timing_t0_ps;
+  gint64                timing_t1_ps;
+
+  gint64                pinch_start_ps;
+  gint64                pinch_end_ps;
+  double                pinch_anchor_x;
+};
+
+static inline double
+_planar_timeline_time_area_width (PlanarTimeline *self)
+{
+  return MAX (gtk_widget_get_width (GTK_WIDGET (self)) - PLANAR_TIMELINE_LABEL_WIDTH, 1);
+}
+
+static inline double
+_planar_timeline_content_height (PlanarTimeline *self)
+{
+  return MAX (gtk_widget_get_height (GTK_WIDGET (self)) - PLANAR_TIMELINE_AXIS_HEIGHT, 0);
+}
+
+/* The vertical scroll offset. */
+static inline double
+_planar_timeline_vscroll (PlanarTimeline *self)
+{
+  return self->vadjustment != NULL ? gtk_adjustment_get_value (self->vadjustment) : 0.0;
+}
+
+/* The widget y of content y @content_y. */
+static inline double
+_planar_timeline_widget_y (PlanarTimeline *self,
+                           double          content_y)
+{
+  return content_y + PLANAR_TIMELINE_AXIS_HEIGHT - _planar_timeline_vscroll (self);
+}
+
+/* planar-timeline.c */
+double   _planar_timeline_x_for_time       (PlanarTimeline        *self,
+                                            gint64                 t_ps);
+gint64   _planar_timeline_time_for_x       (PlanarTimeline        *self,
+                                            double                 x);
+/* Multiplies the window's width by 1 / @factor around the time at widget
+ * x @anchor_x (the middle when @anchor_x is negative). */
+void     _planar_timeline_zoom             (PlanarTimeline        *self,
+                                            double                 factor,
+                                            double                 anchor_x);
+/* Moves the window by @fraction of its width (negative: earlier). */
+void     _planar_timeline_pan              (PlanarTimeline        *self,
+                                            double                 fraction);
+/* The zoom anchor of the keys: the pointer when it is over the tracks,
+ * else the middle (-1). */
+double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
+void     _planar_timeline_show_all         (PlanarTimeline        *self);
+void     _planar_timeline_zoom_to_selection (PlanarTimeline       *self);
+void     _planar_timeline_mark             (PlanarTimeline        *self);
+void     _planar_timeline_clear_marks      (PlanarTimeline        *self);
+/* Selects the event beside the selected one on its track and depth
+ * (@direction 1: next, -1: previous), its parent (@direction 2) or its
+ * first child (@direction -2), and scrolls it into view. */
+void     _planar_timeline_step_selection   (PlanarTimeline        *self,
+                                            int                    direction);
+
+/* planar-timeline-input.c: the handlers' logic, callable with chosen
+ * values by the tests. */
+gboolean _planar_timeline_handle_scroll    (PlanarTimeline        *self,
+                                            double                 dx,
+                                            double                 dy,
+                                            GdkModifierType        state,
+                                            double                 pointer_x);
+void     _planar_timeline_pinch_begin      (PlanarTimeline        *self,
+                                            double                 anchor_x);
+void     _planar_timeline_pinch_update     (PlanarTimeline        *self,
+                                            double                 scale);
+/* The event under widget (@x, @y): TRUE with @ref set, or FALSE. */
+gboolean _planar_timeline_pick             (PlanarTimeline        *self,
+                                            double                 x,
+                                            double                 y,
+                                            PlanarProfileEventRef        *ref);
+/* Selects every event inside the widget rectangle from (@x0, @y0) to
+ * (@x1, @y1); with @add, joined to the current selection. */
+void     _planar_timeline_select_box       (PlanarTimeline        *self,
+                                            double                 x0,
+                                            double                 y0,
+                                            double                 x1,
+                                            double                 y1,
+                                            gboolean               add);
+/* The widget y of the top of @depth's band on a track, or FALSE when the
+ * track has no row. */
+gboolean _planar_timeline_get_track_y      (PlanarTimeline        *self,
+                                            guint                  trace,
+                                            guint                  plane,
+                                            guint                  track,
+                                            guint                  depth,
+                                            double                *y);
+/* Marks the tracks for redrawing on the next frame. */
+void     _planar_timeline_invalidate_tracks (PlanarTimeline       *self);
+/* The view as the renderer sees it. */
+void     _planar_timeline_get_track_view   (PlanarTimeline        *self,
+                                            PlanarTrackView       *view);
+/* Sets the vertical scroll offset, clamped. */
+void     _planar_timeline_scroll_to        (PlanarTimeline        *self,
+                                            double                 value);
+/* Lays the profile out again (tracks that finished loading, a section
+ * collapsed) and updates the adjustments. */
+void     _planar_timeline_refresh_layout   (PlanarTimeline        *self);
+/* The track @row shows, and its plane. */
+const PlanarTrack *
+         _planar_timeline_row_track        (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            const PlanarPlane      **plane);
+
+/* planar-timeline-draw.c */
+void     _planar_timeline_snapshot         (GtkWidget             *widget,
+                                            GtkSnapshot           *snapshot);
+
+/* planar-timeline-input.c */
+/* Adds the event controllers and the tooltip. */
+void     _planar_timeline_init_input       (PlanarTimeline        *self);
+
+/* planar-timeline-actions.c */
+void     _planar_timeline_class_add_actions (GtkWidgetClass       *widget_class);
+void     _planar_timeline_update_actions   (PlanarTimeline        *self);
+
+G_END_DECLS

@@ -1,0 +1,1009 @@
+/* planar-timeline.c: the timeline widget: its state, the view and the
+ * profile. Drawing is in planar-timeline-draw.c, input in
+ * planar-timeline-input.c, commands in planar-timeline-actions.c.
+ *
+ * A frame has two layers. The tracks layer (sections, track labels, the
+ * time axis, events, counters, grid and flows) depends only on the view,
+ * the size and the profile; it is kept as a render node and rebuilt only
+ * when one of those changes. The overlay (hover, selection, marks, the
+ * rectangle or interval being dragged) is drawn on top every frame, so
+ * moving the pointer never walks the tracks again.
+ *
+ * The tracks layer asks the span index for every visible track and depth
+ * at the resolution of a device pixel (planar-track-renderer.c), so a frame
+ * costs O(visible pixels) at any zoom and for any number of events.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-timeline-private.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "planar-counters.h"
+#include "planar-flows.h"
+#include "planar-shortcuts.h"
+#include "planar-time-axis.h"
+#include "planar-tool-selector.h"
+
+/* The widest window without a profile: a millisecond. */
+#define DEFAULT_WINDOW_PS PLANAR_PS_PER_MS
+/* How often a loading profile is looked at for new tracks, ms. */
+#define LOAD_POLL_INTERVAL 150
+
+G_DEFINE_ENUM_TYPE (PlanarTimelineTool, planar_timeline_tool,
+                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_SELECT, "select"),
+                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_PAN, "pan"),
+                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_ZOOM, "zoom"),
+                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_TIMING, "timing"))
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PlanarTimeline, planar_timeline, GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
+
+enum {
+  PROP_0,
+  PROP_PROFILE,
+  PROP_START_PS,
+  PROP_END_PS,
+  PROP_TOOL,
+  PROP_SELECTION,
+  PROP_SHOW_FLOWS,
+  PROP_SHOW_GRID,
+  N_PROPS,
+
+  /* GtkScrollable */
+  PROP_HADJUSTMENT = N_PROPS,
+  PROP_VADJUSTMENT,
+  PROP_HSCROLL_POLICY,
+  PROP_VSCROLL_POLICY,
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ------------------------------------------------------------------------
+ * Geometry
+ * ------------------------------------------------------------------------ */
+
+double
+_planar_timeline_x_for_time (PlanarTimeline *self,
+                             gint64          t_ps)
+{
+  double w = (double) MAX (self->end_ps - self->start_ps, 1);
+
+  return PLANAR_TIMELINE_LABEL_WIDTH + (double) (t_ps - self->start_ps) / w * _planar_timeline_time_area_width (self);
+}
+
+gint64
+_planar_timeline_time_for_x (PlanarTimeline *self,
+                             double          x)
+{
+  double w = (double) MAX (self->end_ps - self->start_ps, 1);
+
+  return self->start_ps + (gint64) llround ((x - PLANAR_TIMELINE_LABEL_WIDTH) / _planar_timeline_time_area_width (self) * w);
+}
+
+void
+_planar_timeline_get_track_view (PlanarTimeline  *self,
+                                 PlanarTrackView *view)
+{
+  view->t0_ps = self->start_ps;
+  view->t1_ps = self->end_ps;
+  view->x = PLANAR_TIMELINE_LABEL_WIDTH;
+  view->width = (float) _planar_timeline_time_area_width (self);
+  view->scale = MAX (gtk_widget_get_scale_factor (GTK_WIDGET (self)), 1);
+  view->dark = FALSE;
+}
+
+/* The whole profile, or as much of it as is loaded. */
+static void
+get_span (PlanarTimeline *self,
+          gint64         *first_ps,
+          gint64         *last_ps)
+{
+  gboolean any = FALSE;
+
+  *first_ps = 0;
+  *last_ps = DEFAULT_WINDOW_PS;
+  if (self->profile == NULL)
+    return;
+  if (planar_profile_is_loaded (self->profile))
+    {
+      if (planar_profile_get_span (self->profile, first_ps, last_ps) && *last_ps > *first_ps)
+        return;
+      *first_ps = 0;
+      *last_ps = DEFAULT_WINDOW_PS;
+      return;
+    }
+  /* Loading: the tracks in place so far. */
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (self->layout); r++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (self->layout, r);
+      const PlanarTrack *track;
+
+      if (row->kind != PLANAR_TIMELINE_ROW_TRACK)
+        continue;
+      track = &planar_trace_get_plane (planar_profile_get_trace (self->profile, row->trace), row->plane)->tracks[row->track];
+      if (track->n_events == 0 || track->derived)
+        continue;
+      if (!any || track->start_ps < *first_ps)
+        *first_ps = track->start_ps;
+      if (!any || track->end_ps > *last_ps)
+        *last_ps = track->end_ps;
+      any = TRUE;
+    }
+  if (!any || *last_ps <= *first_ps)
+    {
+      *first_ps = 0;
+      *last_ps = DEFAULT_WINDOW_PS;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Adjustments (GtkScrollable)
+ * ------------------------------------------------------------------------ */
+
+static void
+configure_vadjustment (PlanarTimeline *self)
+{
+  double page = _planar_timeline_content_height (self);
+  double upper = MAX (planar_timeline_layout_get_height (self->layout), page);
+  double value = CLAMP (gtk_adjustment_get_value (self->vadjustment), 0, MAX (upper - page, 0));
+
+  self->updating_adjustments = TRUE;
+  gtk_adjustment_configure (self->vadjustment, value, 0, upper,
+                            PLANAR_TIMELINE_DEPTH_PITCH * 3, page * 0.9, page);
+  self->updating_adjustments = FALSE;
+}
+
+static void
+configure_hadjustment (PlanarTimeline *self)
+{
+  gint64 first, last;
+  double page = (double) (self->end_ps - self->start_ps);
+
+  get_span (self, &first, &last);
+  self->updating_adjustments = TRUE;
+  gtk_adjustment_configure (self->hadjustment,
+                            (double) self->start_ps,
+                            (double) MIN (first, self->start_ps),
+                            (double) MAX (last, self->end_ps),
+                            page * PLANAR_TIMELINE_PAN_STEP, page * 0.9, page);
+  self->updating_adjustments = FALSE;
+}
+
+static void
+hadjustment_value_changed (PlanarTimeline *self,
+                           GtkAdjustment  *adjustment)
+{
+  gint64 start;
+
+  if (self->updating_adjustments)
+    return;
+  start = (gint64) llround (gtk_adjustment_get_value (adjustment));
+  planar_timeline_set_view (self, start, start + (self->end_ps - self->start_ps));
+}
+
+static void
+vadjustment_value_changed (PlanarTimeline *self,
+                           GtkAdjustment  *adjustment)
+{
+  if (self->updating_adjustments)
+    return;
+  self->has_hover = FALSE;
+  _planar_timeline_invalidate_tracks (self);
+}
+
+static void
+set_adjustment (PlanarTimeline  *self,
+                GtkAdjustment  **slot,
+                GtkAdjustment   *adjustment,
+                GCallback        callback,
+                guint            prop_id)
+{
+  if (adjustment == NULL)
+    adjustment = gtk_adjustment_new (0, 0, 0, 0, 0, 0);
+  if (*slot == adjustment)
+    return;
+  if (*slot != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (*slot, callback, self);
+      g_object_unref (*slot);
+    }
+  *slot = g_object_ref_sink (adjustment);
+  g_signal_connect_object (adjustment, "value-changed", callback, self, G_CONNECT_SWAPPED);
+  if (slot == &self->vadjustment)
+    configure_vadjustment (self);
+  else
+    configure_hadjustment (self);
+  g_object_notify (G_OBJECT (self), prop_id == PROP_HADJUSTMENT ? "hadjustment" : "vadjustment");
+}
+
+void
+_planar_timeline_scroll_to (PlanarTimeline *self,
+                            double          value)
+{
+  double upper = gtk_adjustment_get_upper (self->vadjustment);
+  double page = gtk_adjustment_get_page_size (self->vadjustment);
+
+  gtk_adjustment_set_value (self->vadjustment, CLAMP (value, 0, MAX (upper - page, 0)));
+}
+
+/* ------------------------------------------------------------------------
+ * The view
+ * ------------------------------------------------------------------------ */
+
+void
+_planar_timeline_invalidate_tracks (PlanarTimeline *self)
+{
+  self->tracks_dirty = TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Keeps a window at least PLANAR_TIMELINE_MIN_WINDOW_PS wide, no wider
+ * than the profile and inside it. */
+static void
+clamp_view (PlanarTimeline *self,
+            gint64         *start_ps,
+            gint64         *end_ps)
+{
+  gint64 first, last, width, full;
+
+  get_span (self, &first, &last);
+  full = MAX (last - first, PLANAR_TIMELINE_MIN_WINDOW_PS);
+  if (*end_ps < *start_ps)
+    {
+      gint64 tmp = *start_ps;
+
+      *start_ps = *end_ps;
+      *end_ps = tmp;
+    }
+  width = *end_ps - *start_ps;
+  if (width < PLANAR_TIMELINE_MIN_WINDOW_PS)
+    {
+      gint64 middle = *start_ps + width / 2;
+
+      width = PLANAR_TIMELINE_MIN_WINDOW_PS;
+      *start_ps = middle - width / 2;
+    }
+  if (width >= full)
+    {
+      *start_ps = first;
+      *end_ps = first + full;
+      return;
+    }
+  if (*start_ps < first)
+    *start_ps = first;
+  if (*start_ps + width > first + full)
+    *start_ps = first + full - width;
+  *end_ps = *start_ps + width;
+}
+
+static void
+set_view_internal (PlanarTimeline *self,
+                   gint64          start_ps,
+                   gint64          end_ps)
+{
+  gboolean start_changed, end_changed;
+
+  clamp_view (self, &start_ps, &end_ps);
+  start_changed = start_ps != self->start_ps;
+  end_changed = end_ps != self->end_ps;
+  if (!start_changed && !end_changed)
+    return;
+
+  self->start_ps = start_ps;
+  self->end_ps = end_ps;
+  self->has_hover = FALSE;
+
+  g_object_freeze_notify (G_OBJECT (self));
+  if (start_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_START_PS]);
+  if (end_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_END_PS]);
+  g_object_thaw_notify (G_OBJECT (self));
+
+  if (self->hadjustment != NULL)
+    configure_hadjustment (self);
+  _planar_timeline_invalidate_tracks (self);
+}
+
+void
+planar_timeline_set_view (PlanarTimeline *self,
+                          gint64          start_ps,
+                          gint64          end_ps)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  self->view_touched = TRUE;
+  set_view_internal (self, start_ps, end_ps);
+}
+
+void
+_planar_timeline_zoom (PlanarTimeline *self,
+                       double          factor,
+                       double          anchor_x)
+{
+  double width = (double) (self->end_ps - self->start_ps);
+  double new_width, anchor, fraction;
+  gint64 start;
+
+  g_return_if_fail (factor > 0);
+
+  if (anchor_x >= PLANAR_TIMELINE_LABEL_WIDTH)
+    anchor = (double) _planar_timeline_time_for_x (self, anchor_x);
+  else
+    anchor = (double) self->start_ps + width / 2;
+  fraction = (anchor - (double) self->start_ps) / MAX (width, 1.0);
+  new_width = MAX (width / factor, (double) PLANAR_TIMELINE_MIN_WINDOW_PS);
+  start = (gint64) llround (anchor - fraction * new_width);
+  planar_timeline_set_view (self, start, start + (gint64) llround (new_width));
+}
+
+void
+_planar_timeline_pan (PlanarTimeline *self,
+                      double          fraction)
+{
+  gint64 delta = (gint64) llround ((double) (self->end_ps - self->start_ps) * fraction);
+
+  planar_timeline_set_view (self, self->start_ps + delta, self->end_ps + delta);
+}
+
+double
+_planar_timeline_key_anchor (PlanarTimeline *self)
+{
+  if (self->pointer_inside && self->pointer_x >= PLANAR_TIMELINE_LABEL_WIDTH)
+    return self->pointer_x;
+  return -1;
+}
+
+void
+_planar_timeline_show_all (PlanarTimeline *self)
+{
+  gint64 first, last;
+
+  get_span (self, &first, &last);
+  planar_timeline_set_view (self, first, last);
+}
+
+void
+_planar_timeline_zoom_to_selection (PlanarTimeline *self)
+{
+  gint64 start, end, margin;
+
+  if (self->selection == NULL || !planar_selection_get_bounds (self->selection, &start, &end))
+    return;
+  margin = (gint64) ((double) (end - start) * PLANAR_TIMELINE_FIT_MARGIN);
+  planar_timeline_set_view (self, start - margin, end + margin);
+}
+
+/* ------------------------------------------------------------------------
+ * Profile
+ * ------------------------------------------------------------------------ */
+
+void
+_planar_timeline_refresh_layout (PlanarTimeline *self)
+{
+  if (planar_timeline_layout_update (self->layout, self->profile))
+    {
+      self->has_hover = FALSE;
+      _planar_timeline_invalidate_tracks (self);
+    }
+  if (self->vadjustment != NULL)
+    configure_vadjustment (self);
+  if (self->hadjustment != NULL)
+    configure_hadjustment (self);
+}
+
+static void
+stop_loading_watch (PlanarTimeline *self)
+{
+  g_clear_handle_id (&self->load_poll_id, g_source_remove);
+  if (self->loaded_handler != 0 && self->profile != NULL)
+    g_clear_signal_handler (&self->loaded_handler, self->profile);
+  self->loaded_handler = 0;
+}
+
+static void
+profile_finished_loading (PlanarTimeline *self)
+{
+  stop_loading_watch (self);
+  /* Loading ends by aligning the hosts, which moves every event: the
+   * caches of the tracks layer are stale even where the rows are not. */
+  planar_track_renderer_reset (self->renderer);
+  _planar_timeline_refresh_layout (self);
+  if (!self->view_touched)
+    {
+      gint64 first, last;
+
+      get_span (self, &first, &last);
+      set_view_internal (self, first, last);
+    }
+  _planar_timeline_invalidate_tracks (self);
+}
+
+static gboolean
+poll_loading (gpointer data)
+{
+  PlanarTimeline *self = data;
+
+  if (planar_profile_is_loaded (self->profile))
+    {
+      self->load_poll_id = 0;
+      profile_finished_loading (self);
+      return G_SOURCE_REMOVE;
+    }
+  _planar_timeline_refresh_layout (self);
+  if (!self->view_touched)
+    {
+      gint64 first, last;
+
+      get_span (self, &first, &last);
+      set_view_internal (self, first, last);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+profile_notify_loaded (PlanarTimeline *self)
+{
+  if (planar_profile_is_loaded (self->profile))
+    profile_finished_loading (self);
+}
+
+PlanarProfile *
+planar_timeline_get_profile (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+  return self->profile;
+}
+
+void
+planar_timeline_set_profile (PlanarTimeline *self,
+                             PlanarProfile  *profile)
+{
+  gint64 first, last;
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (profile == NULL || PLANAR_IS_PROFILE (profile));
+
+  if (self->profile == profile)
+    return;
+
+  stop_loading_watch (self);
+  g_set_object (&self->profile, profile);
+
+  planar_timeline_layout_reset (self->layout);
+  planar_track_renderer_reset (self->renderer);
+  g_array_set_size (self->marks, 0);
+  self->has_hover = FALSE;
+  self->view_touched = FALSE;
+  self->drag = DRAG_NONE;
+  if (self->selection != NULL)
+    {
+      g_clear_object (&self->selection);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+    }
+
+  if (profile != NULL && !planar_profile_is_loaded (profile))
+    {
+      self->loaded_handler = g_signal_connect_object (profile, "notify::loaded",
+                                                      G_CALLBACK (profile_notify_loaded), self,
+                                                      G_CONNECT_SWAPPED);
+      self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
+    }
+
+  _planar_timeline_refresh_layout (self);
+  get_span (self, &first, &last);
+  set_view_internal (self, first, last);
+  if (self->vadjustment != NULL)
+    gtk_adjustment_set_value (self->vadjustment, 0);
+  _planar_timeline_update_actions (self);
+  _planar_timeline_invalidate_tracks (self);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+}
+
+/* ------------------------------------------------------------------------
+ * Selection
+ * ------------------------------------------------------------------------ */
+
+PlanarSelection *
+planar_timeline_get_selection (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+  return self->selection;
+}
+
+void
+planar_timeline_set_selection (PlanarTimeline  *self,
+                               PlanarSelection *selection)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (selection == NULL || PLANAR_IS_SELECTION (selection));
+
+  if (selection != NULL && planar_selection_is_empty (selection))
+    selection = NULL;
+  if (g_set_object (&self->selection, selection))
+    {
+      _planar_timeline_update_actions (self);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Marks
+ * ------------------------------------------------------------------------ */
+
+void
+_planar_timeline_mark (PlanarTimeline *self)
+{
+  PlanarTimeRange range;
+
+  if (self->selection == NULL || !planar_selection_get_bounds (self->selection, &range.start_ps, &range.end_ps))
+    return;
+  /* Marking the same range again takes the mark away. */
+  for (guint i = 0; i < self->marks->len; i++)
+    {
+      const PlanarTimeRange *m = &g_array_index (self->marks, PlanarTimeRange, i);
+
+      if (m->start_ps == range.start_ps && m->end_ps == range.end_ps)
+        {
+          g_array_remove_index (self->marks, i);
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+          return;
+        }
+    }
+  g_array_append_val (self->marks, range);
+  _planar_timeline_update_actions (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+_planar_timeline_clear_marks (PlanarTimeline *self)
+{
+  g_array_set_size (self->marks, 0);
+  _planar_timeline_update_actions (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+planar_timeline_get_n_marks (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
+  return self->marks->len;
+}
+
+void
+planar_timeline_get_mark (PlanarTimeline *self,
+                          guint           index,
+                          gint64         *start_ps,
+                          gint64         *end_ps)
+{
+  const PlanarTimeRange *m;
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (index < self->marks->len);
+
+  m = &g_array_index (self->marks, PlanarTimeRange, index);
+  if (start_ps != NULL)
+    *start_ps = m->start_ps;
+  if (end_ps != NULL)
+    *end_ps = m->end_ps;
+}
+
+/* ------------------------------------------------------------------------
+ * Simple properties
+ * ------------------------------------------------------------------------ */
+
+gint64
+planar_timeline_get_start_ps (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
+  return self->start_ps;
+}
+
+gint64
+planar_timeline_get_end_ps (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
+  return self->end_ps;
+}
+
+PlanarTimelineTool
+planar_timeline_get_tool (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), PLANAR_TIMELINE_TOOL_SELECT);
+  return self->tool;
+}
+
+void
+planar_timeline_set_tool (PlanarTimeline     *self,
+                          PlanarTimelineTool  tool)
+{
+  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (tool <= PLANAR_TIMELINE_TOOL_TIMING);
+
+  if (self->tool == tool)
+    return;
+  self->tool = tool;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[tool]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+planar_timeline_get_show_flows (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  return self->show_flows;
+}
+
+void
+planar_timeline_set_show_flows (PlanarTimeline *self,
+                                gboolean        show_flows)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  show_flows = !!show_flows;
+  if (self->show_flows == show_flows)
+    return;
+  self->show_flows = show_flows;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_FLOWS]);
+  _planar_timeline_invalidate_tracks (self);
+}
+
+gboolean
+planar_timeline_get_flow_category_visible (PlanarTimeline *self,
+                                           guint           category)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  g_return_val_if_fail (category < PLANAR_FLOW_N_CATEGORIES, FALSE);
+  return (self->hidden_flow_categories & (G_GUINT64_CONSTANT (1) << category)) == 0;
+}
+
+void
+planar_timeline_set_flow_category_visible (PlanarTimeline *self,
+                                           guint           category,
+                                           gboolean        visible)
+{
+  guint64 hidden;
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (category < PLANAR_FLOW_N_CATEGORIES);
+
+  hidden = self->hidden_flow_categories;
+  if (visible)
+    hidden &= ~(G_GUINT64_CONSTANT (1) << category);
+  else
+    hidden |= G_GUINT64_CONSTANT (1) << category;
+  if (hidden == self->hidden_flow_categories)
+    return;
+  self->hidden_flow_categories = hidden;
+  if (self->show_flows)
+    _planar_timeline_invalidate_tracks (self);
+}
+
+gboolean
+planar_timeline_get_show_grid (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  return self->show_grid;
+}
+
+void
+planar_timeline_set_show_grid (PlanarTimeline *self,
+                               gboolean        show_grid)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  show_grid = !!show_grid;
+  if (self->show_grid == show_grid)
+    return;
+  self->show_grid = show_grid;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_GRID]);
+  _planar_timeline_invalidate_tracks (self);
+}
+
+gboolean
+_planar_timeline_get_track_y (PlanarTimeline *self,
+                              guint           trace,
+                              guint           plane,
+                              guint           track,
+                              guint           depth,
+                              double         *y)
+{
+  int r = planar_timeline_layout_find_track (self->layout, trace, plane, track);
+
+  if (r < 0)
+    return FALSE;
+  *y = _planar_timeline_widget_y (self, planar_timeline_row_depth_y (planar_timeline_layout_get_row (self->layout, (guint) r), depth));
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------
+ * Size
+ * ------------------------------------------------------------------------ */
+
+static void
+planar_timeline_measure (GtkWidget      *widget,
+                         GtkOrientation  orientation,
+                         int             for_size,
+                         int            *minimum,
+                         int            *natural,
+                         int            *minimum_baseline,
+                         int            *natural_baseline)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+  int child_min, child_nat;
+
+  gtk_widget_measure (self->tool_selector, orientation, -1, &child_min, &child_nat, NULL, NULL);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = PLANAR_TIMELINE_LABEL_WIDTH + MAX (child_min + 24, 100);
+      *natural = MAX (*minimum, 960);
+    }
+  else
+    {
+      *minimum = PLANAR_TIMELINE_AXIS_HEIGHT + MAX (child_min + 16, 60);
+      *natural = MAX (*minimum, PLANAR_TIMELINE_AXIS_HEIGHT + planar_timeline_layout_get_height (self->layout));
+    }
+}
+
+static void
+planar_timeline_size_allocate (GtkWidget *widget,
+                               int        width,
+                               int        height,
+                               int        baseline)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+  GtkRequisition natural;
+
+  /* The tool selector floats over the top right of the tracks. */
+  gtk_widget_get_preferred_size (self->tool_selector, NULL, &natural);
+  gtk_widget_size_allocate (self->tool_selector,
+                            &(GtkAllocation) { MAX (width - natural.width - 16, PLANAR_TIMELINE_LABEL_WIDTH),
+                                               PLANAR_TIMELINE_AXIS_HEIGHT + 10,
+                                               natural.width, natural.height },
+                            -1);
+  configure_vadjustment (self);
+  configure_hadjustment (self);
+  self->has_hover = FALSE;
+}
+
+/* ------------------------------------------------------------------------
+ * GObject
+ * ------------------------------------------------------------------------ */
+
+static void
+planar_timeline_dispose (GObject *object)
+{
+  PlanarTimeline *self = (PlanarTimeline *) object;
+
+  stop_loading_watch (self);
+  g_clear_pointer (&self->tool_selector, gtk_widget_unparent);
+  g_clear_object (&self->profile);
+  g_clear_object (&self->selection);
+  if (self->hadjustment != NULL)
+    g_signal_handlers_disconnect_by_func (self->hadjustment, hadjustment_value_changed, self);
+  if (self->vadjustment != NULL)
+    g_signal_handlers_disconnect_by_func (self->vadjustment, vadjustment_value_changed, self);
+  g_clear_object (&self->hadjustment);
+  g_clear_object (&self->vadjustment);
+  g_clear_pointer (&self->tracks_node, gsk_render_node_unref);
+  g_clear_object (&self->label_layout);
+  g_clear_object (&self->small_layout);
+  g_clear_object (&self->event_layout);
+  g_clear_object (&self->title_layout);
+
+  G_OBJECT_CLASS (planar_timeline_parent_class)->dispose (object);
+}
+
+static void
+planar_timeline_finalize (GObject *object)
+{
+  PlanarTimeline *self = (PlanarTimeline *) object;
+
+  g_clear_pointer (&self->layout, planar_timeline_layout_free);
+  g_clear_pointer (&self->renderer, planar_track_renderer_free);
+  g_clear_pointer (&self->marks, g_array_unref);
+  g_clear_pointer (&self->flows, g_array_unref);
+  g_clear_pointer (&self->counter_columns, g_array_unref);
+
+  G_OBJECT_CLASS (planar_timeline_parent_class)->finalize (object);
+}
+
+static void
+planar_timeline_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROFILE:
+      g_value_set_object (value, self->profile);
+      break;
+    case PROP_START_PS:
+      g_value_set_int64 (value, self->start_ps);
+      break;
+    case PROP_END_PS:
+      g_value_set_int64 (value, self->end_ps);
+      break;
+    case PROP_TOOL:
+      g_value_set_enum (value, self->tool);
+      break;
+    case PROP_SELECTION:
+      g_value_set_object (value, self->selection);
+      break;
+    case PROP_SHOW_FLOWS:
+      g_value_set_boolean (value, self->show_flows);
+      break;
+    case PROP_SHOW_GRID:
+      g_value_set_boolean (value, self->show_grid);
+      break;
+    case PROP_HADJUSTMENT:
+      g_value_set_object (value, self->hadjustment);
+      break;
+    case PROP_VADJUSTMENT:
+      g_value_set_object (value, self->vadjustment);
+      break;
+    case PROP_HSCROLL_POLICY:
+      g_value_set_enum (value, self->hscroll_policy);
+      break;
+    case PROP_VSCROLL_POLICY:
+      g_value_set_enum (value, self->vscroll_policy);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_timeline_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROFILE:
+      planar_timeline_set_profile (self, g_value_get_object (value));
+      break;
+    case PROP_START_PS:
+      planar_timeline_set_view (self, g_value_get_int64 (value), MAX (self->end_ps, g_value_get_int64 (value)));
+      break;
+    case PROP_END_PS:
+      planar_timeline_set_view (self, MIN (self->start_ps, g_value_get_int64 (value)), g_value_get_int64 (value));
+      break;
+    case PROP_TOOL:
+      planar_timeline_set_tool (self, g_value_get_enum (value));
+      break;
+    case PROP_SELECTION:
+      planar_timeline_set_selection (self, g_value_get_object (value));
+      break;
+    case PROP_SHOW_FLOWS:
+      planar_timeline_set_show_flows (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_GRID:
+      planar_timeline_set_show_grid (self, g_value_get_boolean (value));
+      break;
+    case PROP_HADJUSTMENT:
+      set_adjustment (self, &self->hadjustment, g_value_get_object (value),
+                      G_CALLBACK (hadjustment_value_changed), PROP_HADJUSTMENT);
+      break;
+    case PROP_VADJUSTMENT:
+      set_adjustment (self, &self->vadjustment, g_value_get_object (value),
+                      G_CALLBACK (vadjustment_value_changed), PROP_VADJUSTMENT);
+      break;
+    case PROP_HSCROLL_POLICY:
+      self->hscroll_policy = g_value_get_enum (value);
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    case PROP_VSCROLL_POLICY:
+      self->vscroll_policy = g_value_get_enum (value);
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_timeline_class_init (PlanarTimelineClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = planar_timeline_dispose;
+  object_class->finalize = planar_timeline_finalize;
+  object_class->get_property = planar_timeline_get_property;
+  object_class->set_property = planar_timeline_set_property;
+
+  widget_class->snapshot = _planar_timeline_snapshot;
+  widget_class->measure = planar_timeline_measure;
+  widget_class->size_allocate = planar_timeline_size_allocate;
+
+  properties[PROP_PROFILE] =
+    g_param_spec_object ("profile", NULL, NULL,
+                         PLANAR_TYPE_PROFILE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The visible window, ps since the profile start. */
+  properties[PROP_START_PS] =
+    g_param_spec_int64 ("start-ps", NULL, NULL,
+                        G_MININT64, G_MAXINT64, 0,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_END_PS] =
+    g_param_spec_int64 ("end-ps", NULL, NULL,
+                        G_MININT64, G_MAXINT64, DEFAULT_WINDOW_PS,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TOOL] =
+    g_param_spec_enum ("tool", NULL, NULL,
+                       PLANAR_TYPE_TIMELINE_TOOL, PLANAR_TIMELINE_TOOL_SELECT,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SELECTION] =
+    g_param_spec_object ("selection", NULL, NULL,
+                         PLANAR_TYPE_SELECTION,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_FLOWS] =
+    g_param_spec_boolean ("show-flows", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_GRID] =
+    g_param_spec_boolean ("show-grid", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
+  g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
+  g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
+  g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
+
+  gtk_widget_class_set_css_name (widget_class, "planartimeline");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_WIDGET);
+
+  _planar_timeline_class_add_actions (widget_class);
+}
+
+static void
+planar_timeline_init (PlanarTimeline *self)
+{
+  self->end_ps = DEFAULT_WINDOW_PS;
+  self->layout = planar_timeline_layout_new ();
+  self->renderer = planar_track_renderer_new ();
+  self->marks = g_array_new (FALSE, FALSE, sizeof (PlanarTimeRange));
+  self->flows = g_array_new (FALSE, FALSE, sizeof (PlanarFlow));
+  self->counter_columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
+  self->tracks_dirty = TRUE;
+
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_focus_on_click (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+  set_adjustment (self, &self->hadjustment, NULL, G_CALLBACK (hadjustment_value_changed), PROP_HADJUSTMENT);
+  set_adjustment (self, &self->vadjustment, NULL, G_CALLBACK (vadjustment_value_changed), PROP_VADJUSTMENT);
+
+  self->tool_selector = planar_tool_selector_new ();
+  gtk_widget_set_parent (self->tool_selector, GTK_WIDGET (self));
+
+  _planar_timeline_init_input (self);
+
+  /* Control accelerators act wherever the focus is in the window; the bare
+   * keys are class bindings, active only while the timeline has focus. */
+  gtk_widget_add_controller (GTK_WIDGET (self), planar_shortcuts_new_window_controller ("timeline."));
+
+  _planar_timeline_update_actions (self);
+}
+
+GtkWidget *
+planar_timeline_new (void)
+{
+  return g_object_new (PLANAR_TYPE_TIMELINE, NULL);
+}
+

@@ -1,0 +1,91 @@
+/* planar-timeline.h: the timeline of a profile.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "planar-profile.h"
+#include "planar-selection.h"
+
+G_BEGIN_DECLS
+
+/* What a drag with the first button does. */
+typedef enum
+{
+  /* Click selects an event (Control adds), drag selects a box. */
+  PLANAR_TIMELINE_TOOL_SELECT,
+  /* Drag moves the view. */
+  PLANAR_TIMELINE_TOOL_PAN,
+  /* Drag a time range to zoom into it. */
+  PLANAR_TIMELINE_TOOL_ZOOM,
+  /* Drag an interval, snapped to event edges, to measure it. */
+  PLANAR_TIMELINE_TOOL_TIMING,
+} PlanarTimelineTool;
+
+GType planar_timeline_tool_get_type (void) G_GNUC_CONST;
+#define PLANAR_TYPE_TIMELINE_TOOL (planar_timeline_tool_get_type ())
+
+#define PLANAR_TYPE_TIMELINE (planar_timeline_get_type ())
+G_DECLARE_FINAL_TYPE (PlanarTimeline, planar_timeline, PLANAR, TIMELINE, GtkWidget)
+
+/* The timeline draws every track of a profile, one section per plane, over
+ * a window of time (PlanarTimeline:start-ps to :end-ps, ps since the
+ * profile start). It implements GtkScrollable: the vertical adjustment
+ * scrolls the tracks and the horizontal one follows the window, so it
+ * belongs in a GtkScrolledWindow. Every command is a "timeline." action
+ * (see planar-shortcuts.c for the keys). */
+
+GtkWidget          *planar_timeline_new              (void);
+
+/* Returns: (transfer none) (nullable). */
+PlanarProfile      *planar_timeline_get_profile      (PlanarTimeline     *self);
+/* @profile may still be loading: tracks appear as they are ready, and the
+ * whole profile is shown once it has loaded. */
+void                planar_timeline_set_profile      (PlanarTimeline     *self,
+                                                      PlanarProfile      *profile);
+
+gint64              planar_timeline_get_start_ps     (PlanarTimeline     *self);
+gint64              planar_timeline_get_end_ps       (PlanarTimeline     *self);
+/* Shows [@start_ps, @end_ps], kept within the profile and at least a
+ * nanosecond wide. */
+void                planar_timeline_set_view         (PlanarTimeline     *self,
+                                                      gint64              start_ps,
+                                                      gint64              end_ps);
+
+PlanarTimelineTool  planar_timeline_get_tool         (PlanarTimeline     *self);
+void                planar_timeline_set_tool         (PlanarTimeline     *self,
+                                                      PlanarTimelineTool  tool);
+
+/* Returns: (transfer none) (nullable). */
+PlanarSelection    *planar_timeline_get_selection    (PlanarTimeline     *self);
+/* @selection: (nullable): NULL or an empty selection clears it. */
+void                planar_timeline_set_selection    (PlanarTimeline     *self,
+                                                      PlanarSelection    *selection);
+
+gboolean            planar_timeline_get_show_flows   (PlanarTimeline     *self);
+void                planar_timeline_set_show_flows   (PlanarTimeline     *self,
+                                                      gboolean            show_flows);
+/* Flow categories are XProf's ContextType numbers (0 to 63); a hidden one
+ * is not drawn even when flows are shown (the selected event's flows
+ * always are). */
+gboolean            planar_timeline_get_flow_category_visible (PlanarTimeline *self,
+                                                               guint           category);
+void                planar_timeline_set_flow_category_visible (PlanarTimeline *self,
+                                                               guint           category,
+                                                               gboolean        visible);
+
+gboolean            planar_timeline_get_show_grid    (PlanarTimeline     *self);
+void                planar_timeline_set_show_grid    (PlanarTimeline     *self,
+                                                      gboolean            show_grid);
+
+/* Marks are time ranges the user pinned with timeline.mark. Returns the
+ * number of marks; @start_ps and @end_ps may be NULL. */
+guint               planar_timeline_get_n_marks      (PlanarTimeline     *self);
+void                planar_timeline_get_mark         (PlanarTimeline     *self,
+                                                      guint               index,
+                                                      gint64             *start_ps,
+                                                      gint64             *end_ps);
+
+G_END_DECLS

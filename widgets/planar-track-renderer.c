@@ -1,0 +1,508 @@
+/* planar-track-renderer.c
+ *
+ * A frame asks the span index for the rectangles of the visible window at
+ * the resolution of a device pixel; the index folds runs of events too
+ * narrow to tell apart into blocks, so the work follows the pixels, not the
+ * events (Tracy's approach). Tracks are queried on several threads (the
+ * index is read-only). The rectangles are filled into an image of the
+ * tracks area, whose cost is bounded by its pixels, and the image becomes
+ * a single render node. Labels are text nodes drawn with one reused
+ * PangoLayout.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-track-renderer.h"
+
+#include "planar-colors.h"
+#include "planar-span-index.h"
+#include "planar-timeline-layout.h"
+
+#include <math.h>
+
+/* The narrowest event, in logical pixels, that gets a label: room for
+ * three or four characters, less would be only an ellipsis. */
+#define LABEL_MIN_WIDTH 40.0f
+#define LABEL_PADDING   4.0f
+
+/* One track of a frame: what to draw, and the spans the index gave for
+ * it, kept for the labels. */
+typedef struct
+{
+  const PlanarPlane *plane;
+  const PlanarTrack *track;
+  const guint8      *colors;
+  float              y;
+  guint              min_depth;
+  guint              max_depth;
+  float              clip_top;
+  float              clip_bottom;
+  GArray            *spans;
+} Job;
+
+struct _PlanarTrackRenderer
+{
+  PangoLayout *layout;
+  int          label_height;
+  /* PlanarPlane * -> guint8 palette index per metadata entry. */
+  GHashTable  *plane_colors;
+  /* The palette as premultiplied B8G8R8A8 pixels. */
+  guint32      pixels[PLANAR_N_EVENT_COLORS];
+
+  /* The frame's image: @width x @height device pixels of premultiplied
+   * native-endian ARGB (rows @stride pixels apart), covering the logical
+   * rectangle @bounds. */
+  cairo_surface_t *surface;
+  guint32     *image;
+  int          width;
+  int          height;
+  int          stride;
+  graphene_rect_t bounds;
+  int          scale;
+  PlanarTrackView view;
+
+  /* The frame's tracks (Job), the first @n_jobs of them in use; their
+   * spans arrays are reused from frame to frame. */
+  GArray      *jobs;
+  guint        n_jobs;
+  gint         next_job;
+  /* Threads that draw tracks beside the main one, and how many of them
+   * are still at it. */
+  GThreadPool *pool;
+  guint        n_helpers;
+  guint        helpers_running;
+  GMutex       lock;
+  GCond        cond;
+};
+
+static void helper_thread (gpointer data,
+                           gpointer user_data);
+
+gint64
+planar_track_view_ps_per_column (const PlanarTrackView *view)
+{
+  double ps = (double) (view->t1_ps - view->t0_ps) / ((double) MAX (view->width, 1.0f) * MAX (view->scale, 1));
+
+  return MAX ((gint64) ps, 1);
+}
+
+PlanarTrackRenderer *
+planar_track_renderer_new (void)
+{
+  PlanarTrackRenderer *self = g_new0 (PlanarTrackRenderer, 1);
+
+  self->jobs = g_array_new (FALSE, TRUE, sizeof (Job));
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  /* The span index may be queried from any number of threads. Tracks are
+   * shared out to the processors (one is this thread), so that a frame of
+   * a zoomed-out profile, where the index does the most work, takes a
+   * fraction of the time. */
+  self->n_helpers = MIN (g_get_num_processors (), 8) - 1;
+  if (self->n_helpers > 0)
+    self->pool = g_thread_pool_new (helper_thread, NULL, (int) self->n_helpers, FALSE, NULL);
+  self->plane_colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  for (guint i = 0; i < PLANAR_N_EVENT_COLORS; i++)
+    {
+      const GdkRGBA *c = planar_color_get_event_color (i);
+
+      /* Opaque, so premultiplying changes nothing. */
+      self->pixels[i] = 0xff000000u |
+                        (guint32) lroundf (c->red * 255) << 16 |
+                        (guint32) lroundf (c->green * 255) << 8 |
+                        (guint32) lroundf (c->blue * 255);
+    }
+  return self;
+}
+
+void
+planar_track_renderer_free (PlanarTrackRenderer *self)
+{
+  if (self == NULL)
+    return;
+  if (self->pool != NULL)
+    g_thread_pool_free (self->pool, FALSE, TRUE);
+  for (guint j = 0; j < self->jobs->len; j++)
+    g_array_unref (g_array_index (self->jobs, Job, j).spans);
+  g_array_unref (self->jobs);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  g_clear_pointer (&self->surface, cairo_surface_destroy);
+  g_clear_object (&self->layout);
+  g_hash_table_unref (self->plane_colors);
+  g_free (self);
+}
+
+void
+planar_track_renderer_reset (PlanarTrackRenderer *self)
+{
+  g_return_if_fail (self != NULL);
+  g_hash_table_remove_all (self->plane_colors);
+}
+
+void
+planar_track_renderer_set_layout (PlanarTrackRenderer *self,
+                                  PangoLayout         *layout)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (PANGO_IS_LAYOUT (layout));
+
+  if (g_set_object (&self->layout, layout))
+    {
+      pango_layout_set_text (layout, "Xg", -1);
+      pango_layout_get_pixel_size (layout, NULL, &self->label_height);
+      pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+      pango_layout_set_single_paragraph_mode (layout, TRUE);
+    }
+}
+
+static const guint8 *
+plane_color_table (PlanarTrackRenderer *self,
+                   const PlanarPlane   *plane)
+{
+  guint8 *table = g_hash_table_lookup (self->plane_colors, plane);
+
+  if (table == NULL)
+    {
+      /* One hash per event name and plane, once: a frame then looks its
+       * colors up by metadata index. */
+      table = g_new (guint8, MAX (plane->n_metadata, 1));
+      for (guint m = 0; m < plane->n_metadata; m++)
+        table[m] = (guint8) planar_color_index_for_name (plane->metadata[m].name);
+      g_hash_table_insert (self->plane_colors, (gpointer) plane, table);
+    }
+  return table;
+}
+
+void
+planar_track_renderer_begin (PlanarTrackRenderer   *self,
+                             const PlanarTrackView *view,
+                             float                  top,
+                             float                  height)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (view != NULL);
+
+  g_clear_pointer (&self->surface, cairo_surface_destroy);
+  self->view = *view;
+  self->n_jobs = 0;
+  self->scale = MAX (view->scale, 1);
+  self->width = MAX ((int) ceilf (view->width * self->scale), 1);
+  self->height = MAX ((int) ceilf (height * self->scale), 1);
+  graphene_rect_init (&self->bounds, view->x, top,
+                      (float) self->width / self->scale, (float) self->height / self->scale);
+  /* One image per frame, cleared by cairo; the frame's render node keeps
+   * it. */
+  self->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, self->width, self->height);
+  cairo_surface_set_device_scale (self->surface, self->scale, self->scale);
+  self->image = (guint32 *) (gpointer) cairo_image_surface_get_data (self->surface);
+  self->stride = cairo_image_surface_get_stride (self->surface) / (int) sizeof (guint32);
+}
+
+void
+planar_track_renderer_end (PlanarTrackRenderer *self,
+                           GtkSnapshot         *snapshot)
+{
+  cairo_t *cr;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->surface != NULL);
+
+  /* A cairo node painting the image, rather than a texture node: GTK 4.8's
+   * cairo renderer converts a texture pixel by pixel on every frame, while
+   * an image surface in the node's recording is composited as it is. */
+  cairo_surface_mark_dirty (self->surface);
+  cr = gtk_snapshot_append_cairo (snapshot, &self->bounds);
+  cairo_set_source_surface (cr, self->surface, self->bounds.origin.x, self->bounds.origin.y);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  g_clear_pointer (&self->surface, cairo_surface_destroy);
+  self->image = NULL;
+}
+
+/* Fills device pixels [@x0, @x1) x [@y0, @y1) of the image. */
+static void
+fill_rect (PlanarTrackRenderer *self,
+           gint64               x0,
+           gint64               x1,
+           gint64               y0,
+           gint64               y1,
+           guint32              pixel)
+{
+  x0 = MAX (x0, 0);
+  x1 = MIN (x1, self->width);
+  y0 = MAX (y0, 0);
+  y1 = MIN (y1, self->height);
+  for (gint64 y = y0; y < y1; y++)
+    {
+      guint32 *row = self->image + y * self->stride;
+
+      for (gint64 x = x0; x < x1; x++)
+        row[x] = pixel;
+    }
+}
+
+static inline guint32
+premultiply (const GdkRGBA *color,
+             float          alpha)
+{
+  float a = color->alpha * alpha;
+
+  return (guint32) lroundf (a * 255) << 24 |
+         (guint32) lroundf (color->red * a * 255) << 16 |
+         (guint32) lroundf (color->green * a * 255) << 8 |
+         (guint32) lroundf (color->blue * a * 255);
+}
+
+void
+planar_track_renderer_draw_counter (PlanarTrackRenderer       *self,
+                                    const PlanarTrackView     *view,
+                                    const PlanarCounterColumn *columns,
+                                    guint                      n_columns,
+                                    double                     lo,
+                                    double                     hi,
+                                    float                      top,
+                                    float                      bottom,
+                                    const GdkRGBA             *color)
+{
+  guint32 line = premultiply (color, 1.0f);
+  guint32 area = premultiply (color, 0.3f);
+  double y0 = ((double) top - self->bounds.origin.y) * self->scale;
+  double y1 = ((double) bottom - self->bounds.origin.y) * self->scale;
+  double scale_y = (y1 - y0) / MAX (hi - lo, 1e-300);
+  gint64 base = (gint64) floor (y1);
+  gint64 previous = -1;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->surface != NULL);
+  g_return_if_fail (columns != NULL || n_columns == 0);
+
+  /* Per column: the area up to the largest value, and the line from the
+   * smallest to the largest, joined to the previous column's last value
+   * so that steps read as a line. */
+  for (guint c = 0; c < MIN (n_columns, (guint) self->width); c++)
+    {
+      const PlanarCounterColumn *col = &columns[c];
+      gint64 ymax, ymin, ylast, from, to;
+
+      if (!col->has_value)
+        {
+          previous = -1;
+          continue;
+        }
+      ymax = (gint64) floor (y1 - (col->max - lo) * scale_y);
+      ymin = (gint64) floor (y1 - (col->min - lo) * scale_y);
+      ylast = (gint64) floor (y1 - (col->last - lo) * scale_y);
+      fill_rect (self, c, c + 1, ymax, base, area);
+      from = ymax;
+      to = ymin;
+      if (previous >= 0)
+        {
+          from = MIN (from, previous);
+          to = MAX (to, previous);
+        }
+      fill_rect (self, c, c + 1, from, to + 1, line);
+      previous = ylast;
+    }
+}
+
+/* Device pixel of @t, clamped a little outside the view so that far-away
+ * times do not overflow. */
+static inline gint64
+device_x (const PlanarTrackView *view,
+          double                 device_px_per_ps,
+          gint64                 t)
+{
+  double dx = ((double) (t - view->t0_ps)) * device_px_per_ps;
+  double lo = 0.0, hi = (double) view->width * view->scale + 2.0;
+
+  dx = CLAMP (dx, lo, hi);
+  return (gint64) floor (dx);
+}
+
+static void
+draw_label (PlanarTrackRenderer   *self,
+            GtkSnapshot           *snapshot,
+            const PlanarTrackView *view,
+            const PlanarPlane     *plane,
+            const PlanarEvent     *ev,
+            const GdkRGBA         *background,
+            float                  x0,
+            float                  x1,
+            float                  y)
+{
+  static const GdkRGBA dark_text = { 0.07f, 0.07f, 0.09f, 0.92f };
+  static const GdkRGBA light_text = { 1.f, 1.f, 1.f, 0.95f };
+  const char *name;
+  float left = MAX (x0, view->x) + LABEL_PADDING;
+  float right = MIN (x1, view->x + view->width) - LABEL_PADDING;
+
+  if (right - left < LABEL_MIN_WIDTH - 2 * LABEL_PADDING)
+    return;
+  name = planar_plane_get_event_name (plane, ev, TRUE);
+  if (name == NULL || name[0] == '\0')
+    return;
+
+  pango_layout_set_text (self->layout, name, -1);
+  pango_layout_set_width (self->layout, (int) ((right - left) * PANGO_SCALE));
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot,
+                          &GRAPHENE_POINT_INIT (left,
+                                                y + floorf ((PLANAR_TIMELINE_EVENT_HEIGHT - self->label_height) / 2.0f)));
+  gtk_snapshot_append_layout (snapshot, self->layout,
+                              planar_color_wants_light_text (background) ? &light_text : &dark_text);
+  gtk_snapshot_restore (snapshot);
+}
+
+/* Queries a track's spans and fills them into the image. Runs on any
+ * thread: the span index is read-only, the color table was made on the
+ * main thread, and each job writes the image rows of its own track only. */
+static void
+run_job (PlanarTrackRenderer *self,
+         Job                 *job)
+{
+  const PlanarTrackView *view = &self->view;
+  double device_px_per_ps = planar_track_view_px_per_ps (view) * self->scale;
+  double origin = ((double) job->y - self->bounds.origin.y) * self->scale;
+  gint64 band_height = (gint64) (PLANAR_TIMELINE_EVENT_HEIGHT * self->scale);
+  gint64 clip0 = (gint64) floor (((double) job->clip_top - self->bounds.origin.y) * self->scale);
+  gint64 clip1 = (gint64) ceil (((double) job->clip_bottom - self->bounds.origin.y) * self->scale);
+
+  g_array_set_size (job->spans, 0);
+  planar_track_query_spans (job->track, view->t0_ps, view->t1_ps, planar_track_view_ps_per_column (view),
+                            job->min_depth, job->max_depth, job->spans);
+
+  for (guint i = 0; i < job->spans->len; i++)
+    {
+      const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, i);
+      gint64 x0 = device_x (view, device_px_per_ps, span->start_ps);
+      gint64 x1 = MIN (device_x (view, device_px_per_ps, span->end_ps), self->width);
+      gint64 top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
+      guint32 md = job->track->events[span->first].metadata;
+
+      /* Anything at all is at least a device pixel wide; wide events keep
+       * a pixel's gap from their neighbour. A folded block takes its first
+       * event's color: the overview keeps the colors of what is there. */
+      if (x1 - x0 >= 4)
+        x1 -= 1;
+      else if (x1 <= x0)
+        x1 = x0 + 1;
+      fill_rect (self, x0, x1, MAX (top, clip0), MIN (top + band_height, clip1),
+                 self->pixels[md < job->plane->n_metadata ? job->colors[md] : 0]);
+    }
+}
+
+static void
+run_jobs (PlanarTrackRenderer *self)
+{
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&self->next_job, 1)) < self->n_jobs)
+    run_job (self, &g_array_index (self->jobs, Job, i));
+}
+
+static void
+helper_thread (gpointer data,
+               gpointer user_data)
+{
+  PlanarTrackRenderer *self = data;
+
+  run_jobs (self);
+  g_mutex_lock (&self->lock);
+  self->helpers_running--;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+planar_track_renderer_add_track (PlanarTrackRenderer *self,
+                                 const PlanarPlane   *plane,
+                                 const PlanarTrack   *track,
+                                 float                y,
+                                 guint                min_depth,
+                                 guint                max_depth,
+                                 float                clip_top,
+                                 float                clip_bottom)
+{
+  Job *job;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (plane != NULL && track != NULL);
+  g_return_if_fail (self->surface != NULL);
+
+  if (track->n_events == 0 || min_depth > track->max_depth || self->view.t1_ps <= self->view.t0_ps ||
+      clip_bottom <= clip_top)
+    return;
+
+  if (self->n_jobs == self->jobs->len)
+    {
+      Job empty = { 0 };
+
+      empty.spans = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
+      g_array_append_val (self->jobs, empty);
+    }
+  job = &g_array_index (self->jobs, Job, self->n_jobs++);
+  job->plane = plane;
+  job->track = track;
+  /* Made here, on the main thread, for the workers to read. */
+  job->colors = plane_color_table (self, plane);
+  job->y = y;
+  job->min_depth = min_depth;
+  job->max_depth = max_depth;
+  job->clip_top = clip_top;
+  job->clip_bottom = clip_bottom;
+}
+
+guint
+planar_track_renderer_flush (PlanarTrackRenderer *self,
+                             GtkSnapshot         *labels)
+{
+  const PlanarTrackView *view;
+  guint helpers, n_spans = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (GTK_IS_SNAPSHOT (labels), 0);
+  g_return_val_if_fail (self->layout != NULL, 0);
+
+  view = &self->view;
+
+  /* The tracks are shared out to the pool's threads and this one; each
+   * takes the next track not taken yet. */
+  self->next_job = 0;
+  helpers = self->pool != NULL ? MIN (self->n_helpers, self->n_jobs > 0 ? self->n_jobs - 1 : 0) : 0;
+  self->helpers_running = helpers;
+  for (guint h = 0; h < helpers; h++)
+    g_thread_pool_push (self->pool, self, NULL);
+  run_jobs (self);
+  g_mutex_lock (&self->lock);
+  while (self->helpers_running > 0)
+    g_cond_wait (&self->cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+
+  /* Labels are text nodes, made on this thread, over the rectangles. */
+  for (guint j = 0; j < self->n_jobs; j++)
+    {
+      const Job *job = &g_array_index (self->jobs, Job, j);
+
+      n_spans += job->spans->len;
+      for (guint i = 0; i < job->spans->len; i++)
+        {
+          const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, i);
+          const PlanarEvent *ev;
+          float x0, x1, band_y;
+
+          if (span->count != 1)
+            continue;
+          x0 = view->x + (float) ((double) (MAX (span->start_ps, view->t0_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
+          x1 = view->x + (float) ((double) (MIN (span->end_ps, view->t1_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
+          band_y = job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH;
+          if (x1 - x0 < LABEL_MIN_WIDTH || band_y < job->clip_top || band_y + PLANAR_TIMELINE_EVENT_HEIGHT > job->clip_bottom)
+            continue;
+          ev = &job->track->events[span->first];
+          draw_label (self, labels, view, job->plane, ev,
+                      planar_color_get_event_color (ev->metadata < job->plane->n_metadata ? job->colors[ev->metadata] : 0),
+                      x0, x1, band_y);
+        }
+    }
+  self->n_jobs = 0;
+  return n_spans;
+}
