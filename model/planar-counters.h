@@ -36,62 +36,62 @@ typedef struct
 /* Returns: (transfer none) (nullable): the counter series of @self, built
  * by planar_trace_decode(); NULL before. Owned by the trace; read-only, so
  * any number of threads may query it. */
-const PlanarCounterSet    *planar_trace_get_counters             (PlanarTrace               *self);
+const PlanarCounterSet    *planar_trace_get_counters          (PlanarTrace               *self);
 
 /* Series are ordered by plane, then track, then name. */
-guint                      planar_counter_set_get_n_series       (const PlanarCounterSet    *self);
+guint                      planar_counter_set_get_n_series    (const PlanarCounterSet    *self);
 /* Returns: (transfer none). */
-const PlanarCounterSeries *planar_counter_set_get_series         (const PlanarCounterSet    *self,
-                                                                  guint                      i);
+const PlanarCounterSeries *planar_counter_set_get_series      (const PlanarCounterSet    *self,
+                                                               guint                      i);
 /* The series of stat @name on plane @plane, or NULL. Returns: (transfer none). */
-const PlanarCounterSeries *planar_counter_set_find_series        (const PlanarCounterSet    *self,
-                                                                  guint                      plane,
-                                                                  const char                *name);
+const PlanarCounterSeries *planar_counter_set_find_series     (const PlanarCounterSet    *self,
+                                                               guint                      plane,
+                                                               const char                *name);
 
 /* The stat name. Interned. */
-const char                *planar_counter_series_get_name        (const PlanarCounterSeries *self);
+const char                *planar_counter_series_get_name     (const PlanarCounterSeries *self);
 /* Where the samples are: the plane's index in the trace and the
  * `_counters_` track's index in the plane. */
-guint                      planar_counter_series_get_plane       (const PlanarCounterSeries *self);
-guint                      planar_counter_series_get_track       (const PlanarCounterSeries *self);
-gsize                      planar_counter_series_get_n_samples   (const PlanarCounterSeries *self);
+guint                      planar_counter_series_get_plane    (const PlanarCounterSeries *self);
+guint                      planar_counter_series_get_track    (const PlanarCounterSeries *self);
+gsize                      planar_counter_series_get_n_samples (const PlanarCounterSeries *self);
 /* Sample @i's time, in ps since the profile start (nondecreasing in @i),
  * its value, and the index of its event in the track. */
-gint64                     planar_counter_series_get_time        (const PlanarCounterSeries *self,
-                                                                  gsize                      i);
-double                     planar_counter_series_get_value       (const PlanarCounterSeries *self,
-                                                                  gsize                      i);
-gsize                      planar_counter_series_get_event       (const PlanarCounterSeries *self,
-                                                                  gsize                      i);
+gint64                     planar_counter_series_get_time     (const PlanarCounterSeries *self,
+                                                               gsize                      i);
+double                     planar_counter_series_get_value    (const PlanarCounterSeries *self,
+                                                               gsize                      i);
+gsize                      planar_counter_series_get_event    (const PlanarCounterSeries *self,
+                                                               gsize                      i);
 /* The smallest and largest value of all samples; FALSE when there are none. */
-gboolean                   planar_counter_series_get_range       (const PlanarCounterSeries *self,
-                                                                  double                    *min,
-                                                                  double                    *max);
+gboolean                   planar_counter_series_get_range    (const PlanarCounterSeries *self,
+                                                               double                    *min,
+                                                               double                    *max);
 /* The index of the last sample at or before @t_ps; FALSE when every
  * sample is later. */
-gboolean                   planar_counter_series_lookup          (const PlanarCounterSeries *self,
-                                                                  gint64                     t_ps,
-                                                                  gsize                     *index);
+gboolean                   planar_counter_series_lookup       (const PlanarCounterSeries *self,
+                                                               gint64                     t_ps,
+                                                               gsize                     *index);
 /* Fills @columns[0 .. @n_columns - 1]: column c covers
  * [@t0_ps + c × @ps_per_px, @t0_ps + (c + 1) × @ps_per_px), @ps_per_px > 0.
  * Costs O(log n) once, then per column O(log k) to find its k samples
  * (galloping from the previous column) and O(1) for their min and max (a
  * sparse table over blocks of samples), so a frame costs about its number
  * of columns however many samples lie behind them. */
-void                       planar_counter_series_query_columns   (const PlanarCounterSeries *self,
-                                                                  gint64                     t0_ps,
-                                                                  gint64                     ps_per_px,
-                                                                  guint                      n_columns,
-                                                                  PlanarCounterColumn       *columns);
+void planar_counter_series_query_columns (const PlanarCounterSeries *self,
+                                          gint64                     t0_ps,
+                                          gint64                     ps_per_px,
+                                          guint                      n_columns,
+                                          PlanarCounterColumn       *columns);
 
 /* < private >
  * Model-internal: built by planar-derive.c. */
 
 /* Returns: (transfer full): the series of every `_counters_` track of
  * @trace, or NULL with @error set when @cancellable fired. */
-PlanarCounterSet          *_planar_counter_set_build             (PlanarTrace               *trace,
-                                                                  GCancellable              *cancellable,
-                                                                  GError                   **error);
-void                       _planar_counter_set_free              (PlanarCounterSet          *self);
+PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
+                                             GCancellable      *cancellable,
+                                             GError           **error);
+void              _planar_counter_set_free  (PlanarCounterSet  *self);
 
 G_END_DECLS

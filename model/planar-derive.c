@@ -610,9 +610,8 @@ cache_key_equal (gconstpointer pa,
 {
   const CacheKey *a = pa, *b = pb;
 
-  return a->has_num == b->has_num && a->num == b->num && text_equal (a->a,
-                                                                     b->a) && text_equal (a->b,
-                                                                                          b->b);
+  return a->has_num == b->has_num && a->num == b->num &&
+         text_equal (a->a, b->a) && text_equal (a->b, b->b);
 }
 
 static const char *
@@ -1099,7 +1098,7 @@ plane_has_stat (PlanarTrace *self,
 static guint64
 host_id_of (PlanarTrace *self)
 {
-  const char *host = self->hostnames != NULL && self->hostnames[0] != NULL ? self->hostnames[0] : NULL;
+  const char *host = self->hostnames != NULL ? self->hostnames[0] : NULL;
   guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
 
   /* XProf uses a 32-bit fingerprint of the first hostname, 0 without one;
@@ -1312,8 +1311,8 @@ merge_launches (GHashTable **dst,
 
           if (to == NULL)
             {
-              g_hash_table_insert (dst[d], g_memdup2 (key, sizeof (gint64)), g_memdup2 (from,
-                                                                                        sizeof *from));
+              g_hash_table_insert (dst[d], g_memdup2 (key, sizeof (gint64)),
+                                   g_memdup2 (from, sizeof *from));
               continue;
             }
           if (from->start_ps < to->start_ps)
@@ -1604,8 +1603,8 @@ name_is (const char *name,
   gsize n = strlen (base);
 
   /* "XLA Ops" and XProf's per-stream "XLA Ops - from #7". */
-  return strncmp (name, base, n) == 0 && (name[n] == '\0' || g_str_has_prefix (name + n,
-                                                                               " - from #"));
+  return strncmp (name, base, n) == 0 &&
+         (name[n] == '\0' || g_str_has_prefix (name + n, " - from #"));
 }
 
 static void
@@ -1750,8 +1749,8 @@ add_framework_op (PlaneContext         *ctx,
   const CacheValue *value = resolve_framework_op (ctx, full);
 
   /* An op without name scopes leaves the scope line as it is. */
-  line_builder_expand_or_add_levels (ctx, name_scope, &g_array_index (ctx->pool, guint32,
-                                                                      value->offset),
+  line_builder_expand_or_add_levels (ctx, name_scope,
+                                     &g_array_index (ctx->pool, guint32, value->offset),
                                      value->n, start_ps, end_ps, group, NULL, ref);
   line_builder_expand_or_add (ctx, framework_ops, 0, value->md, start_ps, end_ps, group, no_scope,
                               ref);
@@ -1905,8 +1904,7 @@ add_kernel (DeriveContext        *dc,
 
   if (facts->hlo_module.len > 0)
     line_builder_expand_or_add (ctx, &sl->modules, 0, resolve_module (ctx, facts), start_ps, end_ps,
-                                group,
-                                module_scope, ref);
+                                group, module_scope, ref);
 
   if (facts->hlo_op.len > 0)
     {
@@ -1931,8 +1929,8 @@ add_kernel (DeriveContext        *dc,
                 }
               scopes = (const Scope *) (gpointer) gp->level_scopes->data;
             }
-          line_builder_expand_or_add_levels (ctx, &sl->xla_ops, &g_array_index (ctx->pool, guint32,
-                                                                                levels->offset),
+          line_builder_expand_or_add_levels (ctx, &sl->xla_ops,
+                                             &g_array_index (ctx->pool, guint32, levels->offset),
                                              levels->n, start_ps, end_ps, group, scopes, ref);
         }
     }
@@ -2152,8 +2150,11 @@ gpu_pass_new (DeriveContext *dc,
       gp->any_use = gp->any_use || track->n_events > 0;
       if (gp->annotations)
         {
-          StreamOrder so = { t, track->n_events + track->n_aggregated, strstr (track->name,
-                                                                               "Compute") != NULL };
+          StreamOrder so = { 0 };
+
+          so.t = t;
+          so.n = track->n_events + track->n_aggregated;
+          so.compute = strstr (track->name, "Compute") != NULL;
 
           g_array_append_val (order, so);
         }
@@ -2166,7 +2167,8 @@ gpu_pass_new (DeriveContext *dc,
       const StreamOrder *so = &g_array_index (order, StreamOrder, k);
       const PlanarTrack *stream = &plane->tracks[so->t];
       StreamLines *sl = &gp->streams[k];
-      gint64 base = PLANAR_LINE_ID_DEVICE_DERIVED_MIN + (gint64) k * PLANAR_DERIVED_LINES_PER_STREAM;
+      gint64 base = PLANAR_LINE_ID_DEVICE_DERIVED_MIN +
+                    (gint64) k * PLANAR_DERIVED_LINES_PER_STREAM;
       /* XProf's display order: each stream, then its lines in id order,
        * numbered from 1 (only the derived lines take these numbers here;
        * the file's lines keep their own). */
@@ -2592,7 +2594,9 @@ run_job (JobQueue *q,
   dc.p = job->p;
   dc.sources = g_ptr_array_index (self->derived_sources, job->p);
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
-  dc.flows = job->kind == JOB_GPU_FINISH || job->kind == JOB_FLOW_INDEX ? NULL : _planar_flow_builder_new ();
+  dc.flows = NULL;
+  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)
+    dc.flows = _planar_flow_builder_new ();
   dc.n_seen = 0;
   switch (job->kind)
     {
@@ -2738,11 +2742,11 @@ _planar_trace_derive (PlanarTrace   *self,
   /* Derived events may take as much as the loader allows the index (a fixed
    * allowance and six times the file), on top of it. */
   dc.budget = budget_for_tests >= 0 ? budget_for_tests
-                                    : (gint64) 64 * 1024 * 1024 + (gint64) MIN (self->size,
-                                                                                G_MAXINT64 / 8) * 6;
+                                    : (gint64) 64 * 1024 * 1024 +
+                                      (gint64) MIN (self->size, G_MAXINT64 / 8) * 6;
   for (guint p = 0; p < self->n_planes; p++)
-    if (g_str_has_prefix (self->planes[p].name, "/device:GPU:")
-        || is_tensor_core_plane (self->planes[p].name))
+    if (g_str_has_prefix (self->planes[p].name, "/device:GPU:") ||
+        is_tensor_core_plane (self->planes[p].name))
       dc.budget_weight += self->planes[p].n_events + 1;
   lookup_stat_names (self, &dc.names);
   if (self->derived_sources == NULL)

@@ -185,8 +185,8 @@ _planar_flow_builder_add (PlanarFlowBuilder    *self,
   FlowEnd end;
 
   g_return_if_fail (category < PLANAR_FLOW_N_CATEGORIES);
-  g_return_if_fail (direction >= PLANAR_FLOW_DIRECTION_IN
-                    && direction <= PLANAR_FLOW_DIRECTION_INOUT);
+  g_return_if_fail (direction >= PLANAR_FLOW_DIRECTION_IN &&
+                    direction <= PLANAR_FLOW_DIRECTION_INOUT);
 
   end.key = (guint64) category << 56 | (id & FLOW_ID_MASK);
   end.start_ps = start_ps;
@@ -528,7 +528,8 @@ pair_launches (GArray  *launches_array,
       guint32 slot = G_MAXUINT32;
 
       if (slots != NULL)
-        slot = end->correlation_id >= min && end->correlation_id <= max ? slots[end->correlation_id - min] : 0;
+        slot = end->correlation_id >= min && end->correlation_id <= max
+          ? slots[end->correlation_id - min] : 0;
       if (slot == G_MAXUINT32)
         {
           FlowEnd fe;
@@ -565,13 +566,13 @@ pair_launches (GArray  *launches_array,
     {
       const LaunchEnd *host = &launches[host_of[k]];
 
-      if (first_flow[k] == NO_FLOW && slots != NULL
-          && slots[host->correlation_id - min] != G_MAXUINT32)
-        first_flow[k] = (guint32) add_flow (paired,
-                                            _planar_flow_make_id (host_id, host->correlation_id,
-                                                                  PLANAR_FLOW_CATEGORY_GPU_LAUNCH),
-                                            PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host->ref, host->start_ps,
-                                            NULL, 0);
+      guint64 id = _planar_flow_make_id (host_id, host->correlation_id,
+                                         PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+
+      if (first_flow[k] == NO_FLOW && slots != NULL &&
+          slots[host->correlation_id - min] != G_MAXUINT32)
+        first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH,
+                                            &host->ref, host->start_ps, NULL, 0);
     }
   return first_flow;
 }
@@ -668,8 +669,9 @@ sorted_by_end (const Flow *flows,
   for (gsize i = 0; i < m; i++)
     {
       const Flow *f = &flows[items[i].value];
+      const PlanarEventRef *ref = from ? &f->from : &f->to;
 
-      items[i].key = (guint64) (from ? &f->from : &f->to)->plane << 32 | (from ? &f->from : &f->to)->track;
+      items[i].key = (guint64) ref->plane << 32 | ref->track;
     }
   radix_sort (items, m);
   for (gsize i = 0; i < m; i++)
@@ -775,18 +777,17 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   g_autoptr(GArray) generic_by_to = NULL;
   const LaunchEnd *launches;
   guint32 *next_from;
-  gsize n_launch_flows, n_ends;
+  gsize n_launch_flows;
+  guint reserve;
   SortItem *items;
   Paired paired;
 
   /* Every end makes at most one flow. */
-  n_ends = builder->launches->len + builder->ends->len;
-  paired.flows = g_array_sized_new (FALSE, FALSE, sizeof (Flow), (guint) MIN (n_ends, G_MAXUINT));
-  paired.from_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) MIN (n_ends,
-                                                                                  G_MAXUINT));
-  paired.to_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), (guint) MIN (n_ends, G_MAXUINT));
-  paired.next_from = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) MIN (n_ends,
-                                                                                     G_MAXUINT));
+  reserve = (guint) MIN (builder->launches->len + (gsize) builder->ends->len, G_MAXUINT);
+  paired.flows = g_array_sized_new (FALSE, FALSE, sizeof (Flow), reserve);
+  paired.from_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), reserve);
+  paired.to_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), reserve);
+  paired.next_from = g_array_sized_new (FALSE, FALSE, sizeof (guint32), reserve);
 
   /* Launches first: their flows come out in the order of their device ends
    * (the launches' order), and chained per host end. */
@@ -824,10 +825,14 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   self->n_by_to = launch_by_to->len + generic_by_to->len;
   self->by_from = g_new (guint32, MAX (self->n_by_from, 1));
   self->by_to = g_new (guint32, MAX (self->n_by_to, 1));
-  merge_by_end (self->flows, (guint32 *) (gpointer) launch_by_from->data, launch_by_from->len,
-                (guint32 *) (gpointer) generic_by_from->data, generic_by_from->len, TRUE, self->by_from);
-  merge_by_end (self->flows, (guint32 *) (gpointer) launch_by_to->data, launch_by_to->len,
-                (guint32 *) (gpointer) generic_by_to->data, generic_by_to->len, FALSE, self->by_to);
+  merge_by_end (self->flows,
+                (guint32 *) (gpointer) launch_by_from->data, launch_by_from->len,
+                (guint32 *) (gpointer) generic_by_from->data, generic_by_from->len,
+                TRUE, self->by_from);
+  merge_by_end (self->flows,
+                (guint32 *) (gpointer) launch_by_to->data, launch_by_to->len,
+                (guint32 *) (gpointer) generic_by_to->data, generic_by_to->len,
+                FALSE, self->by_to);
 
   /* Sorted by the start of their time span, the flows array is the "all"
    * time index's order, and every category's order taken from it is

@@ -124,17 +124,13 @@ planar_profile_load (PlanarProfile  *self,
         }
     }
 
-  /* Published before decoding so that progress covers all hosts. */
-  g_ptr_array_extend_and_steal (self->traces, g_steal_pointer (&traces));
-
-  for (guint i = 0; i < self->traces->len; i++)
+  /* Each host's place in the session is known from its start time before
+   * any event is decoded, so that times never move once published. */
+  for (guint i = 0; i < traces->len; i++)
     {
-      PlanarTrace *trace = g_ptr_array_index (self->traces, i);
+      PlanarTrace *trace = g_ptr_array_index (traces, i);
       guint64 start, delta_ns;
-      gint64 delta_ps;
 
-      if (!planar_trace_decode (trace, cancellable, error))
-        goto fail;
       if (!planar_trace_get_profile_start_time (trace, &start))
         continue;
       delta_ns = start - earliest_start;
@@ -145,10 +141,15 @@ planar_profile_load (PlanarProfile  *self,
                        planar_trace_get_file_name (trace), delta_ns);
           goto fail;
         }
-      delta_ps = (gint64) delta_ns * 1000;
-      if (!planar_trace_shift_time (trace, delta_ps, error))
-        goto fail;
+      planar_trace_set_time_offset (trace, (gint64) delta_ns * 1000);
     }
+
+  /* Published before decoding so that progress covers all hosts. */
+  g_ptr_array_extend_and_steal (self->traces, g_steal_pointer (&traces));
+
+  for (guint i = 0; i < self->traces->len; i++)
+    if (!planar_trace_decode (g_ptr_array_index (self->traces, i), cancellable, error))
+      goto fail;
 
   g_atomic_int_set (&self->loaded, 1);
   g_atomic_int_set (&self->loading, 0);

@@ -17,6 +17,7 @@ typedef struct
 {
   const PlanarEvent *events;
   const guint32     *order;
+  const gint64      *starts;
   gsize              n;
 } DepthGroup;
 
@@ -53,6 +54,7 @@ get_group (const PlanarTrack *track,
   end = track->depth_offsets[depth + 1];
   g->events = track->events;
   g->order = track->depth_order ? track->depth_order + begin : NULL;
+  g->starts = track->depth_starts + begin;
   g->n = end - begin;
   /* Without an order array there is one depth and the group is the track. */
   return g->n > 0;
@@ -101,7 +103,7 @@ last_starting_before (const DepthGroup *g,
           hi = g->n;
           break;
         }
-      if (group_event (g, probe)->start_ps >= limit)
+      if (g->starts[probe] >= limit)
         {
           hi = probe;
           break;
@@ -113,7 +115,7 @@ last_starting_before (const DepthGroup *g,
     {
       gsize mid = lo + (hi - lo) / 2;
 
-      if (group_event (g, mid)->start_ps < limit)
+      if (g->starts[mid] < limit)
         lo = mid;
       else
         hi = mid;

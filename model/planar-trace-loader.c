@@ -1142,6 +1142,12 @@ index_depths (DecodeContext *ctx,
         track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
     }
 
+  if (!claim_memory (ctx, track->n_events * sizeof (gint64)))
+    return FALSE;
+  track->depth_starts = g_new (gint64, MAX (track->n_events, 1));
+  for (gsize k = 0; k < track->n_events; k++)
+    track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
+
   for (guint d = 0; d < n_depths; d++)
     {
       gint64 last_end = G_MININT64;
@@ -1172,6 +1178,14 @@ finish_track (DecodeContext *ctx,
 {
   gsize n = track->n_events;
 
+  /* Tracks built outside the decoder are usually in order already; a
+   * look is cheaper than a sort. */
+  if (!sorted)
+    {
+      sorted = TRUE;
+      for (gsize i = 1; i < n && sorted; i++)
+        sorted = event_before (&track->events[i - 1], &track->events[i]);
+    }
   if (!sorted)
     qsort (track->events, n, sizeof (PlanarEvent), event_compare);
 
@@ -1247,11 +1261,10 @@ build_track (DecodeContext *ctx,
   if (n_agg > 0)
     track->aggregated = g_renew (PlanarEvent, track->aggregated, n_agg);
 
-  if (!finish_track (ctx, track, sorted))
-    return FALSE;
-
-  g_atomic_int_set (&self->track_ready[tj->plane][tj->track], 1);
-  return TRUE;
+  /* Published once derivation is over (planar_trace_decode()): deriving
+   * extends the plane's metadata array, which readers of a published
+   * track would be reading. */
+  return finish_track (ctx, track, sorted);
 }
 
 gboolean
@@ -1422,15 +1435,96 @@ plan_tracks (DecodeContext *ctx,
     }
 }
 
+/* Moves every decoded event by the host's offset in its session, or, for a
+ * file without a profile start, so that its earliest event is at 0 (and
+ * says so: planar_trace_is_aligned_at_earliest_event()). */
+static void
+align_lines (DecodeContext *ctx)
+{
+  PlanarTrace *self = ctx->self;
+  gint64 delta = self->time_offset_ps;
+
+  if (!self->has_start_time)
+    {
+      gboolean any = FALSE;
+      gint64 earliest = 0;
+
+      for (guint i = 0; i < ctx->n_line_jobs; i++)
+        {
+          const LineJob *lj = &ctx->line_jobs[i];
+
+          /* Lines come out of the decoder in order more often than not,
+           * but the earliest start is only sure after a scan. */
+          for (gsize e = 0; e < lj->n_events; e++)
+            if (!any || lj->events[e].start_ps < earliest)
+              {
+                earliest = lj->events[e].start_ps;
+                any = TRUE;
+              }
+        }
+      self->aligned_at_earliest_event = TRUE;
+      delta = any ? -earliest : 0;
+      if (any && earliest == G_MININT64)
+        {
+          decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                                         "timestamp overflow aligning %s", self->file_name));
+          return;
+        }
+    }
+  if (delta == 0)
+    return;
+
+  for (guint i = 0; i < ctx->n_line_jobs; i++)
+    {
+      LineJob *lj = &ctx->line_jobs[i];
+      PlanarEvent *arrays[2] = { lj->events, lj->aggregated };
+      gsize counts[2] = { lj->n_events, lj->n_aggregated };
+
+      for (guint a = 0; a < 2; a++)
+        for (gsize e = 0; e < counts[a]; e++)
+          {
+            PlanarEvent *ev = &arrays[a][e];
+
+            if (__builtin_add_overflow (ev->start_ps, delta, &ev->start_ps) ||
+                ev->start_ps > G_MAXINT64 - ev->duration_ps)
+              {
+                decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                                               "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                                               self->file_name, delta));
+                return;
+              }
+          }
+    }
+}
+
+gboolean
+planar_trace_set_time_offset (PlanarTrace *self,
+                              gint64       offset_ps)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
+
+  self->time_offset_ps = offset_ps;
+  return TRUE;
+}
+
 gboolean
 planar_trace_decode (PlanarTrace   *self,
                      GCancellable  *cancellable,
                      GError       **error)
 {
+  return _planar_trace_decode (self, TRUE, cancellable, error);
+}
+
+gboolean
+_planar_trace_decode (PlanarTrace   *self,
+                      gboolean       derive,
+                      GCancellable  *cancellable,
+                      GError       **error)
+{
   DecodeContext ctx = { 0 };
   g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (TrackJob));
   guint n = 0;
-  gboolean ok;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
@@ -1465,6 +1559,11 @@ planar_trace_decode (PlanarTrace   *self,
 
   run_workers (&ctx, decode_worker, ctx.n_line_jobs);
 
+  /* Times are final before any track is published, so that a reader
+   * drawing the first tracks never sees them move. */
+  if (ctx.error == NULL)
+    align_lines (&ctx);
+
   if (ctx.error == NULL)
     {
       g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
@@ -1476,13 +1575,18 @@ planar_trace_decode (PlanarTrace   *self,
 
   /* The lines XProf derives (XLA Ops, Steps, ...) and the flow index need
    * every file track in place. */
-  if (ctx.error == NULL && !decode_stopped (&ctx))
+  if (derive && ctx.error == NULL && !decode_stopped (&ctx))
     {
       GError *derive_error = NULL;
 
       if (!_planar_trace_derive (self, cancellable, &derive_error))
         decode_fail (&ctx, derive_error);
     }
+
+  if (ctx.error == NULL)
+    for (guint p = 0; p < self->n_planes; p++)
+      for (guint t = 0; t < self->planes[p].n_tracks; t++)
+        g_atomic_int_set (&self->track_ready[p][t], 1);
 
   for (guint i = 0; i < ctx.n_line_jobs; i++)
     {
@@ -1531,16 +1635,7 @@ planar_trace_decode (PlanarTrace   *self,
   __atomic_store_n (&self->line_bytes_done, (gint64) self->line_bytes_total, __ATOMIC_RELEASE);
   g_atomic_int_set (&self->decoded, 1);
 
-  ok = TRUE;
-  /* A file without a profile start is placed with its earliest event at 0,
-   * and says so (planar_trace_is_aligned_at_earliest_event()). */
-  if (!self->has_start_time)
-    {
-      self->aligned_at_earliest_event = TRUE;
-      if (self->has_span && self->first_ps != 0)
-        ok = planar_trace_shift_time (self, -self->first_ps, error);
-    }
-  return ok;
+  return TRUE;
 }
 
 gboolean
@@ -1587,6 +1682,9 @@ planar_trace_shift_time (PlanarTrace  *self,
 
         for (gsize i = 0; i < track->n_events; i++)
           track->events[i].start_ps += delta_ps;
+        if (track->depth_starts != NULL)
+          for (gsize i = 0; i < track->n_events; i++)
+            track->depth_starts[i] += delta_ps;
         for (gsize i = 0; i < track->n_aggregated; i++)
           track->aggregated[i].start_ps += delta_ps;
         if (track->n_events > 0)

@@ -101,6 +101,8 @@ struct _PlanarTrace
   gboolean            has_epoch_base;
   gint64              epoch_base_ns;
   gboolean            aligned_at_earliest_event;
+  /* Added to every time while decoding: the host's place in its session. */
+  gint64              time_offset_ps;
 
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;
@@ -149,6 +151,12 @@ void     _planar_stats_add         (GArray            *out,
                                     guint              first,
                                     const PlanarStat  *stat,
                                     GHashTable       **seen);
+/* planar_trace_decode(), optionally without the derived lines and flows
+ * (the load benchmark measures the two apart). */
+gboolean _planar_trace_decode      (PlanarTrace   *self,
+                                    gboolean       derive,
+                                    GCancellable  *cancellable,
+                                    GError       **error);
 /* Adds the derived lines, counter series and flow index once every file
  * track is built (planar-derive.c). */
 gboolean _planar_trace_derive      (PlanarTrace   *self,

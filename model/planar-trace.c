@@ -27,6 +27,7 @@ _planar_trace_free_planes (PlanarTrace *self)
           g_free (plane->tracks[t].depth_order);
           g_free (plane->tracks[t].depth_offsets);
           g_free (plane->tracks[t].depth_ends_sorted);
+          g_free (plane->tracks[t].depth_starts);
           g_free (plane->tracks[t].children);
         }
       for (guint m = 0; m < plane->n_metadata; m++)
