@@ -759,6 +759,11 @@ test_shortcuts (void)
       GType owner;
 
       g_assert_true (g_action_parse_detailed_name (table[i].action, &name, &target, NULL));
+      /* The application's own entries are checked by the application's
+       * test; every other entry must be one of the timeline's actions. */
+      if (g_str_has_prefix (name, "app.") || g_str_has_prefix (name, "win.") ||
+          g_str_has_prefix (name, "window."))
+        continue;
       for (guint a = 0; gtk_widget_class_query_action (klass, a, &owner, &action_name, &parameter_type, &property_name); a++)
         if (strcmp (action_name, name) == 0)
           found = TRUE;

@@ -7,14 +7,30 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#define SECTION_GENERAL    N_("General")
 #define SECTION_NAVIGATION N_("Navigation")
 #define SECTION_SELECTION  N_("Events and Selection")
 #define SECTION_TOOLS      N_("Tools")
 #define SECTION_VIEW       N_("View")
 
-/* Keys follow XProf's trace viewer (W/A/S/D, 1-4 and !@#$ for the tools,
- * f, m, g, 0); Control keys are the usual zoom accelerators. */
+/* The application's keys (app., win., window.) all hold Control or are
+ * function keys: application accelerators run before the focused widget
+ * sees a key, so a bare letter would fire while the user types. The
+ * timeline's keys follow XProf's trace viewer (W/A/S/D, 1-4 and !@#$ for
+ * the tools, f, m, g, 0); its Control keys are the usual zoom
+ * accelerators. */
 static const PlanarShortcut shortcuts[] = {
+  { "win.open-file", "<Control>o", N_("Open a profile file"), SECTION_GENERAL },
+  { "win.open-folder", "<Control><Shift>o", N_("Open a log directory, run or session folder"), SECTION_GENERAL },
+  { "app.new-window", "<Control>n", N_("New window"), SECTION_GENERAL },
+  { "win.reload", "<Control>r F5", N_("Load the session again"), SECTION_GENERAL },
+  { "win.show-sessions", "<Control><Shift>s", N_("Choose a session"), SECTION_GENERAL },
+  { "win.show-hosts", "<Control><Shift>h", N_("Choose the hosts to show"), SECTION_GENERAL },
+  { "win.show-menu", "F10", N_("Open the main menu"), SECTION_GENERAL },
+  { "app.shortcuts", "<Control>question", N_("Show the keyboard shortcuts"), SECTION_GENERAL },
+  { "window.close", "<Control>w", N_("Close the window"), SECTION_GENERAL },
+  { "app.quit", "<Control>q", N_("Quit"), SECTION_GENERAL },
+
   { "timeline.zoom-in", "w <Control>plus <Control>equal <Control>KP_Add", N_("Zoom in around the pointer"), SECTION_NAVIGATION },
   { "timeline.zoom-in-fast", "<Shift>w", N_("Zoom in faster"), SECTION_NAVIGATION },
   { "timeline.zoom-out", "s <Control>minus <Control>KP_Subtract", N_("Zoom out around the pointer"), SECTION_NAVIGATION },
@@ -156,7 +172,8 @@ planar_shortcuts_new_window (void)
                    "    <property name=\"modal\">1</property>\n"
                    "    <child>\n"
                    "      <object class=\"GtkShortcutsSection\">\n"
-                   "        <property name=\"section-name\">shortcuts</property>\n");
+                   "        <property name=\"section-name\">shortcuts</property>\n"
+                   "        <property name=\"max-height\">12</property>\n");
   for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
     {
       g_autofree char *title = g_markup_escape_text (_(shortcuts[i].title), -1);
@@ -194,4 +211,22 @@ planar_shortcuts_new_window (void)
   window = gtk_builder_get_object (builder, "window");
   /* GTK's list of toplevels keeps the window alive past the builder. */
   return GTK_SHORTCUTS_WINDOW (window);
+}
+
+void
+planar_shortcuts_set_application_accels (GtkApplication *application)
+{
+  static const char * const prefixes[] = { "app.", "win.", "window." };
+
+  g_return_if_fail (GTK_IS_APPLICATION (application));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    for (guint p = 0; p < G_N_ELEMENTS (prefixes); p++)
+      if (g_str_has_prefix (shortcuts[i].action, prefixes[p]))
+        {
+          g_auto(GStrv) accels = g_strsplit (shortcuts[i].accels, " ", -1);
+
+          gtk_application_set_accels_for_action (application, shortcuts[i].action,
+                                                 (const char * const *) accels);
+        }
 }

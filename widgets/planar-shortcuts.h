@@ -50,4 +50,8 @@ GtkEventController   *planar_shortcuts_new_window_controller (const char *prefix
  * toplevel, owned by GTK until gtk_window_destroy(). */
 GtkShortcutsWindow   *planar_shortcuts_new_window       (void);
 
+/* Sets the accelerators of the table's application and window entries
+ * (actions starting with "app.", "win." or "window.") on @application. */
+void                  planar_shortcuts_set_application_accels (GtkApplication *application);
+
 G_END_DECLS

@@ -150,7 +150,7 @@ planar_time_ticks_compute (PlanarTimeTicks *ticks,
   /* The largest unit of which a step is at least a tenth, so a label
    * needs at most one decimal for the step itself. */
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (step * 10 >= units[i])
+    if (step >= units[i] / 10)
       unit = units[i];
 
   ticks->step_ps = step;

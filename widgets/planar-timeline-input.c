@@ -582,10 +582,14 @@ on_query_tooltip (GtkWidget      *widget,
   if (self->hover_count > 1)
     {
       planar_time_format_duration (self->hover_end_ps - self->hover_start_ps, duration, sizeof duration);
-      markup = g_markup_printf_escaped (ngettext ("<b>%" G_GUINT64_FORMAT " event</b> in %s\nZoom in to tell them apart",
-                                                  "<b>%" G_GUINT64_FORMAT " events</b> in %s\nZoom in to tell them apart",
+      /* The count is formatted apart: a G_GUINT64_FORMAT macro inside a
+       * translatable string is not a format gettext can check. */
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, self->hover_count);
+
+      markup = g_markup_printf_escaped (ngettext ("<b>%s event</b> in %s\nZoom in to tell them apart",
+                                                  "<b>%s events</b> in %s\nZoom in to tell them apart",
                                                   (gulong) MIN (self->hover_count, G_MAXULONG)),
-                                        self->hover_count, duration);
+                                        count, duration);
     }
   else
     {

@@ -355,7 +355,8 @@ order_tracks (PlanarTrace       *trace,
         }
       g_array_append_val (out, order);
     }
-  qsort (out->data, out->len, sizeof (TrackOrder), compare_tracks);
+  if (out->len > 1)
+    qsort (out->data, out->len, sizeof (TrackOrder), compare_tracks);
 }
 
 static int

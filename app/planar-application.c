@@ -1,0 +1,311 @@
+/* planar-application.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-config.h"
+
+#include "planar-application.h"
+
+#include <glib/gi18n.h>
+
+#include "planar-shortcuts.h"
+
+struct _PlanarApplication
+{
+  AdwApplication  parent_instance;
+
+  GSettings      *settings;
+};
+
+G_DEFINE_FINAL_TYPE (PlanarApplication, planar_application, ADW_TYPE_APPLICATION)
+
+/* The installed schema, or the one compiled in the build folder when Planar
+ * runs from there (./dev run), where nothing is installed yet. */
+static GSettings *
+settings_new (void)
+{
+  GSettingsSchemaSource *installed = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchemaSource) build = NULL;
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (installed != NULL)
+    schema = g_settings_schema_source_lookup (installed, APPLICATION_ID, TRUE);
+  if (schema == NULL)
+    {
+      build = g_settings_schema_source_new_from_directory (PLANAR_BUILD_SCHEMA_DIR, installed,
+                                                           FALSE, NULL);
+      if (build != NULL)
+        schema = g_settings_schema_source_lookup (build, APPLICATION_ID, FALSE);
+    }
+  if (schema == NULL)
+    g_error ("The settings schema %s is not installed: install Planar, or point "
+             "GSETTINGS_SCHEMA_DIR at a folder where it is compiled", APPLICATION_ID);
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+static PlanarWindow *
+find_empty_window (PlanarApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (PLANAR_IS_WINDOW (l->data) && planar_window_is_empty (l->data))
+      return l->data;
+  return NULL;
+}
+
+static void
+new_window_activated (GSimpleAction *action,
+                      GVariant      *parameter,
+                      gpointer       user_data)
+{
+  PlanarApplication *self = user_data;
+
+  gtk_window_present (GTK_WINDOW (planar_application_new_window (self)));
+}
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  PlanarApplication *self = user_data;
+  GtkWindow *about;
+
+  about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
+                        "transient-for", gtk_application_get_active_window (GTK_APPLICATION (self)),
+                        "modal", TRUE,
+                        "application-name", "Planar",
+                        "application-icon", APPLICATION_ID,
+                        "version", PACKAGE_VERSION,
+                        "developer-name", _("The Planar developers"),
+                        "comments", _("View XProf profiles of GPU and TPU programs"),
+                        "copyright", _("© 2026 The Planar developers"),
+                        "license-type", GTK_LICENSE_GPL_3_0,
+                        /* Translators: your name, and your e-mail address if you like, one translator a line. */
+                        "translator-credits", _("translator-credits"),
+                        NULL);
+  gtk_window_present (about);
+}
+
+static void
+shortcuts_activated (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       user_data)
+{
+  PlanarApplication *self = user_data;
+  GtkWindow *window = GTK_WINDOW (planar_shortcuts_new_window ());
+
+  gtk_window_set_transient_for (window, gtk_application_get_active_window (GTK_APPLICATION (self)));
+  gtk_window_present (window);
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  PlanarApplication *self = user_data;
+  g_autoptr(GList) windows = NULL;
+
+  /* Closing, not destroying, lets each window save its size; the
+   * application ends with its last window. */
+  windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (self)));
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+}
+
+/* Renders @window as it would draw now into a PNG file at @path, with its
+ * own renderer. */
+static gboolean
+save_screenshot (GtkWindow   *window,
+                 const char  *path,
+                 GError     **error)
+{
+  GtkWidget *widget = GTK_WIDGET (window);
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GtkSnapshot *snapshot;
+
+  if (!gtk_widget_get_realized (widget) || width <= 0 || height <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window is not shown");
+      return FALSE;
+    }
+
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window drew nothing");
+      return FALSE;
+    }
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Could not write %s", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The newest window shown: what a person looks at, a dialog over its
+ * window included, whatever has the focus (a virtual X server has no
+ * window manager to give it). */
+static void
+debug_screenshot_activated (GSimpleAction *action,
+                            GVariant      *parameter,
+                            gpointer       user_data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  g_autoptr(GtkWindow) newest = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = g_list_model_get_n_items (toplevels); i > 0 && newest == NULL; i--)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i - 1);
+
+      if (gtk_widget_get_visible (GTK_WIDGET (window)))
+        newest = g_steal_pointer (&window);
+    }
+  if (newest == NULL)
+    return;
+  if (!save_screenshot (newest, g_variant_get_string (parameter, NULL), &error))
+    g_message ("Could not save a screenshot: %s", error->message);
+}
+
+static const GActionEntry app_entries[] = {
+  { .name = "new-window", .activate = new_window_activated },
+  { .name = "about", .activate = about_activated },
+  { .name = "shortcuts", .activate = shortcuts_activated },
+  { .name = "quit", .activate = quit_activated },
+};
+
+/* Only with PLANAR_DEBUG_ACTIONS set: the end-to-end test, which drives the
+ * real binary with real keys, takes its screenshots through it over D-Bus
+ * (org.gtk.Actions), so that it needs no screen-grabbing tool. */
+static const GActionEntry debug_entries[] = {
+  { .name = "debug-screenshot", .activate = debug_screenshot_activated, .parameter_type = "s" },
+};
+
+static void
+planar_application_startup (GApplication *application)
+{
+  PlanarApplication *self = PLANAR_APPLICATION (application);
+  static const char * const settings_actions[] = { "show-flows", "hide-internal-events" };
+
+  G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
+
+  self->settings = settings_new ();
+  g_action_map_add_action_entries (G_ACTION_MAP (self), app_entries, G_N_ELEMENTS (app_entries), self);
+  if (g_getenv ("PLANAR_DEBUG_ACTIONS") != NULL)
+    g_action_map_add_action_entries (G_ACTION_MAP (self), debug_entries, G_N_ELEMENTS (debug_entries), self);
+  for (guint i = 0; i < G_N_ELEMENTS (settings_actions); i++)
+    {
+      g_autoptr(GAction) action = g_settings_create_action (self->settings, settings_actions[i]);
+
+      g_action_map_add_action (G_ACTION_MAP (self), action);
+    }
+
+  planar_shortcuts_set_application_accels (GTK_APPLICATION (self));
+  gtk_window_set_default_icon_name (APPLICATION_ID);
+}
+
+static void
+planar_application_activate (GApplication *application)
+{
+  PlanarApplication *self = PLANAR_APPLICATION (application);
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (window == NULL)
+    window = GTK_WINDOW (planar_application_new_window (self));
+  gtk_window_present (window);
+}
+
+static void
+planar_application_open (GApplication  *application,
+                         GFile        **files,
+                         int            n_files,
+                         const char    *hint)
+{
+  PlanarApplication *self = PLANAR_APPLICATION (application);
+
+  for (int i = 0; i < n_files; i++)
+    gtk_window_present (GTK_WINDOW (planar_application_open_file (self, files[i], NULL)));
+}
+
+static void
+planar_application_dispose (GObject *object)
+{
+  PlanarApplication *self = (PlanarApplication *) object;
+
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (planar_application_parent_class)->dispose (object);
+}
+
+static void
+planar_application_class_init (PlanarApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *application_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = planar_application_dispose;
+
+  application_class->startup = planar_application_startup;
+  application_class->activate = planar_application_activate;
+  application_class->open = planar_application_open;
+}
+
+static void
+planar_application_init (PlanarApplication *self)
+{
+}
+
+PlanarApplication *
+planar_application_new (void)
+{
+  return g_object_new (PLANAR_TYPE_APPLICATION,
+                       "application-id", APPLICATION_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "resource-base-path", "/dev/planar/Planar",
+                       NULL);
+}
+
+GSettings *
+planar_application_get_settings (PlanarApplication *self)
+{
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), NULL);
+  g_return_val_if_fail (self->settings != NULL, NULL);
+
+  return self->settings;
+}
+
+PlanarWindow *
+planar_application_new_window (PlanarApplication *self)
+{
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), NULL);
+
+  return planar_window_new (GTK_APPLICATION (self));
+}
+
+PlanarWindow *
+planar_application_open_file (PlanarApplication *self,
+                              GFile             *file,
+                              PlanarWindow      *window)
+{
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (window == NULL || PLANAR_IS_WINDOW (window), NULL);
+
+  if (window == NULL || !planar_window_is_empty (window))
+    window = find_empty_window (self);
+  if (window == NULL)
+    window = planar_application_new_window (self);
+  planar_window_open (window, file);
+  return window;
+}

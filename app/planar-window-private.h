@@ -1,0 +1,140 @@
+/* planar-window-private.h: what planar-window.c and
+ * planar-window-actions.c share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-window.h"
+
+#include "planar-catalog.h"
+#include "planar-timeline.h"
+#include "planar-welcome-page.h"
+
+G_BEGIN_DECLS
+
+struct _PlanarWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template children. */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkDropDown          *session_drop_down;
+  GtkMenuButton        *hosts_button;
+  GtkBox               *hosts_box;
+  GtkMenuButton        *menu_button;
+  GtkDropDown          *tool_drop_down;
+  GtkRevealer          *progress_revealer;
+  GtkLabel             *progress_label;
+  GtkProgressBar       *progress_bar;
+  GtkStack             *stack;
+  PlanarWelcomePage    *welcome_page;
+  AdwStatusPage        *message_page;
+  PlanarTimeline       *timeline;
+
+  GSettings            *settings;
+  /* The session keys of the Sessions menu, newest first. */
+  GtkStringList        *sessions;
+  /* The Hosts menu's check buttons: "All Hosts", then one per host of the
+   * session in the catalog's order. */
+  GtkCheckButton       *all_hosts_check;
+  GPtrArray            *host_checks;
+
+  /* What the window was asked to open, and the catalog found there (its
+   * root may be wider: the run of a session folder opened alone). */
+  GFile                *file;
+  char                 *catalog_root;
+  PlanarCatalog        *catalog;
+  GCancellable         *open_cancellable;
+
+  /* The session and hosts shown, and their profile while it loads and once
+   * it has. */
+  char                 *session;
+  GStrv                 hosts;
+  PlanarProfile        *profile;
+  GCancellable         *load_cancellable;
+  guint                 progress_source;
+  gboolean              loading;
+
+  /* GFileMonitor by path: the folders holding a run's sessions, and new
+   * session folders that hold no host file yet. */
+  GHashTable           *run_monitors;
+  GHashTable           *pending_monitors;
+  guint                 rescan_source;
+  GCancellable         *rescan_cancellable;
+
+  GtkFileChooserNative *file_chooser;
+
+  /* Set while the window moves its controls to match its state, so that
+   * their change signals are not taken for the user's. */
+  gboolean              updating_controls;
+};
+
+/* The tools, in the order of the Tools menu; a tool's name is its page in
+ * the stack. */
+extern const char * const _planar_window_tools[];
+
+void      _planar_window_init_actions    (PlanarWindow        *self);
+/* Enables the actions that make sense in the window's state. */
+void      _planar_window_update_actions  (PlanarWindow        *self);
+void      _planar_window_set_action_state (PlanarWindow       *self,
+                                           const char         *name,
+                                           GVariant           *state);
+
+void      _planar_window_select_session  (PlanarWindow        *self,
+                                          const char          *session,
+                                          const char * const  *hosts);
+void      _planar_window_select_hosts    (PlanarWindow        *self,
+                                          const char * const  *hosts);
+void      _planar_window_select_tool     (PlanarWindow        *self,
+                                          const char          *tool);
+void      _planar_window_reload          (PlanarWindow        *self);
+void      _planar_window_cancel          (PlanarWindow        *self);
+
+/* What planar_window_open() found: the catalog, the folder it was read from
+ * (wider than the path opened for a session folder or file in a run), and
+ * what to show first: a session key and its hosts (NULL for all). */
+typedef struct
+{
+  PlanarCatalog *catalog;
+  char          *root;
+  char          *session;
+  GStrv          hosts;
+} PlanarDiscovery;
+
+void      _planar_discovery_free         (PlanarDiscovery     *discovery);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarDiscovery, _planar_discovery_free)
+
+/* planar-window-catalog.c: reads the catalog under @path in a worker. */
+void      _planar_window_discover_async  (PlanarWindow        *self,
+                                          const char          *path,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback);
+PlanarDiscovery *_planar_window_discover_finish (PlanarWindow  *self,
+                                                 GAsyncResult  *result,
+                                                 GError       **error);
+/* The keys planar_catalog_find_session() takes, of every session of every
+ * run, newest first. Returns: (transfer full). */
+GStrv     _planar_window_dup_session_keys (PlanarCatalog      *catalog);
+/* A table of GFileMonitors by path, cancelled when removed. */
+GHashTable *_planar_window_monitors_new  (void);
+/* Watches the folder holding each run's sessions of the window's catalog,
+ * and reads the catalog again (_planar_window_rescan()) when one changes. */
+void      _planar_window_watch_runs      (PlanarWindow        *self);
+void      _planar_window_rescan          (PlanarWindow        *self);
+/* planar-window.c: shows @catalog, read again, keeping what is shown. */
+void      _planar_window_replace_catalog (PlanarWindow        *self,
+                                          PlanarCatalog       *catalog);
+
+/* "2026-01-01 00:00:00" for the session key "2026_01_01_00_00_00", and
+ * "train · 2026-01-01 00:00:00" for "train/2026_01_01_00_00_00". */
+char     *_planar_window_format_session  (const char          *session);
+
+/* Only app/ turns an error into UI, and only here. */
+void      _planar_window_show_error      (PlanarWindow        *self,
+                                          const char          *heading,
+                                          const char          *path,
+                                          const GError        *error);
+
+G_END_DECLS

@@ -1,0 +1,1076 @@
+/* planar-window.c: a window's state: what it opened, the session and hosts
+ * it shows, loading them, and keeping the Sessions menu current. The
+ * commands are in planar-window-actions.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-config.h"
+
+#include "planar-window-private.h"
+
+#include <glib/gi18n.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "planar-application.h"
+#include "planar-file-util.h"
+
+/* How often the progress bar reads the profile's fraction, ms. The fraction
+ * changes on worker threads, which must not notify the main thread. */
+#define PROGRESS_INTERVAL_MS 100
+
+G_DEFINE_FINAL_TYPE (PlanarWindow, planar_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_LOADING,
+  PROP_PROFILE,
+  PROP_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+const char * const _planar_window_tools[] = { "trace-viewer", NULL };
+
+static void load (PlanarWindow *self);
+
+/* ------------------------------------------------------------------------
+ * Names shown to people
+ * ------------------------------------------------------------------------ */
+
+char *
+_planar_window_format_session (const char *session)
+{
+  const char *slash = strrchr (session, '/');
+  const char *name = slash != NULL ? slash + 1 : session;
+  int year, month, day, hour, minute, second;
+  int end = 0;
+  g_autofree char *when = NULL;
+
+  /* XProf names sessions by their local start time, YYYY_MM_DD_HH_MM_SS. */
+  if (sscanf (name, "%4d_%2d_%2d_%2d_%2d_%2d%n", &year, &month, &day, &hour, &minute, &second, &end) == 6 &&
+      name[end] == '\0')
+    when = g_strdup_printf ("%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hour, minute, second);
+  else
+    when = g_strdup (name);
+
+  if (slash == NULL)
+    return g_steal_pointer (&when);
+  /* Translators: a session of a TensorBoard run: "train · 2026-01-01 10:00:00". */
+  return g_strdup_printf (_("%.*s · %s"), (int) (slash - session), session, when);
+}
+
+static char *
+session_label_for_item (GtkStringObject *item,
+                        gpointer         user_data)
+{
+  if (item == NULL)
+    return NULL;
+  return _planar_window_format_session (gtk_string_object_get_string (item));
+}
+
+/* "host0", "host0 and host1", "3 hosts". */
+static char *
+describe_hosts (const char * const *hosts)
+{
+  guint n = hosts != NULL ? g_strv_length ((GStrv) hosts) : 0;
+
+  if (n == 0)
+    return g_strdup ("");
+  if (n == 1)
+    return g_strdup (hosts[0]);
+  if (n == 2)
+    /* Translators: two host names. */
+    return g_strdup_printf (_("%s and %s"), hosts[0], hosts[1]);
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u host", "%u hosts", n), n);
+}
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------ */
+
+void
+_planar_window_show_error (PlanarWindow *self,
+                           const char   *heading,
+                           const char   *path,
+                           const GError *error)
+{
+  GtkWidget *dialog;
+
+  g_assert (PLANAR_IS_WINDOW (self));
+  g_assert (error != NULL);
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, NULL);
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("Planar could not read “%s”.\n\n%s"),
+                                  path, error->message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The page shown instead of the timeline when nothing could be loaded. */
+static void
+show_message (PlanarWindow *self,
+              const char   *icon_name,
+              const char   *title,
+              const char   *description)
+{
+  g_autofree char *markup = g_markup_escape_text (description, -1);
+
+  adw_status_page_set_icon_name (self->message_page, icon_name);
+  adw_status_page_set_title (self->message_page, title);
+  adw_status_page_set_description (self->message_page, markup);
+  gtk_stack_set_visible_child_name (self->stack, "message");
+}
+
+/* ------------------------------------------------------------------------
+ * State shown in the header bar
+ * ------------------------------------------------------------------------ */
+
+static PlanarCatalogSession *
+current_session (PlanarWindow *self)
+{
+  if (self->catalog == NULL || self->session == NULL)
+    return NULL;
+  return planar_catalog_find_session (self->catalog, self->session);
+}
+
+static void
+set_loading (PlanarWindow *self,
+             gboolean      loading)
+{
+  loading = !!loading;
+  if (self->loading == loading)
+    return;
+  self->loading = loading;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
+/* The title names what was opened and where it is, as a document
+ * editor's does; the Sessions and Hosts menus say what of it is shown. */
+static void
+update_title (PlanarWindow *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *location = NULL;
+  g_autofree char *window_title = NULL;
+
+  if (self->file == NULL)
+    {
+      adw_window_title_set_title (self->window_title, "Planar");
+      adw_window_title_set_subtitle (self->window_title, "");
+      gtk_window_set_title (GTK_WINDOW (self), "Planar");
+      return;
+    }
+
+  name = g_file_get_basename (self->file);
+  location = planar_file_describe_location (self->file);
+  adw_window_title_set_title (self->window_title, name);
+  adw_window_title_set_subtitle (self->window_title, location);
+  /* Translators: the window title: what was opened, then the application. */
+  window_title = g_strdup_printf (_("%s — Planar"), name);
+  gtk_window_set_title (GTK_WINDOW (self), window_title);
+}
+
+static void
+update_hosts_button (PlanarWindow *self)
+{
+  PlanarCatalogSession *session = current_session (self);
+  guint n_supported = 0, n_shown = self->hosts != NULL ? g_strv_length (self->hosts) : 0;
+  g_autofree char *label = NULL;
+
+  if (session == NULL)
+    return;
+  for (guint i = 0; i < session->hosts->len; i++)
+    n_supported += ((PlanarCatalogHost *) g_ptr_array_index (session->hosts, i))->supported;
+
+  if (n_shown == 1)
+    label = g_strdup (self->hosts[0]);
+  else if (n_shown == n_supported)
+    label = g_strdup (_("All Hosts"));
+  else
+    /* Translators: the hosts shown of the hosts in the session. */
+    label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u Host", "%u of %u Hosts", n_supported),
+                             n_shown, n_supported);
+  gtk_menu_button_set_label (self->hosts_button, label);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->hosts_button), n_supported > 1);
+
+  /* The check buttons follow the hosts shown. */
+  self->updating_controls = TRUE;
+  if (self->all_hosts_check != NULL)
+    gtk_check_button_set_active (self->all_hosts_check, n_shown == n_supported);
+  for (guint i = 0; self->host_checks != NULL && i < self->host_checks->len; i++)
+    {
+      PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
+
+      gtk_check_button_set_active (g_ptr_array_index (self->host_checks, i),
+                                   self->hosts != NULL && g_strv_contains ((const char * const *) self->hosts, host->name));
+    }
+  self->updating_controls = FALSE;
+}
+
+static void
+update_controls (PlanarWindow *self)
+{
+  gboolean have_catalog = self->catalog != NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->session_drop_down), have_catalog);
+  gtk_widget_set_visible (GTK_WIDGET (self->hosts_button), have_catalog);
+  gtk_widget_set_visible (GTK_WIDGET (self->tool_drop_down), have_catalog);
+  update_title (self);
+  update_hosts_button (self);
+  _planar_window_update_actions (self);
+}
+
+/* ------------------------------------------------------------------------
+ * The Hosts menu
+ * ------------------------------------------------------------------------ */
+
+static void
+host_toggled (GtkCheckButton *check,
+              PlanarWindow   *self)
+{
+  PlanarCatalogSession *session = current_session (self);
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) hosts = NULL;
+
+  if (self->updating_controls || session == NULL)
+    return;
+
+  builder = g_strv_builder_new ();
+  if (check == self->all_hosts_check)
+    {
+      /* "All Hosts" only adds; a session shows at least one host, so
+       * unticking it puts it back. */
+      if (!gtk_check_button_get_active (check))
+        {
+          update_hosts_button (self);
+          return;
+        }
+    }
+  else
+    {
+      for (guint i = 0; i < self->host_checks->len; i++)
+        if (gtk_check_button_get_active (g_ptr_array_index (self->host_checks, i)))
+          g_strv_builder_add (builder, ((PlanarCatalogHost *) g_ptr_array_index (session->hosts, i))->name);
+    }
+  hosts = g_strv_builder_end (builder);
+  if (check != self->all_hosts_check && hosts[0] == NULL)
+    {
+      update_hosts_button (self);
+      return;
+    }
+  /* An empty list asks for every host. */
+  g_action_group_activate_action (G_ACTION_GROUP (self), "hosts",
+                                  g_variant_new_strv ((const char * const *) hosts, -1));
+}
+
+static GtkCheckButton *
+host_check_new (PlanarWindow *self,
+                const char   *label,
+                const char   *accessible_label)
+{
+  GtkWidget *check = gtk_check_button_new_with_label (label);
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible_label, -1);
+  g_signal_connect (check, "toggled", G_CALLBACK (host_toggled), self);
+  gtk_box_append (self->hosts_box, check);
+  return GTK_CHECK_BUTTON (check);
+}
+
+static void
+rebuild_hosts_menu (PlanarWindow *self)
+{
+  PlanarCatalogSession *session = current_session (self);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->hosts_box))) != NULL)
+    gtk_box_remove (self->hosts_box, child);
+  self->all_hosts_check = NULL;
+  g_ptr_array_set_size (self->host_checks, 0);
+  if (session == NULL)
+    return;
+
+  self->all_hosts_check = host_check_new (self, _("All Hosts"), _("Show all hosts"));
+  gtk_box_append (self->hosts_box, gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  for (guint i = 0; i < session->hosts->len; i++)
+    {
+      PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
+      g_autofree char *accessible = g_strdup_printf (_("Show host %s"), host->name);
+      g_autofree char *size = g_format_size (host->size);
+      g_autofree char *tooltip = NULL;
+      GtkCheckButton *check = host_check_new (self, host->name, accessible);
+
+      if (host->supported)
+        tooltip = g_strdup_printf ("%s (%s)", host->path, size);
+      else
+        tooltip = g_strdup_printf (_("Planar cannot read %s yet: only .xplane.pb files are supported"), host->path);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (check), tooltip);
+      gtk_widget_set_sensitive (GTK_WIDGET (check), host->supported);
+      g_ptr_array_add (self->host_checks, check);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * The Sessions menu
+ * ------------------------------------------------------------------------ */
+
+static void
+select_session_in_menu (PlanarWindow *self)
+{
+  guint position = GTK_INVALID_LIST_POSITION;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+
+  for (guint i = 0; self->session != NULL && i < n; i++)
+    if (g_strcmp0 (gtk_string_list_get_string (self->sessions, i), self->session) == 0)
+      {
+        position = i;
+        break;
+      }
+  self->updating_controls = TRUE;
+  gtk_drop_down_set_selected (self->session_drop_down, position);
+  self->updating_controls = FALSE;
+}
+
+static void
+set_catalog (PlanarWindow  *self,
+             PlanarCatalog *catalog,
+             const char    *root)
+{
+  g_auto(GStrv) keys = _planar_window_dup_session_keys (catalog);
+
+  g_clear_pointer (&self->catalog, planar_catalog_free);
+  self->catalog = catalog;
+  if (root != self->catalog_root)
+    {
+      g_free (self->catalog_root);
+      self->catalog_root = g_strdup (root);
+    }
+
+  self->updating_controls = TRUE;
+  gtk_string_list_splice (self->sessions, 0, g_list_model_get_n_items (G_LIST_MODEL (self->sessions)),
+                          (const char * const *) keys);
+  self->updating_controls = FALSE;
+  select_session_in_menu (self);
+  _planar_window_watch_runs (self);
+}
+
+void
+_planar_window_replace_catalog (PlanarWindow  *self,
+                                PlanarCatalog *catalog)
+{
+  g_auto(GStrv) before = _planar_window_dup_session_keys (self->catalog);
+  const char *newest;
+
+  set_catalog (self, catalog, self->catalog_root);
+  rebuild_hosts_menu (self);
+  update_controls (self);
+
+  /* A capture just finished: offer its session, without leaving the one
+   * shown. */
+  newest = gtk_string_list_get_string (self->sessions, 0);
+  if (newest != NULL && !g_strv_contains ((const char * const *) before, newest))
+    {
+      g_autofree char *label = _planar_window_format_session (newest);
+      g_autofree char *escaped = g_markup_escape_text (label, -1);
+      /* Translators: %s is when the session began, e.g. "2026-01-01 10:00:00". */
+      g_autofree char *title = g_strdup_printf (_("New session %s"), escaped);
+      AdwToast *toast = adw_toast_new (title);
+
+      adw_toast_set_button_label (toast, _("_Show"));
+      adw_toast_set_action_name (toast, "win.session");
+      adw_toast_set_action_target_value (toast, g_variant_new_string (newest));
+      adw_toast_set_timeout (toast, 10);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
+}
+
+static void
+session_selected (GtkDropDown  *drop_down,
+                  GParamSpec   *pspec,
+                  PlanarWindow *self)
+{
+  GtkStringObject *item;
+  const char *key;
+
+  if (self->updating_controls)
+    return;
+  item = gtk_drop_down_get_selected_item (drop_down);
+  if (item == NULL)
+    return;
+  key = gtk_string_object_get_string (item);
+  if (g_strcmp0 (key, self->session) != 0)
+    g_action_group_activate_action (G_ACTION_GROUP (self), "session", g_variant_new_string (key));
+}
+
+static void
+tool_selected (GtkDropDown  *drop_down,
+               GParamSpec   *pspec,
+               PlanarWindow *self)
+{
+  guint position = gtk_drop_down_get_selected (drop_down);
+
+  if (self->updating_controls || position >= g_strv_length ((GStrv) _planar_window_tools))
+    return;
+  g_action_group_activate_action (G_ACTION_GROUP (self), "tool",
+                                  g_variant_new_string (_planar_window_tools[position]));
+}
+
+/* ------------------------------------------------------------------------
+ * Opening: finding the sessions under a path
+ * ------------------------------------------------------------------------ */
+
+static void
+add_to_recent (PlanarWindow *self)
+{
+  g_autofree char *uri = g_file_get_uri (self->file);
+  g_autofree char *name = g_file_get_basename (self->file);
+  g_autoptr(GFile) parent = g_file_get_parent (self->file);
+  gboolean folder = g_file_query_file_type (self->file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY;
+  GtkRecentData data = {
+    .display_name = name,
+    .mime_type = (char *) (folder ? "inode/directory" : PLANAR_PROFILE_MIME_TYPE),
+    .app_name = (char *) PLANAR_RECENT_APP_NAME,
+    .app_exec = (char *) "planar %u",
+  };
+
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+  /* The file chooser starts where the last profile came from. */
+  if (parent != NULL && g_file_peek_path (parent) != NULL)
+    g_settings_set_string (self->settings, "last-folder", g_file_peek_path (parent));
+}
+
+static void
+update_progress (PlanarWindow *self)
+{
+  if (self->profile != NULL)
+    gtk_progress_bar_set_fraction (self->progress_bar, planar_profile_get_fraction (self->profile));
+  else
+    gtk_progress_bar_pulse (self->progress_bar);
+}
+
+static gboolean
+progress_tick (gpointer data)
+{
+  update_progress (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+start_progress (PlanarWindow *self,
+                const char   *label)
+{
+  gtk_label_set_label (self->progress_label, label);
+  gtk_progress_bar_set_show_text (self->progress_bar, self->profile != NULL);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+  if (self->progress_source == 0)
+    self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_tick, self);
+  gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
+  set_loading (self, TRUE);
+}
+
+static void
+stop_progress (PlanarWindow *self)
+{
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
+  set_loading (self, self->open_cancellable != NULL || self->load_cancellable != NULL);
+  _planar_window_update_actions (self);
+}
+
+static void
+open_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  PlanarWindow *self = PLANAR_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  PlanarDiscovery *opened = _planar_window_discover_finish (self, result, &error);
+  g_autofree char *session = NULL;
+  g_auto(GStrv) hosts = NULL;
+
+  /* Superseded by another planar_window_open(), or the window closed. */
+  if (g_task_get_cancellable (G_TASK (result)) != self->open_cancellable)
+    {
+      g_clear_pointer (&opened, _planar_discovery_free);
+      return;
+    }
+  g_clear_object (&self->open_cancellable);
+  stop_progress (self);
+
+  if (opened == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _planar_window_show_error (self, _("Could Not Open the Profile"),
+                                   g_file_peek_path (self->file), error);
+      /* The window is free for the next profile. */
+      g_clear_object (&self->file);
+      update_controls (self);
+      return;
+    }
+
+  session = g_steal_pointer (&opened->session);
+  hosts = g_steal_pointer (&opened->hosts);
+  set_catalog (self, g_steal_pointer (&opened->catalog), opened->root);
+  _planar_discovery_free (opened);
+  add_to_recent (self);
+  _planar_window_select_session (self, session, (const char * const *) hosts);
+}
+
+/* ------------------------------------------------------------------------
+ * Loading the hosts of a session
+ * ------------------------------------------------------------------------ */
+
+static void
+load_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(PlanarWindow) self = user_data;
+  PlanarProfile *profile = PLANAR_PROFILE (source);
+  g_autoptr(GError) error = NULL;
+  gboolean loaded = planar_profile_load_finish (profile, result, &error);
+  PlanarCatalogSession *session;
+  const char *path;
+
+  /* Superseded by another session or hosts, or the window closed. */
+  if (profile != self->profile)
+    return;
+  g_clear_object (&self->load_cancellable);
+  stop_progress (self);
+
+  if (loaded)
+    {
+      gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+      _planar_window_update_actions (self);
+      return;
+    }
+
+  planar_timeline_set_profile (self->timeline, NULL);
+  g_clear_object (&self->profile);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+  _planar_window_update_actions (self);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      show_message (self, "process-stop-symbolic", _("Loading Stopped"),
+                    _("Load the session again, or choose another session or other hosts."));
+      return;
+    }
+
+  /* The error names the host file; the dialog names what it belongs to. */
+  session = current_session (self);
+  path = session != NULL ? session->path : g_file_peek_path (self->file);
+  if (session != NULL && self->hosts != NULL && g_strv_length (self->hosts) == 1)
+    for (guint i = 0; i < session->hosts->len; i++)
+      {
+        PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
+
+        if (strcmp (host->name, self->hosts[0]) == 0 && host->supported)
+          path = host->path;
+      }
+  show_message (self, "dialog-error-symbolic", _("Could Not Load the Session"), error->message);
+  _planar_window_show_error (self, _("Could Not Load the Profile"), path, error);
+}
+
+static void
+load (PlanarWindow *self)
+{
+  PlanarCatalogSession *session = current_session (self);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  g_autofree char *hosts = NULL;
+  g_autofree char *label = NULL;
+
+  g_assert (session != NULL);
+  g_assert (self->hosts != NULL && self->hosts[0] != NULL);
+
+  /* The load in progress, if any, finishes on its own thread and is
+   * ignored (load_done() compares profiles). */
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+
+  for (guint i = 0; self->hosts[i] != NULL; i++)
+    for (guint h = 0; h < session->hosts->len; h++)
+      {
+        PlanarCatalogHost *host = g_ptr_array_index (session->hosts, h);
+
+        if (host->supported && strcmp (host->name, self->hosts[i]) == 0)
+          g_ptr_array_add (paths, host->path);
+      }
+  g_ptr_array_add (paths, NULL);
+  g_assert (paths->len > 1);
+
+  g_set_object (&self->profile, NULL);
+  self->profile = planar_profile_new ((const char * const *) paths->pdata);
+  self->load_cancellable = g_cancellable_new ();
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+
+  /* The timeline shows the tracks as they are decoded. */
+  planar_timeline_set_profile (self->timeline, self->profile);
+  _planar_window_select_tool (self, NULL);
+
+  hosts = describe_hosts ((const char * const *) self->hosts);
+  /* Translators: %s is one or more host names, or a number of hosts. */
+  label = g_strdup_printf (_("Loading %s…"), hosts);
+  start_progress (self, label);
+  update_controls (self);
+
+  planar_profile_load_async (self->profile, self->load_cancellable, load_done, g_object_ref (self));
+}
+
+void
+_planar_window_select_session (PlanarWindow       *self,
+                               const char         *session_key,
+                               const char * const *hosts)
+{
+  PlanarCatalogSession *session;
+
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+  g_return_if_fail (session_key != NULL);
+
+  if (self->catalog == NULL)
+    return;
+  session = planar_catalog_find_session (self->catalog, session_key);
+  if (session == NULL)
+    {
+      g_debug ("No session %s under %s", session_key, self->catalog_root);
+      return;
+    }
+
+  g_free (self->session);
+  self->session = g_strdup (session_key);
+  g_clear_pointer (&self->hosts, g_strfreev);
+  _planar_window_set_action_state (self, "session", g_variant_new_string (session_key));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+  select_session_in_menu (self);
+  rebuild_hosts_menu (self);
+  _planar_window_select_hosts (self, hosts);
+}
+
+void
+_planar_window_select_hosts (PlanarWindow       *self,
+                             const char * const *hosts)
+{
+  PlanarCatalogSession *session = current_session (self);
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) chosen = NULL;
+
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  if (session == NULL)
+    return;
+
+  /* The session's order, whatever order they were asked for in; hosts it
+   * does not have (or cannot read) are left out, and none means all. */
+  builder = g_strv_builder_new ();
+  for (guint i = 0; i < session->hosts->len; i++)
+    {
+      PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
+
+      if (host->supported && (hosts == NULL || hosts[0] == NULL || g_strv_contains (hosts, host->name)))
+        g_strv_builder_add (builder, host->name);
+    }
+  chosen = g_strv_builder_end (builder);
+  if (chosen[0] == NULL)
+    {
+      /* Only .xplane.riegeli files: listed, so that the user learns why. */
+      g_autoptr(GError) error = g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
+                                             _("The session holds no .xplane.pb file Planar can read."));
+
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      planar_timeline_set_profile (self->timeline, NULL);
+      g_clear_object (&self->profile);
+      g_clear_pointer (&self->hosts, g_strfreev);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+      stop_progress (self);
+      show_message (self, "dialog-error-symbolic", _("Could Not Load the Session"), error->message);
+      _planar_window_show_error (self, _("Could Not Load the Session"), session->path, error);
+      update_controls (self);
+      return;
+    }
+
+  /* The same hosts again: nothing to do unless the last load failed. */
+  if (self->hosts != NULL && g_strv_equal ((const char * const *) self->hosts, (const char * const *) chosen) &&
+      self->profile != NULL)
+    return;
+
+  g_strfreev (self->hosts);
+  self->hosts = g_steal_pointer (&chosen);
+  _planar_window_set_action_state (self, "hosts", g_variant_new_strv ((const char * const *) self->hosts, -1));
+  load (self);
+}
+
+void
+_planar_window_select_tool (PlanarWindow *self,
+                            const char   *tool)
+{
+  GVariant *state;
+  guint position = 0;
+
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  /* NULL shows the tool chosen before. */
+  if (tool == NULL)
+    {
+      state = g_action_group_get_action_state (G_ACTION_GROUP (self), "tool");
+      tool = _planar_window_tools[0];
+      for (guint i = 0; state != NULL && _planar_window_tools[i] != NULL; i++)
+        if (g_strcmp0 (g_variant_get_string (state, NULL), _planar_window_tools[i]) == 0)
+          tool = _planar_window_tools[i];
+      g_clear_pointer (&state, g_variant_unref);
+    }
+  if (!g_strv_contains (_planar_window_tools, tool))
+    return;
+  for (guint i = 0; _planar_window_tools[i] != NULL; i++)
+    if (strcmp (_planar_window_tools[i], tool) == 0)
+      position = i;
+
+  _planar_window_set_action_state (self, "tool", g_variant_new_string (tool));
+  self->updating_controls = TRUE;
+  gtk_drop_down_set_selected (self->tool_drop_down, position);
+  self->updating_controls = FALSE;
+  if (self->profile != NULL)
+    gtk_stack_set_visible_child_name (self->stack, tool);
+}
+
+void
+_planar_window_reload (PlanarWindow *self)
+{
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  if (current_session (self) == NULL || self->hosts == NULL)
+    return;
+  load (self);
+  /* New sessions may have come while the folder was not watched. */
+  _planar_window_rescan (self);
+}
+
+void
+_planar_window_cancel (PlanarWindow *self)
+{
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  /* The callbacks see the cancellation and put the window in order. */
+  g_cancellable_cancel (self->open_cancellable);
+  g_cancellable_cancel (self->load_cancellable);
+}
+
+/* ------------------------------------------------------------------------
+ * Window
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+drop (GtkDropTarget *target,
+      const GValue  *value,
+      double         x,
+      double         y,
+      PlanarWindow  *self)
+{
+  GtkApplication *application = gtk_window_get_application (GTK_WINDOW (self));
+  GSList *files = gdk_file_list_get_files (g_value_get_boxed (value));
+  gboolean any = files != NULL;
+
+  /* The first lands here if the window is empty, each other in a window
+   * of its own. */
+  for (GSList *l = files; l != NULL; l = l->next)
+    gtk_window_present (GTK_WINDOW (planar_application_open_file (PLANAR_APPLICATION (application), l->data, self)));
+  g_slist_free (files);
+  return any;
+}
+
+static gboolean
+planar_window_close_request (GtkWindow *window)
+{
+  PlanarWindow *self = PLANAR_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  if (width > 0 && height > 0)
+    {
+      g_settings_set_int (self->settings, "window-width", CLAMP (width, 360, 32767));
+      g_settings_set_int (self->settings, "window-height", CLAMP (height, 294, 32767));
+    }
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+
+  return GTK_WINDOW_CLASS (planar_window_parent_class)->close_request (window);
+}
+
+/* Called once the window has its application: GtkWindow:application is not
+ * a construct property, so it is still unset in constructed(). */
+static void
+bind_settings (PlanarWindow *self,
+               GSettings    *settings)
+{
+  self->settings = g_object_ref (settings);
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+
+  g_settings_bind (self->settings, "show-flows", self->timeline, "show-flows", G_SETTINGS_BIND_DEFAULT);
+  /* The timeline does not hide XProf's internal events yet; the setting
+   * takes effect, and appears in the menu, once it has the property. */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (self->timeline), "hide-internal-events") != NULL)
+    {
+      GMenuModel *menu = gtk_menu_button_get_menu_model (self->menu_button);
+      GMenuModel *view = g_menu_model_get_item_link (menu, 1, G_MENU_LINK_SECTION);
+
+      g_settings_bind (self->settings, "hide-internal-events", self->timeline, "hide-internal-events",
+                       G_SETTINGS_BIND_DEFAULT);
+      if (G_IS_MENU (view))
+        g_menu_append (G_MENU (view), _("_Hide Internal Events"), "app.hide-internal-events");
+      g_clear_object (&view);
+    }
+}
+
+static void
+planar_window_dispose (GObject *object)
+{
+  PlanarWindow *self = (PlanarWindow *) object;
+
+  g_cancellable_cancel (self->open_cancellable);
+  g_cancellable_cancel (self->load_cancellable);
+  g_cancellable_cancel (self->rescan_cancellable);
+  g_clear_object (&self->open_cancellable);
+  g_clear_object (&self->load_cancellable);
+  g_clear_object (&self->rescan_cancellable);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->rescan_source, g_source_remove);
+  g_clear_pointer (&self->run_monitors, g_hash_table_unref);
+  g_clear_pointer (&self->pending_monitors, g_hash_table_unref);
+  if (self->file_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
+  g_clear_object (&self->file_chooser);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_WINDOW);
+
+  g_clear_object (&self->profile);
+  g_clear_object (&self->sessions);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->host_checks, g_ptr_array_unref);
+  self->all_hosts_check = NULL;
+
+  G_OBJECT_CLASS (planar_window_parent_class)->dispose (object);
+}
+
+static void
+planar_window_finalize (GObject *object)
+{
+  PlanarWindow *self = (PlanarWindow *) object;
+
+  g_clear_pointer (&self->catalog, planar_catalog_free);
+  g_free (self->catalog_root);
+  g_free (self->session);
+  g_strfreev (self->hosts);
+
+  G_OBJECT_CLASS (planar_window_parent_class)->finalize (object);
+}
+
+static void
+planar_window_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  PlanarWindow *self = PLANAR_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOADING:
+      g_value_set_boolean (value, self->loading);
+      break;
+    case PROP_PROFILE:
+      g_value_set_object (value, self->profile);
+      break;
+    case PROP_SESSION:
+      g_value_set_string (value, self->session);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_window_class_init (PlanarWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = planar_window_dispose;
+  object_class->finalize = planar_window_finalize;
+  object_class->get_property = planar_window_get_property;
+
+  window_class->close_request = planar_window_close_request;
+
+  /* Whether sessions are being looked for or hosts loaded. */
+  properties[PROP_LOADING] =
+    g_param_spec_boolean ("loading", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The profile shown, loaded or loading. */
+  properties[PROP_PROFILE] =
+    g_param_spec_object ("profile", NULL, NULL,
+                         PLANAR_TYPE_PROFILE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The key of the session shown. */
+  properties[PROP_SESSION] =
+    g_param_spec_string ("session", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (PLANAR_TYPE_TIMELINE);
+  g_type_ensure (PLANAR_TYPE_WELCOME_PAGE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, session_drop_down);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, hosts_button);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, hosts_box);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, tool_drop_down);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, timeline);
+}
+
+static void
+planar_window_init (PlanarWindow *self)
+{
+  GtkExpression *expression;
+  GtkDropTarget *target;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->host_checks = g_ptr_array_new ();
+  self->run_monitors = _planar_window_monitors_new ();
+  self->pending_monitors = _planar_window_monitors_new ();
+
+  self->sessions = gtk_string_list_new (NULL);
+  expression = gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL,
+                                            G_CALLBACK (session_label_for_item), NULL, NULL);
+  gtk_drop_down_set_expression (self->session_drop_down, expression);
+  gtk_expression_unref (expression);
+  gtk_drop_down_set_model (self->session_drop_down, G_LIST_MODEL (self->sessions));
+  g_signal_connect (self->session_drop_down, "notify::selected", G_CALLBACK (session_selected), self);
+  g_signal_connect (self->tool_drop_down, "notify::selected", G_CALLBACK (tool_selected), self);
+
+  target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (target, "drop", G_CALLBACK (drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  _planar_window_init_actions (self);
+  update_controls (self);
+}
+
+PlanarWindow *
+planar_window_new (GtkApplication *application)
+{
+  PlanarWindow *self;
+
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (application), NULL);
+
+  self = g_object_new (PLANAR_TYPE_WINDOW,
+                       "application", application,
+                       NULL);
+  bind_settings (self, planar_application_get_settings (PLANAR_APPLICATION (application)));
+  return self;
+}
+
+void
+planar_window_open (PlanarWindow *self,
+                    GFile        *file)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* What the window was opening or loading is dropped, unseen: the
+   * callbacks find their cancellables replaced and do nothing. */
+  g_cancellable_cancel (self->open_cancellable);
+  g_clear_object (&self->open_cancellable);
+  if (self->load_cancellable != NULL)
+    {
+      g_cancellable_cancel (self->load_cancellable);
+      g_clear_object (&self->load_cancellable);
+      planar_timeline_set_profile (self->timeline, NULL);
+      g_clear_object (&self->profile);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+    }
+  g_set_object (&self->file, file);
+
+  if (g_file_peek_path (file) == NULL)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                             _("Planar opens profiles on this computer’s disks only."));
+
+      _planar_window_show_error (self, _("Could Not Open the Profile"), uri, error);
+      g_clear_object (&self->file);
+      return;
+    }
+
+  self->open_cancellable = g_cancellable_new ();
+  _planar_window_discover_async (self, g_file_peek_path (file), self->open_cancellable, open_done);
+
+  name = g_file_get_basename (file);
+  /* Translators: %s is a file or folder name. */
+  label = g_strdup_printf (_("Looking for profiles in %s…"), name);
+  start_progress (self, label);
+  update_title (self);
+  _planar_window_update_actions (self);
+}
+
+gboolean
+planar_window_is_empty (PlanarWindow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_WINDOW (self), FALSE);
+
+  return self->file == NULL && self->catalog == NULL;
+}
+
+gboolean
+planar_window_get_loading (PlanarWindow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_WINDOW (self), FALSE);
+
+  return self->loading;
+}
+
+PlanarProfile *
+planar_window_get_profile (PlanarWindow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_WINDOW (self), NULL);
+
+  return self->profile;
+}
+
+const char *
+planar_window_get_session (PlanarWindow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_WINDOW (self), NULL);
+
+  return self->session;
+}
+
+GListModel *
+planar_window_get_sessions (PlanarWindow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_WINDOW (self), NULL);
+
+  return G_LIST_MODEL (self->sessions);
+}

@@ -1,0 +1,857 @@
+/* test-app.c: the application in process, driven through its actions as
+ * the header bar, the menus and the keys drive it.
+ *
+ * Runs under Xvfb in its own session bus (tests/meson.build). Needs
+ * PLANAR_SAMPLES_DIR (the real profiles in shared/samples), PLANAR_GEN and
+ * GSETTINGS_SCHEMA_DIR (the build's compiled schema).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "planar-application.h"
+#include "planar-shortcuts.h"
+#include "planar-welcome-page.h"
+#include "planar-window.h"
+
+/* Two sessions of one run, as XProf lays them out, made of real profiles:
+ *   <logdir>/plugins/profile/2026_01_01_00_00_00/{tw003,fused}.xplane.pb
+ *   <logdir>/plugins/profile/2025_12_31_00_00_00/gpu.xplane.pb */
+#define NEWEST "2026_01_01_00_00_00"
+#define OLDER  "2025_12_31_00_00_00"
+/* A large generated profile, in a session of its own, to cancel. */
+#define LARGE  "2025_06_01_00_00_00"
+
+static PlanarApplication *app;
+static char *tmp_dir;
+static char *logdir;
+static char *broken_dir;
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+wake_up (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Runs the main loop until @done says so; fails after @timeout_s. */
+static void
+wait_for (gboolean (*done) (gpointer),
+          gpointer   data,
+          double     timeout_s,
+          const char *what)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+  guint source = g_timeout_add (10, wake_up, NULL);
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        g_error ("Timed out waiting for %s", what);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (source);
+}
+
+static gboolean
+window_settled (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return !planar_window_get_loading (window);
+}
+
+static gboolean
+window_loaded (gpointer data)
+{
+  PlanarWindow *window = data;
+  PlanarProfile *profile = planar_window_get_profile (window);
+
+  return !planar_window_get_loading (window) && profile != NULL && planar_profile_is_loaded (profile);
+}
+
+static void
+wait_loaded (PlanarWindow *window)
+{
+  wait_for (window_loaded, window, 30, "the profile to load");
+}
+
+static void
+activate (PlanarWindow *window,
+          const char   *action,
+          GVariant     *parameter)
+{
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), action));
+  g_action_group_activate_action (G_ACTION_GROUP (window), action, parameter);
+}
+
+static char **
+dup_state_strv (PlanarWindow *window,
+                const char   *action)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (window), action);
+
+  return g_variant_dup_strv (state, NULL);
+}
+
+static PlanarWindow *
+open_path (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  PlanarWindow *window = planar_application_open_file (app, file, NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+static void
+destroy_all_windows (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  while (g_list_model_get_n_items (toplevels) > 0)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, 0);
+
+      gtk_window_destroy (window);
+    }
+  /* Let the cancelled workers report back. */
+  for (guint i = 0; i < 50 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Returns: (transfer none) (nullable): the message dialog shown over
+ * @window. */
+static AdwMessageDialog *
+find_message_dialog (PlanarWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_window_get_transient_for (toplevel) == GTK_WINDOW (window))
+        return ADW_MESSAGE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+has_message_dialog (gpointer data)
+{
+  return find_message_dialog (data) != NULL;
+}
+
+static void
+link_sample (const char *session,
+             const char *host,
+             const char *sample)
+{
+  g_autofree char *folder = g_build_filename (logdir, "plugins", "profile", session, NULL);
+  g_autofree char *target = g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"), sample, NULL);
+  g_autofree char *link = g_strdup_printf ("%s/%s.xplane.pb", folder, host);
+
+  g_assert_true (g_file_test (target, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_assert_cmpint (symlink (target, link), ==, 0);
+}
+
+static void
+make_logdirs (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *large_dir = NULL;
+  g_autofree char *large = NULL;
+  g_autofree char *broken = NULL;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *argv[] = { (char *) gen, (char *) "--events", (char *) "1000000", (char *) "-o", NULL, NULL };
+  int status = 0;
+
+  tmp_dir = g_dir_make_tmp ("planar-test-app-XXXXXX", &error);
+  g_assert_no_error (error);
+  logdir = g_build_filename (tmp_dir, "logs", NULL);
+
+  link_sample (NEWEST, "tw003", "tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  link_sample (NEWEST, "fused", "tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb");
+  link_sample (OLDER, "worker", "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb");
+
+  g_assert_nonnull (gen);
+  large_dir = g_build_filename (logdir, "plugins", "profile", LARGE, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (large_dir, 0755), ==, 0);
+  large = g_build_filename (large_dir, "large.xplane.pb", NULL);
+  argv[4] = large;
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  /* Bytes that are no XSpace, named like a profile. */
+  broken_dir = g_build_filename (tmp_dir, "broken", "plugins", "profile", NEWEST, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (broken_dir, 0755), ==, 0);
+  broken = g_build_filename (broken_dir, "bad.xplane.pb", NULL);
+  g_file_set_contents (broken, "\x0a\xff\xff\xff\xff\x0f garbage, not a profile", -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          remove_tree (child);
+        else
+          g_unlink (child);
+      }
+  g_rmdir (path);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------ */
+
+static guint
+count_planar_windows (void)
+{
+  guint n = 0;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    n += PLANAR_IS_WINDOW (l->data);
+  return n;
+}
+
+static void
+test_welcome (void)
+{
+  PlanarWindow *window;
+
+  /* `planar` without a path: one window, with the welcome page. */
+  g_application_activate (G_APPLICATION (app));
+  g_assert_cmpuint (count_planar_windows (), ==, 1);
+  window = PLANAR_WINDOW (gtk_application_get_windows (GTK_APPLICATION (app))->data);
+  g_assert_true (planar_window_is_empty (window));
+  g_assert_false (planar_window_get_loading (window));
+  g_assert_null (planar_window_get_profile (window));
+  /* Nothing to choose from before a profile is open. */
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "session"));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "reload"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "open-file"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "open-folder"));
+
+  destroy_all_windows ();
+}
+
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (toplevel, type))
+        return toplevel;
+    }
+  return NULL;
+}
+
+static gboolean
+has_file_chooser (gpointer data)
+{
+  return find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG) != NULL;
+}
+
+static gboolean
+has_current_folder (gpointer data)
+{
+  g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder (data);
+
+  return folder != NULL;
+}
+
+/* Open File… shows a file chooser (GTK's own, without a portal here), in
+ * the folder the last profile came from; cancelling it opens nothing. */
+static void
+test_file_chooser (void)
+{
+  PlanarWindow *window = planar_application_new_window (app);
+  g_autofree char *folder = g_build_filename (logdir, "plugins", "profile", NULL);
+  g_autoptr(GFile) current = NULL;
+  GtkWindow *chooser;
+
+  g_settings_set_string (planar_application_get_settings (app), "last-folder", folder);
+  gtk_window_present (GTK_WINDOW (window));
+  activate (window, "open-file", NULL);
+  wait_for (has_file_chooser, NULL, 10, "the file chooser");
+  chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_true (gtk_window_get_transient_for (chooser) == GTK_WINDOW (window));
+  wait_for (has_current_folder, chooser, 10, "the file chooser's folder");
+  current = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+  g_assert_cmpstr (g_file_peek_path (current), ==, folder);
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (planar_window_is_empty (window));
+
+  activate (window, "open-folder", NULL);
+  wait_for (has_file_chooser, NULL, 10, "the folder chooser");
+  chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)), ==, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+
+  destroy_all_windows ();
+}
+
+/* Dropping a folder on an empty window opens it there. */
+static void
+test_drop (void)
+{
+  PlanarWindow *window = planar_application_new_window (app);
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  g_autoptr(GFile) file = g_file_new_for_path (logdir);
+  GValue value = G_VALUE_INIT;
+  GtkDropTarget *target = NULL;
+  gboolean handled = FALSE;
+
+  gtk_window_present (GTK_WINDOW (window));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (controller))
+        target = GTK_DROP_TARGET (controller);
+    }
+  g_assert_nonnull (target);
+
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_array (&file, 1));
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &handled);
+  g_value_unset (&value);
+  g_assert_true (handled);
+  wait_loaded (window);
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+
+  destroy_all_windows ();
+}
+
+static gboolean
+recent_listed (gpointer data)
+{
+  return planar_welcome_page_get_n_recent (data) > 0;
+}
+
+static void
+test_open_logdir (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  GListModel *sessions;
+  g_auto(GStrv) hosts = NULL;
+  g_autofree char *first = NULL;
+  PlanarWelcomePage *page;
+
+  g_assert_false (planar_window_is_empty (window));
+  wait_loaded (window);
+
+  /* The newest session, every host of it, and the run's sessions newest
+   * first. */
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+  hosts = dup_state_strv (window, "hosts");
+  g_assert_cmpuint (g_strv_length (hosts), ==, 2);
+  g_assert_cmpstr (hosts[0], ==, "fused");
+  g_assert_cmpstr (hosts[1], ==, "tw003");
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 2);
+  sessions = planar_window_get_sessions (window);
+  g_assert_cmpuint (g_list_model_get_n_items (sessions), ==, 3);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (sessions), 0), ==, NEWEST);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (sessions), 1), ==, OLDER);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (sessions), 2), ==, LARGE);
+  /* The title names what was opened. */
+  g_assert_true (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (window)), "logs"));
+
+  /* One window per profile: opening again takes a new window. */
+  g_assert_false (planar_window_is_empty (window));
+
+  /* A new window lists the profile among the recent ones. */
+  page = PLANAR_WELCOME_PAGE (g_object_new (PLANAR_TYPE_WELCOME_PAGE, NULL));
+  g_object_ref_sink (page);
+  wait_for (recent_listed, page, 10, "the recent profile");
+  g_object_unref (page);
+
+  destroy_all_windows ();
+}
+
+/* `planar PATH PATH`: one window each. */
+static void
+test_open_several (void)
+{
+  g_autofree char *session = g_build_filename (logdir, "plugins", "profile", OLDER, NULL);
+  g_autoptr(GFile) first = g_file_new_for_path (logdir);
+  g_autoptr(GFile) second = g_file_new_for_path (session);
+  GFile *files[] = { first, second };
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new ();
+
+  g_application_open (G_APPLICATION (app), files, G_N_ELEMENTS (files), "");
+  g_assert_cmpuint (count_planar_windows (), ==, 2);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    {
+      wait_loaded (l->data);
+      g_ptr_array_add (sessions, (gpointer) planar_window_get_session (l->data));
+    }
+  g_assert_cmpuint (sessions->len, ==, 2);
+  g_assert_true (g_ptr_array_find_with_equal_func (sessions, NEWEST, g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (sessions, OLDER, g_str_equal, NULL));
+
+  destroy_all_windows ();
+}
+
+static void
+test_switch_sessions_and_hosts (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_auto(GStrv) hosts = NULL;
+  const char *only_tw003[] = { "tw003", NULL };
+
+  wait_loaded (window);
+
+  activate (window, "session", g_variant_new_string (OLDER));
+  wait_loaded (window);
+  g_assert_cmpstr (planar_window_get_session (window), ==, OLDER);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+  hosts = dup_state_strv (window, "hosts");
+  g_assert_cmpstrv (hosts, ((const char *[]) { "worker", NULL }));
+  g_clear_pointer (&hosts, g_strfreev);
+
+  activate (window, "session", g_variant_new_string (NEWEST));
+  wait_loaded (window);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 2);
+
+  /* One host, then all of them again (an empty list). */
+  activate (window, "hosts", g_variant_new_strv (only_tw003, -1));
+  wait_loaded (window);
+  hosts = dup_state_strv (window, "hosts");
+  g_assert_cmpstrv (hosts, only_tw003);
+  g_clear_pointer (&hosts, g_strfreev);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+  g_assert_cmpstr (planar_trace_get_host_name (planar_profile_get_trace (planar_window_get_profile (window), 0)),
+                   ==, "tw003");
+
+  activate (window, "hosts", g_variant_new_strv (NULL, 0));
+  wait_loaded (window);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 2);
+
+  /* A host the session does not have is left out. */
+  activate (window, "hosts", g_variant_new_strv ((const char *[]) { "tw003", "nowhere", NULL }, -1));
+  wait_loaded (window);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+
+  /* A session that does not exist changes nothing. */
+  activate (window, "session", g_variant_new_string ("1999_01_01_00_00_00"));
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+  g_assert_false (planar_window_get_loading (window));
+
+  activate (window, "reload", NULL);
+  g_assert_true (planar_window_get_loading (window));
+  wait_loaded (window);
+
+  destroy_all_windows ();
+}
+
+static gboolean
+count_tick (gpointer data)
+{
+  guint *ticks = data;
+
+  (*ticks)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_cancel_load (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  guint ticks = 0;
+  guint source;
+
+  wait_loaded (window);
+
+  /* The large session loads in a worker: the main loop keeps running. */
+  activate (window, "session", g_variant_new_string (LARGE));
+  g_assert_true (planar_window_get_loading (window));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "cancel-load"));
+  source = g_timeout_add (5, count_tick, &ticks);
+  activate (window, "cancel-load", NULL);
+  wait_for (window_settled, window, 30, "the load to stop");
+  g_source_remove (source);
+
+  g_assert_null (planar_window_get_profile (window));
+  g_assert_null (find_message_dialog (window));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "cancel-load"));
+  g_assert_cmpstr (planar_window_get_session (window), ==, LARGE);
+
+  /* Loading again works, and the window answers while it runs. */
+  ticks = 0;
+  source = g_timeout_add (5, count_tick, &ticks);
+  activate (window, "reload", NULL);
+  wait_loaded (window);
+  g_source_remove (source);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+  g_assert_cmpuint (planar_profile_get_n_events (planar_window_get_profile (window)), >=, 1000000);
+  g_test_message ("%u main-loop ticks while the large profile loaded", ticks);
+  g_assert_cmpuint (ticks, >, 1);
+
+  /* Another session while one loads: the first is dropped. */
+  activate (window, "session", g_variant_new_string (OLDER));
+  activate (window, "session", g_variant_new_string (NEWEST));
+  wait_loaded (window);
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 2);
+
+  destroy_all_windows ();
+}
+
+static void
+test_broken_file (void)
+{
+  g_autofree char *bad = g_build_filename (broken_dir, "bad.xplane.pb", NULL);
+  g_autofree char *missing = g_build_filename (tmp_dir, "no-such-folder", NULL);
+  PlanarWindow *window = open_path (bad);
+  PlanarWindow *missing_window;
+  PlanarWindow *good;
+  AdwMessageDialog *dialog;
+
+  wait_for (has_message_dialog, window, 30, "the error dialog");
+  dialog = find_message_dialog (window);
+  /* The dialog names the file and says what is wrong with it. */
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), bad));
+  g_assert_cmpuint (strlen (adw_message_dialog_get_body (dialog)), >, strlen (bad) + 30);
+  g_assert_null (planar_window_get_profile (window));
+  g_assert_false (planar_window_get_loading (window));
+  adw_message_dialog_response (dialog, "close");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* Nothing there at all: the window stays free for the next profile. */
+  missing_window = planar_application_new_window (app);
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (missing);
+
+    planar_application_open_file (app, file, missing_window);
+  }
+  wait_for (has_message_dialog, missing_window, 30, "the error dialog");
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (find_message_dialog (missing_window)), missing));
+  g_assert_true (planar_window_is_empty (missing_window));
+  gtk_window_destroy (GTK_WINDOW (find_message_dialog (missing_window)));
+
+  /* The application goes on: a good profile opens, in the free window. */
+  good = open_path (logdir);
+  g_assert_true (good == missing_window);
+  wait_loaded (good);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (good)), ==, 2);
+
+  /* And the broken window can still switch to something else. */
+  activate (window, "reload", NULL);
+  wait_for (has_message_dialog, window, 30, "the error dialog again");
+
+  destroy_all_windows ();
+}
+
+static void
+test_open_session_folder_and_file (void)
+{
+  g_autofree char *session = g_build_filename (logdir, "plugins", "profile", OLDER, NULL);
+  g_autofree char *file = g_build_filename (logdir, "plugins", "profile", NEWEST, "tw003.xplane.pb", NULL);
+  g_auto(GStrv) hosts = NULL;
+  PlanarWindow *window;
+
+  /* A session folder: that session, with its run's others in the menu. */
+  window = open_path (session);
+  wait_loaded (window);
+  g_assert_cmpstr (planar_window_get_session (window), ==, OLDER);
+  g_assert_cmpuint (g_list_model_get_n_items (planar_window_get_sessions (window)), ==, 3);
+
+  /* A file: its host alone, in its session. */
+  window = open_path (file);
+  wait_loaded (window);
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+  hosts = dup_state_strv (window, "hosts");
+  g_assert_cmpstrv (hosts, ((const char *[]) { "tw003", NULL }));
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+
+  destroy_all_windows ();
+}
+
+typedef struct
+{
+  PlanarWindow *window;
+  guint         n_sessions;
+} SessionsWait;
+
+static gboolean
+has_more_sessions (gpointer data)
+{
+  SessionsWait *wait = data;
+
+  return g_list_model_get_n_items (planar_window_get_sessions (wait->window)) > wait->n_sessions;
+}
+
+static void
+test_new_session_appears (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_autofree char *folder = g_build_filename (logdir, "plugins", "profile", "2026_02_01_00_00_00", NULL);
+  SessionsWait wait = { window, 0 };
+
+  wait_loaded (window);
+  wait.n_sessions = g_list_model_get_n_items (planar_window_get_sessions (window));
+
+  /* A capture: the folder first, its host file a moment later. */
+  g_assert_cmpint (g_mkdir (folder, 0755), ==, 0);
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  link_sample ("2026_02_01_00_00_00", "late", "tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb");
+  wait_for (has_more_sessions, &wait, 10, "the new session in the menu");
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (planar_window_get_sessions (window)), 0),
+                   ==, "2026_02_01_00_00_00");
+  /* What is shown does not change by itself. */
+  g_assert_cmpstr (planar_window_get_session (window), ==, NEWEST);
+
+  activate (window, "session", g_variant_new_string ("2026_02_01_00_00_00"));
+  wait_loaded (window);
+  g_assert_cmpuint (planar_profile_get_n_traces (planar_window_get_profile (window)), ==, 1);
+
+  destroy_all_windows ();
+}
+
+/* Every control a person can reach has a name for screen readers. Only
+ * the application's own widgets are looked at: the timeline is its own. */
+static void
+check_labels (GtkWidget *widget,
+              guint     *n_checked)
+{
+  gboolean control = GTK_IS_BUTTON (widget) || GTK_IS_MENU_BUTTON (widget) || GTK_IS_DROP_DOWN (widget) ||
+                     GTK_IS_CHECK_BUTTON (widget) || GTK_IS_PROGRESS_BAR (widget) ||
+                     (GTK_IS_LIST_BOX_ROW (widget) && gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (widget)));
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, g_type_from_name ("PlanarTimeline")) ||
+      g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkWindowControls") == 0)
+    return;
+  if (control)
+    {
+      if (!gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL))
+        {
+          g_autoptr(GString) path = g_string_new (G_OBJECT_TYPE_NAME (widget));
+
+          for (GtkWidget *w = gtk_widget_get_parent (widget); w != NULL; w = gtk_widget_get_parent (w))
+            g_string_prepend (g_string_prepend (path, " > "), G_OBJECT_TYPE_NAME (w));
+          g_error ("%s has no accessible label", path->str);
+        }
+      (*n_checked)++;
+      /* Their insides are theirs. */
+      if (GTK_IS_MENU_BUTTON (widget) || GTK_IS_DROP_DOWN (widget))
+        {
+          if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget)) != NULL &&
+              gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) == NULL)
+            check_labels (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (widget))), n_checked);
+          return;
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    check_labels (child, n_checked);
+}
+
+static void
+test_accessible_labels (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  PlanarWindow *empty = planar_application_new_window (app);
+  guint n_checked = 0;
+
+  gtk_window_present (GTK_WINDOW (empty));
+  wait_loaded (window);
+
+  check_labels (GTK_WIDGET (window), &n_checked);
+  check_labels (GTK_WIDGET (empty), &n_checked);
+  g_test_message ("%u controls have accessible labels", n_checked);
+  /* Open, Sessions, Hosts and its checks, Tools, menu, Cancel, Load
+   * Again, welcome buttons and recent rows. */
+  g_assert_cmpuint (n_checked, >=, 14);
+
+  destroy_all_windows ();
+}
+
+/* Counts the shortcuts in the window's sections (its search page holds a
+ * copy of each). */
+static void
+count_shortcuts (GtkWidget *widget,
+                 gboolean   in_section,
+                 guint     *n)
+{
+  in_section |= GTK_IS_SHORTCUTS_SECTION (widget);
+  if (in_section && GTK_IS_SHORTCUTS_SHORTCUT (widget))
+    (*n)++;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    count_shortcuts (child, in_section, n);
+}
+
+static void
+test_settings (void)
+{
+  GSettings *settings = planar_application_get_settings (app);
+  PlanarWindow *window;
+  int width, height;
+
+  g_settings_set_int (settings, "window-width", 900);
+  g_settings_set_int (settings, "window-height", 700);
+  window = planar_application_new_window (app);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 700);
+
+  /* Closing keeps the size for the next window. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 640);
+
+  /* The flow arrows follow the setting, whichever way it is changed. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "show-flows", NULL);
+  g_assert_true (g_settings_get_boolean (settings, "show-flows"));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "show-flows", NULL);
+  g_assert_false (g_settings_get_boolean (settings, "show-flows"));
+
+  /* The shortcuts window lists the application's keys and the timeline's. */
+  {
+    GtkWidget *shortcuts = GTK_WIDGET (planar_shortcuts_new_window ());
+    const PlanarShortcut *table;
+    gsize n_entries, n_app = 0;
+    guint n_listed = 0;
+
+    table = planar_shortcuts_get_table (&n_entries);
+    for (gsize i = 0; i < n_entries; i++)
+      if (!g_str_has_prefix (table[i].action, "timeline."))
+        n_app++;
+    g_assert_cmpuint (n_app, >, 0);
+    count_shortcuts (shortcuts, FALSE, &n_listed);
+    g_assert_cmpuint (n_listed, ==, n_entries);
+    gtk_window_destroy (GTK_WINDOW (shortcuts));
+  }
+
+  /* The application's accelerators are the table's. */
+  {
+    g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.open-file");
+
+    g_assert_cmpstrv (accels, ((const char *[]) { "<Control>o", NULL }));
+  }
+
+  /* The shortcuts and about windows open from their actions. GTK 4.8's
+   * GtkShortcutLabel measures the "+" between keys below zero under
+   * Adwaita ("GtkLabel reported min width -4"), a warning GTK itself
+   * clamps away; it is not made fatal while the window is shown. */
+  {
+    GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    gboolean shortcuts = FALSE, about = FALSE;
+
+    g_action_group_activate_action (G_ACTION_GROUP (app), "shortcuts", NULL);
+    g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+    for (guint i = 0; i < 20; i++)
+      g_main_context_iteration (NULL, FALSE);
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+      {
+        g_autoptr(GObject) toplevel = g_list_model_get_item (toplevels, i);
+
+        shortcuts |= GTK_IS_SHORTCUTS_WINDOW (toplevel);
+        about |= ADW_IS_ABOUT_WINDOW (toplevel);
+      }
+    g_assert_true (shortcuts);
+    g_assert_true (about);
+    destroy_all_windows ();
+    g_log_set_always_fatal (fatal);
+  }
+
+  destroy_all_windows ();
+}
+
+/* GTK's test accessibility context reports each state change on stdout,
+ * where the TAP stream goes. */
+static void
+print_without_accessibility_chatter (const char *string)
+{
+  if (g_str_has_prefix (string, "Accessible state changed"))
+    return;
+  fputs (string, stdout);
+  fflush (stdout);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *home = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  if (g_getenv ("PLANAR_SAMPLES_DIR") == NULL || g_getenv ("PLANAR_GEN") == NULL)
+    g_error ("PLANAR_SAMPLES_DIR and PLANAR_GEN must be set (meson test sets them)");
+
+  make_logdirs ();
+  /* Recent files and the like go to the test's own folder, not the user's. */
+  home = g_build_filename (tmp_dir, "home", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (home, 0755), ==, 0);
+  g_setenv ("HOME", home, TRUE);
+  g_setenv ("XDG_DATA_HOME", home, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", home, TRUE);
+  g_setenv ("XDG_CACHE_HOME", home, TRUE);
+
+  /* The test context keeps accessible properties, for
+   * gtk_test_accessible_has_property(), and like "none" needs no
+   * accessibility bus. */
+  g_setenv ("GTK_A11Y", "test", TRUE);
+  g_set_print_handler (print_without_accessibility_chatter);
+
+  gtk_disable_setlocale ();
+  setlocale (LC_ALL, "C.UTF-8");
+  gtk_init ();
+
+  app = planar_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/app/welcome", test_welcome);
+  g_test_add_func ("/app/file-chooser", test_file_chooser);
+  g_test_add_func ("/app/drop", test_drop);
+  g_test_add_func ("/app/open-logdir", test_open_logdir);
+  g_test_add_func ("/app/open-several", test_open_several);
+  g_test_add_func ("/app/switch-sessions-and-hosts", test_switch_sessions_and_hosts);
+  g_test_add_func ("/app/cancel-load", test_cancel_load);
+  g_test_add_func ("/app/broken-file", test_broken_file);
+  g_test_add_func ("/app/open-session-folder-and-file", test_open_session_folder_and_file);
+  g_test_add_func ("/app/new-session-appears", test_new_session_appears);
+  g_test_add_func ("/app/accessible-labels", test_accessible_labels);
+  g_test_add_func ("/app/settings", test_settings);
+  status = g_test_run ();
+
+  destroy_all_windows ();
+  g_clear_object (&app);
+  remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  g_free (logdir);
+  g_free (broken_dir);
+  return status;
+}
