@@ -171,6 +171,12 @@ gpu4_step (void)
  * ------------------------------------------------------------------------ */
 
 static void
+count_notify (guint *counter)
+{
+  (*counter)++;
+}
+
+static void
 test_defaults (Fixture       *f,
                gconstpointer  data)
 {
@@ -181,6 +187,24 @@ test_defaults (Fixture       *f,
   g_assert_null (planar_timeline_get_selection (f->timeline));
   g_assert_false (planar_timeline_get_show_grid (f->timeline));
   g_assert_false (planar_timeline_get_show_flows (f->timeline));
+  /* Internal events are hidden unless asked for, as in XProf; the setting
+   * is a property the application binds. */
+  g_assert_true (planar_timeline_get_hide_internal_events (f->timeline));
+  {
+    guint notified = 0;
+    gulong id = g_signal_connect_swapped (f->timeline, "notify::hide-internal-events",
+                                          G_CALLBACK (count_notify), &notified);
+
+    g_object_set (f->timeline, "hide-internal-events", FALSE, NULL);
+    g_assert_cmpuint (notified, ==, 1);
+    g_assert_false (planar_timeline_get_hide_internal_events (f->timeline));
+    /* Setting the same value again says nothing. */
+    planar_timeline_set_hide_internal_events (f->timeline, FALSE);
+    g_assert_cmpuint (notified, ==, 1);
+    planar_timeline_set_hide_internal_events (f->timeline, TRUE);
+    g_assert_cmpuint (notified, ==, 2);
+    g_signal_handler_disconnect (f->timeline, id);
+  }
   /* A loaded profile is shown whole. */
   g_assert_true (planar_profile_get_span (sample, &first, &last));
   g_assert_cmpint (planar_timeline_get_start_ps (f->timeline), ==, first);

@@ -457,6 +457,7 @@ draw_tracks_layer (PlanarTimeline *self,
                                                         (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
     }
 
+  planar_track_renderer_set_hide_internal (self->renderer, self->hide_internal_events);
   planar_track_renderer_begin (self->renderer, &view, PLANAR_TIMELINE_AXIS_HEIGHT,
                                (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 1));
   labels = gtk_snapshot_new ();

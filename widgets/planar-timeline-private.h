@@ -58,6 +58,7 @@ struct _PlanarTimeline
   PlanarSelection      *selection;
   gboolean              show_flows;
   gboolean              show_grid;
+  gboolean              hide_internal_events;
   guint64               hidden_flow_categories;
   GArray               *marks;
 

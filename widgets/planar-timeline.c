@@ -25,6 +25,7 @@
 #include "planar-shortcuts.h"
 #include "planar-time-axis.h"
 #include "planar-tool-selector.h"
+#include "planar-units.h"
 
 /* The widest window without a profile: a millisecond. */
 #define DEFAULT_WINDOW_PS PLANAR_PS_PER_MS
@@ -49,6 +50,7 @@ enum {
   PROP_SELECTION,
   PROP_SHOW_FLOWS,
   PROP_SHOW_GRID,
+  PROP_HIDE_INTERNAL_EVENTS,
   N_PROPS,
 
   /* GtkScrollable */
@@ -507,6 +509,44 @@ planar_timeline_set_profile (PlanarTimeline *self,
  * Selection
  * ------------------------------------------------------------------------ */
 
+/* What a screen reader says about the selection: the event's name, start
+ * and duration, or how many events are selected. */
+static void
+update_accessible_selection (PlanarTimeline *self)
+{
+  g_autofree char *text = NULL;
+  gsize n = self->selection ? planar_selection_get_n_events (self->selection) : 0;
+
+  if (n == 1)
+    {
+      const PlanarPlane *plane = NULL;
+      const PlanarTrack *track = NULL;
+      const PlanarEvent *ev = planar_selection_resolve (self->selection, 0, NULL, &plane, &track);
+
+      if (ev != NULL)
+        {
+          g_autofree char *start = planar_format_duration (ev->start_ps);
+          g_autofree char *duration = planar_format_duration (ev->duration_ps);
+
+          /* Translators: an event's name, the track it is on, when it starts and how long it lasts. */
+          text = g_strdup_printf (_("Selected %s on %s, at %s, lasting %s"),
+                                  planar_plane_get_event_name (plane, ev, TRUE), track->display_name,
+                                  start, duration);
+        }
+    }
+  else if (n > 1)
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GSIZE_FORMAT, n);
+
+      text = g_strdup_printf (ngettext ("%s event selected", "%s events selected", (gulong) MIN (n, G_MAXULONG)),
+                              count);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  text ? text : _("Nothing selected"),
+                                  -1);
+}
+
 PlanarSelection *
 planar_timeline_get_selection (PlanarTimeline *self)
 {
@@ -525,6 +565,7 @@ planar_timeline_set_selection (PlanarTimeline  *self,
     selection = NULL;
   if (g_set_object (&self->selection, selection))
     {
+      update_accessible_selection (self);
       _planar_timeline_update_actions (self);
       gtk_widget_queue_draw (GTK_WIDGET (self));
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
@@ -687,6 +728,27 @@ planar_timeline_set_flow_category_visible (PlanarTimeline *self,
 }
 
 gboolean
+planar_timeline_get_hide_internal_events (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  return self->hide_internal_events;
+}
+
+void
+planar_timeline_set_hide_internal_events (PlanarTimeline *self,
+                                          gboolean        hide_internal_events)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  hide_internal_events = !!hide_internal_events;
+  if (self->hide_internal_events == hide_internal_events)
+    return;
+  self->hide_internal_events = hide_internal_events;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIDE_INTERNAL_EVENTS]);
+  _planar_timeline_invalidate_tracks (self);
+}
+
+gboolean
 planar_timeline_get_show_grid (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
@@ -846,6 +908,9 @@ planar_timeline_get_property (GObject    *object,
     case PROP_SHOW_GRID:
       g_value_set_boolean (value, self->show_grid);
       break;
+    case PROP_HIDE_INTERNAL_EVENTS:
+      g_value_set_boolean (value, self->hide_internal_events);
+      break;
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
       break;
@@ -893,6 +958,9 @@ planar_timeline_set_property (GObject      *object,
       break;
     case PROP_SHOW_GRID:
       planar_timeline_set_show_grid (self, g_value_get_boolean (value));
+      break;
+    case PROP_HIDE_INTERNAL_EVENTS:
+      planar_timeline_set_hide_internal_events (self, g_value_get_boolean (value));
       break;
     case PROP_HADJUSTMENT:
       set_adjustment (self, &self->hadjustment, g_value_get_object (value),
@@ -959,6 +1027,12 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
     g_param_spec_boolean ("show-grid", NULL, NULL,
                           FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* XProf's trace viewer hides the profiler's own bookkeeping events
+   * (memory allocations, prefetches, ...) unless asked to show them. */
+  properties[PROP_HIDE_INTERNAL_EVENTS] =
+    g_param_spec_boolean ("hide-internal-events", NULL, NULL,
+                          TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
@@ -975,6 +1049,7 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
 static void
 planar_timeline_init (PlanarTimeline *self)
 {
+  self->hide_internal_events = TRUE;
   self->end_ps = DEFAULT_WINDOW_PS;
   self->layout = planar_timeline_layout_new ();
   self->renderer = planar_track_renderer_new ();

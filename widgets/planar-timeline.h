@@ -76,6 +76,11 @@ void                planar_timeline_set_flow_category_visible (PlanarTimeline *s
                                                                guint           category,
                                                                gboolean        visible);
 
+gboolean            planar_timeline_get_hide_internal_events (PlanarTimeline *self);
+/* Hides events whose metadata the model marks internal (drawn one by one;
+ * a folded block of narrow events still shows where they are). */
+void                planar_timeline_set_hide_internal_events (PlanarTimeline *self,
+                                                              gboolean        hide_internal_events);
 gboolean            planar_timeline_get_show_grid    (PlanarTimeline     *self);
 void                planar_timeline_set_show_grid    (PlanarTimeline     *self,
                                                       gboolean            show_grid);

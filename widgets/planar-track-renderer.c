@@ -59,6 +59,8 @@ struct _PlanarTrackRenderer
   graphene_rect_t bounds;
   int          scale;
   PlanarTrackView view;
+  /* Leave out single events whose metadata is internal. */
+  gboolean     hide_internal;
 
   /* The frame's tracks (Job), the first @n_jobs of them in use; their
    * spans arrays are reused from frame to frame. */
@@ -379,6 +381,10 @@ run_job (PlanarTrackRenderer *self,
       gint64 top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
       guint32 md = job->track->events[span->first].metadata;
 
+      if (self->hide_internal && span->count == 1 && md < job->plane->n_metadata &&
+          job->plane->metadata[md].internal)
+        continue;
+
       /* Anything at all is at least a device pixel wide; wide events keep
        * a pixel's gap from their neighbour. A folded block takes its first
        * event's color: the overview keeps the colors of what is there. */
@@ -492,6 +498,10 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
 
           if (span->count != 1)
             continue;
+          if (self->hide_internal &&
+              job->track->events[span->first].metadata < job->plane->n_metadata &&
+              job->plane->metadata[job->track->events[span->first].metadata].internal)
+            continue;
           x0 = view->x + (float) ((double) (MAX (span->start_ps, view->t0_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
           x1 = view->x + (float) ((double) (MIN (span->end_ps, view->t1_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
           band_y = job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH;
@@ -505,4 +515,12 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
     }
   self->n_jobs = 0;
   return n_spans;
+}
+
+void
+planar_track_renderer_set_hide_internal (PlanarTrackRenderer *self,
+                                         gboolean             hide_internal)
+{
+  g_return_if_fail (self != NULL);
+  self->hide_internal = hide_internal;
 }

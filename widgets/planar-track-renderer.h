@@ -96,6 +96,10 @@ void                 planar_track_renderer_draw_counter (PlanarTrackRenderer   *
 void                 planar_track_renderer_end          (PlanarTrackRenderer   *self,
                                                          GtkSnapshot           *snapshot);
 
+/* Whether single events with internal metadata are left out of frames. */
+void                 planar_track_renderer_set_hide_internal (PlanarTrackRenderer *self,
+                                                              gboolean             hide_internal);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarTrackRenderer, planar_track_renderer_free)
 
 G_END_DECLS
