@@ -839,8 +839,8 @@ test_tpu_lines (Fixture       *f,
   event_id (tpu, "fusion.1");
   md = tpu->plane->event_metadata[tpu->plane->n_event_metadata - 1]->value;
   PLANAR_TEST_APPEND (md->stats, md->n_stats,
-                      planar_test_stat_ref (stat_id (tpu, "tf_op"), (guint64) stat_id (tpu,
-                                                                                       "jit(f)/dot:dot_general")));
+                      planar_test_stat_ref (stat_id (tpu, "tf_op"),
+                                            (guint64) stat_id (tpu, "jit(f)/dot:dot_general")));
   /* Without a group, a gap of up to twice the last event's duration still
    * merges (100 + 2 x 100 >= 300), a longer one does not. */
   add_event (tpu, ops, "fusion.1", 0, 100);
@@ -1273,8 +1273,8 @@ check_columns (const PlanarCounterSeries *series,
       guint64 k = 0;
 
       /* Columns far past the samples saturate, as the model's do. */
-      if (__builtin_mul_overflow ((gint64) c, width, &offset) || __builtin_add_overflow (t0, offset,
-                                                                                         &c0))
+      if (__builtin_mul_overflow ((gint64) c, width, &offset) ||
+          __builtin_add_overflow (t0, offset, &c0))
         c0 = G_MAXINT64;
       if (__builtin_add_overflow (c0, width, &c1))
         c1 = G_MAXINT64;
@@ -1327,12 +1327,13 @@ test_counter_columns (Fixture       *f,
       XEvent *ev;
 
       /* Bursts and gaps: some columns hold hundreds of samples, some none. */
-      t += g_rand_int_range (rand, 0, 3) == 0 ? g_rand_int_range (rand, 1,
-                                                                  5000) : g_rand_int_range (rand, 0,
-                                                                                            3);
+      if (g_rand_int_range (rand, 0, 3) == 0)
+        t += g_rand_int_range (rand, 1, 5000);
+      else
+        t += g_rand_int_range (rand, 0, 3);
       ev = add_event (gpu, counters, "gpu_temp_c", t, 0);
-      stat_add (ev, planar_test_stat_double (stat_id (gpu, "gpu_temp_c"), g_rand_double_range (rand,
-                                                                                               -50, 50)));
+      stat_add (ev, planar_test_stat_double (stat_id (gpu, "gpu_temp_c"),
+                                             g_rand_double_range (rand, -50, 50)));
     }
   g_rand_free (rand);
   builder_done (gpu);
@@ -1493,8 +1494,8 @@ raw_stat_value (const XPlane *plane,
       return g_strdup (stat->str_value);
     case TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE:
       for (gsize i = 0; i < plane->n_stat_metadata; i++)
-        if (plane->stat_metadata[i]->key == (gint64) stat->ref_value
-            && plane->stat_metadata[i]->value != NULL)
+        if (plane->stat_metadata[i]->key == (gint64) stat->ref_value &&
+            plane->stat_metadata[i]->value != NULL)
           return g_strdup (plane->stat_metadata[i]->value->name);
       return g_strdup ("");
     case TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE:
@@ -1561,8 +1562,8 @@ raw_lines (const XPlane *plane)
             continue;
           ev.stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
           for (gsize m = 0; m < plane->n_event_metadata; m++)
-            if (plane->event_metadata[m]->key == xe->metadata_id
-                && plane->event_metadata[m]->value != NULL)
+            if (plane->event_metadata[m]->key == xe->metadata_id &&
+                plane->event_metadata[m]->value != NULL)
               raw_add_stats (plane, plane->event_metadata[m]->value->stats,
                              plane->event_metadata[m]->value->n_stats, ev.stats);
           raw_add_stats (plane, xe->stats, xe->n_stats, ev.stats);
@@ -1715,8 +1716,8 @@ check_sample_xla_lines (PlanarTrace  *trace,
         {
           RawLine *line = g_ptr_array_index (lines, i);
 
-          if (planar_line_id_is_derived (line->id) || strstr (line->name, "TensorFlow Ops") != NULL
-              ||
+          if (planar_line_id_is_derived (line->id) ||
+              strstr (line->name, "TensorFlow Ops") != NULL ||
               strstr (line->name, "TensorFlow Name Scope") != NULL)
             native = TRUE;
           if (!planar_line_id_is_derived (line->id))
@@ -1751,16 +1752,18 @@ check_sample_xla_lines (PlanarTrace  *trace,
               gint64 end_ps = ev->start_ps + ev->duration_ps;
 
               g_assert_null (raw_stat (ev, "scope_range_id"));
-              if ((details == NULL || details[0] == '\0') && raw_stat (ev,
-                                                                       "cuda_graph_exec_id") == NULL)
+              if ((details == NULL || details[0] == '\0') &&
+                  raw_stat (ev, "cuda_graph_exec_id") == NULL)
                 continue;
               if (module != NULL && module[0] != '\0')
                 {
-                  g_autofree char *name = program_id ? g_strdup_printf ("%s(%s)", module,
-                                                                        program_id)
-                                                     : g_strdup (module);
+                  g_autofree char *name = NULL;
                   guint before = modules->len;
 
+                  if (program_id != NULL)
+                    name = g_strdup_printf ("%s(%s)", module, program_id);
+                  else
+                    name = g_strdup (module);
                   expect_level (modules, open_modules, 0, name, group, ev->start_ps, end_ps);
                   /* A new module closes the open ops. */
                   if (modules->len != before)
@@ -1884,18 +1887,19 @@ check_sample_flows (PlanarTrace *trace)
               PlanarEventRef *ref;
               GHashTable *ends = is_host ? host : device;
               GHashTable *counts = is_host ? n_host : n_device;
+              gsize n_seen;
 
               if (!stat_int_value (find_stat (trace, plane, &track->events[i], stats,
                                               "correlation_id"), &corr))
                 continue;
+              n_seen = GPOINTER_TO_SIZE (g_hash_table_lookup (counts, &corr));
               ref = g_new (PlanarEventRef, 1);
               ref->plane = p;
               ref->track = t;
               ref->index = (guint32) i;
               g_hash_table_replace (ends, g_memdup2 (&corr, sizeof corr), ref);
               g_hash_table_replace (counts, g_memdup2 (&corr, sizeof corr),
-                                    GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (counts,
-                                                                                             &corr)) + 1));
+                                    GSIZE_TO_POINTER (n_seen + 1));
               n_ends++;
             }
         }
@@ -1941,8 +1945,8 @@ check_sample_flows (PlanarTrace *trace)
                     n_pairs);
   /* Every end is in one flow at least, and a complete flow holds two. */
   g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH) * 2 +
-                    planar_flow_index_get_n_dangling (flows,
-                                                      PLANAR_FLOW_CATEGORY_GPU_LAUNCH), >=, n_ends);
+                    planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH),
+                    >=, n_ends);
   if (n_ends > 0)
     g_assert_cmpuint (n_pairs, >, 0);
 }
@@ -1961,7 +1965,8 @@ check_range_queries (const PlanarFlowIndex *flows,
   for (guint q = 0; q < 40; q++)
     {
       gint64 t0 = t_min + (gint64) (g_rand_double (rand) * (double) (t_max - t_min));
-      gint64 t1 = t0 + (gint64) (g_rand_double (rand) * (double) (t_max - t_min) / (q % 4 == 0 ? 2 : 200));
+      double span = (double) (t_max - t_min) / (q % 4 == 0 ? 2 : 200);
+      gint64 t1 = t0 + (gint64) (g_rand_double (rand) * span);
       gsize expected = 0;
       gint64 last_lo = G_MININT64;
 
@@ -2054,8 +2059,8 @@ test_samples (void)
                 {
                   g_assert_cmpint (a->tracks[t].events[e].start_ps, ==,
                                    b->tracks[t].events[e].start_ps);
-                  g_assert_cmpstr (event_name (a, &a->tracks[t], e), ==, event_name (b,
-                                                                                     &b->tracks[t], e));
+                  g_assert_cmpstr (event_name (a, &a->tracks[t], e), ==,
+                                   event_name (b, &b->tracks[t], e));
                 }
             }
         }
