@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-test-xspace.h"
+#include "planar-trace.h"
 
 #include <glib/gstdio.h>
 
@@ -276,3 +277,34 @@ planar_test_remove_tree (const char *dir)
   g_rmdir (dir);
 }
 
+
+void
+planar_test_fixture_setup (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  g_autoptr(GError) error = NULL;
+
+  planar_test_scratch_begin ();
+  f->dir = g_dir_make_tmp ("planar-test-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+void
+planar_test_fixture_teardown (PlanarTestFixture *f,
+                              gconstpointer      data)
+{
+  planar_test_remove_tree (f->dir);
+  g_free (f->dir);
+  planar_test_scratch_end ();
+}
+
+PlanarTrace *
+planar_test_load_ok (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *trace = planar_trace_load (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "planar-trace.h"
 #include "xplane.pb-c.h"
 
 G_BEGIN_DECLS
@@ -48,5 +49,18 @@ XStat          *planar_test_stat_double        (gint64 metadata_id, double value
 char           *planar_test_write_space        (XSpace *space, const char *dir, const char *name);
 /* Removes @dir and everything in it. */
 void            planar_test_remove_tree        (const char *dir);
+
+/* A test case's scratch list and temporary folder, for g_test_add(). */
+typedef struct
+{
+  char *dir;
+} PlanarTestFixture;
+
+void            planar_test_fixture_setup      (PlanarTestFixture *f,
+                                                gconstpointer      data);
+void            planar_test_fixture_teardown   (PlanarTestFixture *f,
+                                                gconstpointer      data);
+/* planar_trace_load() that must succeed. Returns: (transfer full). */
+PlanarTrace    *planar_test_load_ok            (const char *path);
 
 G_END_DECLS

@@ -13,41 +13,7 @@
 
 #define STREAM_BASE(k) (PLANAR_LINE_ID_DEVICE_DERIVED_MIN + (k) * PLANAR_DERIVED_LINES_PER_STREAM)
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  planar_test_scratch_begin ();
-  f->dir = g_dir_make_tmp ("planar-test-derive-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  planar_test_remove_tree (f->dir);
-  g_free (f->dir);
-  planar_test_scratch_end ();
-}
-
-static PlanarTrace *
-load_ok (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  PlanarTrace *trace = planar_trace_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (trace);
-  return trace;
-}
+typedef PlanarTestFixture Fixture;
 
 /* ------------------------------------------------------------------------ */
 /* Hand-made planes: metadata handed out by name */
@@ -404,7 +370,7 @@ test_xla_lines (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "xla.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   g_assert_nonnull (plane);
@@ -513,7 +479,7 @@ test_stream_order (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "order.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -572,7 +538,7 @@ test_framework_lines (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "tf.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -644,7 +610,7 @@ test_dependent_lines (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "dependent.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -721,7 +687,7 @@ test_steps_and_launch_stats (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "steps.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   host_plane = planar_trace_find_plane (trace, "/host:CPU");
@@ -805,7 +771,7 @@ test_native_lines (Fixture       *f,
   builder_done (tpu);
 
   path = planar_test_write_space (space, f->dir, "native.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   /* A native framework line stops the per-stream lines, but not Steps. */
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 1);
@@ -855,7 +821,7 @@ test_tpu_lines (Fixture       *f,
   builder_done (tpu);
 
   path = planar_test_write_space (space, f->dir, "tpu.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
 
@@ -900,7 +866,7 @@ test_capacity (Fixture       *f,
 
   /* XLA Modules, XLA Ops and Steps, with room for two. */
   _planar_derive_set_max_tracks_per_plane (2);
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   _planar_derive_set_max_tracks_per_plane (G_MAXUINT);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
@@ -911,7 +877,7 @@ test_capacity (Fixture       *f,
   g_assert_nonnull (derived_track (plane, "XLA Modules - from #7"));
   g_assert_nonnull (derived_track (plane, "XLA Ops - from #7"));
 
-  full = load_ok (path);
+  full = planar_test_load_ok (path);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (full, "/device:GPU:0")), ==, 3);
   g_assert_cmpuint (planar_trace_get_n_dropped_derived_lines (full), ==, 0);
 }
@@ -943,7 +909,7 @@ test_budget (Fixture       *f,
   /* Room for 8192 events, shared by number of events: GPU 0 gets nearly
    * all, too few; GPU 1 its 2. */
   _planar_derive_set_budget (2 * 4096 * (sizeof (PlanarEvent) + 24 + 8));
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   _planar_derive_set_budget (-1);
   check_derived_tracks (trace);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 0);
@@ -1028,7 +994,7 @@ test_flows (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "flows.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   flows = planar_trace_get_flows (trace);
   g_assert_nonnull (flows);
   hp = plane_index (trace, planar_trace_find_plane (trace, "/host:CPU"));
@@ -1147,7 +1113,7 @@ test_flows_sparse_ids (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "sparse.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   flows = planar_trace_get_flows (trace);
   g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==,
                     4);
@@ -1192,7 +1158,7 @@ test_counters (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "counters.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   set = planar_trace_get_counters (trace);
   g_assert_nonnull (set);
   g_assert_cmpuint (planar_counter_set_get_n_series (set), ==, 2);
@@ -1339,7 +1305,7 @@ test_counter_columns (Fixture       *f,
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "columns.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   series = planar_counter_set_find_series (planar_trace_get_counters (trace), 0, "gpu_temp_c");
   g_assert_nonnull (series);
   g_assert_cmpuint (planar_counter_series_get_n_samples (series), ==, 6000);
@@ -1382,7 +1348,7 @@ test_internal_events (Fixture       *f,
   builder_done (host);
 
   path = planar_test_write_space (space, f->dir, "internal.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   plane = planar_trace_find_plane (trace, "/host:CPU");
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -2016,7 +1982,7 @@ test_samples (void)
       g_assert_no_error (error);
       space = tensorflow__profiler__xspace__unpack (NULL, size, (const uint8_t *) contents);
       g_assert_nonnull (space);
-      trace = load_ok (path);
+      trace = planar_test_load_ok (path);
       g_assert_cmpuint (planar_trace_get_n_planes (trace), ==, space->n_planes);
       check_derived_tracks (trace);
 
@@ -2044,7 +2010,7 @@ test_samples (void)
       g_assert_cmpuint (planar_trace_get_n_dropped_derived_lines (trace), ==, 0);
 
       /* Deterministic: a second load derives the same. */
-      again = load_ok (path);
+      again = planar_test_load_ok (path);
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
           const PlanarPlane *a = planar_trace_get_plane (trace, p);
@@ -2107,7 +2073,7 @@ test_generated (Fixture       *f,
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
 
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   check_derived_tracks (trace);
   g_assert_true (planar_trace_get_span (trace, &first, &last));
 
@@ -2140,7 +2106,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+#define ADD(path, func) g_test_add (path, Fixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
   ADD ("/derive/xla-lines", test_xla_lines);
   ADD ("/derive/stream-order", test_stream_order);
   ADD ("/derive/framework-lines", test_framework_lines);

@@ -8,41 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-typedef struct
-{
-  char *dir;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  planar_test_scratch_begin ();
-  f->dir = g_dir_make_tmp ("planar-test-trace-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  planar_test_remove_tree (f->dir);
-  g_free (f->dir);
-  planar_test_scratch_end ();
-}
-
-static PlanarTrace *
-load_ok (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  PlanarTrace *trace = planar_trace_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (trace);
-  return trace;
-}
+typedef PlanarTestFixture Fixture;
 
 /* ------------------------------------------------------------------------ */
 
@@ -70,7 +36,7 @@ test_depth_and_overlap (Fixture       *f,
   planar_test_line_add_event (line, 1, 100, 0);    /* instant at A's end: depth 0 */
 
   path = planar_test_write_space (space, f->dir, "h.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   track = &planar_trace_find_plane (trace, "/device:GPU:0")->tracks[0];
   g_assert_cmpuint (track->n_events, ==, 7);
 
@@ -135,7 +101,7 @@ test_stats (Fixture       *f,
   PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_int (77, -3));   /* stat metadata it lacks */
 
   path = planar_test_write_space (space, f->dir, "stats.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   p = planar_trace_find_plane (trace, "/device:GPU:3");
   g_assert_nonnull (p);
   track = &p->tracks[0];
@@ -200,7 +166,7 @@ test_ref_value (Fixture       *f,
   PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_ref (1, 2));
 
   path = planar_test_write_space (space, f->dir, "ref.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   p = planar_trace_get_plane (trace, 0);
   g_assert_cmpuint (planar_trace_get_event_stats (trace, p, &p->tracks[0].events[0], stats, NULL), ==, 1);
   s = &g_array_index (stats, PlanarStat, 0);
@@ -230,7 +196,7 @@ test_time_base (Fixture       *f,
   planar_test_line_add_event (planar_test_plane_add_line (plane, 2, "epoch", (gint64) start + 2000), 1, 9, 1);
 
   path = planar_test_write_space (space, f->dir, "time.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   g_assert_true (planar_trace_get_profile_start_time (trace, &got_start));
   g_assert_cmpuint (got_start, ==, start);
   g_assert_false (planar_trace_is_aligned_at_earliest_event (trace));
@@ -261,7 +227,7 @@ test_time_without_task_environment (Fixture       *f,
   planar_test_line_add_event (planar_test_plane_add_line (plane, 2, "b", wall), 1, 2000, 10);
 
   path = planar_test_write_space (space, f->dir, "noenv.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   g_assert_false (planar_trace_get_profile_start_time (trace, NULL));
   g_assert_true (planar_trace_is_aligned_at_earliest_event (trace));
   p = planar_trace_get_plane (trace, 0);
@@ -342,7 +308,7 @@ test_lines_tracks_rows (Fixture       *f,
   planar_test_plane_add_line (plane, 8, "empty", 0);
 
   path = planar_test_write_space (space, f->dir, "lines.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   p = planar_trace_find_plane (trace, "/host:CPU");
   g_assert_cmpuint (p->n_lines, ==, 5);
   g_assert_cmpuint (p->n_tracks, ==, 4);
@@ -539,7 +505,7 @@ test_space_fields (Fixture       *f,
   space->n_errors = G_N_ELEMENTS (errors);
   planar_test_space_add_plane (space, 0, "/host:CPU");
   path = planar_test_write_space (space, f->dir, "tw003.xplane.pb");
-  trace = load_ok (path);
+  trace = planar_test_load_ok (path);
   got = planar_trace_get_hostnames (trace);
   g_assert_cmpstr (got[0], ==, "tw003");
   g_assert_cmpstr (got[1], ==, "other");
@@ -579,7 +545,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+#define ADD(path, func) g_test_add (path, Fixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
   ADD ("/trace/depth-and-overlap", test_depth_and_overlap);
   ADD ("/trace/stats", test_stats);
   ADD ("/trace/ref-value", test_ref_value);
