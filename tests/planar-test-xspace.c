@@ -308,3 +308,97 @@ planar_test_load_ok (const char *path)
   g_assert_nonnull (trace);
   return trace;
 }
+
+/* Sorted by (start, longer first), depths consistent with a stack of open
+ * events, per-track totals right. Checks @track; when @in_span, also that its events lie in the trace's
+ * span [@span_first, @span_last]. */
+void
+planar_test_check_track (const PlanarPlane *plane,
+                         const PlanarTrack *track,
+                         gint64             span_first,
+                         gint64             span_last,
+                         gboolean           in_span)
+{
+  g_autofree gsize *open = g_new (gsize, MAX (track->n_events, 1));
+  g_autofree gboolean *has_child = g_new0 (gboolean, MAX (track->n_events, 1));
+  gsize n_open = 0;
+  guint64 n_overlaps = 0;
+  guint max_depth = 0;
+  gint64 end_max = G_MININT64;
+
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      const PlanarEvent *ev = &track->events[i];
+      gint64 end;
+      guint d = ev->depth;
+
+      g_assert_cmpint (ev->duration_ps, >=, 0);
+      g_assert_cmpint (ev->start_ps, <=, G_MAXINT64 - ev->duration_ps);
+      g_assert_cmpuint (ev->metadata, <, plane->n_metadata);
+      end = ev->start_ps + ev->duration_ps;
+      if (in_span)
+        {
+          g_assert_cmpint (ev->start_ps, >=, span_first);
+          g_assert_cmpint (end, <=, span_last);
+        }
+      if (i > 0)
+        {
+          const PlanarEvent *prev = &track->events[i - 1];
+
+          g_assert_cmpint (prev->start_ps, <=, ev->start_ps);
+          if (prev->start_ps == ev->start_ps)
+            g_assert_cmpint (prev->duration_ps, >=, ev->duration_ps);
+        }
+      end_max = MAX (end_max, end);
+      max_depth = MAX (max_depth, d);
+      if (ev->flags & PLANAR_EVENT_OVERLAP)
+        n_overlaps++;
+      if (ev->flags & PLANAR_EVENT_DEPTH_CLAMPED)
+        {
+          g_assert_cmpuint (d, ==, G_MAXUINT16);
+          continue;
+        }
+      g_assert_cmpuint (d, <=, n_open);
+      if (d > 0)
+        {
+          const PlanarEvent *parent = &track->events[open[d - 1]];
+
+          g_assert_cmpint (parent->start_ps, <=, ev->start_ps);
+          g_assert_cmpint (parent->start_ps + parent->duration_ps, >, ev->start_ps);
+          if (!(ev->flags & PLANAR_EVENT_OVERLAP))
+            g_assert_cmpint (end, <=, parent->start_ps + parent->duration_ps);
+          has_child[open[d - 1]] = TRUE;
+        }
+      if (ev->flags & PLANAR_EVENT_OVERLAP)
+        {
+          const PlanarEvent *prev;
+
+          g_assert_cmpuint (d, <, n_open);
+          prev = &track->events[open[d]];
+          g_assert_cmpint (prev->start_ps + prev->duration_ps, >, ev->start_ps);
+          g_assert_cmpint (end, >, prev->start_ps + prev->duration_ps);
+        }
+      else if (d < n_open)
+        {
+          const PlanarEvent *prev = &track->events[open[d]];
+
+          g_assert_cmpint (prev->start_ps + prev->duration_ps, <=, ev->start_ps);
+        }
+      open[d] = i;
+      n_open = d + 1;
+    }
+  /* HAS_CHILDREN says whether an event is some event's parent (left
+   * unchecked next to clamped depths, where the stack goes on unseen). */
+  for (gsize i = 0; i < track->n_events; i++)
+    if (track->events[i].depth < G_MAXUINT16 - 1)
+      g_assert_cmpint (!!(track->events[i].flags & PLANAR_EVENT_HAS_CHILDREN), ==, has_child[i]);
+  g_assert_cmpuint (track->n_overlaps, ==, n_overlaps);
+  g_assert_cmpuint (track->max_depth, ==, max_depth);
+  if (track->n_events > 0)
+    {
+      g_assert_cmpint (track->start_ps, ==, track->events[0].start_ps);
+      g_assert_cmpint (track->end_ps, ==, end_max);
+    }
+  for (gsize i = 0; i < track->n_aggregated; i++)
+    g_assert_cmpuint (track->aggregated[i].metadata, <, plane->n_metadata);
+}

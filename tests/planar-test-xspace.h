@@ -63,4 +63,14 @@ void            planar_test_fixture_teardown   (PlanarTestFixture *f,
 /* planar_trace_load() that must succeed. Returns: (transfer full). */
 PlanarTrace    *planar_test_load_ok            (const char *path);
 
+/* Asserts that @track of @plane is consistent: sorted by (start, longer
+ * first), depths those of a stack of open events (overlaps and clamped
+ * depths as the model flags them), HAS_CHILDREN, totals and span right;
+ * when @in_span, its events lie in [@span_first, @span_last]. */
+void            planar_test_check_track        (const PlanarPlane *plane,
+                                                const PlanarTrack *track,
+                                                gint64             span_first,
+                                                gint64             span_last,
+                                                gboolean           in_span);
+
 G_END_DECLS

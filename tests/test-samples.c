@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
-#include "xplane.pb-c.h"
+#include "planar-test-xspace.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -330,90 +330,6 @@ display_or_name (const char *display_name,
 /* ------------------------------------------------------------------------ */
 /* Model checks */
 
-/* Sorted by (start, longer first), depths consistent with a stack of open
- * events, per-track totals right. */
-static void
-check_track_invariants (const PlanarTrack *track)
-{
-  g_autofree gsize *open = g_new (gsize, MAX (track->n_events, 1));
-  g_autofree gboolean *has_child = g_new0 (gboolean, MAX (track->n_events, 1));
-  gsize n_open = 0;
-  guint64 n_overlaps = 0;
-  guint max_depth = 0;
-  gint64 end_max = G_MININT64;
-
-  for (gsize i = 0; i < track->n_events; i++)
-    {
-      const PlanarEvent *ev = &track->events[i];
-      gint64 end = ev->start_ps + ev->duration_ps;
-      guint d = ev->depth;
-
-      g_assert_cmpint (ev->duration_ps, >=, 0);
-      if (i > 0)
-        {
-          const PlanarEvent *prev = &track->events[i - 1];
-
-          g_assert_cmpint (prev->start_ps, <=, ev->start_ps);
-          if (prev->start_ps == ev->start_ps)
-            g_assert_cmpint (prev->duration_ps, >=, ev->duration_ps);
-        }
-      end_max = MAX (end_max, end);
-      max_depth = MAX (max_depth, d);
-      if (ev->flags & PLANAR_EVENT_OVERLAP)
-        n_overlaps++;
-      if (ev->flags & PLANAR_EVENT_DEPTH_CLAMPED)
-        {
-          g_assert_cmpuint (d, ==, G_MAXUINT16);
-          continue;
-        }
-
-      /* open[k] is the last event given depth k since the last event at a
-         * shallower depth: the model's stack, with closed entries not yet
-         * popped. */
-      g_assert_cmpuint (d, <=, n_open);
-      if (d > 0)
-        {
-          const PlanarEvent *parent = &track->events[open[d - 1]];
-
-          g_assert_cmpint (parent->start_ps, <=, ev->start_ps);
-          g_assert_cmpint (parent->start_ps + parent->duration_ps, >, ev->start_ps);
-          if (!(ev->flags & PLANAR_EVENT_OVERLAP))
-            g_assert_cmpint (end, <=, parent->start_ps + parent->duration_ps);
-          has_child[open[d - 1]] = TRUE;
-        }
-      if (ev->flags & PLANAR_EVENT_OVERLAP)
-        {
-          const PlanarEvent *prev;
-
-          /* It started inside the event it replaces, and ended after it. */
-          g_assert_cmpuint (d, <, n_open);
-          prev = &track->events[open[d]];
-          g_assert_cmpint (prev->start_ps + prev->duration_ps, >, ev->start_ps);
-          g_assert_cmpint (end, >, prev->start_ps + prev->duration_ps);
-        }
-      else if (d < n_open)
-        {
-          const PlanarEvent *prev = &track->events[open[d]];
-
-          /* Its predecessor at this depth has ended. */
-          g_assert_cmpint (prev->start_ps + prev->duration_ps, <=, ev->start_ps);
-        }
-      open[d] = i;
-      n_open = d + 1;
-    }
-  /* HAS_CHILDREN says whether an event is some event's parent (left
-   * unchecked next to clamped depths, where the stack goes on unseen). */
-  for (gsize i = 0; i < track->n_events; i++)
-    if (track->events[i].depth < G_MAXUINT16 - 1)
-      g_assert_cmpint (!!(track->events[i].flags & PLANAR_EVENT_HAS_CHILDREN), ==, has_child[i]);
-  g_assert_cmpuint (track->n_overlaps, ==, n_overlaps);
-  g_assert_cmpuint (track->max_depth, ==, max_depth);
-  if (track->n_events > 0)
-    {
-      g_assert_cmpint (track->start_ps, ==, track->events[0].start_ps);
-      g_assert_cmpint (track->end_ps, ==, end_max);
-    }
-}
 
 static void
 check_stat_value (const RefPlane   *rp,
@@ -639,7 +555,7 @@ compare_with_model (const Reference *ref,
       /* Tracks: every event, in timeline order. */
       for (guint t = 0; t < plane->n_tracks; t++)
         {
-          check_track_invariants (&plane->tracks[t]);
+          planar_test_check_track (plane, &plane->tracks[t], 0, 0, FALSE);
           if (!plane->tracks[t].derived)
             n_tracks++;
         }
