@@ -21,6 +21,7 @@ static const Command commands[] = {
   { "events", "Print the events of one line, with their stats", planar_cli_events },
   { "summary", "Per plane, the event names that take the most self time", planar_cli_summary },
   { "find", "Find events whose name or string stats match a pattern", planar_cli_find },
+  { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
 };
 
 int
@@ -70,6 +71,17 @@ planar_cli_load_profile (const char  *path,
                          char       **session_name_out,
                          GError     **error)
 {
+  return planar_cli_load_session (path, session, session_name_out, NULL, NULL, error);
+}
+
+PlanarProfile *
+planar_cli_load_session (const char             *path,
+                         const char             *session,
+                         char                  **session_name_out,
+                         PlanarCatalog         **catalog_out,
+                         PlanarCatalogSession  **session_out,
+                         GError                **error)
+{
   g_autoptr(PlanarCatalog) catalog = NULL;
   g_autoptr(PlanarProfile) profile = NULL;
   g_auto(GStrv) paths = NULL;
@@ -103,6 +115,10 @@ planar_cli_load_profile (const char  *path,
     return NULL;
   if (session_name_out != NULL)
     *session_name_out = g_strdup (found->name);
+  if (session_out != NULL)
+    *session_out = found;
+  if (catalog_out != NULL)
+    *catalog_out = g_steal_pointer (&catalog);
   return g_steal_pointer (&profile);
 }
 

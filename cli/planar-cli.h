@@ -18,6 +18,7 @@ int  planar_cli_info   (int argc, char **argv);
 int  planar_cli_events (int argc, char **argv);
 int  planar_cli_summary (int argc, char **argv);
 int  planar_cli_find (int argc, char **argv);
+int  planar_cli_health (int argc, char **argv);
 
 /* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
@@ -40,6 +41,15 @@ PlanarProfile *planar_cli_load_profile (const char  *path,
                                         const char  *session,
                                         char       **session_name_out,
                                         GError     **error);
+
+/* The same, also returning the catalog and the session found in it (owned
+ * by the catalog); both optional. */
+PlanarProfile *planar_cli_load_session (const char             *path,
+                                        const char             *session,
+                                        char                  **session_name_out,
+                                        PlanarCatalog         **catalog_out,
+                                        PlanarCatalogSession  **session_out,
+                                        GError                **error);
 
 /* A writer on standard output. Returns: (transfer full). */
 PlanarJsonWriter *planar_cli_stdout_json (gboolean pretty);

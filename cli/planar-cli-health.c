@@ -1,0 +1,191 @@
+/* planar-cli-health.c: `planar-cli health`, the trace health report: what
+ * a user checks when a trace looks incomplete.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void
+write_nullable (PlanarJsonWriter *w,
+                const char       *key,
+                const char       *value)
+{
+  planar_json_writer_key (w, key);
+  if (value != NULL)
+    planar_json_writer_string (w, value);
+  else
+    planar_json_writer_null (w);
+}
+
+static void
+write_issue_json (PlanarJsonWriter        *w,
+                  const PlanarHealthIssue *issue)
+{
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "severity");
+  planar_json_writer_string (w, planar_health_severity_to_string (issue->severity));
+  planar_json_writer_key (w, "kind");
+  planar_json_writer_string (w, issue->kind);
+  write_nullable (w, "host", issue->host);
+  write_nullable (w, "plane", issue->plane);
+  write_nullable (w, "line", issue->line);
+  planar_json_writer_key (w, "count");
+  planar_json_writer_uint (w, issue->count);
+  planar_json_writer_key (w, "message");
+  planar_json_writer_string (w, issue->message);
+  planar_json_writer_end_object (w);
+}
+
+static void
+print_issue_text (const PlanarHealthIssue *issue)
+{
+  g_autofree char *where = g_strjoin (" / ", issue->host != NULL ? issue->host : "session",
+                                      issue->plane != NULL ? issue->plane : "",
+                                      issue->line, NULL);
+
+  if (issue->plane == NULL)
+    where[strlen (where) - 3] = '\0';
+  printf ("%-7s %s: %s\n", planar_health_severity_to_string (issue->severity), where, issue->message);
+}
+
+/* Events per plane and line, so that a missing device or thread shows. */
+static void
+write_counts (PlanarJsonWriter *w,
+              PlanarProfile    *profile)
+{
+  if (w != NULL)
+    {
+      planar_json_writer_key (w, "hosts");
+      planar_json_writer_begin_array (w);
+    }
+  else
+    printf ("\nEvents per plane and line\n");
+
+  for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, h);
+
+      if (w != NULL)
+        {
+          planar_json_writer_begin_object (w);
+          planar_json_writer_key (w, "name");
+          planar_json_writer_string (w, planar_trace_get_host_name (trace));
+          planar_json_writer_key (w, "planes");
+          planar_json_writer_begin_array (w);
+        }
+      else
+        printf ("Host %s\n", planar_trace_get_host_name (trace));
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+          if (w != NULL)
+            {
+              planar_json_writer_begin_object (w);
+              planar_json_writer_key (w, "name");
+              planar_json_writer_string (w, plane->name);
+              planar_json_writer_key (w, "events");
+              planar_json_writer_uint (w, plane->n_events);
+              planar_json_writer_key (w, "lines");
+              planar_json_writer_begin_array (w);
+            }
+          else
+            printf ("  %10" G_GUINT64_FORMAT "  %s\n", plane->n_events, plane->name);
+
+          for (guint l = 0; l < plane->n_lines; l++)
+            {
+              const PlanarLine *line = &plane->lines[l];
+
+              if (line->derived)
+                continue;
+              if (w != NULL)
+                {
+                  planar_json_writer_begin_object (w);
+                  planar_json_writer_key (w, "name");
+                  planar_json_writer_string (w, line->display_name);
+                  planar_json_writer_key (w, "id");
+                  planar_json_writer_int (w, line->id);
+                  planar_json_writer_key (w, "events");
+                  planar_json_writer_uint (w, line->n_events);
+                  planar_json_writer_end_object (w);
+                }
+              else
+                printf ("  %10" G_GUINT64_FORMAT "      %s\n", line->n_events, line->display_name);
+            }
+          if (w != NULL)
+            {
+              planar_json_writer_end_array (w);
+              planar_json_writer_end_object (w);
+            }
+        }
+      if (w != NULL)
+        {
+          planar_json_writer_end_array (w);
+          planar_json_writer_end_object (w);
+        }
+    }
+  if (w != NULL)
+    planar_json_writer_end_array (w);
+}
+
+int
+planar_cli_health (int    argc,
+                   char **argv)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarCatalog) catalog = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarJsonWriter) w = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+  g_autofree char *session = NULL;
+  g_autofree char *session_name = NULL;
+  PlanarCatalogSession *found = NULL;
+  gboolean json = FALSE;
+  int status;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { NULL }
+  };
+
+  if (!planar_cli_parse ("health", "PATH",
+                         "Reports the profiler's errors and warnings, dropped events, empty planes, partial\n"
+                         "overlaps, a missing Task Environment, unreadable files, and events per plane and line.",
+                         entries, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "health takes one PATH (see 'planar-cli health --help')");
+
+  profile = planar_cli_load_session (argv[1], session, &session_name, &catalog, &found, &error);
+  if (profile == NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+  issues = planar_health_check (profile, found);
+
+  if (json)
+    {
+      w = planar_cli_stdout_json (TRUE);
+      planar_json_writer_begin_object (w);
+      planar_json_writer_key (w, "session");
+      planar_json_writer_string (w, session_name);
+      planar_json_writer_key (w, "issues");
+      planar_json_writer_begin_array (w);
+      for (guint i = 0; i < issues->len; i++)
+        write_issue_json (w, g_ptr_array_index (issues, i));
+      planar_json_writer_end_array (w);
+      write_counts (w, profile);
+      planar_json_writer_end_object (w);
+      if (!planar_json_writer_finish (w, &error))
+        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
+      return PLANAR_CLI_EXIT_OK;
+    }
+
+  printf ("Session %s: %u findings\n", session_name, issues->len);
+  for (guint i = 0; i < issues->len; i++)
+    print_issue_text (g_ptr_array_index (issues, i));
+  write_counts (NULL, profile);
+  return PLANAR_CLI_EXIT_OK;
+}

@@ -1,0 +1,222 @@
+/* planar-health.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-health.h"
+
+#include <string.h>
+
+#include "planar-flows.h"
+
+void
+planar_health_issue_free (PlanarHealthIssue *issue)
+{
+  if (issue == NULL)
+    return;
+  g_free (issue->host);
+  g_free (issue->plane);
+  g_free (issue->line);
+  g_free (issue->message);
+  g_free (issue);
+}
+
+const char *
+planar_health_severity_to_string (PlanarHealthSeverity severity)
+{
+  switch (severity)
+    {
+    case PLANAR_HEALTH_ERROR:
+      return "error";
+    case PLANAR_HEALTH_WARNING:
+      return "warning";
+    case PLANAR_HEALTH_INFO:
+    default:
+      return "info";
+    }
+}
+
+static void G_GNUC_PRINTF (8, 9)
+add (GPtrArray            *issues,
+     PlanarHealthSeverity  severity,
+     const char           *kind,
+     const char           *host,
+     const char           *plane,
+     const char           *line,
+     guint64               count,
+     const char           *format,
+     ...)
+{
+  PlanarHealthIssue *issue = g_new0 (PlanarHealthIssue, 1);
+  va_list args;
+
+  issue->severity = severity;
+  issue->kind = kind;
+  issue->host = g_strdup (host);
+  issue->plane = g_strdup (plane);
+  issue->line = g_strdup (line);
+  issue->count = count;
+  va_start (args, format);
+  issue->message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (issues, issue);
+}
+
+/* Planes that hold metadata rather than events; empty is their normal. */
+static gboolean
+is_metadata_plane (const char *name)
+{
+  return strcmp (name, "Task Environment") == 0 || strcmp (name, "/host:metadata") == 0;
+}
+
+static gboolean
+mentions_drops (const char *text)
+{
+  g_autofree char *lower = g_ascii_strdown (text, -1);
+
+  return strstr (lower, "drop") != NULL;
+}
+
+static void
+check_messages (GPtrArray           *issues,
+                const char          *host,
+                const char * const  *messages,
+                PlanarHealthSeverity severity)
+{
+  for (guint i = 0; messages != NULL && messages[i] != NULL; i++)
+    {
+      if (mentions_drops (messages[i]))
+        add (issues, MAX (severity, PLANAR_HEALTH_WARNING), "dropped-events", host, NULL, NULL, 0,
+             "The profiler reported dropped events: %s", messages[i]);
+      else if (severity == PLANAR_HEALTH_ERROR)
+        add (issues, severity, "xspace-error", host, NULL, NULL, 0, "The profiler reported an error: %s", messages[i]);
+      else
+        add (issues, severity, "xspace-warning", host, NULL, NULL, 0, "The profiler reported a warning: %s", messages[i]);
+    }
+}
+
+static gboolean
+stat_as_count (const PlanarStat *stat,
+               guint64          *count)
+{
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      *count = stat->v.i64 > 0 ? (guint64) stat->v.i64 : 0;
+      return TRUE;
+    case PLANAR_STAT_UINT64:
+      *count = stat->v.u64;
+      return TRUE;
+    case PLANAR_STAT_DOUBLE:
+      *count = stat->v.f64 > 0 ? (guint64) stat->v.f64 : 0;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+check_plane (GPtrArray         *issues,
+             const char        *host,
+             const PlanarPlane *plane)
+{
+  for (guint s = 0; s < plane->n_stats; s++)
+    {
+      guint64 count = 0;
+
+      if (g_strcmp0 (plane->stats[s].name, "dropped_traces") == 0 && stat_as_count (&plane->stats[s], &count)
+          && count > 0)
+        add (issues, PLANAR_HEALTH_WARNING, "dropped-events", host, plane->name, NULL, count,
+             "%" G_GUINT64_FORMAT " events were dropped by the profiler on this plane", count);
+    }
+
+  if (plane->n_events == 0 && !is_metadata_plane (plane->name))
+    add (issues, PLANAR_HEALTH_INFO, "empty-plane", host, plane->name, NULL, 0,
+         plane->n_lines == 0 ? "The plane has no lines" : "The plane's lines hold no events");
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      /* A derived track repeats its source's overlaps. */
+      if (track->n_overlaps > 0 && !track->derived)
+        {
+          add (issues, PLANAR_HEALTH_WARNING, "partial-overlaps", host, plane->name, track->name,
+               track->n_overlaps,
+               "%" G_GUINT64_FORMAT " events start inside another event and end after it; "
+               "they are drawn beside it rather than nested", track->n_overlaps);
+        }
+      if (track->n_aggregated > 0)
+        add (issues, PLANAR_HEALTH_INFO, "aggregated-events", host, plane->name, track->name,
+             track->n_aggregated,
+             "%" G_GSIZE_FORMAT " aggregated events (with a number of occurrences and no time) are not drawn",
+             track->n_aggregated);
+    }
+}
+
+GPtrArray *
+planar_health_check (PlanarProfile              *profile,
+                     const PlanarCatalogSession *session)
+{
+  GPtrArray *issues = g_ptr_array_new_with_free_func ((GDestroyNotify) planar_health_issue_free);
+  GPtrArray *sorted;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (profile), issues);
+
+  for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, h);
+      const char *host = planar_trace_get_host_name (trace);
+      const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
+      guint dropped_lines = planar_trace_get_n_dropped_derived_lines (trace);
+
+      check_messages (issues, host, planar_trace_get_errors (trace), PLANAR_HEALTH_ERROR);
+      check_messages (issues, host, planar_trace_get_warnings (trace), PLANAR_HEALTH_WARNING);
+
+      if (planar_trace_is_aligned_at_earliest_event (trace))
+        add (issues, PLANAR_HEALTH_WARNING, "no-task-environment", host, NULL, NULL, 0,
+             "The file has no Task Environment start time: its time 0 is its earliest event, "
+             "so it cannot be aligned exactly with other hosts");
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        check_plane (issues, host, planar_trace_get_plane (trace, p));
+
+      if (flows != NULL)
+        {
+          gsize dangling = planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_ALL);
+
+          if (dangling > 0)
+            add (issues, PLANAR_HEALTH_INFO, "dangling-flows", host, NULL, NULL, dangling,
+                 "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " flows have one end only "
+                 "(a launch whose kernel was not captured, or an end on another host)",
+                 dangling, planar_flow_index_get_n_flows (flows));
+        }
+      if (dropped_lines > 0)
+        add (issues, PLANAR_HEALTH_WARNING, "dropped-derived-lines", host, NULL, NULL, dropped_lines,
+             "%u derived lines (XLA Ops, Steps, ...) were left out for lack of room", dropped_lines);
+    }
+
+  if (session != NULL)
+    for (guint i = 0; i < session->hosts->len; i++)
+      {
+        const PlanarCatalogHost *file = g_ptr_array_index (session->hosts, i);
+
+        if (!file->supported)
+          add (issues, PLANAR_HEALTH_WARNING, "unsupported-file", file->name, NULL, NULL, 0,
+               "%s is in a format Planar cannot read yet and is not shown", file->path);
+      }
+
+  /* A stable sort: errors, then warnings, then notes, each in the order
+   * found. */
+  sorted = g_ptr_array_new_with_free_func ((GDestroyNotify) planar_health_issue_free);
+  for (int severity = PLANAR_HEALTH_ERROR; severity >= PLANAR_HEALTH_INFO; severity--)
+    for (guint i = 0; i < issues->len; i++)
+      {
+        PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
+
+        if ((int) issue->severity == severity)
+          g_ptr_array_add (sorted, issue);
+      }
+  g_ptr_array_set_free_func (issues, NULL);
+  g_ptr_array_unref (issues);
+  return sorted;
+}
