@@ -196,7 +196,7 @@ static void
 planar_application_startup (GApplication *application)
 {
   PlanarApplication *self = PLANAR_APPLICATION (application);
-  static const char * const settings_actions[] = { "show-flows", "hide-internal-events" };
+  static const char * const settings_actions[] = { "show-flows", "hide-internal-events", "show-details" };
 
   G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
 

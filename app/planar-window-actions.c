@@ -192,6 +192,26 @@ show_menu_activated (GSimpleAction *action,
   gtk_menu_button_popup (PLANAR_WINDOW (user_data)->menu_button);
 }
 
+static void
+find_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  _planar_window_find (PLANAR_WINDOW (user_data));
+}
+
+static void
+find_next_activated (GSimpleAction *action,
+                     GVariant      *parameter,
+                     gpointer       user_data)
+{
+  PlanarWindow *self = PLANAR_WINDOW (user_data);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->find_bar),
+                              g_str_equal (g_action_get_name (G_ACTION (action)), "find-next") ? "find.next" : "find.previous",
+                              NULL);
+}
+
 static const GActionEntry win_entries[] = {
   { .name = "open-file", .activate = open_file_activated },
   { .name = "open-folder", .activate = open_folder_activated },
@@ -204,6 +224,9 @@ static const GActionEntry win_entries[] = {
   { .name = "show-sessions", .activate = show_sessions_activated },
   { .name = "show-hosts", .activate = show_hosts_activated },
   { .name = "show-menu", .activate = show_menu_activated },
+  { .name = "find", .activate = find_activated },
+  { .name = "find-next", .activate = find_next_activated },
+  { .name = "find-previous", .activate = find_next_activated },
 };
 
 void
@@ -236,6 +259,9 @@ _planar_window_update_actions (PlanarWindow *self)
   set_enabled (self, "cancel-load", self->open_cancellable != NULL || self->load_cancellable != NULL);
   set_enabled (self, "show-sessions", have_catalog);
   set_enabled (self, "show-hosts", have_session);
+  set_enabled (self, "find", self->profile != NULL);
+  set_enabled (self, "find-next", self->profile != NULL);
+  set_enabled (self, "find-previous", self->profile != NULL);
 }
 
 void

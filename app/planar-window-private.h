@@ -8,6 +8,11 @@
 #include "planar-window.h"
 
 #include "planar-catalog.h"
+#include "planar-details-pane.h"
+#include "planar-find-bar.h"
+#include "planar-find-results.h"
+#include "planar-health-page.h"
+#include "planar-op-stats-page.h"
 #include "planar-timeline.h"
 #include "planar-welcome-page.h"
 
@@ -32,6 +37,12 @@ struct _PlanarWindow
   PlanarWelcomePage    *welcome_page;
   AdwStatusPage        *message_page;
   PlanarTimeline       *timeline;
+  PlanarFindBar        *find_bar;
+  PlanarFindResults    *find_results;
+  GtkPaned             *details_paned;
+  PlanarDetailsPane    *details_pane;
+  PlanarOpStatsPage    *op_stats_page;
+  PlanarHealthPage     *health_page;
 
   GSettings            *settings;
   /* The session keys of the Sessions menu, newest first. */
@@ -89,6 +100,8 @@ void      _planar_window_select_hosts    (PlanarWindow        *self,
                                           const char * const  *hosts);
 void      _planar_window_select_tool     (PlanarWindow        *self,
                                           const char          *tool);
+/* Opens the find bar on the trace viewer. */
+void      _planar_window_find            (PlanarWindow        *self);
 void      _planar_window_reload          (PlanarWindow        *self);
 void      _planar_window_cancel          (PlanarWindow        *self);
 

@@ -31,7 +31,7 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-const char * const _planar_window_tools[] = { "trace-viewer", NULL };
+const char * const _planar_window_tools[] = { "trace-viewer", "op-stats", "trace-health", NULL };
 
 static void load (PlanarWindow *self);
 
@@ -544,6 +544,9 @@ load_done (GObject      *source,
 
   if (loaded)
     {
+      planar_op_stats_page_set_profile (self->op_stats_page, profile);
+      planar_health_page_set_profile (self->health_page, profile, current_session (self));
+      planar_find_bar_refresh (self->find_bar);
       gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
       _planar_window_update_actions (self);
       return;
@@ -608,8 +611,12 @@ load (PlanarWindow *self)
   self->load_cancellable = g_cancellable_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
-  /* The timeline shows the tracks as they are decoded. */
+  /* The timeline shows the tracks as they are decoded; the other tools
+   * wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
+  planar_op_stats_page_set_profile (self->op_stats_page, NULL);
+  planar_health_page_set_profile (self->health_page, NULL, NULL);
+  planar_find_bar_refresh (self->find_bar);
   _planar_window_select_tool (self, NULL);
 
   hosts = describe_hosts ((const char * const *) self->hosts);
@@ -738,6 +745,54 @@ _planar_window_select_tool (PlanarWindow *self,
 }
 
 void
+_planar_window_find (PlanarWindow *self)
+{
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  if (self->profile == NULL)
+    return;
+  _planar_window_select_tool (self, "trace-viewer");
+  planar_find_bar_open (self->find_bar);
+}
+
+/* Escape in the find bar gives the keys back to the timeline. */
+static void
+find_bar_closed (PlanarWindow *self)
+{
+  if (self->profile != NULL)
+    gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+}
+
+/* A row of the selection's table: find every event of that name. */
+static void
+details_search (PlanarWindow *self,
+                const char   *name)
+{
+  g_autofree char *escaped = g_regex_escape_string (name, -1);
+  g_autofree char *pattern = g_strdup_printf ("^%s$", escaped);
+
+  _planar_window_find (self);
+  planar_find_bar_set_text (self->find_bar, pattern, TRUE);
+}
+
+/* Op Stats asks to see a name's events: select them all on the timeline
+ * and show the first. */
+static void
+op_stats_highlight (PlanarWindow    *self,
+                    PlanarSelection *selection)
+{
+  const PlanarProfileEventRef *refs;
+  gsize n;
+
+  _planar_window_select_tool (self, "trace-viewer");
+  planar_timeline_set_selection (self->timeline, selection);
+  refs = planar_selection_get_events (selection, &n);
+  if (n > 0)
+    planar_timeline_reveal_event (self->timeline, &refs[0]);
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+}
+
+void
 _planar_window_reload (PlanarWindow *self)
 {
   g_return_if_fail (PLANAR_IS_WINDOW (self));
@@ -813,6 +868,7 @@ bind_settings (PlanarWindow *self,
     gtk_window_maximize (GTK_WINDOW (self));
 
   g_settings_bind (self->settings, "show-flows", self->timeline, "show-flows", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "show-details", self->details_pane, "visible", G_SETTINGS_BIND_GET);
   /* The timeline does not hide XProf's internal events yet; the setting
    * takes effect, and appears in the menu, once it has the property. */
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (self->timeline), "hide-internal-events") != NULL)
@@ -928,6 +984,11 @@ planar_window_class_init (PlanarWindowClass *klass)
 
   g_type_ensure (PLANAR_TYPE_TIMELINE);
   g_type_ensure (PLANAR_TYPE_WELCOME_PAGE);
+  g_type_ensure (PLANAR_TYPE_FIND_BAR);
+  g_type_ensure (PLANAR_TYPE_FIND_RESULTS);
+  g_type_ensure (PLANAR_TYPE_DETAILS_PANE);
+  g_type_ensure (PLANAR_TYPE_OP_STATS_PAGE);
+  g_type_ensure (PLANAR_TYPE_HEALTH_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
@@ -944,6 +1005,12 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, find_bar);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, find_results);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_paned);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_pane);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, op_stats_page);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, health_page);
 }
 
 static void
@@ -970,6 +1037,14 @@ planar_window_init (PlanarWindow *self)
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (target, "drop", G_CALLBACK (drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  planar_find_bar_set_timeline (self->find_bar, self->timeline);
+  planar_find_results_set_find_bar (self->find_results, self->find_bar);
+  planar_details_pane_set_timeline (self->details_pane, self->timeline);
+  g_object_bind_property (self->find_bar, "show-results", self->find_results, "visible", G_BINDING_SYNC_CREATE);
+  g_signal_connect_swapped (self->find_bar, "closed", G_CALLBACK (find_bar_closed), self);
+  g_signal_connect_swapped (self->details_pane, "search", G_CALLBACK (details_search), self);
+  g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
 
   _planar_window_init_actions (self);
   update_controls (self);

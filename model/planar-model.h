@@ -14,6 +14,7 @@
 #include "planar-json-writer.h"
 #include "planar-profile.h"
 #include "planar-search.h"
+#include "planar-search-hits.h"
 #include "planar-span-index.h"
 #include "planar-stat-format.h"
 #include "planar-string-table.h"

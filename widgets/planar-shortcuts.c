@@ -31,6 +31,11 @@ static const PlanarShortcut shortcuts[] = {
   { "window.close", "<Control>w", N_("Close the window"), SECTION_GENERAL },
   { "app.quit", "<Control>q", N_("Quit"), SECTION_GENERAL },
 
+  { "win.find", "<Control>f", N_("Find events in the whole profile"), SECTION_SELECTION },
+  { "timeline.find", "slash KP_Divide", N_("Find events (from the timeline)"), SECTION_SELECTION },
+  { "win.find-next", "F3", N_("Next find result"), SECTION_SELECTION },
+  { "win.find-previous", "<Shift>F3", N_("Previous find result"), SECTION_SELECTION },
+
   { "timeline.zoom-in", "w <Control>plus <Control>equal <Control>KP_Add", N_("Zoom in around the pointer"), SECTION_NAVIGATION },
   { "timeline.zoom-in-fast", "<Shift>w", N_("Zoom in faster"), SECTION_NAVIGATION },
   { "timeline.zoom-out", "s <Control>minus <Control>KP_Subtract", N_("Zoom out around the pointer"), SECTION_NAVIGATION },

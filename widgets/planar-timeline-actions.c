@@ -11,6 +11,16 @@
 #include "planar-flows.h"
 #include "planar-shortcuts.h"
 
+/* "/" on the timeline: the window's find bar (win.find), reached through
+ * the action muxer so that the widget does not know the window. */
+static void
+find (GtkWidget  *widget,
+      const char *action_name,
+      GVariant   *parameter)
+{
+  gtk_widget_activate_action (widget, "win.find", NULL);
+}
+
 static void
 zoom_in (GtkWidget  *widget,
          const char *action_name,
@@ -172,6 +182,7 @@ toggle_flow_category (GtkWidget  *widget,
 void
 _planar_timeline_class_add_actions (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "timeline.find", NULL, find);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-in", NULL, zoom_in);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-in-fast", NULL, zoom_in_fast);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-out", NULL, zoom_out);

@@ -333,15 +333,19 @@ _planar_timeline_select_box (PlanarTimeline *self,
   select_events (self, (const PlanarProfileEventRef *) (gpointer) refs->data, refs->len, TRUE, t0, t1, add);
 }
 
-/* Puts @ref's event in view: centred when it is outside the window, and
- * its row scrolled into the viewport. */
-static void
-reveal_event (PlanarTimeline              *self,
-              const PlanarProfileEventRef *ref)
+void
+planar_timeline_reveal_event (PlanarTimeline              *self,
+                              const PlanarProfileEventRef *ref)
 {
-  const PlanarEvent *ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  const PlanarEvent *ev;
   int r;
 
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (ref != NULL);
+
+  if (self->profile == NULL)
+    return;
+  ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return;
   if (ev->start_ps + ev->duration_ps < self->start_ps || ev->start_ps > self->end_ps)
@@ -439,7 +443,7 @@ _planar_timeline_step_selection (PlanarTimeline *self,
 
   selection = planar_selection_new_for_event (self->profile, &ref);
   planar_timeline_set_selection (self, selection);
-  reveal_event (self, &ref);
+  planar_timeline_reveal_event (self, &ref);
 }
 
 /* ------------------------------------------------------------------------

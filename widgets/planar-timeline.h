@@ -64,6 +64,11 @@ PlanarSelection    *planar_timeline_get_selection    (PlanarTimeline     *self);
 void                planar_timeline_set_selection    (PlanarTimeline     *self,
                                                       PlanarSelection    *selection);
 
+/* Puts the event @ref points to in view, keeping the zoom: the window is
+ * centred on it when it lies outside, and its row scrolled into view. */
+void                planar_timeline_reveal_event     (PlanarTimeline              *self,
+                                                      const PlanarProfileEventRef *ref);
+
 gboolean            planar_timeline_get_show_flows   (PlanarTimeline     *self);
 void                planar_timeline_set_show_flows   (PlanarTimeline     *self,
                                                       gboolean            show_flows);

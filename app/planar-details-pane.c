@@ -1,0 +1,589 @@
+/* planar-details-pane.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-config.h"
+
+#include "planar-details-pane.h"
+
+#include <glib/gi18n.h>
+
+#include "planar-aggregate-row.h"
+#include "planar-model.h"
+
+/* ------------------------------------------------------------------------
+ * PlanarDetailsPane
+ * ------------------------------------------------------------------------ */
+
+struct _PlanarDetailsPane
+{
+  GtkWidget           parent_instance;
+
+  GtkStack           *stack;
+  GtkLabel           *title_label;
+  GtkGrid            *fields_grid;
+  GtkLabel           *flows_heading;
+  GtkBox             *flows_box;
+  GtkLabel           *table_label;
+  GtkColumnView      *table_view;
+
+  PlanarTimeline     *timeline;
+  gulong              selection_handler;
+  /* The selection shown, so that a notification without a change does not
+   * rebuild the pane. */
+  PlanarSelection    *shown;
+
+  GListStore         *rows;
+  GtkSortListModel   *sorted_rows;
+
+  /* The event shown, as text to copy, and where its flows lead. */
+  GString            *text;
+  guint               n_fields;
+  GArray             *flow_targets;
+};
+
+G_DEFINE_FINAL_TYPE (PlanarDetailsPane, planar_details_pane, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_TIMELINE,
+  N_PROPS
+};
+
+enum
+{
+  SIGNAL_SEARCH,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+clear_box (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    {
+      if (GTK_IS_BOX (box))
+        gtk_box_remove (GTK_BOX (box), child);
+      else
+        gtk_grid_remove (GTK_GRID (box), child);
+    }
+}
+
+/* Adds "@label  @value" to the fields, and to the text to copy. */
+static void
+add_field (PlanarDetailsPane *self,
+           const char        *label,
+           const char        *value,
+           gboolean           monospace)
+{
+  GtkWidget *key = gtk_label_new (label);
+  GtkWidget *text = gtk_label_new (value);
+
+  gtk_label_set_xalign (GTK_LABEL (key), 0);
+  gtk_label_set_yalign (GTK_LABEL (key), 0);
+  gtk_widget_add_css_class (key, "dim-label");
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+  gtk_widget_set_hexpand (text, TRUE);
+  if (monospace)
+    gtk_widget_add_css_class (text, "monospace");
+  gtk_grid_attach (self->fields_grid, key, 0, (int) self->n_fields, 1, 1);
+  gtk_grid_attach (self->fields_grid, text, 1, (int) self->n_fields, 1, 1);
+  self->n_fields++;
+  g_string_append_printf (self->text, "%s: %s\n", label, value);
+}
+
+static void
+add_duration_field (PlanarDetailsPane *self,
+                    const char        *label,
+                    gint64             ps)
+{
+  g_autofree char *value = planar_format_duration (ps);
+
+  add_field (self, label, value, FALSE);
+}
+
+static const char *
+key_stat_label (const char *name)
+{
+  static const struct { const char *name; const char *label; } labels[] = {
+    { "hlo_module", N_("HLO module") },
+    { "hlo_op", N_("HLO op") },
+    { "tf_op", N_("Framework op") },
+    { "tf_op_name", N_("Framework op name") },
+    { "long_name", N_("Long name") },
+    { "source", N_("Source") },
+    { "source_stack", N_("Stack") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_strcmp0 (name, labels[i].name) == 0)
+      return _(labels[i].label);
+  return name;
+}
+
+static char *
+stat_label (const PlanarStat *stat)
+{
+  if (stat->name == NULL || stat->name[0] == '\0')
+    return g_strdup_printf ("#%" G_GINT64_FORMAT, stat->metadata_id);
+  return g_strdup (stat->name);
+}
+
+static void
+add_stats (PlanarDetailsPane *self,
+           PlanarTrace       *trace,
+           const PlanarPlane *plane,
+           const PlanarEvent *event)
+{
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(GError) error = NULL;
+
+  planar_trace_get_event_stats (trace, plane, event, stats, &error);
+  if (error != NULL)
+    {
+      add_field (self, _("Stats"), error->message, FALSE);
+      return;
+    }
+
+  /* What the user most often copies comes first. */
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
+
+      if (planar_stat_is_key_stat (stat->name))
+        {
+          g_autofree char *value = planar_stat_format_display (stat);
+
+          add_field (self, key_stat_label (stat->name), value, g_str_equal (stat->name, "source_stack"));
+        }
+    }
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
+      g_autofree char *label = NULL;
+      g_autofree char *value = NULL;
+
+      if (planar_stat_is_key_stat (stat->name))
+        continue;
+      label = stat_label (stat);
+      value = planar_stat_format_display (stat);
+      add_field (self, label, value, g_str_has_suffix (label, "_details"));
+    }
+}
+
+static void
+add_flows (PlanarDetailsPane           *self,
+           PlanarTrace                 *trace,
+           const PlanarProfileEventRef *ref)
+{
+  const PlanarFlowIndex *index = planar_trace_get_flows (trace);
+  g_autoptr(GArray) flows = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+  PlanarEventRef event = planar_profile_event_ref_get_event_ref (ref);
+
+  if (index != NULL)
+    planar_flow_index_query_event (index, &event, flows);
+  gtk_widget_set_visible (GTK_WIDGET (self->flows_heading), flows->len > 0);
+
+  for (guint i = 0; i < flows->len; i++)
+    {
+      const PlanarFlow *flow = &g_array_index (flows, PlanarFlow, i);
+      gboolean outgoing = flow->from.plane == event.plane && flow->from.track == event.track
+                          && flow->from.index == event.index;
+      const PlanarEventRef *other = outgoing ? &flow->to : &flow->from;
+      const char *category = planar_flow_category_get_name (flow->category);
+      g_autofree char *text = NULL;
+      GtkWidget *widget;
+
+      if (planar_event_ref_is_none (other))
+        {
+          text = g_strdup_printf (outgoing ? _("→ (the other end was not captured) %s") : _("← (the other end was not captured) %s"),
+                                  category);
+          widget = gtk_label_new (text);
+          gtk_label_set_xalign (GTK_LABEL (widget), 0);
+          gtk_widget_add_css_class (widget, "dim-label");
+        }
+      else
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, other->plane);
+          const PlanarTrack *track = &plane->tracks[other->track];
+          const PlanarEvent *ev = &track->events[other->index];
+          PlanarProfileEventRef target = { ref->trace, other->plane, other->track, other->index };
+          GtkWidget *label;
+
+          text = g_strdup_printf ("%s %s · %s / %s %s", outgoing ? "→" : "←",
+                                  planar_plane_get_event_name (plane, ev, TRUE), plane->name,
+                                  track->display_name, category);
+          label = gtk_label_new (text);
+          gtk_label_set_xalign (GTK_LABEL (label), 0);
+          gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+          widget = gtk_button_new ();
+          gtk_button_set_child (GTK_BUTTON (widget), label);
+          gtk_widget_add_css_class (widget, "flat");
+          gtk_widget_set_tooltip_text (widget, _("Select the other end of this flow"));
+          g_array_append_val (self->flow_targets, target);
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (widget), "details.follow-flow");
+          gtk_actionable_set_action_target (GTK_ACTIONABLE (widget), "u", self->flow_targets->len - 1);
+        }
+      g_string_append_printf (self->text, "%s: %s\n", _("Flow"), text);
+      gtk_box_append (self->flows_box, widget);
+    }
+}
+
+static void
+show_event (PlanarDetailsPane *self,
+            PlanarSelection   *selection)
+{
+  PlanarProfile *profile = planar_selection_get_profile (selection);
+  const PlanarProfileEventRef *refs = planar_selection_get_events (selection, NULL);
+  PlanarTrace *trace = NULL;
+  const PlanarPlane *plane = NULL;
+  const PlanarTrack *track = NULL;
+  const PlanarEvent *event = planar_selection_resolve (selection, 0, &trace, &plane, &track);
+  const char *name;
+  const char *display_name;
+
+  if (event == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+
+  name = planar_plane_get_event_name (plane, event, FALSE);
+  display_name = planar_plane_get_event_name (plane, event, TRUE);
+  gtk_label_set_text (self->title_label, display_name);
+  g_string_append_printf (self->text, "%s\n", display_name);
+
+  if (g_strcmp0 (name, display_name) != 0)
+    add_field (self, _("Name"), name, FALSE);
+  if (planar_profile_get_n_traces (profile) > 1)
+    add_field (self, _("Host"), planar_trace_get_host_name (trace), FALSE);
+  add_field (self, _("Plane"), plane->name, FALSE);
+  add_field (self, _("Track"), track->display_name, FALSE);
+  add_duration_field (self, _("Start"), event->start_ps);
+  add_duration_field (self, _("Duration"), event->duration_ps);
+  add_duration_field (self, _("Self time"), planar_track_get_self_time (track, refs[0].index));
+  add_duration_field (self, _("End"), event->start_ps + event->duration_ps);
+  if (event->flags & PLANAR_EVENT_DERIVED)
+    {
+      PlanarEventRef source;
+
+      if (planar_trace_get_derived_source (trace, event, &source) && !planar_event_ref_is_none (&source))
+        {
+          const PlanarPlane *source_plane = planar_trace_get_plane (trace, source.plane);
+          const PlanarTrack *source_track = &source_plane->tracks[source.track];
+          g_autofree char *from = g_strdup_printf ("%s (%s)",
+                                                   planar_plane_get_event_name (source_plane,
+                                                                                &source_track->events[source.index],
+                                                                                TRUE),
+                                                   source_track->display_name);
+
+          add_field (self, _("Derived from"), from, FALSE);
+        }
+    }
+  if (event->flags & PLANAR_EVENT_OVERLAP)
+    add_field (self, _("Note"), _("Starts inside the previous event and ends after it"), FALSE);
+  add_stats (self, trace, plane, event);
+  add_flows (self, trace, &refs[0]);
+  gtk_stack_set_visible_child_name (self->stack, "event");
+}
+
+static void
+show_table (PlanarDetailsPane *self,
+            PlanarSelection   *selection)
+{
+  PlanarProfile *profile = planar_selection_get_profile (selection);
+  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
+  g_autofree char *count = NULL;
+  g_autofree char *label = NULL;
+  gsize n_events = planar_selection_get_n_events (selection);
+  gint64 t0, t1;
+  gboolean has_range = planar_selection_get_range (selection, &t0, &t1);
+
+  if (n_events > 0)
+    {
+      for (gsize i = 0; i < n_events; i++)
+        {
+          const PlanarPlane *plane;
+          const PlanarTrack *track;
+          const PlanarProfileEventRef *refs = planar_selection_get_events (selection, NULL);
+
+          if (planar_selection_resolve (selection, i, NULL, &plane, &track) != NULL)
+            planar_aggregator_add_event (aggregator, plane, track, refs[i].index);
+        }
+    }
+  else if (has_range)
+    {
+      /* A range alone: every event of every track that meets it. */
+      for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+        {
+          PlanarTrace *trace = planar_profile_get_trace (profile, h);
+
+          for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+            {
+              const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+              for (guint t = 0; t < plane->n_tracks; t++)
+                if (planar_trace_is_track_ready (trace, p, t))
+                  planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], t0, t1);
+            }
+        }
+    }
+
+  planar_aggregate_rows_fill (self->rows, aggregator);
+
+  count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GUINT64_FORMAT " event", "%" G_GUINT64_FORMAT " events",
+                                        planar_aggregator_get_n_events (aggregator)),
+                           planar_aggregator_get_n_events (aggregator));
+  if (has_range)
+    {
+      g_autofree char *width = planar_format_duration (t1 - t0);
+      g_autofree char *start = planar_format_duration (t0);
+
+      /* Translators: "12 events in 1.500 ms from 3.000 ms". */
+      label = g_strdup_printf (_("%s in %s from %s"), count, width, start);
+    }
+  else
+    label = g_strdup_printf (_("%s selected"), count);
+  gtk_label_set_text (self->table_label, label);
+  gtk_stack_set_visible_child_name (self->stack, "table");
+}
+
+static void
+update (PlanarDetailsPane *self)
+{
+  PlanarSelection *selection = self->timeline != NULL ? planar_timeline_get_selection (self->timeline) : NULL;
+
+  if (selection != NULL && selection == self->shown)
+    return;
+  g_set_object (&self->shown, selection);
+
+  clear_box (GTK_WIDGET (self->fields_grid));
+  clear_box (GTK_WIDGET (self->flows_box));
+  g_string_truncate (self->text, 0);
+  self->n_fields = 0;
+  g_array_set_size (self->flow_targets, 0);
+
+  if (selection == NULL || planar_selection_is_empty (selection) || planar_selection_get_profile (selection) == NULL)
+    {
+      g_list_store_remove_all (self->rows);
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+    }
+  else if (planar_selection_get_n_events (selection) == 1 && !planar_selection_get_range (selection, NULL, NULL))
+    {
+      g_list_store_remove_all (self->rows);
+      show_event (self, selection);
+    }
+  else
+    show_table (self, selection);
+}
+
+static void
+selection_changed (PlanarDetailsPane *self)
+{
+  update (self);
+}
+
+static void
+follow_flow (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (widget);
+  guint index = g_variant_get_uint32 (parameter);
+  PlanarProfileEventRef target;
+  g_autoptr(PlanarSelection) selection = NULL;
+  PlanarProfile *profile;
+
+  if (self->timeline == NULL || index >= self->flow_targets->len)
+    return;
+  profile = planar_timeline_get_profile (self->timeline);
+  if (profile == NULL)
+    return;
+  target = g_array_index (self->flow_targets, PlanarProfileEventRef, index);
+  selection = planar_selection_new_for_event (profile, &target);
+  planar_timeline_set_selection (self->timeline, selection);
+  planar_timeline_reveal_event (self->timeline, &target);
+}
+
+static void
+row_activated (GtkColumnView     *view,
+               guint              position,
+               PlanarDetailsPane *self)
+{
+  g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (G_LIST_MODEL (self->sorted_rows), position);
+
+  if (row != NULL)
+    g_signal_emit (self, signals[SIGNAL_SEARCH], 0, planar_aggregate_row_get_name (row));
+}
+
+static void
+planar_details_pane_dispose (GObject *object)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (object);
+
+  planar_details_pane_set_timeline (self, NULL);
+  g_clear_object (&self->shown);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_DETAILS_PANE);
+  g_clear_object (&self->sorted_rows);
+  g_clear_object (&self->rows);
+  G_OBJECT_CLASS (planar_details_pane_parent_class)->dispose (object);
+}
+
+static void
+planar_details_pane_finalize (GObject *object)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (object);
+
+  g_string_free (self->text, TRUE);
+  g_array_unref (self->flow_targets);
+  G_OBJECT_CLASS (planar_details_pane_parent_class)->finalize (object);
+}
+
+static void
+planar_details_pane_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TIMELINE:
+      g_value_set_object (value, self->timeline);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_details_pane_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TIMELINE:
+      planar_details_pane_set_timeline (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_details_pane_class_init (PlanarDetailsPaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = planar_details_pane_dispose;
+  object_class->finalize = planar_details_pane_finalize;
+  object_class->get_property = planar_details_pane_get_property;
+  object_class->set_property = planar_details_pane_set_property;
+
+  properties[PROP_TIMELINE] = g_param_spec_object ("timeline", NULL, NULL, PLANAR_TYPE_TIMELINE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Asks for a search of the profile for events named @name. */
+  signals[SIGNAL_SEARCH] = g_signal_new ("search", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_install_action (widget_class, "details.follow-flow", "u", follow_flow);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "planar-details");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-details-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, stack);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, title_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, fields_grid);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_heading);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_box);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, table_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, table_view);
+}
+
+static void
+planar_details_pane_init (PlanarDetailsPane *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->text = g_string_new (NULL);
+  self->flow_targets = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
+
+  self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
+  self->sorted_rows = planar_aggregate_view_setup (self->table_view, self->rows, TRUE);
+  g_signal_connect (self->table_view, "activate", G_CALLBACK (row_activated), self);
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+}
+
+GtkWidget *
+planar_details_pane_new (void)
+{
+  return g_object_new (PLANAR_TYPE_DETAILS_PANE, NULL);
+}
+
+PlanarTimeline *
+planar_details_pane_get_timeline (PlanarDetailsPane *self)
+{
+  g_return_val_if_fail (PLANAR_IS_DETAILS_PANE (self), NULL);
+  return self->timeline;
+}
+
+void
+planar_details_pane_set_timeline (PlanarDetailsPane *self,
+                                  PlanarTimeline    *timeline)
+{
+  g_return_if_fail (PLANAR_IS_DETAILS_PANE (self));
+  g_return_if_fail (timeline == NULL || PLANAR_IS_TIMELINE (timeline));
+
+  if (self->timeline == timeline)
+    return;
+  if (self->timeline != NULL)
+    {
+      g_clear_signal_handler (&self->selection_handler, self->timeline);
+      g_clear_object (&self->timeline);
+    }
+  if (timeline != NULL)
+    {
+      self->timeline = g_object_ref (timeline);
+      self->selection_handler = g_signal_connect_swapped (timeline, "notify::selection",
+                                                          G_CALLBACK (selection_changed), self);
+    }
+  if (self->stack != NULL)
+    update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMELINE]);
+}
+
+char *
+planar_details_pane_dup_text (PlanarDetailsPane *self)
+{
+  g_return_val_if_fail (PLANAR_IS_DETAILS_PANE (self), NULL);
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "event") != 0)
+    return NULL;
+  return g_strdup (self->text->str);
+}
+
+GListModel *
+planar_details_pane_get_rows (PlanarDetailsPane *self)
+{
+  g_return_val_if_fail (PLANAR_IS_DETAILS_PANE (self), NULL);
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "table") != 0)
+    return NULL;
+  return G_LIST_MODEL (self->sorted_rows);
+}

@@ -1,0 +1,578 @@
+/* planar-find-bar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-config.h"
+
+#include "planar-find-bar.h"
+
+#include <glib/gi18n.h>
+
+#include "planar-model.h"
+
+struct _PlanarFindBar
+{
+  GtkWidget         parent_instance;
+
+  GtkRevealer      *revealer;
+  GtkSearchEntry   *entry;
+  GtkToggleButton  *regex_button;
+  GtkToggleButton  *case_button;
+  GtkLabel         *count_label;
+  GtkToggleButton  *results_button;
+
+  PlanarTimeline   *timeline;
+
+  /* The search that runs, and the last one that completed (whose hits
+   * are shown). */
+  PlanarSearch     *running;
+  GCancellable     *cancellable;
+  PlanarSearch     *search;
+  PlanarSearchHits *hits;
+  gint64            current;
+  /* Set when a search is asked for while the profile still loads. */
+  gboolean          pending;
+  /* A step asked for (Enter) while the search was running: 1, -1 or 0. */
+  int               pending_step;
+};
+
+G_DEFINE_FINAL_TYPE (PlanarFindBar, planar_find_bar, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_HITS,
+  PROP_SHOW_RESULTS,
+  PROP_OPEN,
+  N_PROPS
+};
+
+enum
+{
+  SIGNAL_CLOSED,
+  SIGNAL_SEARCH_DONE,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void step (PlanarFindBar *self,
+                  int            direction);
+
+static PlanarSearchFlags
+current_flags (PlanarFindBar *self)
+{
+  PlanarSearchFlags flags = PLANAR_SEARCH_DEFAULT;
+
+  if (gtk_toggle_button_get_active (self->regex_button))
+    flags |= PLANAR_SEARCH_REGEX;
+  if (gtk_toggle_button_get_active (self->case_button))
+    flags |= PLANAR_SEARCH_CASE_SENSITIVE;
+  return flags;
+}
+
+static void
+set_error_state (PlanarFindBar *self,
+                 gboolean       error)
+{
+  if (error)
+    gtk_widget_add_css_class (GTK_WIDGET (self->entry), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->entry), "error");
+}
+
+static void
+update_count (PlanarFindBar *self)
+{
+  g_autofree char *text = NULL;
+  guint64 n;
+
+  if (self->search == NULL)
+    return;
+  n = planar_search_get_n_hits (self->search);
+  if (n == 0)
+    text = g_strdup (_("No results"));
+  else if (self->current < 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GUINT64_FORMAT " result",
+                                         "%" G_GUINT64_FORMAT " results", n), n);
+  else
+    /* Translators: "3 of 1250", the hit selected and how many there are. */
+    text = g_strdup_printf (_("%" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT), self->current + 1, n);
+  gtk_label_set_text (self->count_label, text);
+  set_error_state (self, n == 0);
+}
+
+static void
+set_search (PlanarFindBar *self,
+            PlanarSearch  *search)
+{
+  g_set_object (&self->search, search);
+  g_clear_object (&self->hits);
+  self->hits = planar_search_hits_new (search);
+  self->current = -1;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HITS]);
+  update_count (self);
+}
+
+static void
+cancel_running (PlanarFindBar *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->running);
+}
+
+static void
+search_done (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(PlanarFindBar) self = user_data;
+  PlanarSearch *search = PLANAR_SEARCH (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!planar_search_run_finish (search, result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && self->running == search)
+        {
+          g_clear_object (&self->running);
+          g_clear_object (&self->cancellable);
+          gtk_label_set_text (self->count_label, error->message);
+          set_error_state (self, TRUE);
+        }
+      return;
+    }
+  if (self->running != search)
+    return;
+  g_clear_object (&self->cancellable);
+  set_search (self, search);
+  g_clear_object (&self->running);
+  g_signal_emit (self, signals[SIGNAL_SEARCH_DONE], 0);
+  if (self->pending_step != 0)
+    {
+      int direction = self->pending_step;
+
+      self->pending_step = 0;
+      step (self, direction);
+    }
+}
+
+static void
+start_search (PlanarFindBar *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->entry));
+  PlanarProfile *profile = self->timeline != NULL ? planar_timeline_get_profile (self->timeline) : NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarSearchFlags flags = current_flags (self);
+
+  cancel_running (self);
+  self->pending = FALSE;
+  self->pending_step = 0;
+
+  if (text[0] == '\0')
+    {
+      set_search (self, NULL);
+      gtk_label_set_text (self->count_label, "");
+      set_error_state (self, FALSE);
+      return;
+    }
+  if (!planar_search_check_pattern (text, flags, &error))
+    {
+      set_search (self, NULL);
+      gtk_label_set_text (self->count_label, error->message);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), error->message);
+      set_error_state (self, TRUE);
+      return;
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), NULL);
+  set_error_state (self, FALSE);
+  if (profile == NULL || !planar_profile_is_loaded (profile))
+    {
+      /* Searched again by planar_find_bar_refresh() once loaded. */
+      self->pending = TRUE;
+      gtk_label_set_text (self->count_label, profile == NULL ? "" : _("Waiting for the profile…"));
+      return;
+    }
+
+  self->running = planar_search_new (profile, text, flags, &error);
+  if (self->running == NULL)
+    {
+      gtk_label_set_text (self->count_label, error->message);
+      set_error_state (self, TRUE);
+      return;
+    }
+  self->cancellable = g_cancellable_new ();
+  gtk_label_set_text (self->count_label, _("Searching…"));
+  planar_search_run_async (self->running, self->cancellable, search_done, g_object_ref (self));
+}
+
+/* The first hit at or after the start of the view, so that Enter after a
+ * new search goes to what the user is looking at. */
+static guint64
+first_hit_in_view (PlanarFindBar *self)
+{
+  guint64 lo = 0, hi = planar_search_get_n_hits (self->search);
+  gint64 start = planar_timeline_get_start_ps (self->timeline);
+
+  while (lo < hi)
+    {
+      guint64 mid = lo + (hi - lo) / 2;
+
+      if (planar_search_get_hit (self->search, mid)->start_ps < start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < planar_search_get_n_hits (self->search) ? lo : 0;
+}
+
+static void
+step (PlanarFindBar *self,
+      int            direction)
+{
+  guint64 n;
+  guint64 next;
+
+  if (self->running != NULL)
+    {
+      self->pending_step = direction;
+      return;
+    }
+  if (self->search == NULL || self->timeline == NULL)
+    return;
+  n = planar_search_get_n_hits (self->search);
+  if (n == 0)
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  if (self->current < 0)
+    {
+      next = first_hit_in_view (self);
+      if (direction < 0)
+        next = next == 0 ? n - 1 : next - 1;
+    }
+  else if (direction > 0)
+    next = (guint64) self->current + 1 >= n ? 0 : (guint64) self->current + 1;
+  else
+    next = self->current == 0 ? n - 1 : (guint64) self->current - 1;
+  planar_find_bar_select_hit (self, next);
+}
+
+static void
+next_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  step (PLANAR_FIND_BAR (widget), 1);
+}
+
+static void
+previous_activated (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  step (PLANAR_FIND_BAR (widget), -1);
+}
+
+static void
+close_activated (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  planar_find_bar_close (PLANAR_FIND_BAR (widget));
+}
+
+static void
+entry_changed (PlanarFindBar *self)
+{
+  start_search (self);
+}
+
+static void
+entry_activated (PlanarFindBar *self)
+{
+  /* Enter before the search ends steps once it has. */
+  step (self, 1);
+}
+
+static void
+entry_stopped (PlanarFindBar *self)
+{
+  planar_find_bar_close (self);
+}
+
+/* Shift+Enter goes back; GtkSearchEntry activates on both. */
+static gboolean
+entry_key_pressed (GtkEventControllerKey *controller,
+                   guint                  keyval,
+                   guint                  keycode,
+                   GdkModifierType        state,
+                   PlanarFindBar         *self)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter)
+      && (state & GDK_SHIFT_MASK) != 0)
+    {
+      step (self, -1);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+search_mode_changed (PlanarFindBar *self)
+{
+  if (!gtk_revealer_get_reveal_child (self->revealer))
+    {
+      cancel_running (self);
+      g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPEN]);
+}
+
+static void
+planar_find_bar_dispose (GObject *object)
+{
+  PlanarFindBar *self = PLANAR_FIND_BAR (object);
+
+  cancel_running (self);
+  g_clear_object (&self->timeline);
+  g_clear_object (&self->search);
+  g_clear_object (&self->hits);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_FIND_BAR);
+  G_OBJECT_CLASS (planar_find_bar_parent_class)->dispose (object);
+}
+
+static void
+planar_find_bar_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  PlanarFindBar *self = PLANAR_FIND_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_HITS:
+      g_value_set_object (value, self->hits);
+      break;
+    case PROP_SHOW_RESULTS:
+      g_value_set_boolean (value, gtk_toggle_button_get_active (self->results_button));
+      break;
+    case PROP_OPEN:
+      g_value_set_boolean (value, planar_find_bar_get_open (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_find_bar_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  PlanarFindBar *self = PLANAR_FIND_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_SHOW_RESULTS:
+      gtk_toggle_button_set_active (self->results_button, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+results_toggled (PlanarFindBar *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_RESULTS]);
+}
+
+static void
+planar_find_bar_class_init (PlanarFindBarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = planar_find_bar_dispose;
+  object_class->get_property = planar_find_bar_get_property;
+  object_class->set_property = planar_find_bar_set_property;
+
+  properties[PROP_HITS] = g_param_spec_object ("hits", NULL, NULL, G_TYPE_LIST_MODEL,
+                                               G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_RESULTS] = g_param_spec_boolean ("show-results", NULL, NULL, FALSE,
+                                                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                        | G_PARAM_STATIC_STRINGS);
+  properties[PROP_OPEN] = g_param_spec_boolean ("open", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_CLOSED] = g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 0);
+  /* A search has completed and its hits are shown. */
+  signals[SIGNAL_SEARCH_DONE] = g_signal_new ("search-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                              NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_install_action (widget_class, "find.next", NULL, next_activated);
+  gtk_widget_class_install_action (widget_class, "find.previous", NULL, previous_activated);
+  gtk_widget_class_install_action (widget_class, "find.close", NULL, close_activated);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "planar-find-bar");
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-find-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, entry);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, regex_button);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, case_button);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, count_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, results_button);
+}
+
+static void
+planar_find_bar_init (PlanarFindBar *self)
+{
+  GtkEventController *keys;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->current = -1;
+  self->hits = planar_search_hits_new (NULL);
+
+  g_signal_connect_swapped (self->entry, "search-changed", G_CALLBACK (entry_changed), self);
+  g_signal_connect_swapped (self->entry, "activate", G_CALLBACK (entry_activated), self);
+  g_signal_connect_swapped (self->entry, "stop-search", G_CALLBACK (entry_stopped), self);
+  g_signal_connect_swapped (self->entry, "next-match", G_CALLBACK (entry_activated), self);
+  g_signal_connect_swapped (self->regex_button, "toggled", G_CALLBACK (entry_changed), self);
+  g_signal_connect_swapped (self->case_button, "toggled", G_CALLBACK (entry_changed), self);
+  g_signal_connect_swapped (self->results_button, "toggled", G_CALLBACK (results_toggled), self);
+  g_signal_connect_swapped (self->revealer, "notify::reveal-child", G_CALLBACK (search_mode_changed), self);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (entry_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->entry), keys);
+}
+
+GtkWidget *
+planar_find_bar_new (void)
+{
+  return g_object_new (PLANAR_TYPE_FIND_BAR, NULL);
+}
+
+void
+planar_find_bar_set_timeline (PlanarFindBar  *self,
+                              PlanarTimeline *timeline)
+{
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+  g_return_if_fail (timeline == NULL || PLANAR_IS_TIMELINE (timeline));
+
+  g_set_object (&self->timeline, timeline);
+  planar_find_bar_refresh (self);
+}
+
+void
+planar_find_bar_refresh (PlanarFindBar *self)
+{
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+
+  /* The hits point into the old profile: drop them before anything else. */
+  cancel_running (self);
+  set_search (self, NULL);
+  if (planar_find_bar_get_open (self) || self->pending)
+    start_search (self);
+}
+
+gboolean
+planar_find_bar_get_open (PlanarFindBar *self)
+{
+  g_return_val_if_fail (PLANAR_IS_FIND_BAR (self), FALSE);
+  return gtk_revealer_get_reveal_child (self->revealer);
+}
+
+void
+planar_find_bar_open (PlanarFindBar *self)
+{
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+
+  gtk_revealer_set_reveal_child (self->revealer, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->entry));
+  gtk_editable_select_region (GTK_EDITABLE (self->entry), 0, -1);
+}
+
+void
+planar_find_bar_close (PlanarFindBar *self)
+{
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+
+  gtk_revealer_set_reveal_child (self->revealer, FALSE);
+}
+
+void
+planar_find_bar_set_text (PlanarFindBar *self,
+                          const char    *text,
+                          gboolean       regex)
+{
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+  g_return_if_fail (text != NULL);
+
+  g_signal_handlers_block_by_func (self->entry, entry_changed, self);
+  g_signal_handlers_block_by_func (self->regex_button, entry_changed, self);
+  gtk_toggle_button_set_active (self->regex_button, regex);
+  gtk_editable_set_text (GTK_EDITABLE (self->entry), text);
+  g_signal_handlers_unblock_by_func (self->regex_button, entry_changed, self);
+  g_signal_handlers_unblock_by_func (self->entry, entry_changed, self);
+  start_search (self);
+}
+
+PlanarSearch *
+planar_find_bar_get_search (PlanarFindBar *self)
+{
+  g_return_val_if_fail (PLANAR_IS_FIND_BAR (self), NULL);
+  return self->search;
+}
+
+GListModel *
+planar_find_bar_get_hits (PlanarFindBar *self)
+{
+  g_return_val_if_fail (PLANAR_IS_FIND_BAR (self), NULL);
+  return G_LIST_MODEL (self->hits);
+}
+
+gint64
+planar_find_bar_get_current (PlanarFindBar *self)
+{
+  g_return_val_if_fail (PLANAR_IS_FIND_BAR (self), -1);
+  return self->current;
+}
+
+void
+planar_find_bar_select_hit (PlanarFindBar *self,
+                            guint64        index)
+{
+  const PlanarSearchHit *hit;
+  PlanarProfileEventRef ref;
+  g_autoptr(PlanarSelection) selection = NULL;
+  PlanarProfile *profile;
+
+  g_return_if_fail (PLANAR_IS_FIND_BAR (self));
+
+  if (self->search == NULL || self->timeline == NULL || index >= planar_search_get_n_hits (self->search))
+    return;
+  profile = planar_timeline_get_profile (self->timeline);
+  if (profile == NULL)
+    return;
+  hit = planar_search_get_hit (self->search, index);
+  ref.trace = hit->trace;
+  ref.plane = hit->plane;
+  ref.track = hit->track;
+  ref.index = (guint32) hit->event;
+  self->current = (gint64) index;
+  selection = planar_selection_new_for_event (profile, &ref);
+  planar_timeline_set_selection (self->timeline, selection);
+  planar_timeline_reveal_event (self->timeline, &ref);
+  update_count (self);
+}

@@ -1,0 +1,39 @@
+/* planar-op-stats-page.h: the Op Stats tool: where a device's time goes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "planar-profile.h"
+#include "planar-selection.h"
+
+G_BEGIN_DECLS
+
+#define PLANAR_TYPE_OP_STATS_PAGE (planar_op_stats_page_get_type ())
+G_DECLARE_FINAL_TYPE (PlanarOpStatsPage, planar_op_stats_page, PLANAR, OP_STATS_PAGE, GtkWidget)
+
+/* For one plane of the profile (devices first) and one of its tracks or
+ * all the file's lines, the events by name with count, wall, self and
+ * average time, sortable. Activating a row (double click, Enter) emits
+ * ::highlight with a selection of every event of that name there. */
+
+GtkWidget  *planar_op_stats_page_new         (void);
+/* @profile must be loaded, or NULL. */
+void        planar_op_stats_page_set_profile (PlanarOpStatsPage *self,
+                                              PlanarProfile     *profile);
+/* Picks plane @plane of host @trace and track @track (-1: every line of
+ * the file), as the drop-downs do. FALSE when there is no such plane. */
+gboolean    planar_op_stats_page_select      (PlanarOpStatsPage *self,
+                                              guint              trace,
+                                              guint              plane,
+                                              int                track);
+/* The table in its current order. Returns: (transfer none): a GListModel
+ * of PlanarAggregateRow. */
+GListModel *planar_op_stats_page_get_rows    (PlanarOpStatsPage *self);
+/* What activating row @position does. */
+void        planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
+                                               guint              position);
+
+G_END_DECLS
