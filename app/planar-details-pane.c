@@ -418,10 +418,7 @@ row_activated (GtkColumnView     *view,
                guint              position,
                PlanarDetailsPane *self)
 {
-  g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (G_LIST_MODEL (self->sorted_rows), position);
-
-  if (row != NULL)
-    g_signal_emit (self, signals[SIGNAL_SEARCH], 0, planar_aggregate_row_get_name (row));
+  planar_details_pane_activate_row (self, position);
 }
 
 static void
@@ -586,4 +583,17 @@ planar_details_pane_get_rows (PlanarDetailsPane *self)
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "table") != 0)
     return NULL;
   return G_LIST_MODEL (self->sorted_rows);
+}
+
+void
+planar_details_pane_activate_row (PlanarDetailsPane *self,
+                                  guint              position)
+{
+  g_autoptr(PlanarAggregateRow) row = NULL;
+
+  g_return_if_fail (PLANAR_IS_DETAILS_PANE (self));
+
+  row = g_list_model_get_item (G_LIST_MODEL (self->sorted_rows), position);
+  if (row != NULL)
+    g_signal_emit (self, signals[SIGNAL_SEARCH], 0, planar_aggregate_row_get_name (row));
 }

@@ -34,4 +34,8 @@ char       *planar_details_pane_dup_text     (PlanarDetailsPane *self);
  * Returns: (transfer none) (nullable): a GListModel of PlanarAggregateRow. */
 GListModel *planar_details_pane_get_rows     (PlanarDetailsPane *self);
 
+/* What activating row @position of the table does: ::search for its name. */
+void        planar_details_pane_activate_row (PlanarDetailsPane *self,
+                                              guint              position);
+
 G_END_DECLS

@@ -170,17 +170,17 @@ start_search (PlanarFindBar *self)
   cancel_running (self);
   self->pending = FALSE;
   self->pending_step = 0;
+  /* The old hits answer another pattern. */
+  set_search (self, NULL);
 
   if (text[0] == '\0')
     {
-      set_search (self, NULL);
       gtk_label_set_text (self->count_label, "");
       set_error_state (self, FALSE);
       return;
     }
   if (!planar_search_check_pattern (text, flags, &error))
     {
-      set_search (self, NULL);
       gtk_label_set_text (self->count_label, error->message);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), error->message);
       set_error_state (self, TRUE);

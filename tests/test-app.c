@@ -17,6 +17,10 @@
 #include "planar-shortcuts.h"
 #include "planar-welcome-page.h"
 #include "planar-window.h"
+/* The tools' widgets, reached as the window holds them. */
+#include "planar-aggregate-row.h"
+#include "planar-model.h"
+#include "planar-window-private.h"
 
 /* Two sessions of one run, as XProf lays them out, made of real profiles:
  *   <logdir>/plugins/profile/2026_01_01_00_00_00/{tw003,fused}.xplane.pb
@@ -793,6 +797,325 @@ test_settings (void)
 
 /* GTK's test accessibility context reports each state change on stdout,
  * where the TAP stream goes. */
+/* ------------------------------------------------------------------------
+ * Find, details, Op Stats and Trace Health
+ * ------------------------------------------------------------------------ */
+
+static PlanarWindow *
+open_worker_session (void)
+{
+  g_autofree char *session = g_build_filename (logdir, "plugins", "profile", OLDER, NULL);
+  PlanarWindow *window = open_path (session);
+
+  wait_loaded (window);
+  return window;
+}
+
+static gboolean
+find_bar_done (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return planar_find_bar_get_search (window->find_bar) != NULL;
+}
+
+/* The model's own count for @pattern, for the find bar to match. */
+static guint64
+model_count (PlanarProfile     *profile,
+             const char        *pattern,
+             PlanarSearchFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarSearch) search = planar_search_new (profile, pattern, flags, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (planar_search_run (search, NULL, &error));
+  g_assert_no_error (error);
+  return planar_search_get_n_hits (search);
+}
+
+static void
+test_find (void)
+{
+  PlanarWindow *window = open_worker_session ();
+  PlanarProfile *profile = planar_window_get_profile (window);
+  PlanarSearch *search;
+  guint64 n;
+  gint64 last = G_MININT64;
+
+  activate (window, "find", NULL);
+  g_assert_true (planar_find_bar_get_open (window->find_bar));
+  g_assert_true (gtk_widget_is_ancestor (gtk_window_get_focus (GTK_WINDOW (window)), GTK_WIDGET (window->find_bar)));
+
+  /* Names and string stats, anywhere in the profile, as the model finds. */
+  planar_find_bar_set_text (window->find_bar, "MatMul", FALSE);
+  wait_for (find_bar_done, window, 30, "the search");
+  search = planar_find_bar_get_search (window->find_bar);
+  n = planar_search_get_n_hits (search);
+  g_assert_cmpuint (n, >, 3);
+  g_assert_cmpuint (n, ==, model_count (profile, "MatMul", PLANAR_SEARCH_DEFAULT));
+  g_assert_cmpuint (g_list_model_get_n_items (planar_find_bar_get_hits (window->find_bar)), ==, n);
+
+  /* Stepping visits the hits in time order, selects each and wraps. */
+  planar_timeline_set_view (window->timeline, G_MININT64 / 4, G_MAXINT64 / 4);
+  for (guint64 i = 0; i < MIN (n, 25); i++)
+    {
+      const PlanarSearchHit *hit;
+      PlanarSelection *selection;
+      const PlanarProfileEventRef *refs;
+      gsize n_refs;
+
+      gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
+      g_assert_cmpint (planar_find_bar_get_current (window->find_bar), ==, (gint64) i);
+      hit = planar_search_get_hit (search, i);
+      g_assert_cmpint (hit->start_ps, >=, last);
+      last = hit->start_ps;
+      selection = planar_timeline_get_selection (window->timeline);
+      refs = planar_selection_get_events (selection, &n_refs);
+      g_assert_cmpuint (n_refs, ==, 1);
+      g_assert_cmpuint (refs[0].plane, ==, hit->plane);
+      g_assert_cmpuint (refs[0].track, ==, hit->track);
+      g_assert_cmpuint (refs[0].index, ==, hit->event);
+    }
+  planar_find_bar_select_hit (window->find_bar, n - 1);
+  gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
+  g_assert_cmpint (planar_find_bar_get_current (window->find_bar), ==, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.previous", NULL);
+  g_assert_cmpint (planar_find_bar_get_current (window->find_bar), ==, (gint64) n - 1);
+
+  /* A regular expression, case-sensitive or not, and a broken one. */
+  planar_find_bar_set_text (window->find_bar, "^(MatMul|Relu)", TRUE);
+  wait_for (find_bar_done, window, 30, "the regex search");
+  g_assert_cmpuint (planar_search_get_n_hits (planar_find_bar_get_search (window->find_bar)), ==,
+                    model_count (profile, "^(MatMul|Relu)", PLANAR_SEARCH_REGEX));
+  planar_find_bar_set_text (window->find_bar, "(unclosed", TRUE);
+  g_assert_null (planar_find_bar_get_search (window->find_bar));
+  planar_find_bar_set_text (window->find_bar, "no event is called this", FALSE);
+  wait_for (find_bar_done, window, 30, "the empty search");
+  g_assert_cmpuint (planar_search_get_n_hits (planar_find_bar_get_search (window->find_bar)), ==, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
+
+  /* Escape (find.close) gives the keys back to the timeline. */
+  gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.close", NULL);
+  g_assert_false (planar_find_bar_get_open (window->find_bar));
+  g_assert_true (gtk_window_get_focus (GTK_WINDOW (window)) == GTK_WIDGET (window->timeline));
+
+  destroy_all_windows ();
+}
+
+/* The first event of the profile with at least @min_stats stats and a
+ * flow, or with stats only when @need_flow is FALSE. */
+static gboolean
+find_event (PlanarProfile         *profile,
+            guint                  min_stats,
+            gboolean               need_flow,
+            PlanarProfileEventRef *out)
+{
+  PlanarTrace *trace = planar_profile_get_trace (profile, 0);
+  const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(GArray) found = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        for (gsize i = 0; i < plane->tracks[t].n_events; i++)
+          {
+            PlanarEventRef ref = { p, t, (guint32) i };
+
+            g_array_set_size (stats, 0);
+            g_array_set_size (found, 0);
+            planar_trace_get_event_stats (trace, plane, &plane->tracks[t].events[i], stats, NULL);
+            if (need_flow && planar_flow_index_query_event (flows, &ref, found) == 0)
+              continue;
+            if (need_flow && planar_event_ref_is_none (&g_array_index (found, PlanarFlow, 0).to))
+              continue;
+            if (stats->len >= min_stats)
+              {
+                *out = (PlanarProfileEventRef) { 0, p, t, (guint32) i };
+                return TRUE;
+              }
+          }
+    }
+  return FALSE;
+}
+
+static void
+check_rows (GListModel       *rows,
+            PlanarAggregator *expected)
+{
+  g_autoptr(GArray) results = planar_aggregator_get_results (expected, PLANAR_AGGREGATE_SORT_SELF);
+  guint64 total = 0;
+
+  g_assert_nonnull (rows);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, results->len);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+      const PlanarAggregate *match = NULL;
+
+      for (guint r = 0; r < results->len; r++)
+        if (g_str_equal (g_array_index (results, PlanarAggregate, r).name, planar_aggregate_row_get_name (row)))
+          match = &g_array_index (results, PlanarAggregate, r);
+      g_assert_nonnull (match);
+      g_assert_cmpuint (planar_aggregate_row_get_count (row), ==, match->count);
+      g_assert_cmpint (planar_aggregate_row_get_total_ps (row), ==, match->total_ps);
+      g_assert_cmpint (planar_aggregate_row_get_self_ps (row), ==, match->self_ps);
+      /* Sorted by self time, largest first. */
+      if (i > 0)
+        {
+          g_autoptr(PlanarAggregateRow) previous = g_list_model_get_item (rows, i - 1);
+
+          g_assert_cmpint (planar_aggregate_row_get_self_ps (previous), >=, planar_aggregate_row_get_self_ps (row));
+        }
+      total += planar_aggregate_row_get_count (row);
+    }
+  g_assert_cmpuint (total, ==, planar_aggregator_get_n_events (expected));
+}
+
+static void
+test_details (void)
+{
+  PlanarWindow *window = open_worker_session ();
+  PlanarProfile *profile = planar_window_get_profile (window);
+  PlanarTrace *trace = planar_profile_get_trace (profile, 0);
+  PlanarProfileEventRef ref;
+  g_autoptr(PlanarSelection) one = NULL;
+  g_autoptr(PlanarSelection) range = NULL;
+  g_autoptr(PlanarSelection) several = NULL;
+  g_autoptr(PlanarAggregator) expected = planar_aggregator_new ();
+  g_autoptr(PlanarAggregator) expected_several = planar_aggregator_new ();
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autofree char *text = NULL;
+  g_autofree char *start = NULL;
+  g_autofree char *duration = NULL;
+  const PlanarPlane *plane;
+  const PlanarEvent *event;
+  PlanarProfileEventRef picks[3];
+  PlanarSelection *followed;
+  gint64 first, last;
+  char *line;
+
+  g_assert_null (planar_details_pane_dup_text (window->details_pane));
+
+  /* One event: its name, times and every stat as the model has them. */
+  g_assert_true (find_event (profile, 3, TRUE, &ref));
+  one = planar_selection_new_for_event (profile, &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  text = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (text);
+  plane = planar_trace_get_plane (trace, ref.plane);
+  event = &plane->tracks[ref.track].events[ref.index];
+  g_assert_true (g_str_has_prefix (text, planar_plane_get_event_name (plane, event, TRUE)));
+  start = planar_format_duration (event->start_ps);
+  duration = planar_format_duration (event->duration_ps);
+  line = g_strdup_printf ("Start: %s\n", start);
+  g_assert_nonnull (strstr (text, line));
+  g_free (line);
+  line = g_strdup_printf ("Duration: %s\n", duration);
+  g_assert_nonnull (strstr (text, line));
+  g_free (line);
+  line = g_strdup_printf ("Track: %s\n", plane->tracks[ref.track].display_name);
+  g_assert_nonnull (strstr (text, line));
+  g_free (line);
+  planar_trace_get_event_stats (trace, plane, event, stats, NULL);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      g_autofree char *value = planar_stat_format_display (&g_array_index (stats, PlanarStat, i));
+
+      g_assert_nonnull (strstr (text, value));
+    }
+  g_assert_nonnull (strstr (text, "Flow: "));
+
+  /* A flow link selects the other end. */
+  gtk_widget_activate_action (GTK_WIDGET (window->details_pane), "details.follow-flow", "u", 0);
+  followed = planar_timeline_get_selection (window->timeline);
+  g_assert_true (followed != one);
+  g_assert_cmpuint (planar_selection_get_n_events (followed), ==, 1);
+  g_assert_false (planar_selection_contains (followed, &ref));
+
+  /* A range: every event meeting it, per name, exact from the index. */
+  g_assert_true (planar_profile_get_span (profile, &first, &last));
+  range = planar_selection_new_for_range (profile, first + (last - first) / 3, first + (last - first) / 2);
+  planar_timeline_set_selection (window->timeline, range);
+  g_assert_null (planar_details_pane_dup_text (window->details_pane));
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *pl = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < pl->n_tracks; t++)
+        planar_aggregator_add_track (expected, pl, &pl->tracks[t], first + (last - first) / 3,
+                                     first + (last - first) / 2);
+    }
+  check_rows (planar_details_pane_get_rows (window->details_pane), expected);
+
+  /* Several events picked one by one (Control+click). */
+  for (guint i = 0; i < G_N_ELEMENTS (picks); i++)
+    {
+      picks[i] = ref;
+      picks[i].index = ref.index + i;
+      planar_aggregator_add_event (expected_several, plane, &plane->tracks[ref.track], ref.index + i);
+    }
+  several = planar_selection_new (profile, picks, G_N_ELEMENTS (picks), FALSE, 0, 0);
+  planar_timeline_set_selection (window->timeline, several);
+  check_rows (planar_details_pane_get_rows (window->details_pane), expected_several);
+
+  /* A row searches for its name. */
+  planar_details_pane_activate_row (window->details_pane, 0);
+  g_assert_true (planar_find_bar_get_open (window->find_bar));
+  wait_for (find_bar_done, window, 30, "the search for a row's name");
+  g_assert_cmpuint (planar_search_get_n_hits (planar_find_bar_get_search (window->find_bar)), >=, 1);
+
+  planar_timeline_set_selection (window->timeline, NULL);
+  g_assert_null (planar_details_pane_dup_text (window->details_pane));
+  g_assert_null (planar_details_pane_get_rows (window->details_pane));
+  destroy_all_windows ();
+}
+
+static void
+test_op_stats_and_health (void)
+{
+  PlanarWindow *window = open_worker_session ();
+  PlanarProfile *profile = planar_window_get_profile (window);
+  PlanarTrace *trace = planar_profile_get_trace (profile, 0);
+  const PlanarPlane *gpu = planar_trace_find_plane (trace, "/device:GPU:4");
+  g_autoptr(PlanarAggregator) expected = planar_aggregator_new ();
+  g_autoptr(PlanarAggregateRow) top = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+  guint gpu_index = 0;
+
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  g_assert_nonnull (gpu);
+  while (planar_trace_get_plane (trace, gpu_index) != gpu)
+    gpu_index++;
+  g_assert_true (planar_op_stats_page_select (window->op_stats_page, 0, gpu_index, -1));
+  for (guint t = 0; t < gpu->n_tracks; t++)
+    if (!gpu->tracks[t].derived)
+      planar_aggregator_add_track (expected, gpu, &gpu->tracks[t], G_MININT64, G_MAXINT64);
+  check_rows (planar_op_stats_page_get_rows (window->op_stats_page), expected);
+
+  /* Activating a row shows every event of that name on the timeline. */
+  top = g_list_model_get_item (planar_op_stats_page_get_rows (window->op_stats_page), 0);
+  planar_op_stats_page_activate_row (window->op_stats_page, 0);
+  {
+    g_autoptr(GVariant) tool = g_action_group_get_action_state (G_ACTION_GROUP (window), "tool");
+
+    g_assert_cmpstr (g_variant_get_string (tool, NULL), ==, "trace-viewer");
+  }
+  g_assert_cmpuint (planar_selection_get_n_events (planar_timeline_get_selection (window->timeline)), ==,
+                    planar_aggregate_row_get_count (top));
+
+  /* Trace Health shows the model's findings. */
+  activate (window, "tool", g_variant_new_string ("trace-health"));
+  issues = planar_health_check (profile, NULL);
+  g_assert_nonnull (planar_health_page_get_issues (window->health_page));
+  g_assert_cmpuint (planar_health_page_get_issues (window->health_page)->len, ==, issues->len);
+  g_assert_cmpuint (issues->len, >, 0);
+  destroy_all_windows ();
+}
+
 static void
 print_without_accessibility_chatter (const char *string)
 {
@@ -850,6 +1173,9 @@ main (int   argc,
   g_test_add_func ("/app/new-session-appears", test_new_session_appears);
   g_test_add_func ("/app/accessible-labels", test_accessible_labels);
   g_test_add_func ("/app/settings", test_settings);
+  g_test_add_func ("/app/find", test_find);
+  g_test_add_func ("/app/details", test_details);
+  g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
   status = g_test_run ();
 
   destroy_all_windows ();
