@@ -157,6 +157,42 @@ ok "key 0 changes the window"
 same 00-loaded 11-show-all || fail "key 0 shows the profile as it was first shown"
 ok "key 0 shows the profile as it was first shown"
 
+# Find: Control+F opens the bar with the focus in its entry; typing
+# searches the whole profile, Return selects the first hit (the details
+# pane shows it), Return again the next, Shift+Return goes back, and
+# Escape closes the bar and gives the keys back to the timeline.
+"$xdotool" key ctrl+f
+sleep 0.3
+"$xdotool" type --delay 30 "fusion"
+sleep 1.5
+alive "typing in the find bar"
+shot 30-find-typed
+same 11-show-all 30-find-typed && fail "Control+F and typing show the find bar"
+ok "Control+F and typing show the find bar"
+press Return 31-find-first
+same 30-find-typed 31-find-first && fail "Return selects the first hit"
+ok "Return selects the first hit"
+press Return 32-find-second
+same 31-find-first 32-find-second && fail "Return again selects the next hit"
+ok "Return again selects the next hit"
+press shift+Return 33-find-back
+same 31-find-first 33-find-back || fail "Shift+Return goes back to the first hit"
+ok "Shift+Return goes back to the first hit"
+press Escape 34-find-closed
+same 33-find-back 34-find-closed && fail "Escape closes the find bar"
+ok "Escape closes the find bar"
+# The timeline has the keys again: w zooms.
+press w 35-after-find
+same 34-find-closed 35-after-find && fail "after Escape the timeline takes the keys"
+ok "after Escape the timeline takes the keys"
+# "/" on the timeline opens the bar again, its text kept and selected.
+press slash 36-slash
+same 35-after-find 36-slash && fail "/ opens the find bar"
+ok "/ opens the find bar"
+"$xdotool" key Escape
+sleep 0.3
+press 0 37-show-all-again
+
 # Keyboard only: Control+Shift+H opens the Hosts menu with the focus on
 # "All Hosts"; Tab goes to the first host, Space unticks it.
 "$xdotool" key ctrl+shift+h
