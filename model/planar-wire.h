@@ -50,7 +50,8 @@ planar_wire_reader_init (PlanarWireReader *r,
 {
   r->base = base;
   r->p = p;
-  r->end = p + len;
+  /* An absent field is (NULL, 0), and NULL + 0 is undefined in C. */
+  r->end = len > 0 ? p + len : p;
   r->error_at = NULL;
   r->error_reason = NULL;
 }
