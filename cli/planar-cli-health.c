@@ -69,13 +69,7 @@ write_counts (PlanarJsonWriter *w,
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
 
       if (w != NULL)
-        {
-          planar_json_writer_begin_object (w);
-          planar_json_writer_key (w, "name");
-          planar_json_writer_string (w, planar_trace_get_host_name (trace));
-          planar_json_writer_key (w, "planes");
-          planar_json_writer_begin_array (w);
-        }
+        planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else
         printf ("Host %s\n", planar_trace_get_host_name (trace));
 
@@ -117,16 +111,10 @@ write_counts (PlanarJsonWriter *w,
                 printf ("  %10" G_GUINT64_FORMAT "      %s\n", line->n_events, line->display_name);
             }
           if (w != NULL)
-            {
-              planar_json_writer_end_array (w);
-              planar_json_writer_end_object (w);
-            }
+            planar_cli_end_named_list (w);
         }
       if (w != NULL)
-        {
-          planar_json_writer_end_array (w);
-          planar_json_writer_end_object (w);
-        }
+        planar_cli_end_named_list (w);
     }
   if (w != NULL)
     planar_json_writer_end_array (w);

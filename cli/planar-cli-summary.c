@@ -89,13 +89,7 @@ planar_cli_summary (int    argc,
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
 
       if (json)
-        {
-          planar_json_writer_begin_object (w);
-          planar_json_writer_key (w, "name");
-          planar_json_writer_string (w, planar_trace_get_host_name (trace));
-          planar_json_writer_key (w, "planes");
-          planar_json_writer_begin_array (w);
-        }
+        planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else
         printf ("Host %s\n", planar_trace_get_host_name (trace));
 
@@ -140,10 +134,7 @@ planar_cli_summary (int    argc,
         }
 
       if (json)
-        {
-          planar_json_writer_end_array (w);
-          planar_json_writer_end_object (w);
-        }
+        planar_cli_end_named_list (w);
     }
 
   if (json)

@@ -131,6 +131,25 @@ planar_cli_stdout_json (gboolean pretty)
 }
 
 void
+planar_cli_begin_named_list (PlanarJsonWriter *writer,
+                             const char       *name,
+                             const char       *list_key)
+{
+  planar_json_writer_begin_object (writer);
+  planar_json_writer_key (writer, "name");
+  planar_json_writer_string (writer, name);
+  planar_json_writer_key (writer, list_key);
+  planar_json_writer_begin_array (writer);
+}
+
+void
+planar_cli_end_named_list (PlanarJsonWriter *writer)
+{
+  planar_json_writer_end_array (writer);
+  planar_json_writer_end_object (writer);
+}
+
+void
 planar_cli_write_stat_value (PlanarJsonWriter *writer,
                              const PlanarStat *stat)
 {

@@ -54,6 +54,13 @@ PlanarProfile *planar_cli_load_session (const char             *path,
 /* A writer on standard output. Returns: (transfer full). */
 PlanarJsonWriter *planar_cli_stdout_json (gboolean pretty);
 
+/* Opens {"name": @name, "@list_key": [ ... and closes it again: the shape
+ * of the per-host and per-plane lists of the JSON outputs. */
+void planar_cli_begin_named_list (PlanarJsonWriter *writer,
+                                  const char       *name,
+                                  const char       *list_key);
+void planar_cli_end_named_list   (PlanarJsonWriter *writer);
+
 /* Writes the value of @stat as JSON. */
 void planar_cli_write_stat_value (PlanarJsonWriter *writer,
                                   const PlanarStat *stat);

@@ -602,6 +602,59 @@ test_riegeli_only (void)
   remove_tree (tmp);
 }
 
+/* `health --json` on a real sample: the model's findings, the events of
+ * every plane and line; text mode names them too; a bad path is refused. */
+static void
+test_health (void)
+{
+  g_autofree char *path = sample_path ("xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb");
+  const char *json_args[] = { "health", "--json", path, NULL };
+  const char *text_args[] = { "health", path, NULL };
+  const char *missing_args[] = { "health", "/nonexistent/planar/profile", NULL };
+  g_auto(CliResult) json = { 0 };
+  g_auto(CliResult) text = { 0 };
+  g_auto(CliResult) missing = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *issues;
+  JsonArray *planes;
+  gboolean found_task_env = FALSE;
+
+  run_cli (json_args, &json);
+  g_assert_cmpint (json.status, ==, 0);
+  root = parse_json (json.out);
+  issues = member_array (json_node_get_object (root), "issues");
+  for (guint i = 0; i < json_array_get_length (issues); i++)
+    {
+      JsonObject *issue = json_array_get_object_element (issues, i);
+
+      g_assert_nonnull (member_string (issue, "severity"));
+      g_assert_nonnull (member_string (issue, "message"));
+      if (g_str_equal (member_string (issue, "kind"), "no-task-environment"))
+        found_task_env = TRUE;
+    }
+  /* This sample has no Task Environment plane. */
+  g_assert_true (found_task_env);
+
+  trace = planar_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  planes = member_array (json_array_get_object_element (member_array (json_node_get_object (root), "hosts"), 0),
+                         "planes");
+  g_assert_cmpuint (json_array_get_length (planes), ==, planar_trace_get_n_planes (trace));
+  for (guint p = 0; p < json_array_get_length (planes); p++)
+    g_assert_cmpint (member_int (json_array_get_object_element (planes, p), "events"), ==,
+                     (gint64) planar_trace_get_plane (trace, p)->n_events);
+
+  run_cli (text_args, &text);
+  g_assert_cmpint (text.status, ==, 0);
+  g_assert_nonnull (strstr (text.out, "Task Environment"));
+  g_assert_nonnull (strstr (text.out, "Events per plane and line"));
+
+  run_cli (missing_args, &missing);
+  assert_bad_input (&missing);
+}
+
 static void
 test_generated (void)
 {
@@ -657,6 +710,7 @@ main (int    argc,
   g_test_add_func ("/cli/no-profile", test_no_profile);
   g_test_add_func ("/cli/riegeli-only", test_riegeli_only);
   g_test_add_func ("/cli/generated", test_generated);
+  g_test_add_func ("/cli/health", test_health);
   g_test_add_func ("/cli/no-arguments", test_no_arguments);
 
   return g_test_run ();
