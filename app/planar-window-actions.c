@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "planar-application.h"
+#include "planar-record-dialog.h"
 
 static void
 file_chooser_response (GtkNativeDialog *dialog,
@@ -212,6 +213,68 @@ find_next_activated (GSimpleAction *action,
                               NULL);
 }
 
+/* The planar-cli that records: $PLANAR_CLI, the one installed beside the
+ * app, the build tree's, or the first on the PATH. */
+static char *
+find_cli (void)
+{
+  const char *env = g_getenv ("PLANAR_CLI");
+  g_autofree char *installed = g_build_filename (PLANAR_BINDIR, "planar-cli", NULL);
+
+  if (env != NULL && env[0] != '\0')
+    return g_strdup (env);
+  if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&installed);
+  if (g_file_test (PLANAR_BUILD_CLI, G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup (PLANAR_BUILD_CLI);
+  return g_strdup ("planar-cli");
+}
+
+/* The folder captures and recordings go to: the setting, or ~/planar-logs. */
+char *
+_planar_window_dup_capture_logdir (PlanarWindow *self)
+{
+  g_autofree char *logdir = g_settings_get_string (self->settings, "capture-logdir");
+
+  if (logdir[0] != '\0')
+    return g_steal_pointer (&logdir);
+  return g_build_filename (g_get_home_dir (), "planar-logs", NULL);
+}
+
+/* A recording succeeded: show its session here. */
+static void
+recorded (PlanarRecordDialog *dialog,
+          const char         *path,
+          PlanarWindow       *self)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) session = g_file_get_parent (file);
+
+  planar_window_open (self, session != NULL ? session : file);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+record_activated (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  PlanarWindow *self = PLANAR_WINDOW (user_data);
+  g_autofree char *cli = find_cli ();
+  g_autofree char *logdir = _planar_window_dup_capture_logdir (self);
+  PlanarRecordDialog *dialog = planar_record_dialog_new (GTK_WINDOW (self), cli);
+  PlanarRecordOptions *options = planar_record_dialog_get_options (dialog);
+
+  g_object_set (options, "logdir", logdir, NULL);
+  g_settings_bind (self->settings, "record-command", options, "command", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "record-working-folder", options, "working-folder", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "record-environment", options, "environment", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "record-duration-ms", options, "duration-ms", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "record-nvtx", options, "nvtx", G_SETTINGS_BIND_DEFAULT);
+  g_signal_connect_object (dialog, "recorded", G_CALLBACK (recorded), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static const GActionEntry win_entries[] = {
   { .name = "open-file", .activate = open_file_activated },
   { .name = "open-folder", .activate = open_folder_activated },
@@ -225,6 +288,7 @@ static const GActionEntry win_entries[] = {
   { .name = "show-hosts", .activate = show_hosts_activated },
   { .name = "show-menu", .activate = show_menu_activated },
   { .name = "find", .activate = find_activated },
+  { .name = "record", .activate = record_activated },
   { .name = "find-next", .activate = find_next_activated },
   { .name = "find-previous", .activate = find_next_activated },
 };
@@ -260,6 +324,7 @@ _planar_window_update_actions (PlanarWindow *self)
   set_enabled (self, "show-sessions", have_catalog);
   set_enabled (self, "show-hosts", have_session);
   set_enabled (self, "find", self->profile != NULL);
+  set_enabled (self, "record", planar_record_dialog_is_supported ());
   set_enabled (self, "find-next", self->profile != NULL);
   set_enabled (self, "find-previous", self->profile != NULL);
 }

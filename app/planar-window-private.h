@@ -100,6 +100,8 @@ void      _planar_window_select_hosts    (PlanarWindow        *self,
                                           const char * const  *hosts);
 void      _planar_window_select_tool     (PlanarWindow        *self,
                                           const char          *tool);
+/* The folder captures and recordings go to. Returns: (transfer full). */
+char     *_planar_window_dup_capture_logdir (PlanarWindow     *self);
 /* Opens the find bar on the trace viewer. */
 void      _planar_window_find            (PlanarWindow        *self);
 void      _planar_window_reload          (PlanarWindow        *self);

@@ -20,6 +20,7 @@
 /* The tools' widgets, reached as the window holds them. */
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
+#include "planar-record-dialog.h"
 #include "planar-window-private.h"
 
 /* Two sessions of one run, as XProf lays them out, made of real profiles:
@@ -1117,6 +1118,112 @@ test_op_stats_and_health (void)
 }
 
 static void
+test_record_options (void)
+{
+  g_autoptr(PlanarRecordOptions) options = planar_record_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) env = NULL;
+
+  /* Nothing to run yet. */
+  g_assert_null (planar_record_options_build_argv (options, "planar-cli", &env, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_object_set (options, "command", "python3 train.py --steps '10 20'", "logdir", "/tmp/logs",
+                "environment", "CUDA_VISIBLE_DEVICES=0 XLA_FLAGS='--a --b'", "duration-ms", 500, "nvtx", TRUE,
+                NULL);
+  argv = planar_record_options_build_argv (options, "planar-cli", &env, &error);
+  g_assert_no_error (error);
+  {
+    const char *expected[] = { "planar-cli", "record", "--logdir", "/tmp/logs", "--duration-ms=500", "--nvtx", "--",
+                               "python3", "train.py", "--steps", "10 20", NULL };
+    const char *expected_env[] = { "CUDA_VISIBLE_DEVICES=0", "XLA_FLAGS=--a --b", NULL };
+
+    g_assert_true (g_strv_equal ((const char * const *) argv, expected));
+    g_assert_true (g_strv_equal ((const char * const *) env, expected_env));
+  }
+
+  /* Bad words are refused with a message, not passed on. */
+  g_object_set (options, "environment", "1BAD=x", NULL);
+  g_assert_null (planar_record_options_build_argv (options, "planar-cli", NULL, &error));
+  g_assert_nonnull (strstr (error->message, "1BAD=x"));
+  g_clear_error (&error);
+  g_object_set (options, "environment", "", "command", "python3 'unclosed", NULL);
+  g_assert_null (planar_record_options_build_argv (options, "planar-cli", NULL, &error));
+  g_clear_error (&error);
+  g_object_set (options, "command", "true", "working-folder", "/nonexistent/planar", NULL);
+  g_assert_null (planar_record_options_build_argv (options, "planar-cli", NULL, &error));
+  g_clear_error (&error);
+  g_object_set (options, "working-folder", "", "logdir", "", NULL);
+  g_assert_null (planar_record_options_build_argv (options, "planar-cli", NULL, &error));
+}
+
+static PlanarRecordDialog *
+find_record_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (PLANAR_IS_RECORD_DIALOG (toplevel))
+        return PLANAR_RECORD_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+record_finished (gpointer data)
+{
+  PlanarRecordDialog *dialog = find_record_dialog ();
+
+  return dialog == NULL || !planar_record_dialog_get_running (dialog);
+}
+
+static gboolean
+window_shows_recording (gpointer data)
+{
+  const char *session = planar_window_get_session (data);
+
+  return session != NULL && strstr (session, "2026_03_01_00_00_00") != NULL && window_loaded (data);
+}
+
+/* Record a Command: the dialog runs the recorder (a stand-in here, as CI
+ * has no GPU), shows a failure in its own words, and opens the session of
+ * a success in the window. */
+static void
+test_record (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_autofree char *fake = g_build_filename (g_getenv ("PLANAR_TEST_SOURCE_DIR"), "fake-planar-cli-record.sh", NULL);
+  g_autofree char *record_logdir = g_build_filename (tmp_dir, "recorded", NULL);
+  PlanarRecordDialog *dialog;
+  PlanarRecordOptions *options;
+
+  wait_loaded (window);
+  g_setenv ("PLANAR_CLI", fake, TRUE);
+  activate (window, "record", NULL);
+  dialog = find_record_dialog ();
+  g_assert_nonnull (dialog);
+  options = planar_record_dialog_get_options (dialog);
+
+  g_object_set (options, "command", "sh -c 'exit 3'", "logdir", record_logdir, NULL);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
+  g_assert_true (planar_record_dialog_get_running (dialog));
+  wait_for (record_finished, NULL, 30, "the failing recording");
+  g_assert_nonnull (strstr (planar_record_dialog_get_status (dialog), "status 3"));
+
+  g_object_set (options, "command", "true", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
+  wait_for (window_shows_recording, window, 30, "the recorded session to open");
+  g_assert_null (find_record_dialog ());
+  g_unsetenv ("PLANAR_CLI");
+  destroy_all_windows ();
+}
+
+static void
 print_without_accessibility_chatter (const char *string)
 {
   if (g_str_has_prefix (string, "Accessible state changed"))
@@ -1176,6 +1283,8 @@ main (int   argc,
   g_test_add_func ("/app/find", test_find);
   g_test_add_func ("/app/details", test_details);
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
+  g_test_add_func ("/app/record-options", test_record_options);
+  g_test_add_func ("/app/record", test_record);
   status = g_test_run ();
 
   destroy_all_windows ();
