@@ -132,9 +132,9 @@ test_health_findings (PlanarTestFixture *f,
   char *warnings[] = { planar_test_keep_str ("Dropped 12 activity events"),
                        planar_test_keep_str ("Clock skew seen") };
 
-  space->errors = planar_test_keep (g_memdup2 (errors, sizeof errors));
+  space->errors = g_memdup2 (errors, sizeof errors);
   space->n_errors = G_N_ELEMENTS (errors);
-  space->warnings = planar_test_keep (g_memdup2 (warnings, sizeof warnings));
+  space->warnings = g_memdup2 (warnings, sizeof warnings);
   space->n_warnings = G_N_ELEMENTS (warnings);
 
   planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
