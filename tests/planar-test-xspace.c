@@ -226,6 +226,7 @@ free_space (XSpace *space)
   g_free (space->planes);
   g_free (space->hostnames);
   g_free (space->errors);
+  g_free (space->warnings);
   g_free (space);
 }
 
