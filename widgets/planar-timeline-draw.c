@@ -744,6 +744,7 @@ draw_overlay (PlanarTimeline *self,
       draw_range (self, snapshot, self->timing_t0_ps, self->timing_t1_ps, &accent, 0.12f, height);
       break;
 
+    case DRAG_SECTION:
     case DRAG_PAN:
     case DRAG_NONE:
     default:
@@ -751,6 +752,31 @@ draw_overlay (PlanarTimeline *self,
     }
 
   gtk_snapshot_pop (snapshot);
+}
+
+/* Where a dragged section header would land: a line across the timeline
+ * above the section it would go before. */
+static void
+draw_section_drop (PlanarTimeline *self,
+                   GtkSnapshot    *snapshot,
+                   double          width)
+{
+  guint n = planar_timeline_layout_get_n_sections (self->layout);
+  double content_y = planar_timeline_layout_get_height (self->layout);
+  double y;
+
+  for (guint s = self->drop_before; s < n; s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, s);
+
+      if (section->row != G_MAXUINT)
+        {
+          content_y = planar_timeline_layout_get_row (self->layout, section->row)->y;
+          break;
+        }
+    }
+  y = MAX (_planar_timeline_widget_y (self, content_y), PLANAR_TIMELINE_AXIS_HEIGHT);
+  gtk_snapshot_append_color (snapshot, &accent, &GRAPHENE_RECT_INIT (0, (float) y - 1, (float) width, 3));
 }
 
 static void
@@ -825,6 +851,8 @@ _planar_timeline_snapshot (GtkWidget   *widget,
     gtk_snapshot_append_node (snapshot, self->tracks_node);
 
   draw_overlay (self, snapshot, &palette, width, height);
+  if (self->drag == DRAG_SECTION)
+    draw_section_drop (self, snapshot, width);
   gtk_widget_snapshot_child (widget, self->tool_selector, snapshot);
 }
 
