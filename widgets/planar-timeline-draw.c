@@ -818,6 +818,22 @@ ensure_layouts (PlanarTimeline *self)
 }
 
 void
+_planar_timeline_draw_view (PlanarTimeline *self,
+                            GtkSnapshot    *snapshot,
+                            int             width,
+                            int             height)
+{
+  GdkRGBA fg;
+  Palette palette;
+
+  ensure_layouts (self);
+  get_foreground (self, &fg);
+  palette_init (&palette, &fg);
+  draw_tracks_layer (self, snapshot, &palette, width, height);
+  draw_overlay (self, snapshot, &palette, width, height);
+}
+
+void
 _planar_timeline_snapshot (GtkWidget   *widget,
                            GtkSnapshot *snapshot)
 {

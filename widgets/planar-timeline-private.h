@@ -260,6 +260,11 @@ guint    _planar_timeline_drop_target      (PlanarTimeline        *self,
                                             double                 y);
 
 /* planar-timeline-draw.c */
+/* The tracks and the overlay, drawn afresh (for export). */
+void     _planar_timeline_draw_view        (PlanarTimeline        *self,
+                                            GtkSnapshot           *snapshot,
+                                            int                    width,
+                                            int                    height);
 void     _planar_timeline_snapshot         (GtkWidget             *widget,
                                             GtkSnapshot           *snapshot);
 
