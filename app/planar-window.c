@@ -8,6 +8,8 @@
 
 #include "planar-window-private.h"
 
+#include "planar-tracks-popover.h"
+
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
@@ -608,8 +610,10 @@ load (PlanarWindow *self)
   self->load_cancellable = g_cancellable_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
-  /* The timeline shows the tracks as they are decoded. */
+  /* The timeline shows the tracks as they are decoded, arranged as they
+   * were last time. */
   planar_timeline_set_profile (self->timeline, self->profile);
+  _planar_window_restore_view (self);
   _planar_window_select_tool (self, NULL);
 
   hosts = describe_hosts ((const char * const *) self->hosts);
@@ -846,6 +850,7 @@ planar_window_dispose (GObject *object)
   if (self->file_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
   g_clear_object (&self->file_chooser);
+  _planar_window_dispose_views (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_WINDOW);
 
@@ -928,6 +933,7 @@ planar_window_class_init (PlanarWindowClass *klass)
 
   g_type_ensure (PLANAR_TYPE_TIMELINE);
   g_type_ensure (PLANAR_TYPE_WELCOME_PAGE);
+  g_type_ensure (PLANAR_TYPE_TRACKS_POPOVER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
@@ -944,6 +950,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, tracks_button);
 }
 
 static void
@@ -972,6 +979,7 @@ planar_window_init (PlanarWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
 
   _planar_window_init_actions (self);
+  _planar_window_init_views (self);
   update_controls (self);
 }
 
