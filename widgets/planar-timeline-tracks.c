@@ -385,6 +385,13 @@ go_to_time (GtkWidget  *widget,
    * so that typing replaces it. */
   gtk_editable_set_text (GTK_EDITABLE (self->go_to_entry), now);
   gtk_popover_popup (GTK_POPOVER (self->go_to_popover));
+}
+
+/* The entry takes the focus once the popover is on screen (it cannot
+ * before), with its text selected. */
+static void
+go_to_mapped (PlanarTimeline *self)
+{
   gtk_widget_grab_focus (self->go_to_entry);
   gtk_editable_select_region (GTK_EDITABLE (self->go_to_entry), 0, -1);
 }
@@ -587,6 +594,7 @@ go_to_popover_new (PlanarTimeline *self)
   g_signal_connect_object (self->go_to_entry, "changed", G_CALLBACK (go_to_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->go_to_entry, "activate", G_CALLBACK (go_to_activate), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (button, "clicked", G_CALLBACK (go_to_activate), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (popover, "map", G_CALLBACK (go_to_mapped), self, G_CONNECT_SWAPPED);
   return popover;
 }
 

@@ -114,7 +114,7 @@ rebuild (PlanarTracksPopover *self)
         continue;
 
       check = check_new (self, section->title, section->id, TRUE, !section->hidden);
-      gtk_widget_add_css_class (gtk_widget_get_first_child (check), "heading");
+      gtk_widget_add_css_class (gtk_widget_get_last_child (check), "heading");
       gtk_widget_add_css_class (check, "planar-tracks-section");
       gtk_list_box_append (GTK_LIST_BOX (self->list), check);
       for (guint e = section->first_entry; e < section->first_entry + section->n_entries; e++)
