@@ -854,6 +854,153 @@ test_go_to_time_keys (Fixture       *f,
   g_assert_cmpint (planar_timeline_get_start_ps (f->timeline) + width / 2, ==, 7500 * PLANAR_PS_PER_US);
 }
 
+/* The timeline's (@x, @y) in the window, for xdotool's mousemove
+ * --window. */
+static void
+window_point (Fixture *f,
+              double   x,
+              double   y,
+              char     out_x[16],
+              char     out_y[16])
+{
+  graphene_point_t p;
+
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (f->timeline), f->window, &GRAPHENE_POINT_INIT (x, y), &p));
+  g_snprintf (out_x, 16, "%d", (int) p.x);
+  g_snprintf (out_y, 16, "%d", (int) p.y);
+}
+
+static gboolean
+menu_open (Fixture *f)
+{
+  return gtk_widget_get_mapped (f->timeline->context_menu);
+}
+
+static gboolean
+menu_closed (Fixture *f)
+{
+  return !gtk_widget_get_visible (f->timeline->context_menu);
+}
+
+static char *expected_first_title;
+
+static gboolean
+first_section_is_expected (Fixture *f)
+{
+  return strcmp (section (f, 0)->title, expected_first_title) == 0;
+}
+
+/* The item of the open menu whose action is @action, with its target. */
+static gboolean
+menu_has_item (Fixture    *f,
+               const char *action,
+               const char *target)
+{
+  GMenuModel *menu = gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (f->timeline->context_menu));
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GMenuModel) part = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+
+      for (int k = 0; part != NULL && k < g_menu_model_get_n_items (part); k++)
+        {
+          g_autofree char *name = NULL;
+          g_autoptr(GVariant) value = g_menu_model_get_item_attribute_value (part, k, G_MENU_ATTRIBUTE_TARGET,
+                                                                            G_VARIANT_TYPE_STRING);
+
+          if (g_menu_model_get_item_attribute (part, k, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+              strcmp (name, action) == 0 &&
+              (target == NULL || (value != NULL && strcmp (g_variant_get_string (value, NULL), target) == 0)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A right click on a track's label opens its menu, and Hide Track in it
+ * hides that track; Shift+F10 opens it from the keyboard. */
+static void
+test_context_menu (Fixture       *f,
+                   gconstpointer  data)
+{
+  const PlanarTimelineRow *row;
+  const PlanarTimelineEntry *entry = first_track_entry (f, &row);
+  g_autofree char *id = g_strdup (entry->id);
+  g_autofree char *section_id = g_strdup (section (f, row->section)->id);
+  char px[16], py[16];
+  guint rows = n_rows (f);
+
+  window_point (f, 60, _planar_timeline_widget_y (f->timeline, row->y + 8), px, py);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", px, py, "click", "3", NULL);
+  g_assert_true (wait_for (menu_open, f));
+  g_assert_true (menu_has_item (f, "timeline.hide-track", id));
+  g_assert_true (menu_has_item (f, "timeline.hide-section", section_id));
+  g_assert_true (menu_has_item (f, "timeline.show-only-section", section_id));
+  g_assert_true (menu_has_item (f, "timeline.toggle-section", section_id));
+  g_assert_true (menu_has_item (f, "timeline.move-section-up", section_id));
+  g_assert_true (menu_has_item (f, "timeline.show-all-tracks", NULL));
+  g_assert_true (menu_has_item (f, "timeline.collapse-all", NULL));
+  save_screenshot (f, f->timeline->context_menu, "timeline-track-menu.png");
+
+  /* The first item is Hide Track. */
+  xdotool (f, "key", "Down", "Return", NULL);
+  g_assert_true (wait_for (menu_closed, f));
+  g_assert_true (planar_view_state_get_track_hidden (planar_timeline_get_view_state (f->timeline), id));
+  g_assert_cmpuint (n_rows (f), ==, rows - 1);
+  activate (f, "timeline.show-all-tracks", NULL);
+
+  /* On a section's header: no track part. */
+  window_point (f, 600, _planar_timeline_widget_y (f->timeline, planar_timeline_layout_get_row (layout_of (f), 0)->y + 8), px, py);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", px, py, "click", "3", NULL);
+  g_assert_true (wait_for (menu_open, f));
+  g_assert_false (menu_has_item (f, "timeline.hide-track", NULL));
+  g_assert_true (menu_has_item (f, "timeline.hide-section", section (f, 0)->id));
+  xdotool (f, "key", "Escape", NULL);
+  g_assert_true (wait_for (menu_closed, f));
+
+  /* From the keyboard. */
+  gtk_widget_grab_focus (GTK_WIDGET (f->timeline));
+  drain ();
+  xdotool (f, "key", "shift+F10", NULL);
+  g_assert_true (wait_for (menu_open, f));
+  xdotool (f, "key", "Escape", NULL);
+  g_assert_true (wait_for (menu_closed, f));
+}
+
+/* A section's header dragged below the last section goes last, with a
+ * line showing where while the button is down. */
+static void
+test_drag_section (Fixture       *f,
+                   gconstpointer  data)
+{
+  const PlanarTimelineRow *header = planar_timeline_layout_get_row (layout_of (f), 0);
+  g_autofree char *first = g_strdup (section (f, 0)->title);
+  g_autofree char *second = g_strdup (section (f, 1)->title);
+  char ax[16], ay[16], mx[16], my[16], bx[16], by[16];
+  double bottom;
+
+  /* Collapsed, every section fits in the window. */
+  activate (f, "timeline.collapse-all", NULL);
+  header = planar_timeline_layout_get_row (layout_of (f), 0);
+  bottom = _planar_timeline_widget_y (f->timeline, planar_timeline_layout_get_height (layout_of (f))) + 20;
+  window_point (f, 500, _planar_timeline_widget_y (f->timeline, header->y + 10), ax, ay);
+  window_point (f, 500, bottom / 2, mx, my);
+  window_point (f, 500, bottom, bx, by);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
+           "mousemove", "--window", "%1", "--sync", mx, my,
+           "mousemove", "--window", "%1", "--sync", bx, by, NULL);
+  drain ();
+  g_assert_cmpint (f->timeline->drag, ==, DRAG_SECTION);
+  g_assert_cmpuint (f->timeline->drop_before, ==, planar_timeline_layout_get_n_sections (layout_of (f)));
+  save_screenshot (f, NULL, "timeline-drag-section.png");
+  xdotool (f, "mouseup", "1", NULL);
+  expected_first_title = second;
+  g_assert_true (wait_for (first_section_is_expected, f));
+  g_assert_cmpstr (section (f, planar_timeline_layout_get_n_sections (layout_of (f)) - 1)->title, ==, first);
+  /* A drag is not a click: the section stays collapsed. */
+  g_assert_true (section (f, 3)->collapsed);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -883,6 +1030,8 @@ main (int   argc,
   g_test_add ("/timeline-tracks/export", Fixture, NULL, fixture_setup, test_export, fixture_teardown);
   g_test_add ("/timeline-tracks/popover", Fixture, NULL, fixture_setup, test_tracks_popover, fixture_teardown);
   g_test_add ("/timeline-tracks/go-to-time-keys", Fixture, NULL, fixture_setup, test_go_to_time_keys, fixture_teardown);
+  g_test_add ("/timeline-tracks/context-menu", Fixture, NULL, fixture_setup, test_context_menu, fixture_teardown);
+  g_test_add ("/timeline-tracks/drag-section", Fixture, NULL, fixture_setup, test_drag_section, fixture_teardown);
 
   status = g_test_run ();
   g_clear_object (&sample);

@@ -62,6 +62,7 @@ static const PlanarShortcut shortcuts[] = {
   { "timeline.toggle-grid", "g", N_("Show or hide the grid"), SECTION_VIEW },
   { "timeline.show-flows", "<Shift>f", N_("Show or hide flow arrows"), SECTION_VIEW },
 
+  { "timeline.show-track-menu", "<Shift>F10 Menu", N_("Open the menu of the selected event’s track"), SECTION_TRACKS },
   { "timeline.hide-track('')", "h", N_("Hide the selected event’s track"), SECTION_TRACKS },
   { "timeline.show-all-tracks", "<Shift>h", N_("Show every hidden track and section"), SECTION_TRACKS },
   { "timeline.toggle-section('')", "c", N_("Collapse or expand the selected event’s section"), SECTION_TRACKS },

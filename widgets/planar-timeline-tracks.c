@@ -396,6 +396,39 @@ go_to_mapped (PlanarTimeline *self)
   gtk_editable_select_region (GTK_EDITABLE (self->go_to_entry), 0, -1);
 }
 
+/* The track and section menu from the keyboard: at the selected event's
+ * track, or the first row in view. */
+static void
+show_track_menu (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+  const PlanarProfileEventRef *refs;
+  gsize n = 0;
+  double y = -1;
+
+  if (self->selection != NULL)
+    refs = planar_selection_get_events (self->selection, &n);
+  if (n > 0)
+    {
+      int r = planar_timeline_layout_find_track (self->layout, refs[0].trace, refs[0].plane, refs[0].track);
+
+      if (r >= 0)
+        y = _planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, (guint) r)->y + 4);
+    }
+  if (y < PLANAR_TIMELINE_AXIS_HEIGHT || y > gtk_widget_get_height (widget))
+    {
+      guint r = planar_timeline_layout_first_row_below (self->layout, (int) _planar_timeline_vscroll (self));
+
+      if (r >= planar_timeline_layout_get_n_rows (self->layout))
+        return;
+      y = MAX (_planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, r)->y + 4),
+               PLANAR_TIMELINE_AXIS_HEIGHT + 4);
+    }
+  _planar_timeline_popup_context_menu (self, 40, y);
+}
+
 void
 _planar_timeline_class_add_track_actions (GtkWidgetClass *widget_class)
 {
@@ -412,6 +445,7 @@ _planar_timeline_class_add_track_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "timeline.collapse-all", NULL, collapse_all);
   gtk_widget_class_install_action (widget_class, "timeline.expand-all", NULL, expand_all);
   gtk_widget_class_install_action (widget_class, "timeline.go-to-time", NULL, go_to_time);
+  gtk_widget_class_install_action (widget_class, "timeline.show-track-menu", NULL, show_track_menu);
 }
 
 /* ------------------------------------------------------------------------
