@@ -27,6 +27,10 @@ struct _PlanarViewState
   GHashTable *hidden_sections;
   GHashTable *collapsed_sections;
   GStrv       section_order;
+  /* planar_view_state_freeze_changes() depth, and whether a change came
+   * while frozen. */
+  guint       freeze;
+  gboolean    pending;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarViewState, planar_view_state, G_TYPE_OBJECT)
@@ -79,6 +83,36 @@ planar_view_state_new (void)
   return g_object_new (PLANAR_TYPE_VIEW_STATE, NULL);
 }
 
+static void
+emit_changed (PlanarViewState *self)
+{
+  if (self->freeze > 0)
+    self->pending = TRUE;
+  else
+    g_signal_emit (self, signals[CHANGED], 0);
+}
+
+void
+planar_view_state_freeze_changes (PlanarViewState *self)
+{
+  g_return_if_fail (PLANAR_IS_VIEW_STATE (self));
+
+  self->freeze++;
+}
+
+void
+planar_view_state_thaw_changes (PlanarViewState *self)
+{
+  g_return_if_fail (PLANAR_IS_VIEW_STATE (self));
+  g_return_if_fail (self->freeze > 0);
+
+  if (--self->freeze == 0 && self->pending)
+    {
+      self->pending = FALSE;
+      g_signal_emit (self, signals[CHANGED], 0);
+    }
+}
+
 static gboolean
 set_member (PlanarViewState *self,
             GHashTable      *set,
@@ -92,7 +126,7 @@ set_member (PlanarViewState *self,
   else
     changed = g_hash_table_remove (set, id);
   if (changed)
-    g_signal_emit (self, signals[CHANGED], 0);
+    emit_changed (self);
   return changed;
 }
 
@@ -170,7 +204,7 @@ planar_view_state_show_all (PlanarViewState *self)
   g_hash_table_remove_all (self->hidden_tracks);
   g_hash_table_remove_all (self->hidden_sections);
   if (changed)
-    g_signal_emit (self, signals[CHANGED], 0);
+    emit_changed (self);
   return changed;
 }
 
@@ -196,7 +230,7 @@ planar_view_state_set_section_order (PlanarViewState    *self,
     return FALSE;
   g_strfreev (self->section_order);
   self->section_order = g_strdupv ((char **) order);
-  g_signal_emit (self, signals[CHANGED], 0);
+  emit_changed (self);
   return TRUE;
 }
 

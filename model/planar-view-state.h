@@ -44,6 +44,11 @@ const char * const  *planar_view_state_get_section_order     (PlanarViewState   
 /* @order: (nullable): NULL or empty for the usual order. */
 gboolean             planar_view_state_set_section_order     (PlanarViewState    *self,
                                                               const char * const *order);
+/* Between these, changes are gathered into one PlanarViewState::changed,
+ * emitted by the last thaw if anything changed (collapsing every section
+ * is one change for the view, and one write to the store). They nest. */
+void                 planar_view_state_freeze_changes        (PlanarViewState    *self);
+void                 planar_view_state_thaw_changes          (PlanarViewState    *self);
 /* Whether nothing was hidden, collapsed or moved. */
 gboolean             planar_view_state_is_default            (PlanarViewState    *self);
 

@@ -267,12 +267,10 @@ test_hide_show (Fixture       *f,
   g_assert_cmpuint (n_rows (f), ==, rows);
 
   /* Hiding every track of a section takes its header away too. */
-  g_signal_handlers_block_matched (state, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, f->timeline);
+  planar_view_state_freeze_changes (state);
   for (guint e = section (f, 1)->first_entry; e < section (f, 1)->first_entry + section (f, 1)->n_entries; e++)
     planar_view_state_set_track_hidden (state, planar_timeline_layout_get_entry (layout_of (f), e)->id, TRUE);
-  g_signal_handlers_unblock_matched (state, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, f->timeline);
-  activate (f, "timeline.collapse-all", NULL);
-  activate (f, "timeline.expand-all", NULL);
+  planar_view_state_thaw_changes (state);
   g_assert_cmpuint (section (f, 1)->row, ==, G_MAXUINT);
   g_assert_cmpuint (section (f, 1)->n_tracks, ==, 0);
   activate (f, "timeline.show-all-tracks", NULL);

@@ -45,6 +45,22 @@ test_setters (void)
   g_assert_true (planar_view_state_set_section_order (state, NULL));
   g_assert_true (planar_view_state_set_section_collapsed (state, "h|a", FALSE));
   g_assert_true (planar_view_state_is_default (state));
+  g_assert_cmpuint (n, ==, 7);
+
+  /* Frozen, changes make one signal at the last thaw; none without a
+   * change. */
+  planar_view_state_freeze_changes (state);
+  planar_view_state_freeze_changes (state);
+  planar_view_state_set_section_collapsed (state, "h|a", TRUE);
+  planar_view_state_set_section_collapsed (state, "h|b", TRUE);
+  planar_view_state_thaw_changes (state);
+  g_assert_cmpuint (n, ==, 7);
+  planar_view_state_thaw_changes (state);
+  g_assert_cmpuint (n, ==, 8);
+  planar_view_state_freeze_changes (state);
+  planar_view_state_set_section_collapsed (state, "h|a", TRUE);
+  planar_view_state_thaw_changes (state);
+  g_assert_cmpuint (n, ==, 8);
 }
 
 static void

@@ -274,14 +274,12 @@ show_only_section (GtkWidget  *widget,
   if (s < 0)
     return;
   ids = dup_section_order (self);
-  /* One relayout for the lot: the signal of each change would lay the
-   * tracks out again. */
-  g_signal_handlers_block_by_func (self->view_state, view_state_changed, self);
+  /* One change for the lot: one relayout, one write to the store. */
+  planar_view_state_freeze_changes (self->view_state);
   for (guint k = 0; ids[k] != NULL; k++)
     planar_view_state_set_section_hidden (self->view_state, ids[k], k != (guint) s);
   planar_view_state_set_section_collapsed (self->view_state, ids[s], FALSE);
-  g_signal_handlers_unblock_by_func (self->view_state, view_state_changed, self);
-  view_state_changed (self, self->view_state);
+  planar_view_state_thaw_changes (self->view_state);
 }
 
 static void
@@ -301,11 +299,10 @@ set_all_collapsed (PlanarTimeline *self,
 {
   g_auto(GStrv) ids = dup_section_order (self);
 
-  g_signal_handlers_block_by_func (self->view_state, view_state_changed, self);
+  planar_view_state_freeze_changes (self->view_state);
   for (guint k = 0; ids[k] != NULL; k++)
     planar_view_state_set_section_collapsed (self->view_state, ids[k], collapsed);
-  g_signal_handlers_unblock_by_func (self->view_state, view_state_changed, self);
-  view_state_changed (self, self->view_state);
+  planar_view_state_thaw_changes (self->view_state);
 }
 
 static void
