@@ -763,7 +763,17 @@ draw_section_drop (PlanarTimeline *self,
 {
   guint n = planar_timeline_layout_get_n_sections (self->layout);
   double content_y = planar_timeline_layout_get_height (self->layout);
+  const PlanarTimelineSection *dragged = self->drag_section < n
+    ? planar_timeline_layout_get_section (self->layout, self->drag_section) : NULL;
+  GdkRGBA tint = accent;
   double y;
+
+  /* The header being moved is tinted. */
+  tint.alpha = 0.18f;
+  if (dragged != NULL && dragged->row != G_MAXUINT)
+    gtk_snapshot_append_color (snapshot, &tint,
+                               &GRAPHENE_RECT_INIT (0, (float) _planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, dragged->row)->y),
+                                                    (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
 
   for (guint s = self->drop_before; s < n; s++)
     {

@@ -743,6 +743,8 @@ on_drag_update (GtkGestureDrag *gesture,
       if (self->drag == DRAG_NONE)
         return;
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+      if (self->drag == DRAG_SECTION)
+        gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
       if (self->drag == DRAG_TIMING)
         self->timing_t0_ps = snap_time (self, self->drag_x0, self->drag_y0);
       update_hover (self);
@@ -890,6 +892,7 @@ on_drag_end (GtkGestureDrag *gesture,
 
     case DRAG_SECTION:
       _planar_timeline_move_section (self, self->drag_section, _planar_timeline_drop_target (self, self->drag_y1));
+      _planar_timeline_update_cursor (self);
       break;
 
     case DRAG_PAN:

@@ -178,6 +178,8 @@ void     _planar_timeline_pan              (PlanarTimeline        *self,
  * else the middle (-1). */
 double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
 void     _planar_timeline_show_all         (PlanarTimeline        *self);
+/* Sets the cursor of the tool in use. */
+void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
 void     _planar_timeline_zoom_to_selection (PlanarTimeline       *self);
 void     _planar_timeline_mark             (PlanarTimeline        *self);
 void     _planar_timeline_clear_marks      (PlanarTimeline        *self);

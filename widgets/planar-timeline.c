@@ -728,6 +728,14 @@ planar_timeline_get_end_ps (PlanarTimeline *self)
   return self->end_ps;
 }
 
+void
+_planar_timeline_update_cursor (PlanarTimeline *self)
+{
+  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
+
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[self->tool]);
+}
+
 PlanarTimelineTool
 planar_timeline_get_tool (PlanarTimeline *self)
 {
@@ -739,15 +747,13 @@ void
 planar_timeline_set_tool (PlanarTimeline     *self,
                           PlanarTimelineTool  tool)
 {
-  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
-
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (tool <= PLANAR_TIMELINE_TOOL_TIMING);
 
   if (self->tool == tool)
     return;
   self->tool = tool;
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[tool]);
+  _planar_timeline_update_cursor (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }

@@ -64,7 +64,20 @@ check_toggled (GtkCheckButton *check,
     return;
   state = planar_timeline_get_view_state (target->self->timeline);
   if (target->section)
-    planar_view_state_set_section_hidden (state, target->id, hidden);
+    {
+      GtkWidget *row = gtk_widget_get_parent (GTK_WIDGET (check));
+
+      planar_view_state_set_section_hidden (state, target->id, hidden);
+      /* A hidden section's tracks cannot be shown: their checks follow. */
+      for (row = gtk_widget_get_next_sibling (row); row != NULL; row = gtk_widget_get_next_sibling (row))
+        {
+          GtkWidget *child = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+
+          if (gtk_widget_has_css_class (child, "planar-tracks-section"))
+            break;
+          gtk_widget_set_sensitive (child, !hidden);
+        }
+    }
   else
     planar_view_state_set_track_hidden (state, target->id, hidden);
 }
