@@ -173,6 +173,7 @@ export_view_activated (GSimpleAction *action,
   gtk_file_filter_add_suffix (svg, "svg");
   gtk_file_chooser_add_filter (chooser, png);
   gtk_file_chooser_add_filter (chooser, svg);
+  /* Translators: the file name the export offers; keep the .png. */
   gtk_file_chooser_set_current_name (chooser, _("timeline.png"));
   last_folder = g_settings_get_string (self->settings, "last-folder");
   if (last_folder[0] != '\0' && g_file_test (last_folder, G_FILE_TEST_IS_DIR))

@@ -561,12 +561,14 @@ go_to_changed (PlanarTimeline *self)
       gtk_widget_remove_css_class (self->go_to_entry, "error");
       gtk_label_set_text (GTK_LABEL (self->go_to_message), _("Examples: 1.5 ms, 250 µs, 3 s, 1:02.5"));
       gtk_widget_remove_css_class (self->go_to_message, "error");
+      gtk_widget_add_css_class (self->go_to_message, "dim-label");
     }
   else
     {
       gtk_widget_add_css_class (self->go_to_entry, "error");
       gtk_label_set_text (GTK_LABEL (self->go_to_message), message);
       gtk_widget_add_css_class (self->go_to_message, "error");
+      gtk_widget_remove_css_class (self->go_to_message, "dim-label");
     }
 }
 
