@@ -915,6 +915,21 @@ menu_has_item (Fixture    *f,
   return FALSE;
 }
 
+static gboolean
+dragging_to_end (Fixture *f)
+{
+  return f->timeline->drag == DRAG_SECTION &&
+         f->timeline->drop_before == planar_timeline_layout_get_n_sections (layout_of (f));
+}
+
+static guint expected_n_rows;
+
+static gboolean
+n_rows_is_expected (Fixture *f)
+{
+  return n_rows (f) == expected_n_rows;
+}
+
 /* A right click on a track's label opens its menu, and Hide Track in it
  * hides that track; Shift+F10 opens it from the keyboard. */
 static void
@@ -942,9 +957,10 @@ test_context_menu (Fixture       *f,
 
   /* The first item is Hide Track. */
   xdotool (f, "key", "Down", "Return", NULL);
+  expected_n_rows = rows - 1;
+  g_assert_true (wait_for (n_rows_is_expected, f));
   g_assert_true (wait_for (menu_closed, f));
   g_assert_true (planar_view_state_get_track_hidden (planar_timeline_get_view_state (f->timeline), id));
-  g_assert_cmpuint (n_rows (f), ==, rows - 1);
   activate (f, "timeline.show-all-tracks", NULL);
 
   /* On a section's header: no track part. */
@@ -987,9 +1003,9 @@ test_drag_section (Fixture       *f,
   xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
            "mousemove", "--window", "%1", "--sync", mx, my,
            "mousemove", "--window", "%1", "--sync", bx, by, NULL);
-  drain ();
-  g_assert_cmpint (f->timeline->drag, ==, DRAG_SECTION);
-  g_assert_cmpuint (f->timeline->drop_before, ==, planar_timeline_layout_get_n_sections (layout_of (f)));
+  /* xdotool returns once the X server moved the pointer; GTK may not have
+   * seen the motion yet. */
+  g_assert_true (wait_for (dragging_to_end, f));
   save_screenshot (f, NULL, "timeline-drag-section.png");
   xdotool (f, "mouseup", "1", NULL);
   expected_first_title = second;
