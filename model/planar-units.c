@@ -107,6 +107,16 @@ scale_to_ps (guint64  whole,
 }
 
 static gboolean
+has_decimal_point (const char *start,
+                   const char *end)
+{
+  for (const char *c = start; c < end; c++)
+    if (*c == '.' || *c == ',')
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
 out_of_range (const char  *text,
               GError     **error)
 {
@@ -130,7 +140,7 @@ planar_parse_duration (const char  *text,
     { "ms", 1000000000 },
     { "s", G_GINT64_CONSTANT (1000000000000) },
   };
-  const char *p;
+  const char *p, *number;
   guint64 whole, frac;
   gboolean overflow;
   gint64 result;
@@ -151,6 +161,7 @@ planar_parse_duration (const char  *text,
   if (*p == '+')
     p++;
 
+  number = p;
   if (!read_decimal (&p, &whole, &frac, &overflow))
     {
       g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_INVALID,
@@ -167,19 +178,18 @@ planar_parse_duration (const char  *text,
       guint64 last_frac = 0;
       guint n = 1;
 
-      if (frac != 0)
+      /* Only the seconds, last, may have a fraction. */
+      if (has_decimal_point (number, p))
         goto invalid;
       while (*p == ':')
         {
           p++;
           if (n == 3 || !g_ascii_isdigit (*p))
             goto invalid;
+          number = p;
           if (!read_decimal (&p, &fields[n], &last_frac, &overflow) || overflow)
             goto invalid;
-          if (fields[n] >= 60)
-            goto invalid;
-          /* Only the seconds may have a fraction. */
-          if (last_frac != 0 && *p == ':')
+          if (fields[n] >= 60 || (*p == ':' && has_decimal_point (number, p)))
             goto invalid;
           n++;
         }
