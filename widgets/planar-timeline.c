@@ -478,13 +478,6 @@ planar_timeline_set_profile (PlanarTimeline *self,
 
   planar_timeline_layout_reset (self->layout);
   planar_track_renderer_reset (self->renderer);
-  /* A new profile shows everything, unless told otherwise. */
-  if (!planar_view_state_is_default (self->view_state))
-    {
-      g_autoptr(PlanarViewState) state = planar_view_state_new ();
-
-      planar_timeline_set_view_state (self, state);
-    }
   g_array_set_size (self->marks, 0);
   self->has_hover = FALSE;
   self->view_touched = FALSE;
@@ -493,6 +486,14 @@ planar_timeline_set_profile (PlanarTimeline *self,
     {
       g_clear_object (&self->selection);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+    }
+  /* A new profile shows everything, unless told otherwise (after the
+   * selection is gone: it belongs to the old profile). */
+  if (!planar_view_state_is_default (self->view_state))
+    {
+      g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+      planar_timeline_set_view_state (self, state);
     }
 
   if (profile != NULL && !planar_profile_is_loaded (profile))
