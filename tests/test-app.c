@@ -471,6 +471,12 @@ test_switch_sessions_and_hosts (void)
   destroy_all_windows ();
 }
 
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
 static PlanarTimeline *
 find_timeline (GtkWidget *root)
 {
@@ -582,6 +588,17 @@ test_tracks_remembered (void)
   wait_loaded (window);
   g_assert_true (planar_view_state_get_track_hidden (planar_timeline_get_view_state (timeline), id));
   g_assert_cmpuint (planar_timeline_layout_get_n_rows (timeline->layout), ==, rows - 1);
+
+  /* Control+T's action opens the Tracks menu, which lists the hidden
+   * track unchecked. */
+  {
+    GtkPopover *popover = gtk_menu_button_get_popover (window->tracks_button);
+
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->tracks_button)));
+    activate (window, "show-tracks", NULL);
+    wait_for (widget_mapped, popover, 10, "the Tracks menu");
+    gtk_popover_popdown (popover);
+  }
 
   /* Export View writes the view (the file chooser is GTK's; its answer
    * goes to the same function). */
