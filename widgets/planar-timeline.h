@@ -36,7 +36,10 @@ G_DECLARE_FINAL_TYPE (PlanarTimeline, planar_timeline, PLANAR, TIMELINE, GtkWidg
  * profile start). It implements GtkScrollable: the vertical adjustment
  * scrolls the tracks and the horizontal one follows the window, so it
  * belongs in a GtkScrolledWindow. Every command is a "timeline." action
- * (see planar-shortcuts.c for the keys). */
+ * (see planar-shortcuts.c for the keys). Which tracks and sections show,
+ * folded or not and in which order, is a PlanarViewState the application
+ * may keep per profile (PlanarTimeline:view-state); a right click on the
+ * labels, PlanarTracksPopover and the actions change it. */
 
 GtkWidget          *planar_timeline_new              (void);
 
