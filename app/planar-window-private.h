@@ -77,6 +77,12 @@ struct _PlanarWindow
 
   GtkFileChooserNative *file_chooser;
 
+  /* The Tracks menu, the export's file chooser, and the name under which
+   * the profile's arrangement is remembered (planar-window-views.c). */
+  GtkMenuButton        *tracks_button;
+  GtkFileChooserNative *export_chooser;
+  char                 *view_key;
+
   /* Set while the window moves its controls to match its state, so that
    * their change signals are not taken for the user's. */
   gboolean              updating_controls;
@@ -145,6 +151,18 @@ void      _planar_window_replace_catalog (PlanarWindow        *self,
 /* "2026-01-01 00:00:00" for the session key "2026_01_01_00_00_00", and
  * "train · 2026-01-01 00:00:00" for "train/2026_01_01_00_00_00". */
 char     *_planar_window_format_session  (const char          *session);
+
+/* planar-window-views.c */
+void      _planar_window_init_views      (PlanarWindow        *self);
+void      _planar_window_dispose_views   (PlanarWindow        *self);
+/* Shows the arrangement remembered for the session being loaded, and
+ * remembers its changes. */
+void      _planar_window_restore_view    (PlanarWindow        *self);
+/* Writes the view into @file, and says so in a toast (or why not). */
+gboolean  _planar_window_export_view     (PlanarWindow        *self,
+                                          GFile               *file,
+                                          PlanarTimelineExportFormat format,
+                                          GError             **error);
 
 /* Only app/ turns an error into UI, and only here. */
 void      _planar_window_show_error      (PlanarWindow        *self,

@@ -8,6 +8,8 @@
 
 #include "planar-window-private.h"
 
+#include "planar-tracks-popover.h"
+
 #include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
@@ -611,9 +613,10 @@ load (PlanarWindow *self)
   self->load_cancellable = g_cancellable_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
-  /* The timeline shows the tracks as they are decoded; the other tools
-   * wait for the whole profile. */
+  /* The timeline shows the tracks as they are decoded, arranged as they
+   * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
+  _planar_window_restore_view (self);
   planar_op_stats_page_set_profile (self->op_stats_page, NULL);
   planar_health_page_set_profile (self->health_page, NULL, NULL);
   planar_find_bar_refresh (self->find_bar);
@@ -902,6 +905,7 @@ planar_window_dispose (GObject *object)
   if (self->file_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
   g_clear_object (&self->file_chooser);
+  _planar_window_dispose_views (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_WINDOW);
 
@@ -989,6 +993,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   g_type_ensure (PLANAR_TYPE_DETAILS_PANE);
   g_type_ensure (PLANAR_TYPE_OP_STATS_PAGE);
   g_type_ensure (PLANAR_TYPE_HEALTH_PAGE);
+  g_type_ensure (PLANAR_TYPE_TRACKS_POPOVER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
@@ -1011,6 +1016,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_pane);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, op_stats_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, health_page);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, tracks_button);
 }
 
 static void
@@ -1047,6 +1053,7 @@ planar_window_init (PlanarWindow *self)
   g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
 
   _planar_window_init_actions (self);
+  _planar_window_init_views (self);
   update_controls (self);
 }
 

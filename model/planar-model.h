@@ -20,3 +20,4 @@
 #include "planar-string-table.h"
 #include "planar-trace.h"
 #include "planar-units.h"
+#include "planar-view-state.h"

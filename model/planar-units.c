@@ -4,6 +4,12 @@
  */
 #include "planar-units.h"
 
+#include <string.h>
+
+#define PS_PER_S G_GINT64_CONSTANT (1000000000000)
+
+G_DEFINE_QUARK (planar-units-error-quark, planar_units_error)
+
 char *
 planar_format_duration (gint64 ps)
 {
@@ -27,4 +33,216 @@ planar_format_duration (gint64 ps)
                                 ps < 0 ? "-" : "", whole, frac, units[i].unit);
       }
   return g_strdup_printf ("%" G_GINT64_FORMAT " ps", ps);
+}
+
+static const char *
+skip_blanks (const char *p)
+{
+  while (*p == ' ' || *p == '\t')
+    p++;
+  return p;
+}
+
+/* A decimal number at *@p: its whole part and up to 12 fraction digits
+ * scaled to a picosecond fraction of one (0 to 10^12 - 1). Advances *@p. */
+static gboolean
+read_decimal (const char **p,
+              guint64     *whole,
+              guint64     *frac_ps,
+              gboolean    *overflow)
+{
+  const char *s = *p;
+  gboolean any = FALSE;
+  guint64 frac_scale = (guint64) PS_PER_S;
+
+  *whole = 0;
+  *frac_ps = 0;
+  *overflow = FALSE;
+  while (g_ascii_isdigit (*s))
+    {
+      guint d = (guint) (*s - '0');
+
+      if (*whole > (G_MAXUINT64 - d) / 10)
+        *overflow = TRUE;
+      else
+        *whole = *whole * 10 + d;
+      any = TRUE;
+      s++;
+    }
+  if (*s == '.' || *s == ',')
+    {
+      s++;
+      while (g_ascii_isdigit (*s))
+        {
+          frac_scale /= 10;
+          *frac_ps += (guint64) (*s - '0') * frac_scale;
+          any = TRUE;
+          s++;
+        }
+    }
+  *p = s;
+  return any;
+}
+
+/* @whole units and @frac_ps of one unit, in ps: FALSE on overflow. */
+static gboolean
+scale_to_ps (guint64  whole,
+             guint64  frac_ps,
+             guint64  unit_ps,
+             gint64  *ps)
+{
+  guint64 total;
+
+  if (whole > (guint64) G_MAXINT64 / unit_ps)
+    return FALSE;
+  total = whole * unit_ps;
+  /* frac_ps < 10^12 and unit_ps <= 10^12 would overflow a product, so
+   * the fraction is taken in two steps. */
+  total += (frac_ps / 1000000) * (unit_ps / 1000000) + (frac_ps % 1000000) * (unit_ps / 1000000) / 1000000
+           + (frac_ps / 1000000) * (unit_ps % 1000000) / 1000000;
+  if (total > (guint64) G_MAXINT64)
+    return FALSE;
+  *ps = (gint64) total;
+  return TRUE;
+}
+
+static gboolean
+has_decimal_point (const char *start,
+                   const char *end)
+{
+  for (const char *c = start; c < end; c++)
+    if (*c == '.' || *c == ',')
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+out_of_range (const char  *text,
+              GError     **error)
+{
+  g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_OUT_OF_RANGE,
+               "duration “%s” is out of range", text);
+  return FALSE;
+}
+
+gboolean
+planar_parse_duration (const char  *text,
+                       gint64       default_unit_ps,
+                       gint64      *ps,
+                       GError     **error)
+{
+  static const struct { const char *name; gint64 scale; } units[] = {
+    { "ps", 1 },
+    { "ns", 1000 },
+    { "us", 1000000 },
+    { "\xc2\xb5s", 1000000 },  /* U+00B5 MICRO SIGN */
+    { "\xce\xbcs", 1000000 },  /* U+03BC GREEK SMALL LETTER MU */
+    { "ms", 1000000000 },
+    { "s", G_GINT64_CONSTANT (1000000000000) },
+  };
+  const char *p, *number;
+  guint64 whole, frac;
+  gboolean overflow;
+  gint64 result;
+
+  g_return_val_if_fail (text != NULL, FALSE);
+  g_return_val_if_fail (default_unit_ps > 0, FALSE);
+  g_return_val_if_fail (ps != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  p = skip_blanks (text);
+  if (*p == '\0')
+    {
+      g_set_error_literal (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_EMPTY, "no duration given");
+      return FALSE;
+    }
+  if (*p == '-')
+    return out_of_range (text, error);
+  if (*p == '+')
+    p++;
+
+  number = p;
+  if (!read_decimal (&p, &whole, &frac, &overflow))
+    {
+      g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_INVALID,
+                   "“%s” does not start with a number", text);
+      return FALSE;
+    }
+  if (overflow)
+    return out_of_range (text, error);
+
+  if (*p == ':')
+    {
+      /* [h:]m:ss[.frac]: the fields before the last are whole numbers. */
+      guint64 fields[3] = { whole, 0, 0 };
+      guint64 last_frac = 0;
+      guint n = 1;
+
+      /* Only the seconds, last, may have a fraction. */
+      if (has_decimal_point (number, p))
+        goto invalid;
+      while (*p == ':')
+        {
+          p++;
+          if (n == 3 || !g_ascii_isdigit (*p))
+            goto invalid;
+          number = p;
+          if (!read_decimal (&p, &fields[n], &last_frac, &overflow) || overflow)
+            goto invalid;
+          if (fields[n] >= 60 || (*p == ':' && has_decimal_point (number, p)))
+            goto invalid;
+          n++;
+        }
+      p = skip_blanks (p);
+      if (*p != '\0')
+        goto invalid;
+      if (n == 2)
+        whole = fields[0] * 60 + fields[1];
+      else
+        {
+          if (fields[1] >= 60 || fields[0] > G_MAXUINT32)
+            goto invalid;
+          whole = fields[0] * 3600 + fields[1] * 60 + fields[2];
+        }
+      if (!scale_to_ps (whole, last_frac, (guint64) PS_PER_S, &result))
+        return out_of_range (text, error);
+      *ps = result;
+      return TRUE;
+    }
+
+  p = skip_blanks (p);
+  if (*p == '\0')
+    {
+      if (!scale_to_ps (whole, frac, (guint64) default_unit_ps, &result))
+        return out_of_range (text, error);
+      *ps = result;
+      return TRUE;
+    }
+  {
+    const char *end = p + strlen (p);
+    g_autofree char *unit = NULL;
+
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+      end--;
+    unit = g_ascii_strdown (p, end - p);
+    for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+      if (strcmp (unit, units[i].name) == 0)
+        {
+          if (!scale_to_ps (whole, frac, (guint64) units[i].scale, &result))
+            return out_of_range (text, error);
+          *ps = result;
+          return TRUE;
+        }
+    if (g_ascii_isalpha (*p) || (guchar) *p >= 0x80)
+      {
+        g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_UNKNOWN_UNIT,
+                     "unknown unit “%s” in “%s”", unit, text);
+        return FALSE;
+      }
+  }
+
+invalid:
+  g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_INVALID,
+               "“%s” is not a duration", text);
+  return FALSE;
 }

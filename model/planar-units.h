@@ -8,8 +8,43 @@
 
 G_BEGIN_DECLS
 
+#define PLANAR_UNITS_ERROR (planar_units_error_quark ())
+
+/**
+ * PlanarUnitsError:
+ * @PLANAR_UNITS_ERROR_EMPTY: nothing but blanks.
+ * @PLANAR_UNITS_ERROR_INVALID: not a number, or characters after it that
+ *   are not a unit.
+ * @PLANAR_UNITS_ERROR_UNKNOWN_UNIT: a word after the number that is not one
+ *   of ps, ns, us (µs), ms, s.
+ * @PLANAR_UNITS_ERROR_OUT_OF_RANGE: negative, or more picoseconds than a
+ *   gint64 holds.
+ */
+typedef enum
+{
+  PLANAR_UNITS_ERROR_EMPTY,
+  PLANAR_UNITS_ERROR_INVALID,
+  PLANAR_UNITS_ERROR_UNKNOWN_UNIT,
+  PLANAR_UNITS_ERROR_OUT_OF_RANGE,
+} PlanarUnitsError;
+
+GQuark planar_units_error_quark (void);
+
 /* @ps picoseconds in the largest unit that keeps it >= 1 (ps, ns, us, ms, s),
  * with up to three decimals: "12.345 ms". Returns: (transfer full). */
-char *planar_format_duration (gint64 ps);
+char     *planar_format_duration (gint64       ps);
+
+/* Reads a duration a person typed: a number with an optional unit, blanks
+ * allowed around and between ("1.5 ms", "250us", "3 s", "12345 ns", "7 µs",
+ * "40ps"), or minutes and seconds ("1:02.5", "1:00:02" with hours). The
+ * units are ps, ns, us, µs, ms and s, in any case; a bare number is in
+ * @default_unit_ps picoseconds (PLANAR_PS_PER_MS for milliseconds).
+ * Decimals are exact to the picosecond (further digits are dropped).
+ * Returns: TRUE with *@ps set, or FALSE with @error (PLANAR_UNITS_ERROR)
+ * naming what was wrong. */
+gboolean  planar_parse_duration  (const char  *text,
+                                  gint64       default_unit_ps,
+                                  gint64      *ps,
+                                  GError     **error);
 
 G_END_DECLS

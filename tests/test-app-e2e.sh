@@ -193,6 +193,31 @@ ok "/ opens the find bar"
 sleep 0.3
 press 0 37-show-all-again
 
+# Control+G goes to a time typed in its popover, keeping the zoom: zoomed
+# in, the view moves; a typo and Escape leave it.
+press w 11a-zoomed
+press shift+w 11b-zoomed-more
+"$xdotool" key ctrl+g
+sleep 0.3
+"$xdotool" type --delay 20 "2.5 s"
+sleep 0.2
+shot 11c-go-to-time-typed
+"$xdotool" key Return
+sleep 0.3
+alive "Control+G"
+shot 11d-went-to-time
+same 11b-zoomed-more 11d-went-to-time && fail "Control+G moves the view to the time typed"
+ok "Control+G moves the view to the time typed"
+"$xdotool" key ctrl+g
+sleep 0.3
+"$xdotool" type --delay 20 '2 parsecs'
+"$xdotool" key Return Escape
+sleep 0.3
+shot 11e-go-to-time-typo
+same 11d-went-to-time 11e-go-to-time-typo || fail "a time that is not one leaves the view"
+ok "a time that is not one leaves the view"
+press 0 11f-show-all-again
+
 # Keyboard only: Control+Shift+H opens the Hosts menu with the focus on
 # "All Hosts"; Tab goes to the first host, Space unticks it.
 "$xdotool" key ctrl+shift+h

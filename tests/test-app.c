@@ -15,8 +15,8 @@
 
 #include "planar-application.h"
 #include "planar-shortcuts.h"
+#include "planar-timeline-private.h"
 #include "planar-welcome-page.h"
-#include "planar-window.h"
 /* The tools' widgets, reached as the window holds them. */
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
@@ -476,6 +476,170 @@ test_switch_sessions_and_hosts (void)
   activate (window, "reload", NULL);
   g_assert_true (planar_window_get_loading (window));
   wait_loaded (window);
+
+  destroy_all_windows ();
+}
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+static PlanarTimeline *
+find_timeline (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      PlanarTimeline *found;
+
+      if (PLANAR_IS_TIMELINE (child))
+        return PLANAR_TIMELINE (child);
+      found = find_timeline (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The id of the first track in a section of several, and its row. */
+static char *
+dup_first_track_id (PlanarTimeline           *timeline,
+                    const PlanarTimelineRow **row_out)
+{
+  PlanarTimelineLayout *layout = timeline->layout;
+
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (layout); r++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, r);
+
+      if (row->kind == PLANAR_TIMELINE_ROW_TRACK && planar_timeline_layout_get_section (layout, row->section)->n_tracks > 1)
+        {
+          *row_out = row;
+          return g_strdup (planar_timeline_layout_get_entry (layout, row->entry)->id);
+        }
+    }
+  g_assert_not_reached ();
+}
+
+static char *
+dup_first_section_title (PlanarTimeline *timeline)
+{
+  return g_strdup (planar_timeline_layout_get_section (timeline->layout, 0)->title);
+}
+
+/* Hidden tracks, collapsed and moved sections stay so across Reload, in a
+ * new window, and when the session is shown again; another session has
+ * its own arrangement. */
+static void
+test_tracks_remembered (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  PlanarTimeline *timeline = find_timeline (GTK_WIDGET (window));
+  g_autofree char *store = g_build_filename (g_get_user_state_dir (), "planar", "views.ini", NULL);
+  g_autofree char *id = NULL;
+  g_autofree char *first_title = NULL;
+  g_autofree char *moved_title = NULL;
+  const PlanarTimelineRow *row;
+  guint trace, plane, track, rows;
+
+  g_assert_nonnull (timeline);
+  wait_loaded (window);
+  activate (window, "session", g_variant_new_string (OLDER));
+  wait_loaded (window);
+  g_assert_true (planar_view_state_is_default (planar_timeline_get_view_state (timeline)));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-view"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "show-tracks"));
+
+  rows = planar_timeline_layout_get_n_rows (timeline->layout);
+  id = dup_first_track_id (timeline, &row);
+  trace = row->trace;
+  plane = row->plane;
+  track = row->track;
+  first_title = dup_first_section_title (timeline);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.hide-track", "s", id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.move-section-down", "s",
+                                             planar_timeline_layout_get_section (timeline->layout, 0)->id));
+  moved_title = dup_first_section_title (timeline);
+  g_assert_cmpstr (moved_title, !=, first_title);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (timeline->layout), ==, rows - 1);
+  g_assert_cmpint (planar_timeline_layout_find_track (timeline->layout, trace, plane, track), ==, -1);
+  g_assert_true (g_file_test (store, G_FILE_TEST_IS_REGULAR));
+
+  /* Reload: the same profile again, arranged the same way. */
+  activate (window, "reload", NULL);
+  g_assert_true (planar_window_get_loading (window));
+  wait_loaded (window);
+  g_assert_true (planar_view_state_get_track_hidden (planar_timeline_get_view_state (timeline), id));
+  g_assert_cmpint (planar_timeline_layout_find_track (timeline->layout, trace, plane, track), ==, -1);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (timeline->layout), ==, rows - 1);
+  {
+    g_autofree char *title = dup_first_section_title (timeline);
+
+    g_assert_cmpstr (title, ==, moved_title);
+  }
+
+  /* Another session shows everything; coming back restores the
+   * arrangement. */
+  activate (window, "session", g_variant_new_string (NEWEST));
+  wait_loaded (window);
+  g_assert_true (planar_view_state_is_default (planar_timeline_get_view_state (timeline)));
+  activate (window, "session", g_variant_new_string (OLDER));
+  wait_loaded (window);
+  g_assert_cmpint (planar_timeline_layout_find_track (timeline->layout, trace, plane, track), ==, -1);
+
+  /* A new window remembers it too. */
+  destroy_all_windows ();
+  window = open_path (logdir);
+  timeline = find_timeline (GTK_WIDGET (window));
+  wait_loaded (window);
+  activate (window, "session", g_variant_new_string (OLDER));
+  wait_loaded (window);
+  g_assert_true (planar_view_state_get_track_hidden (planar_timeline_get_view_state (timeline), id));
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (timeline->layout), ==, rows - 1);
+
+  /* Control+T's action opens the Tracks menu, which lists the hidden
+   * track unchecked. */
+  {
+    GtkPopover *popover = gtk_menu_button_get_popover (window->tracks_button);
+
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->tracks_button)));
+    activate (window, "show-tracks", NULL);
+    wait_for (widget_mapped, popover, 10, "the Tracks menu");
+    gtk_popover_popdown (popover);
+  }
+
+  /* Export View writes the view (the file chooser is GTK's; its answer
+   * goes to the same function). */
+  {
+    g_autofree char *png_path = g_build_filename (tmp_dir, "view.png", NULL);
+    g_autoptr(GFile) png = g_file_new_for_path (png_path);
+    g_autoptr(GFile) nowhere = g_file_new_for_path ("/nonexistent-folder/view.svg");
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (_planar_window_export_view (window, png, PLANAR_TIMELINE_EXPORT_PNG, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_test (png_path, G_FILE_TEST_IS_REGULAR));
+    /* A failure is a toast, not a crash or a dialog. */
+    g_assert_false (_planar_window_export_view (window, nowhere, PLANAR_TIMELINE_EXPORT_SVG, &error));
+    g_assert_nonnull (error);
+    g_unlink (png_path);
+  }
+
+  /* Back to the usual arrangement: nothing is kept for the session. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.show-all-tracks", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (timeline), "timeline.reset-section-order", NULL));
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (timeline->layout), ==, rows);
+  {
+    g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+    g_autoptr(GError) error = NULL;
+    gsize n_groups = 0;
+    g_auto(GStrv) groups = NULL;
+
+    g_assert_true (g_key_file_load_from_file (keyfile, store, G_KEY_FILE_NONE, &error));
+    groups = g_key_file_get_groups (keyfile, &n_groups);
+    g_assert_cmpuint (n_groups, ==, 0);
+  }
 
   destroy_all_windows ();
 }
@@ -1252,6 +1416,7 @@ main (int   argc,
   g_setenv ("XDG_DATA_HOME", home, TRUE);
   g_setenv ("XDG_CONFIG_HOME", home, TRUE);
   g_setenv ("XDG_CACHE_HOME", home, TRUE);
+  g_setenv ("XDG_STATE_HOME", home, TRUE);
 
   /* The test context keeps accessible properties, for
    * gtk_test_accessible_has_property(), and like "none" needs no
@@ -1274,6 +1439,7 @@ main (int   argc,
   g_test_add_func ("/app/open-logdir", test_open_logdir);
   g_test_add_func ("/app/open-several", test_open_several);
   g_test_add_func ("/app/switch-sessions-and-hosts", test_switch_sessions_and_hosts);
+  g_test_add_func ("/app/tracks-remembered", test_tracks_remembered);
   g_test_add_func ("/app/cancel-load", test_cancel_load);
   g_test_add_func ("/app/broken-file", test_broken_file);
   g_test_add_func ("/app/open-session-folder-and-file", test_open_session_folder_and_file);

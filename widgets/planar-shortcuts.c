@@ -12,6 +12,7 @@
 #define SECTION_SELECTION  N_("Events and Selection")
 #define SECTION_TOOLS      N_("Tools")
 #define SECTION_VIEW       N_("View")
+#define SECTION_TRACKS     N_("Tracks and Sections")
 
 /* The application's keys (app., win., window.) all hold Control or are
  * function keys: application accelerators run before the focused widget
@@ -27,6 +28,8 @@ static const PlanarShortcut shortcuts[] = {
   { "win.reload", "<Control>r F5", N_("Load the session again"), SECTION_GENERAL },
   { "win.show-sessions", "<Control><Shift>s", N_("Choose a session"), SECTION_GENERAL },
   { "win.show-hosts", "<Control><Shift>h", N_("Choose the hosts to show"), SECTION_GENERAL },
+  { "win.show-tracks", "<Control>t", N_("Choose the tracks to show"), SECTION_GENERAL },
+  { "win.export-view", "<Control>e", N_("Export the view as a PNG or SVG image"), SECTION_GENERAL },
   { "win.show-menu", "F10", N_("Open the main menu"), SECTION_GENERAL },
   { "app.shortcuts", "<Control>question", N_("Show the keyboard shortcuts"), SECTION_GENERAL },
   { "window.close", "<Control>w", N_("Close the window"), SECTION_GENERAL },
@@ -47,6 +50,7 @@ static const PlanarShortcut shortcuts[] = {
   { "timeline.pan-right-fast", "<Shift>d", N_("Pan right faster"), SECTION_NAVIGATION },
   { "timeline.show-all", "0 KP_0 <Control>0", N_("Show the whole profile"), SECTION_NAVIGATION },
   { "timeline.zoom-to-selection", "f", N_("Zoom to the selection"), SECTION_NAVIGATION },
+  { "timeline.go-to-time", "<Control>g", N_("Go to a time"), SECTION_NAVIGATION },
 
   { "timeline.next-event", "Right Tab", N_("Next event on the selected track"), SECTION_SELECTION },
   { "timeline.previous-event", "Left <Shift>Tab <Shift>ISO_Left_Tab", N_("Previous event on the selected track"), SECTION_SELECTION },
@@ -63,6 +67,15 @@ static const PlanarShortcut shortcuts[] = {
 
   { "timeline.toggle-grid", "g", N_("Show or hide the grid"), SECTION_VIEW },
   { "timeline.show-flows", "<Shift>f", N_("Show or hide flow arrows"), SECTION_VIEW },
+
+  { "timeline.show-track-menu", "<Shift>F10 Menu", N_("Open the menu of the selected event’s track"), SECTION_TRACKS },
+  { "timeline.hide-track('')", "h", N_("Hide the selected event’s track"), SECTION_TRACKS },
+  { "timeline.show-all-tracks", "<Shift>h", N_("Show every hidden track and section"), SECTION_TRACKS },
+  { "timeline.toggle-section('')", "c", N_("Collapse or expand the selected event’s section"), SECTION_TRACKS },
+  { "timeline.collapse-all", "bracketleft", N_("Collapse every section"), SECTION_TRACKS },
+  { "timeline.expand-all", "bracketright", N_("Expand every section"), SECTION_TRACKS },
+  { "timeline.move-section-up('')", "<Alt>Up", N_("Move the selected event’s section up"), SECTION_TRACKS },
+  { "timeline.move-section-down('')", "<Alt>Down", N_("Move the selected event’s section down"), SECTION_TRACKS },
 };
 
 const PlanarShortcut *

@@ -230,4 +230,8 @@ _planar_timeline_update_actions (PlanarTimeline *self)
   gtk_widget_action_set_enabled (widget, "timeline.select-parent", has_events);
   gtk_widget_action_set_enabled (widget, "timeline.select-child", has_events);
   gtk_widget_action_set_enabled (widget, "timeline.show-all", has_profile);
+  gtk_widget_action_set_enabled (widget, "timeline.go-to-time", has_profile);
+  gtk_widget_action_set_enabled (widget, "timeline.show-track-menu", has_profile);
+  gtk_widget_action_set_enabled (widget, "timeline.collapse-all", has_profile);
+  gtk_widget_action_set_enabled (widget, "timeline.expand-all", has_profile);
 }

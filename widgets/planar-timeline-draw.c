@@ -744,6 +744,7 @@ draw_overlay (PlanarTimeline *self,
       draw_range (self, snapshot, self->timing_t0_ps, self->timing_t1_ps, &accent, 0.12f, height);
       break;
 
+    case DRAG_SECTION:
     case DRAG_PAN:
     case DRAG_NONE:
     default:
@@ -751,6 +752,41 @@ draw_overlay (PlanarTimeline *self,
     }
 
   gtk_snapshot_pop (snapshot);
+}
+
+/* Where a dragged section header would land: a line across the timeline
+ * above the section it would go before. */
+static void
+draw_section_drop (PlanarTimeline *self,
+                   GtkSnapshot    *snapshot,
+                   double          width)
+{
+  guint n = planar_timeline_layout_get_n_sections (self->layout);
+  double content_y = planar_timeline_layout_get_height (self->layout);
+  const PlanarTimelineSection *dragged = self->drag_section < n
+    ? planar_timeline_layout_get_section (self->layout, self->drag_section) : NULL;
+  GdkRGBA tint = accent;
+  double y;
+
+  /* The header being moved is tinted. */
+  tint.alpha = 0.18f;
+  if (dragged != NULL && dragged->row != G_MAXUINT)
+    gtk_snapshot_append_color (snapshot, &tint,
+                               &GRAPHENE_RECT_INIT (0, (float) _planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, dragged->row)->y),
+                                                    (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
+
+  for (guint s = self->drop_before; s < n; s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, s);
+
+      if (section->row != G_MAXUINT)
+        {
+          content_y = planar_timeline_layout_get_row (self->layout, section->row)->y;
+          break;
+        }
+    }
+  y = MAX (_planar_timeline_widget_y (self, content_y), PLANAR_TIMELINE_AXIS_HEIGHT);
+  gtk_snapshot_append_color (snapshot, &accent, &GRAPHENE_RECT_INIT (0, (float) y - 1, (float) width, 3));
 }
 
 static void
@@ -792,6 +828,22 @@ ensure_layouts (PlanarTimeline *self)
 }
 
 void
+_planar_timeline_draw_view (PlanarTimeline *self,
+                            GtkSnapshot    *snapshot,
+                            int             width,
+                            int             height)
+{
+  GdkRGBA fg;
+  Palette palette;
+
+  ensure_layouts (self);
+  get_foreground (self, &fg);
+  palette_init (&palette, &fg);
+  draw_tracks_layer (self, snapshot, &palette, width, height);
+  draw_overlay (self, snapshot, &palette, width, height);
+}
+
+void
 _planar_timeline_snapshot (GtkWidget   *widget,
                            GtkSnapshot *snapshot)
 {
@@ -825,6 +877,8 @@ _planar_timeline_snapshot (GtkWidget   *widget,
     gtk_snapshot_append_node (snapshot, self->tracks_node);
 
   draw_overlay (self, snapshot, &palette, width, height);
+  if (self->drag == DRAG_SECTION)
+    draw_section_drop (self, snapshot, width);
   gtk_widget_snapshot_child (widget, self->tool_selector, snapshot);
 }
 

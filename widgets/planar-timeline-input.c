@@ -629,9 +629,8 @@ toggle_section (PlanarTimeline *self,
 {
   const PlanarTimelineSection *s = planar_timeline_layout_get_section (self->layout, section);
 
+  /* The view state's signal lays the tracks out again. */
   planar_timeline_layout_set_collapsed (self->layout, section, !s->collapsed);
-  _planar_timeline_refresh_layout (self);
-  _planar_timeline_invalidate_tracks (self);
 }
 
 /* A time at widget @x, pulled to the nearest event edge within
@@ -695,6 +694,14 @@ on_drag_begin (GtkGestureDrag *gesture,
   self->drag_end_ps = self->end_ps;
   self->drag_vscroll = _planar_timeline_vscroll (self);
   self->drag = DRAG_NONE;
+  self->drag_section = G_MAXUINT;
+  if (button == GDK_BUTTON_PRIMARY)
+    {
+      int section = section_at (self, y);
+
+      if (section >= 0)
+        self->drag_section = (guint) section;
+    }
 }
 
 static PlanarTimelineDrag
@@ -702,6 +709,10 @@ drag_kind (PlanarTimeline *self)
 {
   if (self->drag_button == GDK_BUTTON_MIDDLE)
     return DRAG_PAN;
+  /* A section header moves vertically, whatever the tool. */
+  if (self->drag_button == GDK_BUTTON_PRIMARY && self->drag_section != G_MAXUINT &&
+      fabs (self->drag_y1 - self->drag_y0) >= fabs (self->drag_x1 - self->drag_x0))
+    return DRAG_SECTION;
   if (self->drag_button != GDK_BUTTON_PRIMARY || self->drag_x0 < PLANAR_TIMELINE_LABEL_WIDTH)
     return DRAG_NONE;
   switch (self->tool)
@@ -736,6 +747,8 @@ on_drag_update (GtkGestureDrag *gesture,
       if (self->drag == DRAG_NONE)
         return;
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+      if (self->drag == DRAG_SECTION)
+        gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
       if (self->drag == DRAG_TIMING)
         self->timing_t0_ps = snap_time (self, self->drag_x0, self->drag_y0);
       update_hover (self);
@@ -760,6 +773,11 @@ on_drag_update (GtkGestureDrag *gesture,
 
     case DRAG_BOX:
     case DRAG_ZOOM:
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      break;
+
+    case DRAG_SECTION:
+      self->drop_before = _planar_timeline_drop_target (self, self->drag_y1);
       gtk_widget_queue_draw (GTK_WIDGET (self));
       break;
 
@@ -876,11 +894,31 @@ on_drag_end (GtkGestureDrag *gesture,
       }
       break;
 
+    case DRAG_SECTION:
+      _planar_timeline_move_section (self, self->drag_section, _planar_timeline_drop_target (self, self->drag_y1));
+      _planar_timeline_update_cursor (self);
+      break;
+
     case DRAG_PAN:
     default:
       break;
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_secondary_click (GtkGestureClick *gesture,
+                    int              n_press,
+                    double           x,
+                    double           y,
+                    PlanarTimeline  *self)
+{
+  /* Over the labels or a section header: the track and section menu. */
+  if (x < PLANAR_TIMELINE_LABEL_WIDTH || section_at (self, y) >= 0)
+    {
+      if (_planar_timeline_popup_context_menu (self, x, y))
+        gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+    }
 }
 
 static void
@@ -938,5 +976,10 @@ _planar_timeline_init_input (PlanarTimeline *self)
 
   gesture = gtk_gesture_click_new ();
   g_signal_connect (gesture, "pressed", G_CALLBACK (on_double_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
+  g_signal_connect (gesture, "pressed", G_CALLBACK (on_secondary_click), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 }

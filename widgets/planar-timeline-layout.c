@@ -5,6 +5,11 @@
  * lines derived from it, TPU lines stay in file order, and host threads are
  * sorted by name. Empty planes and tracks take no space.
  *
+ * A PlanarViewState then hides tracks and sections, collapses sections and
+ * puts the sections it names first, in its order; the filter keeps the
+ * tracks whose name matches. Hidden and filtered tracks take no space
+ * either, so drawing, picking and keys never meet them.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-timeline-layout.h"
@@ -16,13 +21,15 @@
 
 struct _PlanarTimelineLayout
 {
-  GArray     *rows;
-  GArray     *sections;
-  /* (trace << 16 | plane) of collapsed planes; survives relayouts. */
-  GHashTable *collapsed;
+  GArray          *rows;
+  GArray          *sections;
+  GArray          *entries;
+  PlanarViewState *state;
+  /* Case-folded; NULL without a filter. */
+  char            *filter;
   /* (trace, plane, track) -> row + 1. */
-  GHashTable *track_rows;
-  int         height;
+  GHashTable      *track_rows;
+  int              height;
 };
 
 typedef enum
@@ -59,20 +66,22 @@ track_key (guint trace,
   return ((guint64) trace << 48) | ((guint64) plane << 32) | track;
 }
 
-static guint
-plane_key (guint trace,
-           guint plane)
-{
-  return (trace << 16) | (plane & 0xffff);
-}
-
 static void
 clear_section (gpointer data)
 {
   PlanarTimelineSection *section = data;
 
+  g_clear_pointer (&section->id, g_free);
   g_clear_pointer (&section->title, g_free);
   g_clear_pointer (&section->subtitle, g_free);
+}
+
+static void
+clear_entry (gpointer data)
+{
+  PlanarTimelineEntry *entry = data;
+
+  g_clear_pointer (&entry->id, g_free);
 }
 
 PlanarTimelineLayout *
@@ -83,7 +92,9 @@ planar_timeline_layout_new (void)
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
   self->sections = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineSection));
   g_array_set_clear_func (self->sections, clear_section);
-  self->collapsed = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->entries = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineEntry));
+  g_array_set_clear_func (self->entries, clear_entry);
+  self->state = planar_view_state_new ();
   self->track_rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return self;
 }
@@ -95,7 +106,9 @@ planar_timeline_layout_free (PlanarTimelineLayout *self)
     return;
   g_array_unref (self->rows);
   g_array_unref (self->sections);
-  g_hash_table_unref (self->collapsed);
+  g_array_unref (self->entries);
+  g_clear_object (&self->state);
+  g_free (self->filter);
   g_hash_table_unref (self->track_rows);
   g_free (self);
 }
@@ -105,11 +118,44 @@ planar_timeline_layout_reset (PlanarTimelineLayout *self)
 {
   g_return_if_fail (self != NULL);
 
-  g_hash_table_remove_all (self->collapsed);
   g_hash_table_remove_all (self->track_rows);
   g_array_set_size (self->rows, 0);
   g_array_set_size (self->sections, 0);
+  g_array_set_size (self->entries, 0);
   self->height = 0;
+}
+
+void
+planar_timeline_layout_set_view_state (PlanarTimelineLayout *self,
+                                       PlanarViewState      *state)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (PLANAR_IS_VIEW_STATE (state));
+
+  g_set_object (&self->state, state);
+}
+
+void
+planar_timeline_layout_set_filter (PlanarTimelineLayout *self,
+                                   const char           *filter)
+{
+  g_return_if_fail (self != NULL);
+
+  g_clear_pointer (&self->filter, g_free);
+  if (filter != NULL && filter[0] != '\0')
+    self->filter = g_utf8_casefold (filter, -1);
+}
+
+static gboolean
+matches_filter (PlanarTimelineLayout *self,
+                const char           *name)
+{
+  g_autofree char *folded = NULL;
+
+  if (self->filter == NULL)
+    return TRUE;
+  folded = g_utf8_casefold (name, -1);
+  return strstr (folded, self->filter) != NULL;
 }
 
 /* Plane-level stats the header shows. */
@@ -367,28 +413,56 @@ append_row (PlanarTimelineLayout    *self,
   return row->y + row->height;
 }
 
-gboolean
-planar_timeline_layout_update (PlanarTimelineLayout *self,
-                               PlanarProfile        *profile)
+/* A section before it is placed: its plane, names and entries in their
+ * usual order. */
+typedef struct
 {
-  g_autoptr(GArray) old_rows = NULL;
+  guint   trace;
+  guint   plane;
+  char   *id;
+  char   *title;
+  char   *subtitle;
+  GArray *entries;
+  guint   natural;
+  /* Its place in the view state's order, or G_MAXUINT. */
+  guint   chosen;
+} Candidate;
+
+static void
+clear_candidate (gpointer data)
+{
+  Candidate *c = data;
+
+  g_free (c->id);
+  g_free (c->title);
+  g_free (c->subtitle);
+  g_clear_pointer (&c->entries, g_array_unref);
+}
+
+static int
+compare_candidates (const void *a,
+                    const void *b)
+{
+  const Candidate *ca = a, *cb = b;
+
+  if (ca->chosen != cb->chosen)
+    return ca->chosen < cb->chosen ? -1 : 1;
+  return ca->natural < cb->natural ? -1 : ca->natural > cb->natural ? 1 : 0;
+}
+
+/* Every plane with something to show, in the usual order. */
+static void
+collect_candidates (PlanarProfile *profile,
+                    GArray        *candidates)
+{
   g_autoptr(GArray) planes = g_array_new (FALSE, FALSE, sizeof (PlaneOrder));
   g_autoptr(GArray) tracks = g_array_new (FALSE, FALSE, sizeof (TrackOrder));
-  guint n_traces;
-  gboolean changed;
-  int y = 0;
+  guint n_traces = profile != NULL ? planar_profile_get_n_traces (profile) : 0;
 
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  old_rows = g_steal_pointer (&self->rows);
-  self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
-  g_array_set_size (self->sections, 0);
-  g_hash_table_remove_all (self->track_rows);
-
-  n_traces = profile != NULL ? planar_profile_get_n_traces (profile) : 0;
   for (guint tr = 0; tr < n_traces; tr++)
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, tr);
+      const PlanarCounterSet *counters = planar_trace_get_counters (trace);
       guint n_planes = planar_trace_get_n_planes (trace);
 
       g_array_set_size (planes, 0);
@@ -405,80 +479,167 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
         {
           const PlaneOrder *po = &g_array_index (planes, PlaneOrder, i);
           const PlanarPlane *plane = planar_trace_get_plane (trace, po->index);
-          PlanarTimelineSection section = { 0 };
-          PlanarTimelineRow header = { 0 };
+          Candidate c = { 0 };
           g_autofree char *title = NULL;
 
-          const PlanarCounterSet *counters = planar_trace_get_counters (trace);
-          guint n_counters = 0;
-
           order_tracks (trace, po->index, plane, po->kind, tracks);
-          if (counters != NULL)
-            for (guint c = 0; c < planar_counter_set_get_n_series (counters); c++)
-              if (planar_counter_series_get_plane (planar_counter_set_get_series (counters, c)) == po->index)
-                n_counters++;
-          /* Empty planes take no space. */
-          if (tracks->len == 0 && n_counters == 0)
-            continue;
-
-          title = plane_title (plane);
-          section.trace = tr;
-          section.plane = po->index;
-          section.title = n_traces > 1 ? g_strdup_printf ("%s · %s", trace_host (trace), title) : g_steal_pointer (&title);
-          section.subtitle = plane_subtitle (trace, plane, n_traces == 1);
-          section.collapsed = g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (plane_key (tr, po->index)));
-          section.row = self->rows->len;
-          section.n_tracks = tracks->len + n_counters;
-
-          header.kind = PLANAR_TIMELINE_ROW_SECTION;
-          header.section = self->sections->len;
-          header.trace = tr;
-          header.plane = po->index;
-          header.y = y;
-          header.height = PLANAR_TIMELINE_SECTION_HEIGHT;
-          y = append_row (self, &header);
-          g_array_append_val (self->sections, section);
-
-          if (section.collapsed)
-            continue;
+          c.trace = tr;
+          c.plane = po->index;
+          c.id = g_strdup_printf ("%s|%s", trace_host (trace), plane->name);
+          c.entries = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineEntry));
           /* Counters first, as the trace viewer puts a process's counters
            * above its threads. */
-          for (guint c = 0; n_counters > 0 && c < planar_counter_set_get_n_series (counters); c++)
+          for (guint k = 0; counters != NULL && k < planar_counter_set_get_n_series (counters); k++)
             {
-              const PlanarCounterSeries *series = planar_counter_set_get_series (counters, c);
-              PlanarTimelineRow row = { 0 };
+              const PlanarCounterSeries *series = planar_counter_set_get_series (counters, k);
+              PlanarTimelineEntry entry = { PLANAR_TIMELINE_ROW_COUNTER, 0, tr, po->index, k };
 
               if (planar_counter_series_get_plane (series) != po->index)
                 continue;
-              row.kind = PLANAR_TIMELINE_ROW_COUNTER;
-              row.section = header.section;
-              row.trace = tr;
-              row.plane = po->index;
-              row.track = c;
-              row.y = y;
-              row.height = PLANAR_TIMELINE_COUNTER_HEIGHT;
-              row.n_depths = 0;
-              y = append_row (self, &row);
+              entry.name = planar_counter_series_get_name (series);
+              entry.id = g_strdup_printf ("%s|counter:%s", c.id, entry.name);
+              g_array_append_val (c.entries, entry);
             }
           for (guint k = 0; k < tracks->len; k++)
             {
               guint t = g_array_index (tracks, TrackOrder, k).index;
-              const PlanarTrack *track = &plane->tracks[t];
-              PlanarTimelineRow row = { 0 };
+              PlanarTimelineEntry entry = { PLANAR_TIMELINE_ROW_TRACK, 0, tr, po->index, t };
 
-              row.kind = PLANAR_TIMELINE_ROW_TRACK;
-              row.section = header.section;
-              row.trace = tr;
-              row.plane = po->index;
-              row.track = t;
-              row.y = y;
-              row.n_depths = track->max_depth + 1;
+              entry.name = plane->tracks[t].display_name;
+              entry.id = g_strdup_printf ("%s|%u", c.id, t);
+              g_array_append_val (c.entries, entry);
+            }
+          /* Empty planes take no space, and are not listed. */
+          if (c.entries->len == 0)
+            {
+              clear_candidate (&c);
+              continue;
+            }
+          title = plane_title (plane);
+          c.title = n_traces > 1 ? g_strdup_printf ("%s · %s", trace_host (trace), title) : g_steal_pointer (&title);
+          c.subtitle = plane_subtitle (trace, plane, n_traces == 1);
+          c.natural = candidates->len;
+          g_array_append_val (candidates, c);
+        }
+    }
+}
+
+gboolean
+planar_timeline_layout_update (PlanarTimelineLayout *self,
+                               PlanarProfile        *profile)
+{
+  g_autoptr(GArray) old_rows = NULL;
+  g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (Candidate));
+  const char * const *order;
+  gboolean changed;
+  int y = 0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  old_rows = g_steal_pointer (&self->rows);
+  self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
+  g_array_set_size (self->sections, 0);
+  g_array_set_size (self->entries, 0);
+  g_hash_table_remove_all (self->track_rows);
+
+  g_array_set_clear_func (candidates, clear_candidate);
+  collect_candidates (profile, candidates);
+  /* The sections the user moved first, in the order chosen. */
+  order = planar_view_state_get_section_order (self->state);
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      Candidate *c = &g_array_index (candidates, Candidate, i);
+
+      c->chosen = G_MAXUINT;
+      for (guint k = 0; order[k] != NULL; k++)
+        if (strcmp (order[k], c->id) == 0)
+          {
+            c->chosen = k;
+            break;
+          }
+    }
+  qsort (candidates->data, candidates->len, sizeof (Candidate), compare_candidates);
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      Candidate *c = &g_array_index (candidates, Candidate, i);
+      PlanarTimelineSection section = { 0 };
+      PlanarTimelineRow header = { 0 };
+      gboolean title_matches = matches_filter (self, c->title);
+      guint section_index = self->sections->len;
+
+      section.trace = c->trace;
+      section.plane = c->plane;
+      section.id = g_steal_pointer (&c->id);
+      section.title = g_steal_pointer (&c->title);
+      section.subtitle = g_steal_pointer (&c->subtitle);
+      section.collapsed = planar_view_state_get_section_collapsed (self->state, section.id);
+      section.hidden = planar_view_state_get_section_hidden (self->state, section.id);
+      section.row = G_MAXUINT;
+      section.first_entry = self->entries->len;
+      section.n_entries = c->entries->len;
+      for (guint k = 0; k < c->entries->len; k++)
+        {
+          PlanarTimelineEntry *entry = &g_array_index (c->entries, PlanarTimelineEntry, k);
+
+          entry->section = section_index;
+          entry->hidden = planar_view_state_get_track_hidden (self->state, entry->id);
+          entry->matches = title_matches || matches_filter (self, entry->name);
+          if (!entry->hidden && entry->matches)
+            section.n_tracks++;
+        }
+      /* The entries' ids move to the layout's array. */
+      g_array_append_vals (self->entries, c->entries->data, c->entries->len);
+      g_array_set_size (c->entries, 0);
+
+      /* A section with nothing to show takes no space either. */
+      if (section.hidden || section.n_tracks == 0)
+        {
+          g_array_append_val (self->sections, section);
+          continue;
+        }
+      section.row = self->rows->len;
+      header.kind = PLANAR_TIMELINE_ROW_SECTION;
+      header.section = section_index;
+      header.trace = section.trace;
+      header.plane = section.plane;
+      header.y = y;
+      header.height = PLANAR_TIMELINE_SECTION_HEIGHT;
+      y = append_row (self, &header);
+      g_array_append_val (self->sections, section);
+      if (section.collapsed)
+        continue;
+
+      for (guint k = section.first_entry; k < section.first_entry + section.n_entries; k++)
+        {
+          const PlanarTimelineEntry *entry = &g_array_index (self->entries, PlanarTimelineEntry, k);
+          PlanarTimelineRow row = { 0 };
+
+          if (entry->hidden || !entry->matches)
+            continue;
+          row.kind = entry->kind;
+          row.section = section_index;
+          row.trace = entry->trace;
+          row.plane = entry->plane;
+          row.track = entry->track;
+          row.y = y;
+          row.entry = k;
+          if (entry->kind == PLANAR_TIMELINE_ROW_COUNTER)
+            {
+              row.height = PLANAR_TIMELINE_COUNTER_HEIGHT;
+              row.n_depths = 0;
+            }
+          else
+            {
+              const PlanarPlane *plane = planar_trace_get_plane (planar_profile_get_trace (profile, entry->trace), entry->plane);
+
+              row.n_depths = plane->tracks[entry->track].max_depth + 1;
               row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) row.n_depths * PLANAR_TIMELINE_DEPTH_PITCH;
               g_hash_table_insert (self->track_rows,
-                                   g_memdup2 (&(gint64) { (gint64) track_key (tr, po->index, t) }, sizeof (gint64)),
+                                   g_memdup2 (&(gint64) { (gint64) track_key (entry->trace, entry->plane, entry->track) }, sizeof (gint64)),
                                    GUINT_TO_POINTER (self->rows->len + 1));
-              y = append_row (self, &row);
             }
+          y = append_row (self, &row);
         }
     }
 
@@ -588,15 +749,51 @@ planar_timeline_layout_set_collapsed (PlanarTimelineLayout *self,
                                       gboolean              collapsed)
 {
   const PlanarTimelineSection *s;
-  gpointer key;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (section < self->sections->len);
 
   s = &g_array_index (self->sections, PlanarTimelineSection, section);
-  key = GUINT_TO_POINTER (plane_key (s->trace, s->plane));
-  if (collapsed)
-    g_hash_table_add (self->collapsed, key);
-  else
-    g_hash_table_remove (self->collapsed, key);
+  planar_view_state_set_section_collapsed (self->state, s->id, collapsed);
+}
+
+guint
+planar_timeline_layout_get_n_entries (PlanarTimelineLayout *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->entries->len;
+}
+
+const PlanarTimelineEntry *
+planar_timeline_layout_get_entry (PlanarTimelineLayout *self,
+                                  guint                 index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->entries->len, NULL);
+  return &g_array_index (self->entries, PlanarTimelineEntry, index);
+}
+
+int
+planar_timeline_layout_find_entry (PlanarTimelineLayout    *self,
+                                   const PlanarTimelineRow *row)
+{
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (row != NULL, -1);
+
+  if (row->kind == PLANAR_TIMELINE_ROW_SECTION || row->entry >= self->entries->len)
+    return -1;
+  return (int) row->entry;
+}
+
+int
+planar_timeline_layout_find_section (PlanarTimelineLayout *self,
+                                     const char           *id)
+{
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (id != NULL, -1);
+
+  for (guint i = 0; i < self->sections->len; i++)
+    if (strcmp (g_array_index (self->sections, PlanarTimelineSection, i).id, id) == 0)
+      return (int) i;
+  return -1;
 }

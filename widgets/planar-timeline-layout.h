@@ -6,6 +6,7 @@
 #pragma once
 
 #include "planar-profile.h"
+#include "planar-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -42,22 +43,55 @@ typedef struct
   /* Depth bands of a track (0 for the other rows). Tracks appear in the
    * layout once their events are in place. */
   guint                 n_depths;
+  /* A track's or counter's entry (see planar_timeline_layout_get_entry). */
+  guint                 entry;
 } PlanarTimelineRow;
 
+/* A plane with something to show. The layout lists every one, hidden or
+ * not, in display order; a hidden one, or one the filter leaves empty, has
+ * no rows. */
 typedef struct
 {
   guint     trace;
   guint     plane;
+  /* "host|plane name": what PlanarViewState calls it. Owned by the layout. */
+  char     *id;
   /* "GPU 4", "Host CPU", "TPU 0"; with the host first when the profile has
    * several. Owned by the layout. */
   char     *title;
   /* The device ("NVIDIA H100 80GB HBM3 · 132 SMs · 79.6 GiB") and host. */
   char     *subtitle;
   gboolean  collapsed;
-  /* Its header row, and how many track rows follow when expanded. */
+  gboolean  hidden;
+  /* Its header row (G_MAXUINT when it has none), and how many track rows
+   * follow when expanded. */
   guint     row;
   guint     n_tracks;
+  /* Its tracks and counters, shown or not: entries first_entry to
+   * first_entry + n_entries - 1. */
+  guint     first_entry;
+  guint     n_entries;
 } PlanarTimelineSection;
+
+/* A track or counter of a section, shown or not. */
+typedef struct
+{
+  /* PLANAR_TIMELINE_ROW_TRACK or PLANAR_TIMELINE_ROW_COUNTER. */
+  PlanarTimelineRowKind kind;
+  guint                 section;
+  guint                 trace;
+  guint                 plane;
+  guint                 track;
+  /* The track's display name or the counter's name. Owned by the
+   * profile. */
+  const char           *name;
+  /* "host|plane name|index" or "host|plane name|counter:name". Owned by
+   * the layout. */
+  char                 *id;
+  gboolean              hidden;
+  /* Whether it matches the filter (always, without one). */
+  gboolean              matches;
+} PlanarTimelineEntry;
 
 typedef struct _PlanarTimelineLayout PlanarTimelineLayout;
 
@@ -68,8 +102,16 @@ void                         planar_timeline_layout_free          (PlanarTimelin
  * whether anything changed. */
 gboolean                     planar_timeline_layout_update        (PlanarTimelineLayout *self,
                                                                    PlanarProfile        *profile);
-/* Forgets the collapsed sections (a new profile). */
+/* Forgets the rows (a new profile). */
 void                         planar_timeline_layout_reset         (PlanarTimelineLayout *self);
+/* What is hidden, collapsed and moved: read at every update. @state is
+ * referenced. */
+void                         planar_timeline_layout_set_view_state (PlanarTimelineLayout *self,
+                                                                    PlanarViewState      *state);
+/* Shows only the tracks whose name holds @filter (any case), and every
+ * track of a section whose title does; NULL or "" shows all. */
+void                         planar_timeline_layout_set_filter    (PlanarTimelineLayout *self,
+                                                                   const char           *filter);
 
 int                          planar_timeline_layout_get_height    (PlanarTimelineLayout *self);
 guint                        planar_timeline_layout_get_n_rows    (PlanarTimelineLayout *self);
@@ -80,6 +122,16 @@ guint                        planar_timeline_layout_get_n_sections (PlanarTimeli
 /* Returns: (transfer none). */
 const PlanarTimelineSection *planar_timeline_layout_get_section   (PlanarTimelineLayout *self,
                                                                    guint                 index);
+guint                        planar_timeline_layout_get_n_entries (PlanarTimelineLayout *self);
+/* Returns: (transfer none). */
+const PlanarTimelineEntry   *planar_timeline_layout_get_entry     (PlanarTimelineLayout *self,
+                                                                   guint                 index);
+/* The entry of a row showing a track or counter, or -1. */
+int                          planar_timeline_layout_find_entry    (PlanarTimelineLayout *self,
+                                                                   const PlanarTimelineRow *row);
+/* The section called @id, or -1. */
+int                          planar_timeline_layout_find_section  (PlanarTimelineLayout *self,
+                                                                   const char           *id);
 /* The row at content @y, or -1. */
 int                          planar_timeline_layout_find_row_at   (PlanarTimelineLayout *self,
                                                                    int                   y);
@@ -92,6 +144,8 @@ int                          planar_timeline_layout_find_track    (PlanarTimelin
                                                                    guint                 trace,
                                                                    guint                 plane,
                                                                    guint                 track);
+/* Collapses or expands @section in the view state; takes effect at the
+ * next update. */
 void                         planar_timeline_layout_set_collapsed (PlanarTimelineLayout *self,
                                                                    guint                 section,
                                                                    gboolean              collapsed);

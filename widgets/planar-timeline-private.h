@@ -34,6 +34,8 @@ typedef enum
   DRAG_PAN,
   DRAG_ZOOM,
   DRAG_TIMING,
+  /* A section header, to put it elsewhere. */
+  DRAG_SECTION,
 } PlanarTimelineDrag;
 
 typedef struct
@@ -70,6 +72,9 @@ struct _PlanarTimeline
   guint                 updating_adjustments : 1;
 
   PlanarTimelineLayout *layout;
+  /* What is hidden, collapsed and moved; shared with the layout. */
+  PlanarViewState      *view_state;
+  char                 *track_filter;
   PlanarTrackRenderer  *renderer;
   /* Track names; the axis and subtitles; event labels; section titles. */
   PangoLayout          *label_layout;
@@ -90,6 +95,12 @@ struct _PlanarTimeline
   GdkRGBA               cached_fg;
 
   GtkWidget            *tool_selector;
+  /* The track and section menu (secondary click), and the Go to Time
+   * popover with its entry and message. */
+  GtkWidget            *context_menu;
+  GtkWidget            *go_to_popover;
+  GtkWidget            *go_to_entry;
+  GtkWidget            *go_to_message;
 
   /* The pointer, in widget coordinates, while it is over the widget. */
   gboolean              pointer_inside;
@@ -113,6 +124,10 @@ struct _PlanarTimeline
   double                drag_vscroll;
   gint64                timing_t0_ps;
   gint64                timing_t1_ps;
+  /* DRAG_SECTION: the section dragged, and the one it would go before
+   * (the number of sections: last). */
+  guint                 drag_section;
+  guint                 drop_before;
 
   gint64                pinch_start_ps;
   gint64                pinch_end_ps;
@@ -163,6 +178,8 @@ void     _planar_timeline_pan              (PlanarTimeline        *self,
  * else the middle (-1). */
 double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
 void     _planar_timeline_show_all         (PlanarTimeline        *self);
+/* Sets the cursor of the tool in use. */
+void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
 void     _planar_timeline_zoom_to_selection (PlanarTimeline       *self);
 void     _planar_timeline_mark             (PlanarTimeline        *self);
 void     _planar_timeline_clear_marks      (PlanarTimeline        *self);
@@ -221,7 +238,35 @@ const PlanarTrack *
                                             const PlanarTimelineRow *row,
                                             const PlanarPlane      **plane);
 
+/* planar-timeline-tracks.c */
+void     _planar_timeline_class_add_track_actions (GtkWidgetClass *widget_class);
+void     _planar_timeline_init_tracks      (PlanarTimeline        *self);
+void     _planar_timeline_dispose_tracks   (PlanarTimeline        *self);
+/* Follows a new view state: the layout reads it, and its changes lay the
+ * tracks out again. */
+void     _planar_timeline_watch_view_state (PlanarTimeline        *self,
+                                            PlanarViewState       *old_state);
+/* Places the popovers; from size_allocate. */
+void     _planar_timeline_allocate_popovers (PlanarTimeline       *self);
+/* Opens the track and section menu for the row at widget (@x, @y). */
+gboolean _planar_timeline_popup_context_menu (PlanarTimeline      *self,
+                                              double               x,
+                                              double               y);
+/* Puts section @section before section @before (the number of sections:
+ * last), in the view state's order. */
+void     _planar_timeline_move_section     (PlanarTimeline        *self,
+                                            guint                  section,
+                                            guint                  before);
+/* The section whose header a drop at widget @y lands before. */
+guint    _planar_timeline_drop_target      (PlanarTimeline        *self,
+                                            double                 y);
+
 /* planar-timeline-draw.c */
+/* The tracks and the overlay, drawn afresh (for export). */
+void     _planar_timeline_draw_view        (PlanarTimeline        *self,
+                                            GtkSnapshot           *snapshot,
+                                            int                    width,
+                                            int                    height);
 void     _planar_timeline_snapshot         (GtkWidget             *widget,
                                             GtkSnapshot           *snapshot);
 

@@ -51,6 +51,8 @@ enum {
   PROP_SHOW_FLOWS,
   PROP_SHOW_GRID,
   PROP_HIDE_INTERNAL_EVENTS,
+  PROP_VIEW_STATE,
+  PROP_TRACK_FILTER,
   N_PROPS,
 
   /* GtkScrollable */
@@ -485,6 +487,14 @@ planar_timeline_set_profile (PlanarTimeline *self,
       g_clear_object (&self->selection);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
     }
+  /* A new profile shows everything, unless told otherwise (after the
+   * selection is gone: it belongs to the old profile). */
+  if (!planar_view_state_is_default (self->view_state))
+    {
+      g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+      planar_timeline_set_view_state (self, state);
+    }
 
   if (profile != NULL && !planar_profile_is_loaded (profile))
     {
@@ -503,6 +513,74 @@ planar_timeline_set_profile (PlanarTimeline *self,
   _planar_timeline_invalidate_tracks (self);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
+}
+
+/* ------------------------------------------------------------------------
+ * Tracks shown
+ * ------------------------------------------------------------------------ */
+
+PlanarViewState *
+planar_timeline_get_view_state (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+  return self->view_state;
+}
+
+void
+planar_timeline_set_view_state (PlanarTimeline  *self,
+                                PlanarViewState *state)
+{
+  g_autoptr(PlanarViewState) old = NULL;
+  g_autoptr(PlanarViewState) fresh = NULL;
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  g_return_if_fail (state == NULL || PLANAR_IS_VIEW_STATE (state));
+
+  if (state == NULL)
+    state = fresh = planar_view_state_new ();
+  if (self->view_state == state)
+    return;
+  old = g_steal_pointer (&self->view_state);
+  self->view_state = g_object_ref (state);
+  _planar_timeline_watch_view_state (self, old);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+}
+
+const char *
+planar_timeline_get_track_filter (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+  return self->track_filter != NULL ? self->track_filter : "";
+}
+
+void
+planar_timeline_set_track_filter (PlanarTimeline *self,
+                                  const char     *filter)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  if (filter != NULL && filter[0] == '\0')
+    filter = NULL;
+  if (g_strcmp0 (self->track_filter, filter) == 0)
+    return;
+  g_free (self->track_filter);
+  self->track_filter = g_strdup (filter);
+  planar_timeline_layout_set_filter (self->layout, filter);
+  _planar_timeline_refresh_layout (self);
+  _planar_timeline_invalidate_tracks (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACK_FILTER]);
+}
+
+void
+planar_timeline_go_to_time (PlanarTimeline *self,
+                            gint64          t_ps)
+{
+  gint64 width;
+
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+
+  width = self->end_ps - self->start_ps;
+  planar_timeline_set_view (self, t_ps - width / 2, t_ps - width / 2 + width);
 }
 
 /* ------------------------------------------------------------------------
@@ -651,6 +729,14 @@ planar_timeline_get_end_ps (PlanarTimeline *self)
   return self->end_ps;
 }
 
+void
+_planar_timeline_update_cursor (PlanarTimeline *self)
+{
+  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
+
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[self->tool]);
+}
+
 PlanarTimelineTool
 planar_timeline_get_tool (PlanarTimeline *self)
 {
@@ -662,15 +748,13 @@ void
 planar_timeline_set_tool (PlanarTimeline     *self,
                           PlanarTimelineTool  tool)
 {
-  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
-
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (tool <= PLANAR_TIMELINE_TOOL_TIMING);
 
   if (self->tool == tool)
     return;
   self->tool = tool;
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[tool]);
+  _planar_timeline_update_cursor (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -832,6 +916,7 @@ planar_timeline_size_allocate (GtkWidget *widget,
                             -1);
   configure_vadjustment (self);
   configure_hadjustment (self);
+  _planar_timeline_allocate_popovers (self);
   self->has_hover = FALSE;
 }
 
@@ -845,6 +930,7 @@ planar_timeline_dispose (GObject *object)
   PlanarTimeline *self = (PlanarTimeline *) object;
 
   stop_loading_watch (self);
+  _planar_timeline_dispose_tracks (self);
   g_clear_pointer (&self->tool_selector, gtk_widget_unparent);
   g_clear_object (&self->profile);
   g_clear_object (&self->selection);
@@ -873,6 +959,7 @@ planar_timeline_finalize (GObject *object)
   g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_clear_pointer (&self->counter_columns, g_array_unref);
+  g_clear_pointer (&self->track_filter, g_free);
 
   G_OBJECT_CLASS (planar_timeline_parent_class)->finalize (object);
 }
@@ -910,6 +997,12 @@ planar_timeline_get_property (GObject    *object,
       break;
     case PROP_HIDE_INTERNAL_EVENTS:
       g_value_set_boolean (value, self->hide_internal_events);
+      break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view_state);
+      break;
+    case PROP_TRACK_FILTER:
+      g_value_set_string (value, planar_timeline_get_track_filter (self));
       break;
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
@@ -961,6 +1054,12 @@ planar_timeline_set_property (GObject      *object,
       break;
     case PROP_HIDE_INTERNAL_EVENTS:
       planar_timeline_set_hide_internal_events (self, g_value_get_boolean (value));
+      break;
+    case PROP_VIEW_STATE:
+      planar_timeline_set_view_state (self, g_value_get_object (value));
+      break;
+    case PROP_TRACK_FILTER:
+      planar_timeline_set_track_filter (self, g_value_get_string (value));
       break;
     case PROP_HADJUSTMENT:
       set_adjustment (self, &self->hadjustment, g_value_get_object (value),
@@ -1033,6 +1132,15 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
     g_param_spec_boolean ("hide-internal-events", NULL, NULL,
                           TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Hidden tracks and sections, collapsed sections, their order. */
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL,
+                         PLANAR_TYPE_VIEW_STATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TRACK_FILTER] =
+    g_param_spec_string ("track-filter", NULL, NULL,
+                         "",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
@@ -1044,6 +1152,7 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_WIDGET);
 
   _planar_timeline_class_add_actions (widget_class);
+  _planar_timeline_class_add_track_actions (widget_class);
 }
 
 static void
@@ -1066,6 +1175,10 @@ planar_timeline_init (PlanarTimeline *self)
 
   self->tool_selector = planar_tool_selector_new ();
   gtk_widget_set_parent (self->tool_selector, GTK_WIDGET (self));
+
+  self->view_state = planar_view_state_new ();
+  _planar_timeline_watch_view_state (self, NULL);
+  _planar_timeline_init_tracks (self);
 
   _planar_timeline_init_input (self);
 

@@ -8,6 +8,7 @@
 
 #include "planar-profile.h"
 #include "planar-selection.h"
+#include "planar-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -35,7 +36,10 @@ G_DECLARE_FINAL_TYPE (PlanarTimeline, planar_timeline, PLANAR, TIMELINE, GtkWidg
  * profile start). It implements GtkScrollable: the vertical adjustment
  * scrolls the tracks and the horizontal one follows the window, so it
  * belongs in a GtkScrolledWindow. Every command is a "timeline." action
- * (see planar-shortcuts.c for the keys). */
+ * (see planar-shortcuts.c for the keys). Which tracks and sections show,
+ * folded or not and in which order, is a PlanarViewState the application
+ * may keep per profile (PlanarTimeline:view-state); a right click on the
+ * labels, PlanarTracksPopover and the actions change it. */
 
 GtkWidget          *planar_timeline_new              (void);
 
@@ -89,6 +93,36 @@ void                planar_timeline_set_hide_internal_events (PlanarTimeline *se
 gboolean            planar_timeline_get_show_grid    (PlanarTimeline     *self);
 void                planar_timeline_set_show_grid    (PlanarTimeline     *self,
                                                       gboolean            show_grid);
+
+/* What is hidden, collapsed and moved. A new profile starts with a new,
+ * default state; set the remembered one after the profile. Returns:
+ * (transfer none). */
+PlanarViewState    *planar_timeline_get_view_state   (PlanarTimeline     *self);
+/* @state: (nullable): NULL for a new, default state. */
+void                planar_timeline_set_view_state   (PlanarTimeline     *self,
+                                                      PlanarViewState    *state);
+/* Shows only the tracks whose name holds the filter (any case), and the
+ * sections whose title does; not remembered. Returns: (transfer none). */
+const char         *planar_timeline_get_track_filter (PlanarTimeline     *self);
+void                planar_timeline_set_track_filter (PlanarTimeline     *self,
+                                                      const char         *filter);
+/* Centres the window on @t_ps (ps since the profile start), keeping its
+ * width. */
+void                planar_timeline_go_to_time       (PlanarTimeline     *self,
+                                                      gint64              t_ps);
+
+typedef enum
+{
+  PLANAR_TIMELINE_EXPORT_PNG,
+  PLANAR_TIMELINE_EXPORT_SVG,
+} PlanarTimelineExportFormat;
+
+/* Draws the view as it is on screen (tracks, axis, selection and marks, at
+ * the widget's size) into @file, written aside and renamed over it. */
+gboolean            planar_timeline_export           (PlanarTimeline     *self,
+                                                      GFile              *file,
+                                                      PlanarTimelineExportFormat format,
+                                                      GError            **error);
 
 /* Marks are time ranges the user pinned with timeline.mark. Returns the
  * number of marks; @start_ps and @end_ps may be NULL. */

@@ -1,0 +1,126 @@
+/* test-units.c: reading and writing durations.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-units.h"
+
+#define PS_PER_MS G_GINT64_CONSTANT (1000000000)
+
+static void
+test_parse_units (void)
+{
+  static const struct { const char *text; gint64 ps; } cases[] = {
+    { "1.5 ms", G_GINT64_CONSTANT (1500000000) },
+    { "250us", 250000000 },
+    { "250 µs", 250000000 },
+    { "250μs", 250000000 },
+    { "3s", G_GINT64_CONSTANT (3000000000000) },
+    { " 3 S ", G_GINT64_CONSTANT (3000000000000) },
+    { "12345 ns", 12345000 },
+    { "40ps", 40 },
+    { "0", 0 },
+    { "+2 ms", 2 * PS_PER_MS },
+    { ".5 ns", 500 },
+    { "1,25 ms", G_GINT64_CONSTANT (1250000000) },
+    /* Digits past the picosecond are dropped, not rounded. */
+    { "1.0000009 ns", 1000 },
+    { "0.123456789012 s", G_GINT64_CONSTANT (123456789012) },
+    { "1:02.5", G_GINT64_CONSTANT (62500000000000) },
+    { "0:00.001", PS_PER_MS },
+    { "1:00:02", G_GINT64_CONSTANT (3602000000000000) },
+    /* Without a unit: the default one. */
+    { "7", 7 * PS_PER_MS },
+    { "7.25", G_GINT64_CONSTANT (7250000000) },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 ps = -1;
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_true (planar_parse_duration (cases[i].text, PS_PER_MS, &ps, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (ps, ==, cases[i].ps);
+    }
+}
+
+static void
+test_parse_default_unit (void)
+{
+  gint64 ps = 0;
+
+  g_assert_true (planar_parse_duration ("3", 1000, &ps, NULL));
+  g_assert_cmpint (ps, ==, 3000);
+  g_assert_true (planar_parse_duration ("3 ms", 1000, &ps, NULL));
+  g_assert_cmpint (ps, ==, 3 * PS_PER_MS);
+}
+
+static void
+test_parse_errors (void)
+{
+  static const struct { const char *text; PlanarUnitsError code; } cases[] = {
+    { "", PLANAR_UNITS_ERROR_EMPTY },
+    { "   ", PLANAR_UNITS_ERROR_EMPTY },
+    { "ms", PLANAR_UNITS_ERROR_INVALID },
+    { "abc", PLANAR_UNITS_ERROR_INVALID },
+    { ".", PLANAR_UNITS_ERROR_INVALID },
+    { "1.5 xs", PLANAR_UNITS_ERROR_UNKNOWN_UNIT },
+    { "2 minutes", PLANAR_UNITS_ERROR_UNKNOWN_UNIT },
+    { "1 ms 2", PLANAR_UNITS_ERROR_UNKNOWN_UNIT },
+    { "1 !", PLANAR_UNITS_ERROR_INVALID },
+    { "1:", PLANAR_UNITS_ERROR_INVALID },
+    { "1:75", PLANAR_UNITS_ERROR_INVALID },
+    { "1.5:02", PLANAR_UNITS_ERROR_INVALID },
+    { "1:02.5:03", PLANAR_UNITS_ERROR_INVALID },
+    { "1:02.0:03", PLANAR_UNITS_ERROR_INVALID },
+    { "1.0:02", PLANAR_UNITS_ERROR_INVALID },
+    { "1:2:3:4", PLANAR_UNITS_ERROR_INVALID },
+    { "-1 ms", PLANAR_UNITS_ERROR_OUT_OF_RANGE },
+    { "10000000 s", PLANAR_UNITS_ERROR_OUT_OF_RANGE },
+    { "99999999999999999999999 ps", PLANAR_UNITS_ERROR_OUT_OF_RANGE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 ps = 42;
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_false (planar_parse_duration (cases[i].text, PS_PER_MS, &ps, &error));
+      g_assert_error (error, PLANAR_UNITS_ERROR, (int) cases[i].code);
+      g_assert_cmpint (ps, ==, 42);
+    }
+}
+
+/* What planar_format_duration() writes reads back to within its three
+ * decimals. */
+static void
+test_round_trip (void)
+{
+  static const gint64 values[] = { 0, 999, 1000, 123456, G_GINT64_CONSTANT (98765432109), G_GINT64_CONSTANT (5000000000000) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *text = planar_format_duration (values[i]);
+      gint64 ps = -1;
+      gint64 tolerance = values[i] / 1000 + 1;
+
+      g_assert_true (planar_parse_duration (text, PS_PER_MS, &ps, NULL));
+      g_assert_cmpint (ABS (ps - values[i]), <=, tolerance);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/units/parse", test_parse_units);
+  g_test_add_func ("/units/parse-default-unit", test_parse_default_unit);
+  g_test_add_func ("/units/parse-errors", test_parse_errors);
+  g_test_add_func ("/units/round-trip", test_round_trip);
+
+  return g_test_run ();
+}
