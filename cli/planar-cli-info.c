@@ -5,6 +5,7 @@
 #include "planar-cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void
 write_span (PlanarJsonWriter *w,
@@ -22,6 +23,74 @@ write_span (PlanarJsonWriter *w,
   planar_json_writer_int (w, first);
   planar_json_writer_int (w, last);
   planar_json_writer_end_array (w);
+}
+
+/* Phases sorted, so that the output is the same every time. */
+static GList *
+sorted_phases (const PlanarImportReport *report)
+{
+  return g_list_sort (g_hash_table_get_keys (report->ignored), (GCompareFunc) strcmp);
+}
+
+/* What an import of Chrome JSON found besides its events. */
+static void
+write_import_json (PlanarJsonWriter         *w,
+                   const PlanarImportReport *report)
+{
+  g_autoptr(GList) phases = sorted_phases (report);
+
+  planar_json_writer_key (w, "import");
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "format");
+  planar_json_writer_string (w, "chrome-json");
+  planar_json_writer_key (w, "complete");
+  planar_json_writer_uint (w, report->n_complete);
+  planar_json_writer_key (w, "begin_end");
+  planar_json_writer_uint (w, report->n_begin_end);
+  planar_json_writer_key (w, "instant");
+  planar_json_writer_uint (w, report->n_instant);
+  planar_json_writer_key (w, "flows");
+  planar_json_writer_uint (w, report->n_flows);
+  planar_json_writer_key (w, "unbound_flows");
+  planar_json_writer_uint (w, report->n_unbound_flows);
+  planar_json_writer_key (w, "counters");
+  planar_json_writer_uint (w, report->n_counters);
+  planar_json_writer_key (w, "metadata");
+  planar_json_writer_uint (w, report->n_metadata);
+  planar_json_writer_key (w, "unmatched_begin");
+  planar_json_writer_uint (w, report->n_unmatched_begin);
+  planar_json_writer_key (w, "unmatched_end");
+  planar_json_writer_uint (w, report->n_unmatched_end);
+  planar_json_writer_key (w, "ignored");
+  planar_json_writer_begin_object (w);
+  for (GList *l = phases; l != NULL; l = l->next)
+    {
+      planar_json_writer_key (w, l->data);
+      planar_json_writer_uint (w, GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, l->data)));
+    }
+  planar_json_writer_end_object (w);
+  planar_json_writer_end_object (w);
+}
+
+static void
+print_import_text (const PlanarImportReport *report)
+{
+  g_autoptr(GList) phases = sorted_phases (report);
+  g_autoptr(GString) ignored = g_string_new (NULL);
+
+  for (GList *l = phases; l != NULL; l = l->next)
+    g_string_append_printf (ignored, "%s%s %" G_GSIZE_FORMAT, ignored->len > 0 ? ", " : "", (const char *) l->data,
+                            GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, l->data)));
+  printf ("  Imported:   Chrome JSON: %" G_GUINT64_FORMAT " complete, %" G_GUINT64_FORMAT " begin/end pairs, %"
+          G_GUINT64_FORMAT " instants; %" G_GUINT64_FORMAT " flow records (%" G_GUINT64_FORMAT " unbound), %"
+          G_GUINT64_FORMAT " counter samples\n",
+          report->n_complete, report->n_begin_end, report->n_instant, report->n_flows, report->n_unbound_flows,
+          report->n_counters);
+  if (report->n_unmatched_begin + report->n_unmatched_end > 0)
+    printf ("  Unmatched:  %" G_GUINT64_FORMAT " B without E, %" G_GUINT64_FORMAT " E without B\n",
+            report->n_unmatched_begin, report->n_unmatched_end);
+  if (ignored->len > 0)
+    printf ("  Skipped:    %s\n", ignored->str);
 }
 
 static void
@@ -45,6 +114,8 @@ write_trace_json (PlanarJsonWriter *w,
   planar_json_writer_key (w, "alignment");
   planar_json_writer_string (w, planar_trace_is_aligned_at_earliest_event (trace)
                                 ? "earliest_event" : "profile_start_time");
+  if (planar_trace_get_import_report (trace) != NULL)
+    write_import_json (w, planar_trace_get_import_report (trace));
   planar_json_writer_key (w, "planes");
   planar_json_writer_begin_array (w);
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
@@ -104,6 +175,8 @@ print_trace_text (PlanarTrace *trace)
   printf ("  File:       %s (%s)\n", planar_trace_get_path (trace), size);
   printf ("  Hostnames:  %s\n", joined[0] ? joined : "(none)");
   printf ("  Events:     %" G_GUINT64_FORMAT "\n", planar_trace_get_n_events (trace));
+  if (planar_trace_get_import_report (trace) != NULL)
+    print_import_text (planar_trace_get_import_report (trace));
   if (planar_trace_get_span (trace, &first, &last))
     {
       g_autofree char *a = planar_format_duration (first);

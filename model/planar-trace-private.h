@@ -82,6 +82,9 @@ struct _PlanarTrace
   GMappedFile        *mapped;
   const guint8       *data;
   gsize               size;
+  /* The file's own size: @size is that of the XSpace read, which an import
+   * made from the file. */
+  guint64             file_size;
 
   PlanarStringTable  *strings;
   /* Guards @strings while workers intern line names. */
@@ -129,6 +132,10 @@ struct _PlanarTrace
   gint                      n_dropped_derived_lines;
   struct _PlanarFlowIndex  *flows;
   struct _PlanarCounterSet *counters;
+
+  /* planar-import.c: what an import of Chrome JSON found (NULL for an
+   * xplane). */
+  struct _PlanarImportReport *import_report;
 };
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value

@@ -5,6 +5,11 @@
 #include "planar-trace-private.h"
 
 #include "planar-derive.h"
+#include "planar-import.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -63,6 +68,7 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->hostnames, g_strfreev);
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
+  g_clear_pointer (&self->import_report, _planar_import_report_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->file_name, g_free);
   g_clear_pointer (&self->host_name, g_free);
@@ -89,12 +95,56 @@ planar_trace_init (PlanarTrace *self)
 static char *
 host_name_from_file_name (const char *file_name)
 {
-  static const char * const suffixes[] = { ".xplane.pb", ".xplane.riegeli", ".pb" };
+  static const char * const suffixes[] = {
+    ".xplane.pb", ".xplane.riegeli", ".pb", ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz",
+    ".trace.json", ".json.gz", ".json",
+  };
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     if (g_str_has_suffix (file_name, suffixes[i]) && strlen (file_name) > strlen (suffixes[i]))
       return g_strndup (file_name, strlen (file_name) - strlen (suffixes[i]));
   return g_strdup (file_name);
+}
+
+/* Chrome JSON: converted by a streaming parser into an XSpace in an
+ * unlinked temporary file, which replaces the mapping; everything after
+ * reads it like any xplane, under the JSON file's name. */
+static gboolean
+import_json (PlanarTrace  *self,
+             GError      **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GMappedFile *mapped;
+  int fd;
+
+  fd = g_file_open_tmp ("planar-import-XXXXXX.xplane.pb", &tmp_path, &local_error);
+  if (fd < 0)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", self->file_name,
+                   local_error->message);
+      return FALSE;
+    }
+  /* Gone from the folder at once; the mapping keeps the bytes. */
+  g_unlink (tmp_path);
+  if (!_planar_import_chrome_json (self->data, self->size, self->file_name, fd, &self->import_report, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
+  close (fd);
+  if (mapped == NULL)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", self->file_name,
+                   local_error->message);
+      return FALSE;
+    }
+  g_mapped_file_unref (self->mapped);
+  self->mapped = mapped;
+  self->data = (const guint8 *) g_mapped_file_get_contents (self->mapped);
+  self->size = g_mapped_file_get_length (self->mapped);
+  return TRUE;
 }
 
 PlanarTrace *
@@ -144,10 +194,21 @@ planar_trace_open (const char  *path,
       return NULL;
     }
 
+  self->file_size = self->size;
+  if (planar_import_is_json (self->data, self->size) && !import_json (self, error))
+    return NULL;
+
   if (!_planar_trace_scan (self, error))
     return NULL;
 
   return g_steal_pointer (&self);
+}
+
+const PlanarImportReport *
+planar_trace_get_import_report (PlanarTrace *trace)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (trace), NULL);
+  return trace->import_report;
 }
 
 PlanarTrace *
@@ -189,7 +250,7 @@ guint64
 planar_trace_get_file_size (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
-  return self->size;
+  return self->file_size;
 }
 
 const char * const *
