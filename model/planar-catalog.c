@@ -31,7 +31,22 @@ static const struct
   /* Listed so that the user learns why a session looks empty; reading it
    * needs a Riegeli reader and brotli. */
   { ".xplane.riegeli", FALSE },
+  /* Chrome Trace Event JSON (planar-import.h): PyTorch/Kineto's
+   * *.pt.trace.json(.gz), the TSL export JAX writes beside its xplanes,
+   * any other trace. Longer suffixes first: the rest is the host name. */
+  { ".pt.trace.json.gz", TRUE },
+  { ".pt.trace.json", TRUE },
+  { ".trace.json.gz", TRUE },
+  { ".trace.json", TRUE },
+  { ".json.gz", TRUE },
+  { ".json", TRUE },
 };
+
+static gboolean
+is_json_name (const char *name)
+{
+  return g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz");
+}
 
 static void
 host_free (PlanarCatalogHost *host)
@@ -313,6 +328,17 @@ session_new_from_listing (GFile     *folder,
       g_ptr_array_add (hosts, host_new (g_strndup (name, host_len), child, supported,
                                         (guint64) g_file_info_get_size (info)));
     }
+
+  /* JAX writes <host>.trace.json.gz beside <host>.xplane.pb: the same
+   * events, fewer of them. A session with xplanes shows those only. */
+  for (guint i = 0; i < hosts->len; i++)
+    if (!is_json_name (((PlanarCatalogHost *) g_ptr_array_index (hosts, i))->path))
+      {
+        for (guint j = hosts->len; j-- > 0;)
+          if (is_json_name (((PlanarCatalogHost *) g_ptr_array_index (hosts, j))->path))
+            g_ptr_array_remove_index (hosts, j);
+        break;
+      }
 
   if (hosts->len == 0)
     return NULL;

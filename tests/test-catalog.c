@@ -263,14 +263,20 @@ test_plugins_profile_folder (Fixture       *fixture,
   g_free (make_file (profile, "2024_01_01_00_00_00/h.xplane.pb", DUMMY));
   g_free (make_file (profile, "2024_03_01_00_00_00/h.xplane.pb", DUMMY));
   /* A session with no host file is left out. */
-  g_free (make_file (profile, "2025_01_01_00_00_00/h.trace.json.gz", DUMMY));
+  g_free (make_file (profile, "2025_01_01_00_00_00/h.SSTABLE", DUMMY));
   g_free (make_folder (profile, "2026_01_01_00_00_00"));
+  /* One of Chrome JSON traces only is a session of its own (Kineto,
+   * other tools). */
+  g_free (make_file (profile, "2025_06_01_00_00_00/worker0.pt.trace.json.gz", DUMMY));
 
   catalog = discover_ok (profile);
   g_assert_cmpuint (catalog->runs->len, ==, 1);
   assert_run (run_at (catalog, 0), ".", fixture->root,
-              (const char *[]) { "2024_03_01_00_00_00", "2024_01_01_00_00_00", NULL });
-  g_assert_cmpuint (planar_catalog_get_n_sessions (catalog), ==, 2);
+              (const char *[]) { "2025_06_01_00_00_00", "2024_03_01_00_00_00", "2024_01_01_00_00_00", NULL });
+  assert_session (session_at (run_at (catalog, 0), 0), "2025_06_01_00_00_00",
+                  (const char *[]) { "worker0", NULL });
+  g_assert_true (host_at (session_at (run_at (catalog, 0), 0), 0)->supported);
+  g_assert_cmpuint (planar_catalog_get_n_sessions (catalog), ==, 3);
 }
 
 static void
@@ -454,8 +460,16 @@ test_unrelated_files (Fixture       *fixture,
   assert_session (session_at (run_at (catalog, 0), 0), "s", (const char *[]) { "h", NULL });
   g_assert_cmpstr (host_at (session_at (run_at (catalog, 0), 0), 0)->path, ==, host_path);
 
-  /* Only unrelated files: no profile at all. */
+  /* Only unrelated files: no profile at all, except the JSON export JAX
+   * writes beside its xplanes, which stands in once they are gone. */
   g_assert_no_errno (g_remove (host_path));
+  {
+    g_autoptr(PlanarCatalog) json_only = discover_ok (session_path);
+    g_autofree char *json = g_build_filename (session_path, "h.trace.json.gz", NULL);
+
+    assert_session (session_at (run_at (json_only, 0), 0), "s", (const char *[]) { "h", NULL });
+    g_assert_no_errno (g_remove (json));
+  }
   assert_not_found (session_path);
 }
 
