@@ -892,7 +892,7 @@ scalar (Importer    *imp,
     return fail (imp, "the document is neither an object nor an array of trace events");
   if (imp->next_is_events)
     return fail (imp, "\"traceEvents\" is not an array");
-  if (imp->events_depth >= 0 && imp->depth == imp->events_depth + 1 && !imp->in_record)
+  if (imp->events_depth >= 0 && imp->depth == imp->events_depth)
     return fail (imp, "a trace event is not an object");
   if (!imp->in_record)
     return 1;
