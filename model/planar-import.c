@@ -237,21 +237,36 @@ put_string (GByteArray *out,
  * Names
  * ------------------------------------------------------------------------ */
 
+/* @text need not be NUL-terminated. */
 static guint32
 intern (GHashTable *table,
         GPtrArray  *list,
         const char *text,
         gsize       len)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, (gssize) len);
+  char small[256];
+  g_autofree char *copy = NULL;
+  const char *key;
   gpointer id;
 
-  if (g_hash_table_lookup_extended (table, valid, NULL, &id))
+  /* The common case, a short valid name, costs no allocation. */
+  if (len < sizeof small && g_utf8_validate (text, (gssize) len, NULL))
+    {
+      memcpy (small, text, len);
+      small[len] = '\0';
+      key = small;
+    }
+  else
+    key = copy = g_utf8_make_valid (text, (gssize) len);
+  if (g_hash_table_lookup_extended (table, key, NULL, &id))
     return GPOINTER_TO_UINT (id);
-  g_ptr_array_add (list, valid);
-  /* Ids start at 1: 0 is "no metadata" in an XEvent. */
-  g_hash_table_insert (table, valid, GUINT_TO_POINTER (list->len));
-  valid = NULL;
+  {
+    char *stored = copy != NULL ? g_steal_pointer (&copy) : g_strdup (key);
+
+    g_ptr_array_add (list, stored);
+    /* Ids start at 1: 0 is "no metadata" in an XEvent. */
+    g_hash_table_insert (table, stored, GUINT_TO_POINTER (list->len));
+  }
   return list->len;
 }
 
@@ -393,10 +408,16 @@ arg_string (Importer   *imp,
             gsize       len)
 {
   g_autoptr(GByteArray) stat = g_byte_array_new ();
-  g_autofree char *valid = g_utf8_make_valid (text, (gssize) len);
 
   add_stat_header (imp, stat);
-  put_string (stat, 5, valid);
+  if (g_utf8_validate (text, (gssize) len, NULL))
+    put_bytes (stat, 5, (const guint8 *) text, len);
+  else
+    {
+      g_autofree char *valid = g_utf8_make_valid (text, (gssize) len);
+
+      put_string (stat, 5, valid);
+    }
   finish_stat (imp, stat);
 }
 
