@@ -68,9 +68,11 @@ choose (PlanarWindow         *self,
       g_autoptr(GtkFileFilter) profiles = gtk_file_filter_new ();
       g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
 
-      gtk_file_filter_set_name (profiles, _("XProf Profiles"));
+      gtk_file_filter_set_name (profiles, _("Profiles (XProf, Chrome Trace JSON)"));
       gtk_file_filter_add_mime_type (profiles, PLANAR_PROFILE_MIME_TYPE);
       gtk_file_filter_add_suffix (profiles, "xplane.pb");
+      gtk_file_filter_add_suffix (profiles, "json");
+      gtk_file_filter_add_suffix (profiles, "json.gz");
       gtk_file_filter_set_name (all, _("All Files"));
       gtk_file_filter_add_pattern (all, "*");
       gtk_file_chooser_add_filter (chooser, profiles);
@@ -325,6 +327,7 @@ _planar_window_update_actions (PlanarWindow *self)
   set_enabled (self, "show-hosts", have_session);
   set_enabled (self, "find", self->profile != NULL);
   set_enabled (self, "record", planar_record_dialog_is_supported ());
+  set_enabled (self, "export-profile", self->profile != NULL && planar_profile_is_loaded (self->profile));
   set_enabled (self, "find-next", self->profile != NULL);
   set_enabled (self, "find-previous", self->profile != NULL);
 }

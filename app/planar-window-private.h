@@ -9,6 +9,7 @@
 
 #include "planar-catalog.h"
 #include "planar-details-pane.h"
+#include "planar-export.h"
 #include "planar-find-bar.h"
 #include "planar-find-results.h"
 #include "planar-health-page.h"
@@ -81,6 +82,7 @@ struct _PlanarWindow
    * the profile's arrangement is remembered (planar-window-views.c). */
   GtkMenuButton        *tracks_button;
   GtkFileChooserNative *export_chooser;
+  GtkFileChooserNative *profile_export_chooser;
   char                 *view_key;
 
   /* Set while the window moves its controls to match its state, so that
@@ -93,6 +95,16 @@ struct _PlanarWindow
 extern const char * const _planar_window_tools[];
 
 void      _planar_window_init_actions    (PlanarWindow        *self);
+/* planar-window-export.c: win.export-profile, and the export it runs. */
+void      _planar_window_init_export_actions (PlanarWindow    *self);
+void      _planar_window_export_profile_async (PlanarWindow         *self,
+                                               GFile                *file,
+                                               PlanarExportFormat    format,
+                                               GAsyncReadyCallback   callback,
+                                               gpointer              user_data);
+gboolean  _planar_window_export_profile_finish (PlanarWindow        *self,
+                                                GAsyncResult        *result,
+                                                GError             **error);
 /* Enables the actions that make sense in the window's state. */
 void      _planar_window_update_actions  (PlanarWindow        *self);
 void      _planar_window_set_action_state (PlanarWindow       *self,

@@ -232,5 +232,8 @@ _planar_window_dispose_views (PlanarWindow *self)
   if (self->export_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
   g_clear_object (&self->export_chooser);
+  if (self->profile_export_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->profile_export_chooser));
+  g_clear_object (&self->profile_export_chooser);
   g_clear_pointer (&self->view_key, g_free);
 }

@@ -1054,6 +1054,7 @@ planar_window_init (PlanarWindow *self)
 
   _planar_window_init_actions (self);
   _planar_window_init_views (self);
+  _planar_window_init_export_actions (self);
   update_controls (self);
 }
 

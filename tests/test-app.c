@@ -1388,6 +1388,50 @@ test_record (void)
 }
 
 static void
+export_finished (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (_planar_window_export_profile_finish (PLANAR_WINDOW (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+static gboolean
+flag_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* File > Export Profile writes Chrome JSON that opens again in the app
+ * (the import), with the events of the file's tracks. */
+static void
+test_export_and_open_json (void)
+{
+  PlanarWindow *window = open_worker_session ();
+  g_autofree char *path = g_build_filename (tmp_dir, "exported.json.gz", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  PlanarWindow *second;
+  gboolean done = FALSE;
+  guint64 expected;
+
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-profile"));
+  expected = _planar_export_count_events (planar_window_get_profile (window));
+  _planar_window_export_profile_async (window, file, PLANAR_EXPORT_CHROME_JSON, export_finished, &done);
+  wait_for (flag_set, &done, 60, "the export");
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+  second = open_path (path);
+  wait_loaded (second);
+  g_assert_cmpuint (planar_profile_get_n_events (planar_window_get_profile (second)), ==, expected);
+  g_assert_nonnull (planar_trace_get_import_report (planar_profile_get_trace (planar_window_get_profile (second), 0)));
+  destroy_all_windows ();
+}
+
+static void
 print_without_accessibility_chatter (const char *string)
 {
   if (g_str_has_prefix (string, "Accessible state changed"))
@@ -1451,6 +1495,7 @@ main (int   argc,
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
+  g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   status = g_test_run ();
 
   destroy_all_windows ();

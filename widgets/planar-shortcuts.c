@@ -30,6 +30,7 @@ static const PlanarShortcut shortcuts[] = {
   { "win.show-hosts", "<Control><Shift>h", N_("Choose the hosts to show"), SECTION_GENERAL },
   { "win.show-tracks", "<Control>t", N_("Choose the tracks to show"), SECTION_GENERAL },
   { "win.export-view", "<Control>e", N_("Export the view as a PNG or SVG image"), SECTION_GENERAL },
+  { "win.export-profile", "<Control><Shift>e", N_("Export the profile as Chrome Trace JSON or a Perfetto trace"), SECTION_GENERAL },
   { "win.show-menu", "F10", N_("Open the main menu"), SECTION_GENERAL },
   { "app.shortcuts", "<Control>question", N_("Show the keyboard shortcuts"), SECTION_GENERAL },
   { "window.close", "<Control>w", N_("Close the window"), SECTION_GENERAL },
