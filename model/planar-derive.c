@@ -2592,7 +2592,8 @@ run_job (JobQueue *q,
   gboolean ok = FALSE;
 
   dc.p = job->p;
-  dc.sources = g_ptr_array_index (self->derived_sources, job->p);
+  /* The flow index job of a space without planes has no plane's table. */
+  dc.sources = job->p < self->derived_sources->len ? g_ptr_array_index (self->derived_sources, job->p) : NULL;
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
   if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)

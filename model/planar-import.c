@@ -822,8 +822,11 @@ finish_record (Importer *imp)
         /* The begin's args, then the end's. */
         at = imp->args->len;
         /* Grown first: appending from itself would read freed memory. */
-        g_byte_array_set_size (imp->args, (guint) (at + b.args_len));
-        memcpy (imp->args->data + at, imp->args->data + b.args_at, b.args_len);
+        if (b.args_len > 0)
+          {
+            g_byte_array_set_size (imp->args, (guint) (at + b.args_len));
+            memcpy (imp->args->data + at, imp->args->data + b.args_at, b.args_len);
+          }
         g_byte_array_append (imp->args, imp->cur_args->data, imp->cur_args->len);
         len = b.args_len + imp->cur_args->len;
         add_event (imp, line, b.name, b.ts_ps, MAX (r->ts_ps - b.ts_ps, 0), at, len);
@@ -1439,7 +1442,8 @@ encode_event (Importer          *imp,
       put_tag (e, 3, 0);
       put_varint (e, (guint64) ev->dur_ps);
     }
-  g_byte_array_append (e, imp->args->data + ev->args_at, ev->args_len);
+  if (ev->args_len > 0)
+    g_byte_array_append (e, imp->args->data + ev->args_at, ev->args_len);
   while (*flows < flows_end && (*flows)->event == index)
     {
       g_autoptr(GByteArray) stat = g_byte_array_new ();
@@ -1470,7 +1474,9 @@ write_space (Importer   *imp,
   guint64 flow_stat_id = stat_id (imp, "flow", 4);
 
   g_array_sort (imp->flow_stats, compare_flow_stats);
-  flows_end = (const FlowStat *) (gpointer) imp->flow_stats->data + imp->flow_stats->len;
+  /* An empty array has no data: no pointer arithmetic on NULL. */
+  flows_end = imp->flow_stats->len > 0 ? (const FlowStat *) (gpointer) imp->flow_stats->data + imp->flow_stats->len
+                                       : NULL;
 
   for (guint p = 0; p < imp->processes->len; p++)
     g_ptr_array_add (processes, g_ptr_array_index (imp->processes, p));
@@ -1558,22 +1564,24 @@ write_space (Importer   *imp,
             {
               guint32 index = lo->order[k];
 
-              flows = (const FlowStat *) (gpointer) imp->flow_stats->data;
+              flows = NULL;
               /* The flow stats are sorted by event: find this one's. */
-              {
-                gsize a = 0, b = imp->flow_stats->len;
+              if (flows_end != NULL)
+                {
+                  const FlowStat *all = (const FlowStat *) (gpointer) imp->flow_stats->data;
+                  gsize a = 0, b = imp->flow_stats->len;
 
-                while (a < b)
-                  {
-                    gsize mid = a + (b - a) / 2;
+                  while (a < b)
+                    {
+                      gsize mid = a + (b - a) / 2;
 
-                    if (flows[mid].event < index)
-                      a = mid + 1;
-                    else
-                      b = mid;
-                  }
-                flows += a;
-              }
+                      if (all[mid].event < index)
+                        a = mid + 1;
+                      else
+                        b = mid;
+                    }
+                  flows = all + a;
+                }
               used_names[g_array_index (imp->events, ImportEvent, index).name] = TRUE;
               encode_event (imp, line, index, flow_stat_id, &flows, flows_end);
             }

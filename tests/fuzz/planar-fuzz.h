@@ -20,4 +20,10 @@ const char *planar_fuzz_write_input (const uint8_t *data,
                                      size_t         size,
                                      const char     *suffix);
 
+/* Runs on a loaded @trace the queries a viewer runs: level-of-detail spans
+ * over every track, aggregates, the first events' stats with their display
+ * formatting, self times and flows. */
+typedef struct _PlanarTrace PlanarTrace;
+void        planar_fuzz_exercise    (PlanarTrace   *trace);
+
 G_END_DECLS
