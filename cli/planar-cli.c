@@ -21,6 +21,8 @@ static const Command commands[] = {
   { "events", "Print the events of one line, with their stats", planar_cli_events },
   { "summary", "Per plane, the event names that take the most self time", planar_cli_summary },
   { "find", "Find events whose name or string stats match a pattern", planar_cli_find },
+  { "capture", "Capture a profile from running programs' profiler servers", planar_cli_capture },
+  { "snapshot", "Continuous profiling: start, get a snapshot, stop", planar_cli_snapshot },
   { "export", "Write a profile as Chrome Trace Event JSON or a Perfetto trace", planar_cli_export },
   { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
 };

@@ -20,6 +20,8 @@ int  planar_cli_summary (int argc, char **argv);
 int  planar_cli_find (int argc, char **argv);
 int  planar_cli_health (int argc, char **argv);
 int  planar_cli_export (int argc, char **argv);
+int  planar_cli_capture (int argc, char **argv);
+int  planar_cli_snapshot (int argc, char **argv);
 
 /* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);

@@ -1,0 +1,114 @@
+/* planar-capture.h: capturing a profile from running programs, over
+ * gRPC, the way XProf's capture button does, but with the profile coming
+ * back to the caller (FORMATS.md §3, §4).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-capture-options.h"
+
+G_BEGIN_DECLS
+
+#define PLANAR_CAPTURE_ERROR (planar_capture_error_quark ())
+
+typedef enum
+{
+  /* No host produced a profile here; the message says why, per host. */
+  PLANAR_CAPTURE_ERROR_FAILED,
+  /* The capture was cancelled; nothing was kept. */
+  PLANAR_CAPTURE_ERROR_CANCELLED,
+  /* The session folder could not be made or written. */
+  PLANAR_CAPTURE_ERROR_IO,
+} PlanarCaptureError;
+
+GQuark planar_capture_error_quark (void);
+
+typedef enum
+{
+  PLANAR_CAPTURE_HOST_WAITING,
+  /* Asking the server to start (and retrying while it is unavailable). */
+  PLANAR_CAPTURE_HOST_CONNECTING,
+  /* The server is recording until PlanarCaptureHost.end_time. */
+  PLANAR_CAPTURE_HOST_PROFILING,
+  /* The answer arrived; the profile is being written. */
+  PLANAR_CAPTURE_HOST_RECEIVING,
+  /* Written to PlanarCaptureHost.path. */
+  PLANAR_CAPTURE_HOST_SAVED,
+  /* An older server wrote the profile on its own machine, at
+   * PlanarCaptureHost.path there; nothing came back. */
+  PLANAR_CAPTURE_HOST_SAVED_REMOTELY,
+  PLANAR_CAPTURE_HOST_FAILED,
+  PLANAR_CAPTURE_HOST_CANCELLED,
+} PlanarCaptureHostState;
+
+/* Where one host is. Owned by the session; read on the thread that runs
+ * the main context the session reports to. */
+typedef struct
+{
+  char                   *address;
+  PlanarCaptureHostState  state;
+  /* 1 for the first try. */
+  guint                   attempt;
+  /* PROFILING: when the capture should end, g_get_real_time() units. */
+  gint64                  end_time;
+  /* RECEIVING and SAVED: the profile's size. */
+  guint64                 bytes;
+  char                   *path;
+  /* FAILED: why, for people; also a note on SAVED (tool data not saved). */
+  char                   *message;
+} PlanarCaptureHost;
+
+#define PLANAR_TYPE_CAPTURE_SESSION (planar_capture_session_get_type ())
+G_DECLARE_FINAL_TYPE (PlanarCaptureSession, planar_capture_session, PLANAR, CAPTURE_SESSION, GObject)
+
+/* A capture of every address of @options (checked; a copy is taken) into
+ * one new session folder <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/,
+ * one file <host_port>.xplane.pb per host, each written under a hidden
+ * temporary name and renamed; an existing session is never touched.
+ * Hosts run in parallel, each retried on UNAVAILABLE, ALREADY_EXISTS and
+ * UNKNOWN "Stream removed" only. ::host-changed (guint index) is emitted
+ * on the main context run_async() was called from. Returns: (transfer
+ * full) (nullable). */
+PlanarCaptureSession    *planar_capture_session_new        (PlanarCaptureOptions  *options,
+                                                            GError               **error);
+guint                    planar_capture_session_get_n_hosts (PlanarCaptureSession *self);
+/* Returns: (transfer none). */
+const PlanarCaptureHost *planar_capture_session_get_host   (PlanarCaptureSession *self,
+                                                            guint                 index);
+/* The session folder, once the capture has started. Returns: (transfer
+ * none) (nullable). */
+const char              *planar_capture_session_get_folder (PlanarCaptureSession *self);
+
+/* Captures, blocking. TRUE when at least one host's profile was saved
+ * here; otherwise %PLANAR_CAPTURE_ERROR_FAILED with every host's reason,
+ * and no folder or file left. */
+gboolean                 planar_capture_session_run        (PlanarCaptureSession *self,
+                                                            GError              **error);
+void                     planar_capture_session_run_async  (PlanarCaptureSession *self,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+gboolean                 planar_capture_session_run_finish (PlanarCaptureSession *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+/* Asks every server still recording to stop now (Terminate); what they
+ * recorded comes back and is kept. Any thread. */
+void                     planar_capture_session_stop_now   (PlanarCaptureSession *self);
+/* Cancels every call and keeps nothing. Any thread. */
+void                     planar_capture_session_cancel     (PlanarCaptureSession *self);
+
+/* Continuous profiling (servers from 2026): start it on @address with
+ * @options' tracer settings; take a snapshot, saved as a new session
+ * (returns the file's path); stop. The upstream method names are tried
+ * first, then the older spellings on UNIMPLEMENTED. */
+gboolean planar_capture_continuous_start    (PlanarCaptureOptions  *options,
+                                             const char            *address,
+                                             GError               **error);
+char    *planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
+                                             const char            *address,
+                                             GError               **error);
+gboolean planar_capture_continuous_stop     (PlanarCaptureOptions  *options,
+                                             const char            *address,
+                                             GError               **error);
+
+G_END_DECLS

@@ -1,0 +1,51 @@
+/* planar-grpc.h: one unary gRPC call on gRPC's C core, the way Planar
+ * talks to a profiler server.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* gRPC status codes Planar tells apart (grpc_status_code's values). */
+typedef enum
+{
+  PLANAR_GRPC_OK                 = 0,
+  PLANAR_GRPC_CANCELLED          = 1,
+  PLANAR_GRPC_UNKNOWN            = 2,
+  PLANAR_GRPC_INVALID_ARGUMENT   = 3,
+  PLANAR_GRPC_DEADLINE_EXCEEDED  = 4,
+  PLANAR_GRPC_NOT_FOUND          = 5,
+  PLANAR_GRPC_ALREADY_EXISTS     = 6,
+  PLANAR_GRPC_PERMISSION_DENIED  = 7,
+  PLANAR_GRPC_RESOURCE_EXHAUSTED = 8,
+  PLANAR_GRPC_FAILED_PRECONDITION = 9,
+  PLANAR_GRPC_ABORTED            = 10,
+  PLANAR_GRPC_OUT_OF_RANGE       = 11,
+  PLANAR_GRPC_UNIMPLEMENTED      = 12,
+  PLANAR_GRPC_INTERNAL           = 13,
+  PLANAR_GRPC_UNAVAILABLE        = 14,
+  PLANAR_GRPC_DATA_LOSS          = 15,
+  PLANAR_GRPC_UNAUTHENTICATED    = 16,
+} PlanarGrpcStatus;
+
+/* "UNAVAILABLE", "DEADLINE_EXCEEDED", ... */
+const char *planar_grpc_status_name (PlanarGrpcStatus status);
+
+/* Calls @method (e.g. "/tensorflow.ProfilerService/Profile") on @target
+ * ("host:port") with the serialized @request, over an insecure channel with
+ * no size limit on the reply, no proxy and no retries of gRPC's own, and
+ * waits at most @deadline_ms. Blocks; @cancellable (checked every 100 ms)
+ * cancels the call. Returns the call's status; @details receives gRPC's
+ * message and @response (when OK) the serialized reply. */
+PlanarGrpcStatus planar_grpc_call (const char    *target,
+                                   const char    *method,
+                                   GBytes        *request,
+                                   gint64         deadline_ms,
+                                   GCancellable  *cancellable,
+                                   GBytes       **response,
+                                   char         **details);
+
+G_END_DECLS

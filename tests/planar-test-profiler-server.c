@@ -1,0 +1,454 @@
+/* planar-test-profiler-server.c: a ProfilerService for the capture tests,
+ * on gRPC's C core, on 127.0.0.1 with a port of the system's choosing
+ * (printed as "PORT <n>"), exiting by itself after --idle-ms without calls.
+ *
+ * It records every request (method and bytes, one hex line each, to
+ * --record) and answers by --mode:
+ *   ok              the --xspace file as ProfileResponse.xspace, and a tool
+ *   empty           empty_trace
+ *   unavailable     UNAVAILABLE for the first --fail calls, then ok
+ *   stream-removed  UNKNOWN "Stream removed" for the first --fail, then ok
+ *   internal        INTERNAL (not to be retried)
+ *   slow            ok after --slow-ms, or at once when Terminate comes
+ *   garbage         bytes that are no ProfileResponse
+ *   drop            the process exits in the middle of the call
+ *   old             like a server from before emit_xspace: the file is
+ *                   written under repository_root, and no xspace comes back
+ *   continuous-old  only the older continuous-profiling method names
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profiler_service.pb-c.h"
+
+#define SERVICE "/tensorflow.ProfilerService/"
+
+static const char *mode = "ok";
+static char *xspace_path;
+static char *record_path;
+static int idle_ms = 20000;
+static int fail_times = 0;
+static int slow_ms = 5000;
+
+static GMutex lock;
+static GCond terminated_cond;
+static gboolean terminated;
+static int profile_calls;
+static int active_calls;
+static grpc_completion_queue *queue;
+
+typedef enum
+{
+  STATE_NEW,
+  STATE_RECV,
+  STATE_DONE,
+} State;
+
+typedef struct
+{
+  State               state;
+  grpc_call          *call;
+  grpc_call_details   details;
+  grpc_metadata_array metadata;
+  grpc_byte_buffer   *request;
+  grpc_byte_buffer   *reply;
+  grpc_slice          status_details;
+  int                 cancelled;
+  char               *method;
+} Call;
+
+static void
+record (const char *method,
+        GBytes     *bytes)
+{
+  FILE *f;
+  gsize len = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+
+  if (record_path == NULL)
+    return;
+  g_mutex_lock (&lock);
+  f = fopen (record_path, "a");
+  if (f != NULL)
+    {
+      fprintf (f, "%s ", method);
+      for (gsize i = 0; i < len; i++)
+        fprintf (f, "%02x", data[i]);
+      fprintf (f, "\n");
+      fclose (f);
+    }
+  g_mutex_unlock (&lock);
+}
+
+static GBytes *
+read_buffer (grpc_byte_buffer *buffer)
+{
+  grpc_byte_buffer_reader reader;
+  grpc_slice all;
+  GBytes *bytes;
+
+  if (buffer == NULL || !grpc_byte_buffer_reader_init (&reader, buffer))
+    return g_bytes_new (NULL, 0);
+  all = grpc_byte_buffer_reader_readall (&reader);
+  bytes = g_bytes_new (GRPC_SLICE_START_PTR (all), GRPC_SLICE_LENGTH (all));
+  grpc_slice_unref (all);
+  grpc_byte_buffer_reader_destroy (&reader);
+  return bytes;
+}
+
+/* A ProfileResponse with the XSpace file's bytes as field 8 and a tool. */
+static GBytes *
+profile_response (gboolean with_xspace,
+                  gboolean empty)
+{
+  Tensorflow__ProfileResponse response = TENSORFLOW__PROFILE_RESPONSE__INIT;
+  Tensorflow__ProfileToolData tool = TENSORFLOW__PROFILE_TOOL_DATA__INIT;
+  Tensorflow__ProfileToolData *tools[] = { &tool };
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GByteArray *out = g_byte_array_new ();
+  gsize size;
+
+  response.empty_trace = empty;
+  tool.name = (char *) "tool.json";
+  tool.data.data = (guint8 *) "{\"tool\": 1}";
+  tool.data.len = strlen ("{\"tool\": 1}");
+  if (with_xspace)
+    {
+      response.n_tool_data = 1;
+      response.tool_data = tools;
+    }
+  size = tensorflow__profile_response__get_packed_size (&response);
+  g_byte_array_set_size (out, (guint) size);
+  tensorflow__profile_response__pack (&response, out->data);
+  /* Field 8 written by hand: the file's bytes as they are. */
+  if (with_xspace && xspace_path != NULL && g_file_get_contents (xspace_path, &data, &len, NULL))
+    {
+      guint8 header[11];
+      guint n = 0;
+      guint64 v = len;
+
+      header[n++] = (8 << 3) | 2;
+      do
+        {
+          header[n] = v & 0x7f;
+          v >>= 7;
+          if (v != 0)
+            header[n] |= 0x80;
+          n++;
+        }
+      while (v != 0);
+      g_byte_array_append (out, header, n);
+      g_byte_array_append (out, (const guint8 *) data, (guint) len);
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
+/* Where an older server writes its file. */
+static void
+write_like_old_server (GBytes *request_bytes)
+{
+  gsize len = 0;
+  const guint8 *data = g_bytes_get_data (request_bytes, &len);
+  Tensorflow__ProfileRequest *request = tensorflow__profile_request__unpack (NULL, len, data);
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  gsize contents_len = 0;
+
+  if (request == NULL)
+    return;
+  dir = g_build_filename (request->repository_root, request->session_id, NULL);
+  name = g_strdup_printf ("%s.xplane.pb", request->host_name);
+  g_strdelimit (name, ":", '_');
+  path = g_build_filename (dir, name, NULL);
+  g_mkdir_with_parents (dir, 0755);
+  if (g_file_get_contents (xspace_path, &contents, &contents_len, NULL))
+    g_file_set_contents (path, contents, (gssize) contents_len, NULL);
+  tensorflow__profile_request__free_unpacked (request, NULL);
+}
+
+static void
+reply (Call             *c,
+       grpc_status_code  status,
+       const char       *message,
+       GBytes           *body)
+{
+  grpc_op ops[4];
+  int n = 0;
+  grpc_slice body_slice;
+
+  memset (ops, 0, sizeof ops);
+  ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+  if (body != NULL && status == GRPC_STATUS_OK)
+    {
+      gsize len = 0;
+      const void *data = g_bytes_get_data (body, &len);
+
+      body_slice = grpc_slice_from_copied_buffer (data, len);
+      c->reply = grpc_raw_byte_buffer_create (&body_slice, 1);
+      grpc_slice_unref (body_slice);
+      ops[n].op = GRPC_OP_SEND_MESSAGE;
+      ops[n++].data.send_message.send_message = c->reply;
+    }
+  c->status_details = grpc_slice_from_copied_string (message != NULL ? message : "");
+  ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+  ops[n].data.send_status_from_server.status = status;
+  ops[n].data.send_status_from_server.status_details = &c->status_details;
+  n++;
+  ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+  ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+  c->state = STATE_DONE;
+  grpc_call_start_batch (c->call, ops, (size_t) n, c, NULL);
+}
+
+static gpointer
+handle (gpointer data)
+{
+  Call *c = data;
+  g_autoptr(GBytes) request = read_buffer (c->request);
+  g_autoptr(GBytes) body = NULL;
+  int call_number;
+
+  record (c->method, request);
+  if (strcmp (c->method, SERVICE "Terminate") == 0)
+    {
+      g_mutex_lock (&lock);
+      terminated = TRUE;
+      g_cond_broadcast (&terminated_cond);
+      g_mutex_unlock (&lock);
+      body = g_bytes_new (NULL, 0);
+      reply (c, GRPC_STATUS_OK, NULL, body);
+      return NULL;
+    }
+  if (strcmp (mode, "continuous-old") == 0)
+    {
+      if (strcmp (c->method, SERVICE "ContinuousProfiling") == 0 || strcmp (c->method, SERVICE "StopContinuousProfiling") == 0)
+        {
+          body = g_bytes_new (NULL, 0);
+          reply (c, GRPC_STATUS_OK, NULL, body);
+        }
+      else if (strcmp (c->method, SERVICE "GetSnapShot") == 0)
+        {
+          body = profile_response (TRUE, FALSE);
+          reply (c, GRPC_STATUS_OK, NULL, body);
+        }
+      else
+        reply (c, GRPC_STATUS_UNIMPLEMENTED, "unknown method", NULL);
+      return NULL;
+    }
+  if (strcmp (c->method, SERVICE "Profile") != 0)
+    {
+      reply (c, GRPC_STATUS_UNIMPLEMENTED, "unknown method", NULL);
+      return NULL;
+    }
+
+  g_mutex_lock (&lock);
+  call_number = ++profile_calls;
+  g_mutex_unlock (&lock);
+  if (strcmp (mode, "empty") == 0)
+    {
+      body = profile_response (FALSE, TRUE);
+      reply (c, GRPC_STATUS_OK, NULL, body);
+    }
+  else if (strcmp (mode, "unavailable") == 0 && call_number <= fail_times)
+    reply (c, GRPC_STATUS_UNAVAILABLE, "Socket closed", NULL);
+  else if (strcmp (mode, "stream-removed") == 0 && call_number <= fail_times)
+    reply (c, GRPC_STATUS_UNKNOWN, "Stream removed", NULL);
+  else if (strcmp (mode, "internal") == 0)
+    reply (c, GRPC_STATUS_INTERNAL, "the profiler broke", NULL);
+  else if (strcmp (mode, "garbage") == 0)
+    {
+      body = g_bytes_new_static ("\x42\xff\xff\xff\xff\x0f", 6);
+      reply (c, GRPC_STATUS_OK, NULL, body);
+    }
+  else if (strcmp (mode, "drop") == 0)
+    _exit (0);
+  else if (strcmp (mode, "old") == 0)
+    {
+      write_like_old_server (request);
+      body = profile_response (FALSE, FALSE);
+      reply (c, GRPC_STATUS_OK, NULL, body);
+    }
+  else
+    {
+      if (strcmp (mode, "slow") == 0)
+        {
+          gint64 end = g_get_monotonic_time () + (gint64) slow_ms * 1000;
+
+          g_mutex_lock (&lock);
+          while (!terminated && g_cond_wait_until (&terminated_cond, &lock, end))
+            ;
+          g_mutex_unlock (&lock);
+        }
+      body = profile_response (TRUE, FALSE);
+      reply (c, GRPC_STATUS_OK, NULL, body);
+    }
+  return NULL;
+}
+
+static Call *
+request_next (grpc_server *server)
+{
+  Call *c = g_new0 (Call, 1);
+
+  c->state = STATE_NEW;
+  grpc_call_details_init (&c->details);
+  grpc_metadata_array_init (&c->metadata);
+  grpc_server_request_call (server, &c->call, &c->details, &c->metadata, queue, queue, c);
+  return c;
+}
+
+static void
+call_free (Call *c)
+{
+  if (c->call != NULL)
+    grpc_call_unref (c->call);
+  grpc_call_details_destroy (&c->details);
+  grpc_metadata_array_destroy (&c->metadata);
+  if (c->request != NULL)
+    grpc_byte_buffer_destroy (c->request);
+  if (c->reply != NULL)
+    grpc_byte_buffer_destroy (c->reply);
+  grpc_slice_unref (c->status_details);
+  g_free (c->method);
+  g_free (c);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new ("- a ProfilerService for tests");
+  g_autoptr(GError) error = NULL;
+  char *mode_arg = NULL;
+  GOptionEntry entries[] = {
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode_arg, "How to answer", "MODE" },
+    { "xspace", 0, 0, G_OPTION_ARG_FILENAME, &xspace_path, "The profile to serve", "FILE" },
+    { "record", 0, 0, G_OPTION_ARG_FILENAME, &record_path, "Where requests are recorded", "FILE" },
+    { "idle-ms", 0, 0, G_OPTION_ARG_INT, &idle_ms, "Exit after this long without calls", "MS" },
+    { "fail", 0, 0, G_OPTION_ARG_INT, &fail_times, "Calls that fail first", "N" },
+    { "slow-ms", 0, 0, G_OPTION_ARG_INT, &slow_ms, "How long a slow capture takes", "MS" },
+    { NULL }
+  };
+  grpc_server *server;
+  grpc_server_credentials *credentials;
+  Call *pending;
+  gint64 last_activity;
+  int port;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 2;
+    }
+  if (mode_arg != NULL)
+    mode = mode_arg;
+
+  grpc_init ();
+  server = grpc_server_create (NULL, NULL);
+  queue = grpc_completion_queue_create_for_next (NULL);
+  grpc_server_register_completion_queue (server, queue, NULL);
+  credentials = grpc_insecure_server_credentials_create ();
+  port = grpc_server_add_http2_port (server, "127.0.0.1:0", credentials);
+  grpc_server_credentials_release (credentials);
+  if (port <= 0)
+    {
+      fprintf (stderr, "cannot listen on 127.0.0.1\n");
+      return 1;
+    }
+  grpc_server_start (server);
+  printf ("PORT %d\n", port);
+  fflush (stdout);
+
+  pending = request_next (server);
+  last_activity = g_get_monotonic_time ();
+  for (;;)
+    {
+      gpr_timespec tick = gpr_time_add (gpr_now (GPR_CLOCK_REALTIME), gpr_time_from_millis (100, GPR_TIMESPAN));
+      grpc_event event = grpc_completion_queue_next (queue, tick, NULL);
+      Call *c;
+
+      if (event.type == GRPC_QUEUE_TIMEOUT)
+        {
+          gboolean idle;
+
+          g_mutex_lock (&lock);
+          idle = active_calls == 0;
+          g_mutex_unlock (&lock);
+          if (idle && g_get_monotonic_time () - last_activity > (gint64) idle_ms * 1000)
+            break;
+          continue;
+        }
+      if (event.type != GRPC_OP_COMPLETE)
+        break;
+      last_activity = g_get_monotonic_time ();
+      c = event.tag;
+      if (c->state == STATE_NEW)
+        {
+          grpc_op op;
+
+          pending = request_next (server);
+          if (!event.success)
+            {
+              call_free (c);
+              continue;
+            }
+          g_mutex_lock (&lock);
+          active_calls++;
+          g_mutex_unlock (&lock);
+          c->method = g_strndup ((const char *) GRPC_SLICE_START_PTR (c->details.method),
+                                 GRPC_SLICE_LENGTH (c->details.method));
+          memset (&op, 0, sizeof op);
+          op.op = GRPC_OP_RECV_MESSAGE;
+          op.data.recv_message.recv_message = &c->request;
+          c->state = STATE_RECV;
+          grpc_call_start_batch (c->call, &op, 1, c, NULL);
+        }
+      else if (c->state == STATE_RECV)
+        g_thread_unref (g_thread_new ("handler", handle, c));
+      else
+        {
+          call_free (c);
+          g_mutex_lock (&lock);
+          active_calls--;
+          g_mutex_unlock (&lock);
+        }
+    }
+
+  grpc_server_shutdown_and_notify (server, queue, NULL);
+  grpc_server_cancel_all_calls (server);
+  for (;;)
+    {
+      grpc_event event = grpc_completion_queue_next (queue, gpr_inf_future (GPR_CLOCK_REALTIME), NULL);
+
+      if (event.type == GRPC_OP_COMPLETE && event.tag == NULL)
+        break;
+      if (event.type == GRPC_OP_COMPLETE && event.tag == pending)
+        {
+          call_free (pending);
+          pending = NULL;
+        }
+    }
+  grpc_server_destroy (server);
+  grpc_completion_queue_shutdown (queue);
+  while (grpc_completion_queue_next (queue, gpr_inf_future (GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN)
+    ;
+  grpc_completion_queue_destroy (queue);
+  grpc_shutdown ();
+  g_free (mode_arg);
+  return 0;
+}

@@ -1,0 +1,749 @@
+/* test-capture.c: remote capture against a test ProfilerService on
+ * 127.0.0.1 (tests/planar-test-profiler-server.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "planar-capture.h"
+#include "planar-test-xspace.h"
+#include "profiler_service.pb-c.h"
+
+#define SAMPLE "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb"
+
+typedef struct
+{
+  GPid  pid;
+  int   port;
+  char *address;
+  char *record;
+} Server;
+
+static char *
+sample_path (void)
+{
+  return g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"), SAMPLE, NULL);
+}
+
+/* Starts the test server in @mode; it prints its port and exits by itself
+ * a few seconds after its last call. */
+static void
+server_start (Server      *server,
+              const char  *dir,
+              const char  *mode,
+              const char  *extra)
+{
+  g_autofree char *xspace = sample_path ();
+  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
+  g_autofree char *record_arg = NULL;
+  const char *argv[8];
+  int n = 0, out = -1;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GIOChannel) channel = NULL;
+  g_autofree char *line = NULL;
+  static guint count;
+
+  server->record = g_strdup_printf ("%s/requests-%u.txt", dir, count++);
+  record_arg = g_strdup_printf ("--record=%s", server->record);
+  argv[n++] = g_getenv ("PLANAR_TEST_PROFILER_SERVER");
+  argv[n++] = mode_arg;
+  argv[n++] = xspace_arg;
+  argv[n++] = record_arg;
+  argv[n++] = "--idle-ms=8000";
+  if (extra != NULL)
+    argv[n++] = extra;
+  argv[n] = NULL;
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &server->pid, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  g_assert_true (g_str_has_prefix (line, "PORT "));
+  server->port = atoi (line + 5);
+  g_assert_cmpint (server->port, >, 0);
+  server->address = g_strdup_printf ("127.0.0.1:%d", server->port);
+}
+
+static void
+server_stop (Server *server)
+{
+  int status;
+
+  kill (server->pid, SIGTERM);
+  waitpid (server->pid, &status, 0);
+  g_spawn_close_pid (server->pid);
+  g_free (server->address);
+  g_free (server->record);
+}
+
+/* The requests the server received: method and bytes. */
+static GPtrArray *
+server_requests (Server     *server,
+                 const char *method)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+
+  if (!g_file_get_contents (server->record, &text, NULL, NULL))
+    return out;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *space = strchr (lines[i], ' ');
+      GByteArray *bytes;
+
+      if (space == NULL)
+        continue;
+      *space = '\0';
+      if (method != NULL && strcmp (lines[i], method) != 0)
+        continue;
+      bytes = g_byte_array_new ();
+      for (const char *p = space + 1; p[0] != '\0' && p[1] != '\0'; p += 2)
+        {
+          char hex[3] = { p[0], p[1], 0 };
+          guint8 b = (guint8) strtoul (hex, NULL, 16);
+
+          g_byte_array_append (bytes, &b, 1);
+        }
+      g_ptr_array_add (out, g_byte_array_free_to_bytes (bytes));
+    }
+  return out;
+}
+
+static PlanarCaptureOptions *
+options_for (const char *addresses,
+             const char *logdir)
+{
+  PlanarCaptureOptions *options = planar_capture_options_new ();
+
+  g_object_set (options, "addresses", addresses, "logdir", logdir, "duration-ms", 100, "deadline-floor-ms", 20000,
+                NULL);
+  return options;
+}
+
+static char *
+profile_root (const char *logdir)
+{
+  return g_build_filename (logdir, "plugins", "profile", NULL);
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+static void
+assert_same_file (const char *a,
+                  const char *b)
+{
+  g_autofree char *x = NULL;
+  g_autofree char *y = NULL;
+  gsize nx = 0, ny = 0;
+
+  g_assert_true (g_file_get_contents (a, &x, &nx, NULL));
+  g_assert_true (g_file_get_contents (b, &y, &ny, NULL));
+  g_assert_cmpuint (nx, ==, ny);
+  g_assert_true (memcmp (x, y, nx) == 0);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_options (void)
+{
+  g_autoptr(PlanarCaptureOptions) options = planar_capture_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) addresses = NULL;
+  g_autofree char *warning = NULL;
+  guint duration, host, device, python, retries;
+  const char *key, *value;
+  PlanarCaptureValueType type;
+
+  g_object_get (options, "duration-ms", &duration, "host-tracer-level", &host, "device-tracer-level", &device,
+                "python-tracer-level", &python, "retries", &retries, NULL);
+  g_assert_cmpuint (duration, ==, 1000);
+  g_assert_cmpuint (host, ==, 2);
+  g_assert_cmpuint (device, ==, 1);
+  g_assert_cmpuint (python, ==, 0);
+  g_assert_cmpuint (retries, ==, 3);
+
+  g_assert_false (planar_capture_options_validate (options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  {
+    static const char * const bad[] = { "host", "host:0", "host:70000", ":80", "a b:1", "h:1,h:1", "h:x" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_object_set (options, "addresses", bad[i], "logdir", "/tmp", NULL);
+        g_assert_false (planar_capture_options_validate (options, &error));
+        g_test_message ("%s: %s", bad[i], error->message);
+        g_clear_error (&error);
+      }
+  }
+  g_object_set (options, "addresses", " grpc://10.0.0.1:6009 , worker-1:8466,[::1]:9999", "logdir", "", NULL);
+  addresses = planar_capture_options_dup_addresses (options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (addresses[0], ==, "10.0.0.1:6009");
+  g_assert_cmpstr (addresses[1], ==, "worker-1:8466");
+  g_assert_cmpstr (addresses[2], ==, "[::1]:9999");
+  g_assert_false (planar_capture_options_validate (options, &error));
+  g_clear_error (&error);
+
+  g_assert_cmpuint (planar_capture_options_get_effective_delay_ms (options, 1), ==, 0);
+  g_assert_cmpuint (planar_capture_options_get_effective_delay_ms (options, 2), ==, 3000);
+  g_object_set (options, "delay-ms", 500, "duration-ms", 40000, NULL);
+  g_assert_cmpuint (planar_capture_options_get_effective_delay_ms (options, 2), ==, 500);
+  g_assert_cmpint (planar_capture_options_get_deadline_ms (options, 2), ==, 80000 + 500);
+  g_object_set (options, "duration-ms", 1000, NULL);
+  g_assert_cmpint (planar_capture_options_get_deadline_ms (options, 1), ==, 60000 + 500);
+
+  g_assert_true (planar_capture_options_parse_option (options, "gpu_enable_nvtx_tracking=true", &error));
+  g_assert_true (planar_capture_options_parse_option (options, "gpu_max_activity_api_events=1000", &error));
+  g_assert_true (planar_capture_options_parse_option (options, "tpu_trace_mode=TRACE_ALL", &error));
+  g_assert_true (planar_capture_options_parse_option (options, "tag:string=12", &error));
+  g_assert_no_error (error);
+  g_assert_false (planar_capture_options_parse_option (options, "n:int=twelve", &error));
+  g_clear_error (&error);
+  g_assert_false (planar_capture_options_parse_option (options, "noequals", &error));
+  g_clear_error (&error);
+  g_assert_false (planar_capture_options_parse_option (options, "k:float=1", &error));
+  g_clear_error (&error);
+  g_assert_cmpuint (planar_capture_options_get_n_options (options), ==, 4);
+  planar_capture_options_get_option (options, 0, &key, &type, &value);
+  g_assert_cmpstr (key, ==, "gpu_enable_nvtx_tracking");
+  g_assert_cmpint (type, ==, PLANAR_CAPTURE_VALUE_BOOL);
+  planar_capture_options_get_option (options, 1, NULL, &type, NULL);
+  g_assert_cmpint (type, ==, PLANAR_CAPTURE_VALUE_INT64);
+  planar_capture_options_get_option (options, 3, NULL, &type, &value);
+  g_assert_cmpint (type, ==, PLANAR_CAPTURE_VALUE_STRING);
+  g_assert_cmpstr (value, ==, "12");
+
+  /* A non-gpu_ key makes a GPU tracer drop everything: a warning. */
+  warning = planar_capture_options_dup_warning (options);
+  g_assert_nonnull (warning);
+  g_assert_nonnull (strstr (warning, "tpu_trace_mode"));
+  g_assert_true (planar_capture_options_remove_option (options, "tpu_trace_mode"));
+  g_assert_true (planar_capture_options_remove_option (options, "tag"));
+  g_clear_pointer (&warning, g_free);
+  g_assert_null (planar_capture_options_dup_warning (options));
+}
+
+static void
+test_request (void)
+{
+  g_autoptr(PlanarCaptureOptions) options = options_for ("127.0.0.1:1", "/logs");
+  g_autoptr(GBytes) bytes = NULL;
+  Tensorflow__ProfileRequest *request;
+  gsize len;
+  const guint8 *data;
+
+  g_object_set (options, "duration-ms", 2500, "host-tracer-level", 3, "python-tracer-level", 1,
+                "raise-error-on-start-failure", TRUE, NULL);
+  planar_capture_options_parse_option (options, "gpu_max_callback_api_events=5", NULL);
+  planar_capture_options_parse_option (options, "gpu_enable_nvtx_tracking=true", NULL);
+  planar_capture_options_parse_option (options, "note=hello", NULL);
+  bytes = planar_capture_options_build_request (options, "127.0.0.1:1", "/logs/plugins/profile", "2026_01_01_00_00_00",
+                                                1234567890);
+  data = g_bytes_get_data (bytes, &len);
+  request = tensorflow__profile_request__unpack (NULL, len, data);
+  g_assert_nonnull (request);
+  g_assert_nonnull (request->opts);
+  g_assert_cmpuint (request->opts->version, ==, 1);
+  g_assert_cmpuint (request->opts->duration_ms, ==, 2500);
+  g_assert_cmpuint (request->duration_ms, ==, 2500);
+  g_assert_cmpuint (request->opts->host_tracer_level, ==, 3);
+  g_assert_cmpuint (request->opts->device_tracer_level, ==, 1);
+  g_assert_cmpuint (request->opts->python_tracer_level, ==, 1);
+  g_assert_cmpuint (request->opts->start_timestamp_ns, ==, 1234567890);
+  g_assert_true (request->opts->raise_error_on_start_failure);
+  g_assert_true (request->emit_xspace);
+  g_assert_cmpstr (request->repository_root, ==, "/logs/plugins/profile");
+  g_assert_cmpstr (request->session_id, ==, "2026_01_01_00_00_00");
+  g_assert_cmpstr (request->host_name, ==, "127.0.0.1:1");
+  g_assert_cmpuint (request->opts->n_advanced_configuration, ==, 3);
+  g_assert_cmpstr (request->opts->advanced_configuration[0]->key, ==, "gpu_max_callback_api_events");
+  g_assert_cmpint (request->opts->advanced_configuration[0]->value->value_case, ==,
+                   TENSORFLOW__PROFILE_OPTIONS__ADVANCED_CONFIG_VALUE__VALUE_INT64_VALUE);
+  g_assert_cmpint (request->opts->advanced_configuration[0]->value->int64_value, ==, 5);
+  g_assert_cmpint (request->opts->advanced_configuration[1]->value->value_case, ==,
+                   TENSORFLOW__PROFILE_OPTIONS__ADVANCED_CONFIG_VALUE__VALUE_BOOL_VALUE);
+  g_assert_true (request->opts->advanced_configuration[1]->value->bool_value);
+  g_assert_cmpstr (request->opts->advanced_configuration[2]->value->string_value, ==, "hello");
+  tensorflow__profile_request__free_unpacked (request, NULL);
+}
+
+/* One server: the file written is the served XSpace, byte for byte, with
+ * the tool data beside it; the request carries the fields specified. */
+static void
+test_capture_one (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *sample = sample_path ();
+  g_autofree char *tool = NULL;
+  const PlanarCaptureHost *host;
+  Tensorflow__ProfileRequest *request;
+  gsize len;
+  const guint8 *bytes;
+
+  server_start (&server, f->dir, "ok", NULL);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_no_error (error);
+  g_assert_true (planar_capture_session_run (session, &error));
+  g_assert_no_error (error);
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  g_assert_true (g_str_has_prefix (host->path, planar_capture_session_get_folder (session)));
+  assert_same_file (host->path, sample);
+  tool = g_strdup_printf ("%s/127.0.0.1_%d.tool.json", planar_capture_session_get_folder (session), server.port);
+  g_assert_true (g_file_test (tool, G_FILE_TEST_IS_REGULAR));
+  /* No temporary file left. */
+  g_assert_cmpuint (count_entries (planar_capture_session_get_folder (session)), ==, 2);
+
+  requests = server_requests (&server, "/tensorflow.ProfilerService/Profile");
+  g_assert_cmpuint (requests->len, ==, 1);
+  bytes = g_bytes_get_data (g_ptr_array_index (requests, 0), &len);
+  request = tensorflow__profile_request__unpack (NULL, len, bytes);
+  g_assert_nonnull (request);
+  g_assert_true (request->emit_xspace);
+  g_assert_cmpuint (request->opts->version, ==, 1);
+  g_assert_cmpuint (request->opts->duration_ms, ==, 100);
+  g_assert_cmpuint (request->opts->start_timestamp_ns, ==, 0);
+  g_assert_cmpstr (request->host_name, ==, server.address);
+  tensorflow__profile_request__free_unpacked (request, NULL);
+  server_stop (&server);
+}
+
+/* Two servers, one session folder, the default start delay. */
+static void
+test_capture_two (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  Server a, b;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *addresses = NULL;
+  g_autofree char *root = profile_root (f->dir);
+  g_autofree char *sample = sample_path ();
+  g_autoptr(GPtrArray) requests = NULL;
+  Tensorflow__ProfileRequest *request;
+  gsize len;
+  const guint8 *bytes;
+  gint64 before = g_get_real_time ();
+
+  server_start (&a, f->dir, "ok", NULL);
+  server_start (&b, f->dir, "ok", NULL);
+  addresses = g_strdup_printf ("%s,grpc://%s", a.address, b.address);
+  options = options_for (addresses, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_true (planar_capture_session_run (session, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_entries (root), ==, 1);
+  for (guint i = 0; i < 2; i++)
+    {
+      const PlanarCaptureHost *host = planar_capture_session_get_host (session, i);
+
+      g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+      assert_same_file (host->path, sample);
+    }
+  /* Several hosts start together, 3 s from now. */
+  requests = server_requests (&a, NULL);
+  bytes = g_bytes_get_data (g_ptr_array_index (requests, 0), &len);
+  request = tensorflow__profile_request__unpack (NULL, len, bytes);
+  g_assert_cmpuint (request->opts->start_timestamp_ns, >=, (guint64) (before + 2900000) * 1000);
+  g_assert_cmpuint (request->opts->start_timestamp_ns, <=, (guint64) (g_get_real_time () + 3100000) * 1000);
+  tensorflow__profile_request__free_unpacked (request, NULL);
+  server_stop (&a);
+  server_stop (&b);
+}
+
+/* Failures of one kind: the host's message, the number of calls made,
+ * and nothing left in the log directory. */
+static void
+check_failure (PlanarTestFixture *f,
+               const char        *mode,
+               const char        *extra,
+               guint              retries,
+               guint              floor_ms,
+               guint              expected_calls,
+               const char        *message_part)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *root = profile_root (f->dir);
+  const PlanarCaptureHost *host;
+
+  server_start (&server, f->dir, mode, extra);
+  options = options_for (server.address, f->dir);
+  g_object_set (options, "retries", retries, NULL);
+  if (floor_ms > 0)
+    g_object_set (options, "deadline-floor-ms", floor_ms, NULL);
+  session = planar_capture_session_new (options, &error);
+  g_assert_false (planar_capture_session_run (session, &error));
+  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+  host = planar_capture_session_get_host (session, 0);
+  g_test_message ("%s: %s", mode, host->message);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_FAILED);
+  if (strstr (host->message, message_part) == NULL)
+    g_error ("%s: expected \"%s\" in \"%s\"", mode, message_part, host->message);
+  g_assert_nonnull (strstr (error->message, server.address));
+  requests = server_requests (&server, "/tensorflow.ProfilerService/Profile");
+  if (expected_calls > 0)
+    g_assert_cmpuint (requests->len, ==, expected_calls);
+  /* Nothing left: no session folder, no temporary file. */
+  g_assert_cmpuint (count_entries (root), ==, 0);
+  server_stop (&server);
+}
+
+static void
+test_failures (PlanarTestFixture *f,
+               gconstpointer      data)
+{
+  /* Retried codes, until the retries run out. */
+  check_failure (f, "unavailable", "--fail=10", 2, 0, 3, "unavailable");
+  check_failure (f, "stream-removed", "--fail=10", 1, 0, 2, "Stream removed");
+  /* Not retried. */
+  check_failure (f, "internal", NULL, 3, 0, 1, "INTERNAL");
+  check_failure (f, "empty", NULL, 3, 0, 1, "recorded nothing");
+  check_failure (f, "garbage", NULL, 3, 0, 1, "not a ProfileResponse");
+  check_failure (f, "slow", "--slow-ms=5000", 0, 300, 1, "did not answer");
+  check_failure (f, "drop", NULL, 0, 0, 1, "unavailable");
+}
+
+static void
+test_retries_succeed (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  static const char * const modes[] = { "unavailable", "stream-removed" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      Server server;
+      g_autoptr(PlanarCaptureOptions) options = NULL;
+      g_autoptr(PlanarCaptureSession) session = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) requests = NULL;
+
+      server_start (&server, f->dir, modes[i], "--fail=2");
+      options = options_for (server.address, f->dir);
+      session = planar_capture_session_new (options, &error);
+      g_assert_true (planar_capture_session_run (session, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (planar_capture_session_get_host (session, 0)->attempt, ==, 3);
+      requests = server_requests (&server, "/tensorflow.ProfilerService/Profile");
+      g_assert_cmpuint (requests->len, ==, 3);
+      server_stop (&server);
+    }
+}
+
+static void
+test_refused (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = profile_root (f->dir);
+  g_autofree char *address = NULL;
+
+  /* A port that was just free: nothing listens there any more. */
+  server_start (&server, f->dir, "ok", NULL);
+  address = g_strdup (server.address);
+  server_stop (&server);
+  options = options_for (address, f->dir);
+  g_object_set (options, "retries", 0, NULL);
+  session = planar_capture_session_new (options, &error);
+  g_assert_false (planar_capture_session_run (session, &error));
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (planar_capture_session_get_host (session, 0)->message, "refused"));
+  g_assert_cmpuint (count_entries (root), ==, 0);
+}
+
+/* A server from before emit_xspace writes the file on its side; the
+ * user is told where. */
+static void
+test_old_server (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sample = sample_path ();
+  const PlanarCaptureHost *host;
+
+  server_start (&server, f->dir, "old", NULL);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_false (planar_capture_session_run (session, &error));
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED_REMOTELY);
+  g_assert_nonnull (strstr (host->message, "older"));
+  g_assert_nonnull (strstr (error->message, host->path));
+  /* Here the server's machine is this one: the file is where it says. */
+  assert_same_file (host->path, sample);
+  server_stop (&server);
+}
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  GError **error = user_data;
+
+  if (!planar_capture_session_run_finish (PLANAR_CAPTURE_SESSION (source), result, error) && *error == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "failed");
+  if (*error == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "done");
+}
+
+static void
+host_changed (PlanarCaptureSession *session,
+              guint                 index,
+              guint                *changes)
+{
+  (*changes)++;
+}
+
+/* Stop now ends a long capture early and keeps what was recorded; Cancel
+ * keeps nothing. */
+static void
+test_stop_and_cancel (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      Server server;
+      g_autoptr(PlanarCaptureOptions) options = NULL;
+      g_autoptr(PlanarCaptureSession) session = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *root = profile_root (f->dir);
+      gint64 start = g_get_monotonic_time ();
+      guint changes = 0;
+      gboolean asked = FALSE;
+
+      server_start (&server, f->dir, "slow", "--slow-ms=20000");
+      options = options_for (server.address, f->dir);
+      g_object_set (options, "duration-ms", 20000, NULL);
+      session = planar_capture_session_new (options, &error);
+      g_signal_connect (session, "host-changed", G_CALLBACK (host_changed), &changes);
+      planar_capture_session_run_async (session, run_done, &error);
+      while (error == NULL)
+        {
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (10000);
+          if (!asked && planar_capture_session_get_host (session, 0)->state == PLANAR_CAPTURE_HOST_PROFILING
+              && g_get_monotonic_time () - start > 500000)
+            {
+              asked = TRUE;
+              if (pass == 0)
+                planar_capture_session_stop_now (session);
+              else
+                planar_capture_session_cancel (session);
+            }
+          g_assert_cmpint (g_get_monotonic_time () - start, <, 15 * G_USEC_PER_SEC);
+        }
+      g_assert_cmpuint (changes, >, 0);
+      if (pass == 0)
+        {
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+          g_assert_cmpint (planar_capture_session_get_host (session, 0)->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+          g_autoptr(GPtrArray) terminates = server_requests (&server, "/tensorflow.ProfilerService/Terminate");
+
+          g_assert_cmpuint (terminates->len, ==, 1);
+          g_assert_cmpuint (count_entries (root), ==, 1);
+        }
+      else
+        {
+          g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED);
+          g_assert_cmpuint (count_entries (root), ==, 1);
+        }
+      server_stop (&server);
+    }
+}
+
+/* A session folder already there is never touched. */
+static void
+test_existing_session (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *root = profile_root (f->dir);
+  g_autoptr(GPtrArray) markers = g_ptr_array_new_with_free_func (g_free);
+
+  for (int i = 0; i < 4; i++)
+    {
+      g_autoptr(GDateTime) when = g_date_time_add_seconds (now, i);
+      g_autofree char *name = g_date_time_format (when, "%Y_%m_%d_%H_%M_%S");
+      g_autofree char *dir = g_build_filename (root, name, NULL);
+      char *marker = g_build_filename (dir, "127.0.0.1_1.xplane.pb", NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (marker, "keep", -1, NULL));
+      g_ptr_array_add (markers, marker);
+    }
+  server_start (&server, f->dir, "ok", NULL);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_true (planar_capture_session_run (session, &error));
+  for (guint i = 0; i < markers->len; i++)
+    {
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (g_ptr_array_index (markers, i), &text, NULL, NULL));
+      g_assert_cmpstr (text, ==, "keep");
+      g_assert_false (g_str_has_prefix (g_ptr_array_index (markers, i), planar_capture_session_get_folder (session)));
+    }
+  server_stop (&server);
+}
+
+static int
+run_cli (char **argv,
+         char **out,
+         char **err)
+{
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+static void
+test_cli (PlanarTestFixture *f,
+          gconstpointer      data)
+{
+  Server server;
+  const char *cli = g_getenv ("PLANAR_CLI");
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *sample = sample_path ();
+  g_autofree char *address = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  server_start (&server, f->dir, "ok", NULL);
+  {
+    char *argv[] = { (char *) cli, "capture", "--service", server.address, "--logdir", f->dir, "--duration-ms", "100",
+                     "--option", "gpu_enable_nvtx_tracking=true", NULL };
+
+    g_assert_cmpint (run_cli (argv, &out, &err), ==, 0);
+    g_strstrip (out);
+    g_assert_true (g_str_has_suffix (out, ".xplane.pb"));
+    assert_same_file (out, sample);
+  }
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    char *argv[] = { (char *) cli, "capture", "--service", server.address, "--logdir", f->dir, "--json", NULL };
+
+    g_assert_cmpint (run_cli (argv, &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                       json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "hosts"), 0),
+                       "state"), ==, "saved");
+  }
+  address = g_strdup (server.address);
+  server_stop (&server);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    /* The server is gone: a failure, with the reason, exit 1. */
+    char *argv[] = { (char *) cli, "capture", "--service", address, "--logdir", f->dir, "--retries", "0", NULL };
+    char *bad[] = { (char *) cli, "capture", "--service", "nohost", "--logdir", f->dir, NULL };
+    char *bad_option[] = { (char *) cli, "capture", "--service", "h:1", "--logdir", f->dir, "--option", "x", NULL };
+
+    g_assert_cmpint (run_cli (argv, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (err, "refused"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_cli (bad, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "host:port"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_cli (bad_option, &out, &err), ==, 2);
+  }
+}
+
+/* Continuous profiling with a server that only knows the older names. */
+static void
+test_continuous (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *sample = sample_path ();
+  g_autofree char *text = NULL;
+
+  server_start (&server, f->dir, "continuous-old", NULL);
+  options = options_for (server.address, f->dir);
+  g_assert_true (planar_capture_continuous_start (options, server.address, &error));
+  g_assert_no_error (error);
+  path = planar_capture_continuous_snapshot (options, server.address, &error);
+  g_assert_no_error (error);
+  assert_same_file (path, sample);
+  g_assert_true (planar_capture_continuous_stop (options, server.address, &error));
+  g_assert_no_error (error);
+  /* The upstream names first, then the older spellings. */
+  g_assert_true (g_file_get_contents (server.record, &text, NULL, NULL));
+  g_assert_true (strstr (text, "/StartContinuousProfiling") < strstr (text, "/ContinuousProfiling "));
+  g_assert_true (strstr (text, "/GetSnapshot") < strstr (text, "/GetSnapShot"));
+  server_stop (&server);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (g_getenv ("PLANAR_SAMPLES_DIR") == NULL || g_getenv ("PLANAR_TEST_PROFILER_SERVER") == NULL)
+    g_error ("PLANAR_SAMPLES_DIR and PLANAR_TEST_PROFILER_SERVER must be set (meson test sets them)");
+  g_test_add_func ("/capture/options", test_options);
+  g_test_add_func ("/capture/request", test_request);
+#define ADD(path, func) \
+  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
+  ADD ("/capture/one", test_capture_one);
+  ADD ("/capture/two", test_capture_two);
+  ADD ("/capture/failures", test_failures);
+  ADD ("/capture/retries-succeed", test_retries_succeed);
+  ADD ("/capture/refused", test_refused);
+  ADD ("/capture/old-server", test_old_server);
+  ADD ("/capture/stop-and-cancel", test_stop_and_cancel);
+  ADD ("/capture/existing-session", test_existing_session);
+  ADD ("/capture/cli", test_cli);
+  ADD ("/capture/continuous", test_continuous);
+  return g_test_run ();
+}
