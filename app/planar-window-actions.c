@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "planar-application.h"
+#include "planar-capture-dialog.h"
 #include "planar-record-dialog.h"
 
 static void
@@ -256,6 +257,37 @@ recorded (PlanarRecordDialog *dialog,
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* A capture succeeded: show the new session here. */
+static void
+captured (PlanarCaptureDialog *dialog,
+          const char          *folder,
+          PlanarWindow        *self)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (folder);
+
+  planar_window_open (self, file);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+capture_activated (GSimpleAction *action,
+                   GVariant      *parameter,
+                   gpointer       user_data)
+{
+  PlanarWindow *self = PLANAR_WINDOW (user_data);
+  g_autofree char *logdir = _planar_window_dup_capture_logdir (self);
+  PlanarCaptureDialog *dialog = planar_capture_dialog_new (GTK_WINDOW (self), self->settings);
+  PlanarCaptureOptions *options = planar_capture_dialog_get_options (dialog);
+  g_auto(GStrv) recent = g_settings_get_strv (self->settings, "recent-capture-targets");
+
+  g_object_set (options, "logdir", logdir, NULL);
+  if (recent[0] != NULL)
+    g_object_set (options, "addresses", recent[0], NULL);
+  g_settings_bind (self->settings, "capture-logdir", options, "logdir", G_SETTINGS_BIND_SET);
+  g_signal_connect_object (dialog, "captured", G_CALLBACK (captured), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 record_activated (GSimpleAction *action,
                   GVariant      *parameter,
@@ -291,6 +323,7 @@ static const GActionEntry win_entries[] = {
   { .name = "show-menu", .activate = show_menu_activated },
   { .name = "find", .activate = find_activated },
   { .name = "record", .activate = record_activated },
+  { .name = "capture", .activate = capture_activated },
   { .name = "find-next", .activate = find_next_activated },
   { .name = "find-previous", .activate = find_next_activated },
 };

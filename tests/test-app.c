@@ -11,6 +11,7 @@
 #include <gtk/gtk.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planar-application.h"
@@ -20,6 +21,7 @@
 /* The tools' widgets, reached as the window holds them. */
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
+#include "planar-capture-dialog.h"
 #include "planar-record-dialog.h"
 #include "planar-window-private.h"
 
@@ -1431,6 +1433,82 @@ test_export_and_open_json (void)
   destroy_all_windows ();
 }
 
+static PlanarCaptureDialog *
+find_capture_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (PLANAR_IS_CAPTURE_DIALOG (toplevel))
+        return PLANAR_CAPTURE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+window_shows_capture (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return find_capture_dialog () == NULL && window_loaded (window)
+         && planar_profile_get_n_events (planar_window_get_profile (window)) > 0;
+}
+
+/* Capture Profile: the dialog checks the address as it is typed, captures
+ * from a ProfilerService on 127.0.0.1 (the tests' own), remembers the
+ * server, and the window opens the new session. */
+static void
+test_capture (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_autofree char *sample = g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"),
+                                              "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb", NULL);
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", sample);
+  g_autofree char *capture_dir = g_build_filename (tmp_dir, "captures", NULL);
+  const char *argv[] = { g_getenv ("PLANAR_TEST_PROFILER_SERVER"), "--mode=ok", xspace_arg, "--idle-ms=5000", NULL };
+  g_autoptr(GIOChannel) channel = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *address = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) recent = NULL;
+  PlanarCaptureDialog *dialog;
+  PlanarCaptureOptions *options;
+  GPid pid;
+  int out = -1;
+
+  wait_loaded (window);
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &pid, NULL,
+                                           &out, NULL, &error));
+  channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  address = g_strdup_printf ("127.0.0.1:%d", atoi (line + strlen ("PORT ")));
+
+  activate (window, "capture", NULL);
+  dialog = find_capture_dialog ();
+  g_assert_nonnull (dialog);
+  options = planar_capture_dialog_get_options (dialog);
+  g_object_set (options, "logdir", capture_dir, "duration-ms", 100, NULL);
+
+  g_object_set (options, "addresses", "no-port-here", NULL);
+  g_assert_cmpstr (planar_capture_dialog_get_problem (dialog), !=, "");
+  g_assert_false (gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.start", NULL)
+                  && planar_capture_dialog_get_session (dialog) != NULL);
+  g_object_set (options, "addresses", address, NULL);
+  g_assert_cmpstr (planar_capture_dialog_get_problem (dialog), ==, "");
+
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.start", NULL);
+  g_assert_nonnull (planar_capture_dialog_get_session (dialog));
+  wait_for (window_shows_capture, window, 60, "the captured session to open");
+  recent = g_settings_get_strv (planar_application_get_settings (app), "recent-capture-targets");
+  g_assert_cmpstr (recent[0], ==, address);
+  destroy_all_windows ();
+}
+
 static void
 print_without_accessibility_chatter (const char *string)
 {
@@ -1496,6 +1574,7 @@ main (int   argc,
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
+  g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();
 
   destroy_all_windows ();

@@ -24,6 +24,7 @@ static const PlanarShortcut shortcuts[] = {
   { "win.open-file", "<Control>o", N_("Open a profile file"), SECTION_GENERAL },
   { "win.open-folder", "<Control><Shift>o", N_("Open a log directory, run or session folder"), SECTION_GENERAL },
   { "app.new-window", "<Control>n", N_("New window"), SECTION_GENERAL },
+  { "win.capture", "<Control><Shift>c", N_("Capture a profile from running programs"), SECTION_GENERAL },
   { "win.record", "<Control><Shift>r", N_("Record a CUDA command with CUPTI"), SECTION_GENERAL },
   { "win.reload", "<Control>r F5", N_("Load the session again"), SECTION_GENERAL },
   { "win.show-sessions", "<Control><Shift>s", N_("Choose a session"), SECTION_GENERAL },
