@@ -18,6 +18,7 @@
 
 #include "perfetto_trace.pb-c.h"
 #include "planar-flows.h"
+#include "planar-wire.h"
 
 #define CHECK_EVERY 16384
 #define SEQUENCE_ID 1
@@ -55,19 +56,7 @@ static void
 append_varint (GByteArray *out,
                guint64     value)
 {
-  guint8 bytes[10];
-  guint n = 0;
-
-  do
-    {
-      bytes[n] = value & 0x7f;
-      value >>= 7;
-      if (value != 0)
-        bytes[n] |= 0x80;
-      n++;
-    }
-  while (value != 0);
-  g_byte_array_append (out, bytes, n);
+  planar_wire_append_varint (out, value);
 }
 
 static gboolean

@@ -23,6 +23,7 @@
 
 #include "planar-error.h"
 #include "planar-flows.h"
+#include "planar-wire.h"
 
 /* Times are kept relative to the first one read, in ps; this is how far
  * from it an event may be (about 106 days). */
@@ -191,19 +192,7 @@ static void
 put_varint (GByteArray *out,
             guint64     value)
 {
-  guint8 bytes[10];
-  guint n = 0;
-
-  do
-    {
-      bytes[n] = value & 0x7f;
-      value >>= 7;
-      if (value != 0)
-        bytes[n] |= 0x80;
-      n++;
-    }
-  while (value != 0);
-  g_byte_array_append (out, bytes, n);
+  planar_wire_append_varint (out, value);
 }
 
 static void

@@ -127,3 +127,22 @@ planar_wire_set_error (GError     **error,
                "%s %s at byte %" G_GUINT64_FORMAT " of %s",
                reason, what, offset, file_name);
 }
+
+void
+planar_wire_append_varint (GByteArray *out,
+                           guint64     value)
+{
+  guint8 bytes[10];
+  guint n = 0;
+
+  do
+    {
+      bytes[n] = value & 0x7f;
+      value >>= 7;
+      if (value != 0)
+        bytes[n] |= 0x80;
+      n++;
+    }
+  while (value != 0);
+  g_byte_array_append (out, bytes, n);
+}

@@ -96,6 +96,10 @@ planar_wire_read_varint (const guint8 **p,
 
 /* Returns 1 and fills @f when a field was read, 0 at the end of the buffer,
  * -1 on malformed input (see r->error_at and r->error_reason). */
+/* Appends @value as a varint to @out (the writers' half). */
+void planar_wire_append_varint (GByteArray *out,
+                                guint64     value);
+
 int  planar_wire_next (PlanarWireReader *r,
                        PlanarWireField  *f);
 
