@@ -54,13 +54,13 @@ static guint signals[N_SIGNALS];
 
 /* Writes @data to @dir/@name through a hidden temporary file in @dir,
  * renamed into place; never replaces an existing file. */
-static gboolean
-write_file (const char    *dir,
-            const char    *name,
-            const guint8  *data,
-            gsize          len,
-            char         **path_out,
-            GError       **error)
+gboolean
+planar_capture_write_new_file (const char    *dir,
+                               const char    *name,
+                               const guint8  *data,
+                               gsize          len,
+                               char         **path_out,
+                               GError       **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autofree char *template = g_strdup_printf ("%s/.%s.XXXXXX", dir, name);
@@ -115,10 +115,10 @@ write_file (const char    *dir,
 
 /* A new session folder under @repository_root, named for now (the next
  * free second when taken). */
-static char *
-make_session_folder (const char  *repository_root,
-                     char       **session_id,
-                     GError     **error)
+char *
+planar_capture_make_session_folder (const char  *repository_root,
+                                    char       **session_id,
+                                    GError     **error)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
 
@@ -275,7 +275,7 @@ save_response (const char  *folder,
   g_autofree char *stem = host_file_stem (address);
   g_autofree char *name = g_strconcat (stem, ".xplane.pb", NULL);
 
-  if (!write_file (folder, name, response->xspace, response->xspace_len, path, error))
+  if (!planar_capture_write_new_file (folder, name, response->xspace, response->xspace_len, path, error))
     return FALSE;
   if (written != NULL)
     g_ptr_array_add (written, g_strdup (*path));
@@ -290,7 +290,7 @@ save_response (const char  *folder,
           || tool->name[0] == '.')
         continue;
       tool_name = g_strconcat (stem, ".", tool->name, NULL);
-      if (!write_file (folder, tool_name, tool->data, tool->len, &tool_path, error))
+      if (!planar_capture_write_new_file (folder, tool_name, tool->data, tool->len, &tool_path, error))
         return FALSE;
       if (written != NULL)
         g_ptr_array_add (written, g_steal_pointer (&tool_path));
@@ -530,7 +530,7 @@ run (PlanarCaptureSession  *self,
 
   g_object_get (self->options, "logdir", &logdir, NULL);
   self->repository_root = g_build_filename (logdir, "plugins", "profile", NULL);
-  self->folder = make_session_folder (self->repository_root, &self->session_id, error);
+  self->folder = planar_capture_make_session_folder (self->repository_root, &self->session_id, error);
   if (self->folder == NULL)
     return FALSE;
 
@@ -904,7 +904,7 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
       return NULL;
     }
   root = g_build_filename (logdir, "plugins", "profile", NULL);
-  folder = make_session_folder (root, &session_id, error);
+  folder = planar_capture_make_session_folder (root, &session_id, error);
   if (folder == NULL || !save_response (folder, target, &response, &path, NULL, error))
     {
       if (folder != NULL)

@@ -24,6 +24,22 @@ typedef enum
 
 GQuark planar_capture_error_quark (void);
 
+/* Writes @data to @dir/@name through a hidden temporary file in @dir and a
+ * link into place: atomic, and never replaces an existing file. */
+gboolean planar_capture_write_new_file      (const char    *dir,
+                                             const char    *name,
+                                             const guint8  *data,
+                                             gsize          len,
+                                             char         **path_out,
+                                             GError       **error);
+
+/* Makes a new session folder under @repository_root
+ * (`<logdir>/plugins/profile`), named for now (or the next free second).
+ * Returns its path and sets @session_id to its name. */
+char    *planar_capture_make_session_folder (const char    *repository_root,
+                                             char         **session_id,
+                                             GError       **error);
+
 typedef enum
 {
   PLANAR_CAPTURE_HOST_WAITING,

@@ -23,6 +23,7 @@ static const Command commands[] = {
   { "find", "Find events whose name or string stats match a pattern", planar_cli_find },
   { "capture", "Capture a profile from running programs' profiler servers", planar_cli_capture },
   { "snapshot", "Continuous profiling: start, get a snapshot, stop", planar_cli_snapshot },
+  { "record", "Run a command and record its GPU work with CUPTI", planar_cli_record },
   { "export", "Write a profile as Chrome Trace Event JSON or a Perfetto trace", planar_cli_export },
   { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
 };

@@ -22,6 +22,7 @@ int  planar_cli_health (int argc, char **argv);
 int  planar_cli_export (int argc, char **argv);
 int  planar_cli_capture (int argc, char **argv);
 int  planar_cli_snapshot (int argc, char **argv);
+int  planar_cli_record (int argc, char **argv);
 
 /* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);

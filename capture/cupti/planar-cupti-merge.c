@@ -1,0 +1,1253 @@
+/* planar-cupti-merge.c: the parts of a recorded run into one XSpace.
+ *
+ * Lays the events out the way XLA's CUPTI collector does (FORMATS.md
+ * §5.7, §5.11), so that XProf and Planar derive the same views from it:
+ *  - `/host:CPU`: a line per thread (id = tid) with the driver API calls,
+ *    which carry `correlation_id`, `device_id` and `context_id`, so that
+ *    each launch gets a flow to its kernel; NVTX ranges on a line of their
+ *    own per thread; CUPTI's overhead on the thread's line.
+ *  - `/device:GPU:<N>` (plane id N): a line per stream (id = stream id,
+ *    "Stream #<id>(Compute,...)"), kernels with `kernel_details`, copies
+ *    with `memcpy_details`, memsets with `Memset_details`; the device's
+ *    name, SMs, clock and memory as plane stats.
+ *  - `Task Environment` with the profile's start and stop times.
+ * Device times are moved onto the wall clock with the offset each process
+ * measured when tracing began. Correlation ids are made unique across
+ * processes (the part's index in the high 32 bits) so flows never cross.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cupti-merge.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "planar-capture.h"
+#include "planar-cupti-names.h"
+#include "planar-cupti-part.h"
+#include "planar-wire.h"
+
+#define HOST_PLANE_ID 49
+#define TASK_ENV_PLANE_ID 80
+/* Line ids past any thread or stream id. */
+#define NVTX_LINE_BASE (G_GINT64_CONSTANT (1) << 32)
+#define OVERHEAD_LINE_ID (G_GINT64_CONSTANT (1) << 33)
+
+typedef enum
+{
+  STAT_UINT,
+  STAT_INT,
+  STAT_DOUBLE,
+  STAT_STR,
+  STAT_REF,
+} StatType;
+
+typedef struct
+{
+  guint32  metadata_id;
+  StatType type;
+  union
+  {
+    guint64 u;
+    gint64  i;
+    double  d;
+    /* STAT_STR: index in Plane.strings; STAT_REF: a stat metadata id. */
+    guint32 index;
+  };
+} Stat;
+
+typedef struct
+{
+  gint64  start_ns;
+  gint64  end_ns;
+  guint32 name;
+  guint32 first_stat;
+  guint32 n_stats;
+} Event;
+
+typedef struct
+{
+  gint64  id;
+  char   *name;
+  GArray *events;
+  /* Stream lines: what ran on them, for the name. */
+  gboolean has_kernels;
+  guint    copy_kinds;
+  gboolean has_memsets;
+} Line;
+
+typedef struct
+{
+  gint64      id;
+  char       *name;
+  GHashTable *lines;
+  GPtrArray  *line_list;
+  /* Event metadata: names, id = index + 1. */
+  GHashTable *event_ids;
+  GPtrArray  *event_names;
+  /* Stat metadata: stat names and ref values, id = index + 1. */
+  GHashTable *stat_ids;
+  GPtrArray  *stat_names;
+  GPtrArray  *strings;
+  GArray     *stats;
+  GArray     *plane_stats;
+} Plane;
+
+struct _PlanarCuptiMerge
+{
+  char       *hostname;
+  Plane      *host;
+  GHashTable *devices;
+  GPtrArray  *errors;
+  GPtrArray  *warnings;
+  GHashTable *thread_names;
+  GHashTable *demangled;
+  GHashTable *pids;
+  gint64      start_ns;
+  gint64      stop_ns;
+  PlanarCuptiMergeStats stats;
+};
+
+/* ------------------------------------------------------------------------
+ * Building
+ * ------------------------------------------------------------------------ */
+
+static void
+line_free (gpointer data)
+{
+  Line *line = data;
+
+  g_free (line->name);
+  g_array_unref (line->events);
+  g_free (line);
+}
+
+static Plane *
+plane_new (gint64      id,
+           const char *name)
+{
+  Plane *plane = g_new0 (Plane, 1);
+
+  plane->id = id;
+  plane->name = g_strdup (name);
+  plane->lines = g_hash_table_new (g_int64_hash, g_int64_equal);
+  plane->line_list = g_ptr_array_new_with_free_func (line_free);
+  plane->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  plane->event_names = g_ptr_array_new_with_free_func (g_free);
+  plane->stat_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  plane->stat_names = g_ptr_array_new_with_free_func (g_free);
+  plane->strings = g_ptr_array_new_with_free_func (g_free);
+  plane->stats = g_array_new (FALSE, FALSE, sizeof (Stat));
+  plane->plane_stats = g_array_new (FALSE, FALSE, sizeof (Stat));
+  return plane;
+}
+
+static void
+plane_free (gpointer data)
+{
+  Plane *plane = data;
+
+  g_free (plane->name);
+  g_hash_table_unref (plane->lines);
+  g_ptr_array_unref (plane->line_list);
+  g_hash_table_unref (plane->event_ids);
+  g_ptr_array_unref (plane->event_names);
+  g_hash_table_unref (plane->stat_ids);
+  g_ptr_array_unref (plane->stat_names);
+  g_ptr_array_unref (plane->strings);
+  g_array_unref (plane->stats);
+  g_array_unref (plane->plane_stats);
+  g_free (plane);
+}
+
+static guint32
+intern (GHashTable *ids,
+        GPtrArray  *names,
+        const char *name)
+{
+  gpointer id;
+  char *copy;
+
+  if (g_hash_table_lookup_extended (ids, name, NULL, &id))
+    return GPOINTER_TO_UINT (id);
+  copy = g_strdup (name);
+  g_ptr_array_add (names, copy);
+  g_hash_table_insert (ids, copy, GUINT_TO_POINTER (names->len));
+  return names->len;
+}
+
+static guint32
+stat_id (Plane      *plane,
+         const char *name)
+{
+  return intern (plane->stat_ids, plane->stat_names, name);
+}
+
+static Line *
+plane_line (Plane      *plane,
+            gint64      id,
+            const char *name)
+{
+  Line *line = g_hash_table_lookup (plane->lines, &id);
+
+  if (line == NULL)
+    {
+      line = g_new0 (Line, 1);
+      line->id = id;
+      line->name = g_strdup (name);
+      line->events = g_array_new (FALSE, FALSE, sizeof (Event));
+      g_ptr_array_add (plane->line_list, line);
+      g_hash_table_insert (plane->lines, &line->id, line);
+    }
+  return line;
+}
+
+static Event *
+line_add_event (Plane      *plane,
+                Line       *line,
+                const char *name,
+                gint64      start_ns,
+                gint64      end_ns)
+{
+  Event e = { start_ns, end_ns, intern (plane->event_ids, plane->event_names, name), plane->stats->len, 0 };
+
+  g_array_append_val (line->events, e);
+  return &g_array_index (line->events, Event, line->events->len - 1);
+}
+
+static void
+add_stat (Plane      *plane,
+          GArray     *into,
+          Event      *event,
+          const char *name,
+          StatType    type,
+          guint64     u)
+{
+  Stat s = { stat_id (plane, name), type, { .u = u } };
+
+  g_array_append_val (into, s);
+  if (event != NULL)
+    event->n_stats++;
+}
+
+static void
+add_stat_str (Plane      *plane,
+              GArray     *into,
+              Event      *event,
+              const char *name,
+              const char *value)
+{
+  g_ptr_array_add (plane->strings, g_strdup (value));
+  add_stat (plane, into, event, name, STAT_STR, plane->strings->len - 1);
+}
+
+/* A string shared by many events, stored once as stat metadata. */
+static void
+add_stat_ref (Plane      *plane,
+              Event      *event,
+              const char *name,
+              const char *value)
+{
+  add_stat (plane, plane->stats, event, name, STAT_REF, stat_id (plane, value));
+}
+
+static Plane *
+device_plane (PlanarCuptiMerge *self,
+              guint32           device)
+{
+  Plane *plane = g_hash_table_lookup (self->devices, GUINT_TO_POINTER (device));
+
+  if (plane == NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", device);
+
+      plane = plane_new (device, name);
+      g_hash_table_insert (self->devices, GUINT_TO_POINTER (device), plane);
+    }
+  return plane;
+}
+
+/* Kernel names arrive mangled; the C++ runtime of this machine reads
+ * them, when there is one. */
+static const char *
+demangle (PlanarCuptiMerge *self,
+          const char       *name)
+{
+  typedef char *(*DemangleFunc) (const char *, char *, size_t *, int *);
+  static DemangleFunc func;
+  static gsize once;
+  const char *known;
+  char *out = NULL;
+  int status = -1;
+
+  if (name[0] != '_' || name[1] != 'Z')
+    return name;
+  known = g_hash_table_lookup (self->demangled, name);
+  if (known != NULL)
+    return known;
+  if (g_once_init_enter (&once))
+    {
+      void *cxx = dlopen ("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+
+      func = cxx != NULL ? (DemangleFunc) dlsym (cxx, "__cxa_demangle") : NULL;
+      g_once_init_leave (&once, 1);
+    }
+  if (func != NULL)
+    out = func (name, NULL, NULL, &status);
+  if (out == NULL || status != 0)
+    {
+      free (out);
+      out = strdup (name);
+    }
+  g_hash_table_insert (self->demangled, g_strdup (name), g_strdup (out));
+  free (out);
+  return g_hash_table_lookup (self->demangled, name);
+}
+
+PlanarCuptiMerge *
+planar_cupti_merge_new (const char *hostname)
+{
+  PlanarCuptiMerge *self = g_new0 (PlanarCuptiMerge, 1);
+
+  self->hostname = g_strdup (hostname != NULL ? hostname : g_get_host_name ());
+  self->host = plane_new (HOST_PLANE_ID, "/host:CPU");
+  self->devices = g_hash_table_new_full (NULL, NULL, NULL, plane_free);
+  self->errors = g_ptr_array_new_with_free_func (g_free);
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->demangled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->pids = g_hash_table_new (NULL, NULL);
+  self->start_ns = G_MAXINT64;
+  self->stop_ns = G_MININT64;
+  return self;
+}
+
+void
+planar_cupti_merge_free (PlanarCuptiMerge *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->hostname);
+  plane_free (self->host);
+  g_hash_table_unref (self->devices);
+  g_ptr_array_unref (self->errors);
+  g_ptr_array_unref (self->warnings);
+  g_hash_table_unref (self->thread_names);
+  g_hash_table_unref (self->demangled);
+  g_hash_table_unref (self->pids);
+  g_free (self);
+}
+
+/* ------------------------------------------------------------------------
+ * Reading a part
+ * ------------------------------------------------------------------------ */
+
+/* The fixed part of each record type, and how many strings follow. */
+static const struct
+{
+  gsize fixed;
+  guint n_strings;
+} record_shapes[PLANAR_CUPTI_REC_LAST] = {
+  [PLANAR_CUPTI_REC_API] = { sizeof (PlanarCuptiApi), 1 },
+  [PLANAR_CUPTI_REC_KERNEL] = { sizeof (PlanarCuptiKernel), 1 },
+  [PLANAR_CUPTI_REC_MEMCPY] = { sizeof (PlanarCuptiMemcpy), 0 },
+  [PLANAR_CUPTI_REC_MEMSET] = { sizeof (PlanarCuptiMemset), 0 },
+  [PLANAR_CUPTI_REC_MARKER] = { sizeof (PlanarCuptiMarker), 2 },
+  [PLANAR_CUPTI_REC_MARKER_DATA] = { sizeof (PlanarCuptiMarkerData), 1 },
+  [PLANAR_CUPTI_REC_OVERHEAD] = { sizeof (PlanarCuptiOverhead), 1 },
+  [PLANAR_CUPTI_REC_DEVICE] = { sizeof (PlanarCuptiDevice), 1 },
+  [PLANAR_CUPTI_REC_THREAD] = { sizeof (PlanarCuptiThread), 1 },
+  [PLANAR_CUPTI_REC_MESSAGE] = { sizeof (PlanarCuptiMessage), 1 },
+};
+
+/* One record, its fixed struct copied out (parts need not be aligned
+ * in memory) and its strings. */
+typedef struct
+{
+  guint32 type;
+  union
+  {
+    PlanarCuptiApi        api;
+    PlanarCuptiKernel     kernel;
+    PlanarCuptiMemcpy     memcpy;
+    PlanarCuptiMemset     memset;
+    PlanarCuptiMarker     marker;
+    PlanarCuptiMarkerData marker_data;
+    PlanarCuptiOverhead   overhead;
+    PlanarCuptiDevice     device;
+    PlanarCuptiThread     thread;
+    PlanarCuptiMessage    message;
+  };
+  char *strings[2];
+} Record;
+
+/* The lengths the fixed struct gives for its strings, in order. */
+static void
+string_lengths (const Record *r,
+                guint32       lens[2])
+{
+  lens[0] = lens[1] = 0;
+  switch (r->type)
+    {
+    case PLANAR_CUPTI_REC_API: lens[0] = r->api.name_len; break;
+    case PLANAR_CUPTI_REC_KERNEL: lens[0] = r->kernel.name_len; break;
+    case PLANAR_CUPTI_REC_MARKER: lens[0] = r->marker.name_len; lens[1] = r->marker.domain_len; break;
+    case PLANAR_CUPTI_REC_MARKER_DATA: lens[0] = r->marker_data.payload_len; break;
+    case PLANAR_CUPTI_REC_OVERHEAD: lens[0] = r->overhead.name_len; break;
+    case PLANAR_CUPTI_REC_DEVICE: lens[0] = r->device.name_len; break;
+    case PLANAR_CUPTI_REC_THREAD: lens[0] = r->thread.name_len; break;
+    case PLANAR_CUPTI_REC_MESSAGE: lens[0] = r->message.text_len; break;
+    default: break;
+    }
+}
+
+/* Reads the record at *offset. Returns 1 and advances, 0 at the end, -1
+ * with @error set when the bytes are not a record. */
+static int
+next_record (const guint8  *data,
+             gsize          len,
+             gsize         *offset,
+             Record        *r,
+             const char    *name,
+             GError       **error)
+{
+  PlanarCuptiRecordHeader h;
+  guint32 lens[2];
+  gsize at = *offset;
+  gsize body;
+  gsize used;
+
+  for (guint i = 0; i < G_N_ELEMENTS (r->strings); i++)
+    g_clear_pointer (&r->strings[i], g_free);
+  if (at == len)
+    return 0;
+  if (len - at < sizeof h)
+    goto bad;
+  memcpy (&h, data + at, sizeof h);
+  if (h.size < sizeof h || h.size % 8 != 0 || h.size > len - at || h.type == 0 || h.type >= PLANAR_CUPTI_REC_LAST)
+    goto bad;
+  body = h.size - sizeof h;
+  if (record_shapes[h.type].fixed > body)
+    goto bad;
+  r->type = h.type;
+  memcpy (&r->api, data + at + sizeof h, record_shapes[h.type].fixed);
+  string_lengths (r, lens);
+  used = record_shapes[h.type].fixed;
+  for (guint i = 0; i < record_shapes[h.type].n_strings; i++)
+    {
+      if (lens[i] > body - used)
+        goto bad;
+      r->strings[i] = g_strndup ((const char *) data + at + sizeof h + used, lens[i]);
+      used += lens[i];
+    }
+  *offset = at + h.size;
+  return 1;
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: malformed record at byte %" G_GSIZE_FORMAT, name, at);
+  return -1;
+}
+
+typedef struct
+{
+  PlanarCuptiMerge            *self;
+  const PlanarCuptiPartHeader *header;
+  guint64                      correlation_base;
+  GHashTable                  *open_markers;
+  GHashTable                  *payloads;
+} PartContext;
+
+typedef struct
+{
+  guint64 timestamp_ns;
+  guint32 tid;
+  char   *name;
+} OpenMarker;
+
+static void
+open_marker_free (gpointer data)
+{
+  OpenMarker *m = data;
+
+  g_free (m->name);
+  g_free (m);
+}
+
+/* The wall-clock time of a CUPTI timestamp; FALSE for an event outside
+ * the traced time (XLA drops those too). */
+static gboolean
+to_wall (PartContext *ctx,
+         guint64      start,
+         guint64      end,
+         gint64      *start_out,
+         gint64      *end_out)
+{
+  const PlanarCuptiPartHeader *h = ctx->header;
+
+  if (end < start || start < h->start_cupti_ns || (h->stop_cupti_ns != 0 && end > h->stop_cupti_ns))
+    {
+      ctx->self->stats.n_dropped++;
+      return FALSE;
+    }
+  *start_out = (gint64) (start - h->start_cupti_ns + h->start_walltime_ns);
+  *end_out = (gint64) (end - h->start_cupti_ns + h->start_walltime_ns);
+  return TRUE;
+}
+
+static const char *
+thread_name (PlanarCuptiMerge *self,
+             guint32           tid)
+{
+  return g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid));
+}
+
+static Line *
+host_line (PlanarCuptiMerge *self,
+           guint32           tid,
+           gboolean          nvtx)
+{
+  const char *name = thread_name (self, tid);
+  g_autofree char *fallback = NULL;
+  g_autofree char *nvtx_name = NULL;
+
+  if (name == NULL || name[0] == '\0')
+    name = fallback = g_strdup_printf ("Thread %u", tid);
+  if (nvtx)
+    {
+      nvtx_name = g_strdup_printf ("%s NVTX", name);
+      return plane_line (self->host, NVTX_LINE_BASE + tid, nvtx_name);
+    }
+  return plane_line (self->host, tid, name);
+}
+
+static void
+add_context_stat (Plane   *plane,
+                  Event   *event,
+                  guint32  context)
+{
+  g_autofree char *text = g_strdup_printf ("$$%u", context);
+
+  add_stat_str (plane, plane->stats, event, "context_id", text);
+}
+
+static void
+apply_api (PartContext          *ctx,
+           const PlanarCuptiApi *api,
+           const char           *name)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  gint64 start, end;
+  Event *e;
+  g_autofree char *fallback = NULL;
+
+  if (!to_wall (ctx, api->start_ns, api->end_ns, &start, &end))
+    return;
+  if (name[0] == '\0')
+    name = fallback = g_strdup_printf ("CUDA driver call %u", api->cbid);
+  e = line_add_event (self->host, host_line (self, api->tid, FALSE), demangle (self, name), start, end);
+  add_stat (self->host, self->host->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + api->correlation_id);
+  add_stat (self->host, self->host->stats, e, "device_id", STAT_UINT, api->device_id);
+  add_context_stat (self->host, e, api->context_id);
+  self->stats.n_api_calls++;
+}
+
+static void
+add_graph_stats (Plane   *plane,
+                 Event   *e,
+                 guint32  graph_id,
+                 guint64  node_id)
+{
+  if (graph_id != 0)
+    add_stat (plane, plane->stats, e, "cuda_graph_id", STAT_UINT, graph_id);
+  if (node_id != 0)
+    add_stat (plane, plane->stats, e, "cuda_graph_node_id", STAT_UINT, node_id);
+}
+
+static void
+apply_kernel (PartContext             *ctx,
+              const PlanarCuptiKernel *k,
+              const char              *name)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  Plane *plane;
+  Line *line;
+  Event *e;
+  gint64 start, end;
+  g_autofree char *details = NULL;
+
+  if (!to_wall (ctx, k->start_ns, k->end_ns, &start, &end))
+    return;
+  plane = device_plane (self, k->device_id);
+  line = plane_line (plane, k->stream_id, "");
+  line->has_kernels = TRUE;
+  e = line_add_event (plane, line, name[0] != '\0' ? demangle (self, name) : "kernel", start, end);
+  add_stat (plane, plane->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + k->correlation_id);
+  add_context_stat (plane, e, k->context_id);
+  details = g_strdup_printf ("regs:%u static_shared:%d dynamic_shared:%d grid:%d,%d,%d block:%d,%d,%d",
+                             k->registers, k->static_shared, k->dynamic_shared, k->grid[0], k->grid[1], k->grid[2],
+                             k->block[0], k->block[1], k->block[2]);
+  add_stat_ref (plane, e, "kernel_details", details);
+  add_graph_stats (plane, e, k->graph_id, k->graph_node_id);
+  self->stats.n_kernels++;
+}
+
+static const char *
+copy_event_name (guint kind)
+{
+  switch (kind)
+    {
+    case 1: return "MemcpyH2D";
+    case 2: return "MemcpyD2H";
+    case 8: return "MemcpyD2D";
+    case 10: return "MemcpyP2P";
+    default: return "MemcpyOther";
+    }
+}
+
+static void
+apply_memcpy (PartContext             *ctx,
+              const PlanarCuptiMemcpy *m)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  Plane *plane;
+  Line *line;
+  Event *e;
+  gint64 start, end;
+  g_autofree char *details = NULL;
+
+  if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
+    return;
+  plane = device_plane (self, m->device_id);
+  line = plane_line (plane, m->stream_id, "");
+  line->copy_kinds |= 1u << MIN (m->copy_kind, 31u);
+  e = line_add_event (plane, line, copy_event_name (m->copy_kind), start, end);
+  add_stat (plane, plane->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + m->correlation_id);
+  add_context_stat (plane, e, m->context_id);
+  details = g_strdup_printf ("kind_src:%s kind_dst:%s size:%" G_GUINT64_FORMAT " dest:%u async:%d",
+                             planar_cupti_memory_kind_name (m->src_kind), planar_cupti_memory_kind_name (m->dst_kind),
+                             (guint64) m->bytes, m->dst_device_id, (m->flags & 1) != 0);
+  add_stat_ref (plane, e, "memcpy_details", details);
+  add_graph_stats (plane, e, m->graph_id, 0);
+  self->stats.n_copies++;
+}
+
+static void
+apply_memset (PartContext             *ctx,
+              const PlanarCuptiMemset *m)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  const char *kind = planar_cupti_memory_kind_name (m->memory_kind);
+  g_autofree char *name = g_strdup_printf ("Memset %s", kind);
+  g_autofree char *details = NULL;
+  Plane *plane;
+  Line *line;
+  Event *e;
+  gint64 start, end;
+
+  if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
+    return;
+  plane = device_plane (self, m->device_id);
+  line = plane_line (plane, m->stream_id, "");
+  line->has_memsets = TRUE;
+  /* At least a nanosecond, as XLA makes them. */
+  e = line_add_event (plane, line, name, start, MAX (end, start + 1));
+  add_stat (plane, plane->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + m->correlation_id);
+  add_context_stat (plane, e, m->context_id);
+  details = g_strdup_printf ("kind:%s num_bytes:%" G_GUINT64_FORMAT " async:%d", kind, (guint64) m->bytes,
+                             (m->flags & 1) != 0);
+  add_stat_ref (plane, e, "Memset_details", details);
+  add_graph_stats (plane, e, m->graph_id, 0);
+  self->stats.n_memsets++;
+}
+
+static void
+apply_overhead (PartContext               *ctx,
+                const PlanarCuptiOverhead *o,
+                const char                *name)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  gint64 start, end;
+  Plane *plane;
+  Line *line;
+
+  if (!to_wall (ctx, o->start_ns, o->end_ns, &start, &end))
+    return;
+  /* CUPTI_ACTIVITY_OBJECT_PROCESS 1, THREAD 2: the thread's line; else
+   * the device's. */
+  if (o->object_kind == 1 || o->object_kind == 2)
+    {
+      plane = self->host;
+      line = host_line (self, o->object_id, FALSE);
+    }
+  else
+    {
+      plane = device_plane (self, o->object_id);
+      line = plane_line (plane, OVERHEAD_LINE_ID, "CUPTI overhead");
+    }
+  line_add_event (plane, line, name, start, end);
+}
+
+static void
+add_nvtx_range (PartContext *ctx,
+                guint32      tid,
+                const char  *name,
+                guint32      id,
+                guint64      start_cupti,
+                guint64      end_cupti)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  const char *payload = g_hash_table_lookup (ctx->payloads, GUINT_TO_POINTER (id));
+  gint64 start, end;
+  Event *e;
+
+  if (!to_wall (ctx, start_cupti, end_cupti, &start, &end))
+    return;
+  e = line_add_event (self->host, host_line (self, tid, TRUE), name, start, end);
+  if (payload != NULL)
+    add_stat_str (self->host, self->host->stats, e, "marker_payload", payload);
+  self->stats.n_nvtx_ranges++;
+}
+
+/* CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS 1, START 2, END 4. */
+static void
+apply_marker (PartContext             *ctx,
+              const PlanarCuptiMarker *m,
+              const char              *name,
+              const char              *domain)
+{
+  g_autofree char *full = NULL;
+
+  if ((m->flags & 4) != 0)
+    {
+      OpenMarker *open = g_hash_table_lookup (ctx->open_markers, GUINT_TO_POINTER (m->id));
+
+      if (open == NULL)
+        {
+          ctx->self->stats.n_dropped++;
+          return;
+        }
+      add_nvtx_range (ctx, open->tid, open->name, m->id, open->timestamp_ns, m->timestamp_ns);
+      g_hash_table_remove (ctx->open_markers, GUINT_TO_POINTER (m->id));
+      return;
+    }
+  full = domain[0] != '\0' ? g_strdup_printf ("NVTX:%s:%s", domain, name) : g_strdup_printf ("NVTX:%s", name);
+  if ((m->flags & 2) != 0)
+    {
+      OpenMarker *open = g_new0 (OpenMarker, 1);
+
+      open->timestamp_ns = m->timestamp_ns;
+      open->tid = m->tid;
+      open->name = g_steal_pointer (&full);
+      g_hash_table_replace (ctx->open_markers, GUINT_TO_POINTER (m->id), open);
+    }
+  else
+    add_nvtx_range (ctx, m->tid, full, m->id, m->timestamp_ns, m->timestamp_ns);
+}
+
+static void
+apply_device (PlanarCuptiMerge        *self,
+              const PlanarCuptiDevice *d,
+              const char              *name)
+{
+  Plane *plane = device_plane (self, d->id);
+  GArray *s = plane->plane_stats;
+
+  if (s->len > 0)
+    return;
+  add_stat_str (plane, s, NULL, "device_vendor", "Nvidia");
+  add_stat_str (plane, s, NULL, "gpu_device_name", name);
+  add_stat (plane, s, NULL, "core_count", STAT_INT, d->sm_count);
+  add_stat (plane, s, NULL, "clock_rate", STAT_INT, d->core_clock_khz);
+  add_stat (plane, s, NULL, "memory_bandwidth", STAT_UINT, d->global_memory_bandwidth);
+  add_stat (plane, s, NULL, "memory_size", STAT_UINT, d->global_memory_size);
+  add_stat (plane, s, NULL, "compute_cap_major", STAT_INT, d->compute_major);
+  add_stat (plane, s, NULL, "compute_cap_minor", STAT_INT, d->compute_minor);
+}
+
+static gboolean
+read_header (const guint8           *data,
+             gsize                   len,
+             const char             *name,
+             PlanarCuptiPartHeader  *h,
+             GError                **error)
+{
+  if (len < sizeof *h)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: too short to be a recording part", name);
+      return FALSE;
+    }
+  memcpy (h, data, sizeof *h);
+  if (memcmp (h->magic, PLANAR_CUPTI_PART_MAGIC, sizeof h->magic) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a recording part", name);
+      return FALSE;
+    }
+  if (h->version != PLANAR_CUPTI_PART_VERSION || h->bom != PLANAR_CUPTI_PART_BOM || h->header_size != sizeof *h)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s: a recording part of another version of Planar (%u)", name, h->version);
+      return FALSE;
+    }
+  if (!h->complete)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the recording was cut short", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
+                             const guint8      *data,
+                             gsize              len,
+                             const char        *name,
+                             GError           **error)
+{
+  PlanarCuptiPartHeader h;
+  PartContext ctx;
+  Record r = { 0 };
+  gsize offset;
+  int rc;
+  guint64 dropped;
+
+  if (!read_header (data, len, name, &h, error))
+    return FALSE;
+  /* A first pass checks every record, so that a bad part adds nothing. */
+  offset = sizeof h;
+  while ((rc = next_record (data, len, &offset, &r, name, error)) > 0)
+    ;
+  if (rc < 0)
+    return FALSE;
+
+  ctx.self = self;
+  ctx.header = &h;
+  ctx.correlation_base = (guint64) self->stats.n_parts << 32;
+  ctx.open_markers = g_hash_table_new_full (NULL, NULL, NULL, open_marker_free);
+  ctx.payloads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  /* Names and payloads first: they may come after what they describe. */
+  offset = sizeof h;
+  while (next_record (data, len, &offset, &r, name, NULL) > 0)
+    {
+      if (r.type == PLANAR_CUPTI_REC_THREAD)
+        g_hash_table_replace (self->thread_names, GUINT_TO_POINTER (r.thread.tid), g_strdup (r.strings[0]));
+      else if (r.type == PLANAR_CUPTI_REC_MARKER_DATA)
+        g_hash_table_replace (ctx.payloads, GUINT_TO_POINTER (r.marker_data.id), g_strdup (r.strings[0]));
+      else if (r.type == PLANAR_CUPTI_REC_DEVICE)
+        apply_device (self, &r.device, r.strings[0]);
+    }
+  offset = sizeof h;
+  while (next_record (data, len, &offset, &r, name, NULL) > 0)
+    {
+      switch (r.type)
+        {
+        case PLANAR_CUPTI_REC_API: apply_api (&ctx, &r.api, r.strings[0]); break;
+        case PLANAR_CUPTI_REC_KERNEL: apply_kernel (&ctx, &r.kernel, r.strings[0]); break;
+        case PLANAR_CUPTI_REC_MEMCPY: apply_memcpy (&ctx, &r.memcpy); break;
+        case PLANAR_CUPTI_REC_MEMSET: apply_memset (&ctx, &r.memset); break;
+        case PLANAR_CUPTI_REC_MARKER: apply_marker (&ctx, &r.marker, r.strings[0], r.strings[1]); break;
+        case PLANAR_CUPTI_REC_OVERHEAD: apply_overhead (&ctx, &r.overhead, r.strings[0]); break;
+        case PLANAR_CUPTI_REC_MESSAGE:
+          g_ptr_array_add (r.message.level == PLANAR_CUPTI_MESSAGE_ERROR ? self->errors : self->warnings,
+                           g_strdup_printf ("Process %u: %s", h.pid, r.strings[0]));
+          if (r.message.level == PLANAR_CUPTI_MESSAGE_ERROR)
+            self->stats.n_errors++;
+          break;
+        default: break;
+        }
+    }
+  /* Ranges still open when tracing stopped are left out, as in XLA. */
+  self->stats.n_dropped += g_hash_table_size (ctx.open_markers);
+  g_hash_table_unref (ctx.open_markers);
+  g_hash_table_unref (ctx.payloads);
+
+  dropped = h.dropped_api + h.dropped_activity + h.dropped_by_cupti;
+  if (dropped > 0)
+    g_ptr_array_add (self->warnings,
+                     g_strdup_printf ("Detected GPU events dropped on %s: process %u dropped %" G_GUINT64_FORMAT
+                                      " API calls and %" G_GUINT64_FORMAT " device events over the limit, CUPTI dropped %"
+                                      G_GUINT64_FORMAT " records",
+                                      self->hostname, h.pid, (guint64) h.dropped_api, (guint64) h.dropped_activity,
+                                      (guint64) h.dropped_by_cupti));
+  self->stats.n_dropped += dropped;
+  if (h.start_cupti_ns != 0 || h.start_walltime_ns != 0)
+    {
+      gint64 stop_wall = (gint64) (MAX (h.stop_cupti_ns, h.start_cupti_ns) - h.start_cupti_ns + h.start_walltime_ns);
+
+      self->start_ns = MIN (self->start_ns, (gint64) h.start_walltime_ns);
+      self->stop_ns = MAX (self->stop_ns, stop_wall);
+    }
+  g_hash_table_add (self->pids, GUINT_TO_POINTER (h.pid));
+  self->stats.n_parts++;
+  return TRUE;
+}
+
+gboolean
+planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
+                            const char        *dir,
+                            GError           **error)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, error);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+  guint unfinished = 0;
+  guint read = 0;
+
+  if (d == NULL)
+    return FALSE;
+  while ((entry = g_dir_read_name (d)) != NULL)
+    {
+      if (entry[0] == '.' && strstr (entry, ".planar-part.") != NULL)
+        unfinished++;
+      else if (entry[0] != '.' && g_str_has_suffix (entry, PLANAR_CUPTI_PART_SUFFIX))
+        g_ptr_array_add (names, g_strdup (entry));
+    }
+  /* In the order the processes started. */
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);
+      g_autoptr(GMappedFile) file = NULL;
+      g_autoptr(GError) local = NULL;
+
+      file = g_mapped_file_new (path, FALSE, &local);
+      if (file != NULL
+          && planar_cupti_merge_add_part (self, (const guint8 *) g_mapped_file_get_contents (file),
+                                          g_mapped_file_get_length (file), names->pdata[i], &local))
+        read++;
+      else
+        {
+          g_ptr_array_add (self->errors, g_strdup (local->message));
+          self->stats.n_errors++;
+        }
+    }
+  if (unfinished > 0)
+    g_ptr_array_add (self->warnings,
+                     g_strdup_printf (g_dngettext (NULL, "%u process ended before its recording was written (killed?)",
+                                                   "%u processes ended before their recordings were written (killed?)",
+                                                   unfinished),
+                                      unfinished));
+  if (read == 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s",
+                   self->errors->len > 0 ? (const char *) self->errors->pdata[0]
+                   : unfinished > 0 ? (const char *) self->warnings->pdata[self->warnings->len - 1]
+                   : "nothing was recorded: no process made CUDA calls with the recording library loaded");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------
+ * Writing the XSpace
+ * ------------------------------------------------------------------------ */
+
+static void
+put_tag (GByteArray *out,
+         guint       field,
+         guint       wire)
+{
+  planar_wire_append_varint (out, (guint64) field << 3 | wire);
+}
+
+static void
+put_varint (GByteArray *out,
+            guint       field,
+            guint64     value)
+{
+  put_tag (out, field, PLANAR_WIRE_VARINT);
+  planar_wire_append_varint (out, value);
+}
+
+static void
+put_bytes (GByteArray   *out,
+           guint         field,
+           const guint8 *data,
+           gsize         len)
+{
+  put_tag (out, field, PLANAR_WIRE_LEN);
+  planar_wire_append_varint (out, len);
+  g_byte_array_append (out, data, (guint) len);
+}
+
+static void
+put_string (GByteArray *out,
+            guint       field,
+            const char *s)
+{
+  put_bytes (out, field, (const guint8 *) s, strlen (s));
+}
+
+/* Appends @msg as field @field of @out and empties it. */
+static void
+put_message (GByteArray *out,
+             guint       field,
+             GByteArray *msg)
+{
+  put_bytes (out, field, msg->data, msg->len);
+  g_byte_array_set_size (msg, 0);
+}
+
+static void
+put_stat (GByteArray  *out,
+          guint        field,
+          const Plane *plane,
+          const Stat  *s,
+          GByteArray  *scratch)
+{
+  put_varint (scratch, 1, s->metadata_id);
+  switch (s->type)
+    {
+    case STAT_UINT: put_varint (scratch, 3, s->u); break;
+    case STAT_INT: put_varint (scratch, 4, (guint64) s->i); break;
+    case STAT_REF: put_varint (scratch, 7, s->index); break;
+    case STAT_STR: put_string (scratch, 5, plane->strings->pdata[s->index]); break;
+    case STAT_DOUBLE:
+      {
+        guint64 bits;
+
+        memcpy (&bits, &s->d, sizeof bits);
+        bits = GUINT64_TO_LE (bits);
+        put_tag (scratch, 2, PLANAR_WIRE_I64);
+        g_byte_array_append (scratch, (const guint8 *) &bits, sizeof bits);
+      }
+      break;
+    }
+  put_message (out, field, scratch);
+}
+
+static int
+compare_events (gconstpointer a,
+                gconstpointer b)
+{
+  const Event *x = a, *y = b;
+
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  /* The enclosing one first. */
+  if (x->end_ns != y->end_ns)
+    return x->end_ns > y->end_ns ? -1 : 1;
+  return 0;
+}
+
+static int
+compare_lines (gconstpointer a,
+               gconstpointer b)
+{
+  const Line *x = *(Line * const *) a, *y = *(Line * const *) b;
+
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static char *
+stream_line_name (const Line *line)
+{
+  static const struct { guint kind; const char *word; } copies[] = {
+    { 1, "MemcpyH2D" }, { 2, "MemcpyD2H" }, { 8, "MemcpyD2D" }, { 10, "MemcpyP2P" },
+  };
+  GString *s = g_string_new (NULL);
+  guint other = line->copy_kinds;
+
+  g_string_printf (s, "Stream #%" G_GINT64_FORMAT "(", line->id);
+  if (line->has_kernels)
+    g_string_append (s, "Compute,");
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    if ((line->copy_kinds & (1u << copies[i].kind)) != 0)
+      {
+        g_string_append_printf (s, "%s,", copies[i].word);
+        other &= ~(1u << copies[i].kind);
+      }
+  if (other != 0)
+    g_string_append (s, "MemcpyOther,");
+  if (line->has_memsets)
+    g_string_append (s, "Memset,");
+  if (s->str[s->len - 1] == ',')
+    g_string_truncate (s, s->len - 1);
+  g_string_append_c (s, ')');
+  return g_string_free (s, FALSE);
+}
+
+static void
+put_plane (GByteArray *space,
+           Plane      *plane,
+           gint64      origin_ns,
+           gboolean    device)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+  g_autoptr(GByteArray) line_bytes = g_byte_array_new ();
+  g_autoptr(GByteArray) event_bytes = g_byte_array_new ();
+  g_autoptr(GByteArray) entry = g_byte_array_new ();
+  g_autoptr(GByteArray) value = g_byte_array_new ();
+  g_autoptr(GByteArray) scratch = g_byte_array_new ();
+
+  /* Name the stream lines now that their events are known (this may add
+   * nothing to the tables below). */
+  if (device)
+    for (guint i = 0; i < plane->line_list->len; i++)
+      {
+        Line *line = plane->line_list->pdata[i];
+
+        if (line->id >= 0 && line->id < NVTX_LINE_BASE)
+          {
+            g_free (line->name);
+            line->name = stream_line_name (line);
+          }
+      }
+  g_ptr_array_sort (plane->line_list, compare_lines);
+
+  put_varint (p, 1, (guint64) plane->id);
+  put_string (p, 2, plane->name);
+  for (guint i = 0; i < plane->line_list->len; i++)
+    {
+      Line *line = plane->line_list->pdata[i];
+
+      g_array_sort (line->events, compare_events);
+      put_varint (line_bytes, 1, (guint64) line->id);
+      put_varint (line_bytes, 10, (guint64) line->id);
+      put_string (line_bytes, 2, line->name);
+      put_varint (line_bytes, 3, (guint64) origin_ns);
+      for (guint e = 0; e < line->events->len; e++)
+        {
+          const Event *ev = &g_array_index (line->events, Event, e);
+
+          put_varint (event_bytes, 1, ev->name);
+          put_varint (event_bytes, 2, (guint64) ((ev->start_ns - origin_ns) * 1000));
+          put_varint (event_bytes, 3, (guint64) ((ev->end_ns - ev->start_ns) * 1000));
+          for (guint s = 0; s < ev->n_stats; s++)
+            put_stat (event_bytes, 4, plane, &g_array_index (plane->stats, Stat, ev->first_stat + s), scratch);
+          put_message (line_bytes, 4, event_bytes);
+        }
+      put_message (p, 3, line_bytes);
+    }
+  for (guint i = 0; i < plane->event_names->len; i++)
+    {
+      put_varint (value, 1, i + 1);
+      put_string (value, 2, plane->event_names->pdata[i]);
+      put_varint (entry, 1, i + 1);
+      put_message (entry, 2, value);
+      put_message (p, 4, entry);
+    }
+  for (guint i = 0; i < plane->stat_names->len; i++)
+    {
+      put_varint (value, 1, i + 1);
+      put_string (value, 2, plane->stat_names->pdata[i]);
+      put_varint (entry, 1, i + 1);
+      put_message (entry, 2, value);
+      put_message (p, 5, entry);
+    }
+  for (guint i = 0; i < plane->plane_stats->len; i++)
+    put_stat (p, 6, plane, &g_array_index (plane->plane_stats, Stat, i), scratch);
+  put_message (space, 1, p);
+}
+
+static int
+compare_planes (gconstpointer a,
+                gconstpointer b)
+{
+  const Plane *x = *(Plane * const *) a, *y = *(Plane * const *) b;
+
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+GBytes *
+planar_cupti_merge_finish (PlanarCuptiMerge      *self,
+                           PlanarCuptiMergeStats *stats)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GPtrArray) devices = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+  Plane *env;
+  gint64 origin;
+
+  g_hash_table_iter_init (&iter, self->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (devices, value);
+  if (self->start_ns == G_MAXINT64)
+    self->start_ns = self->stop_ns = g_get_real_time () * 1000;
+  origin = self->start_ns;
+  /* The plane stat XLA adds: the profiled process, when there was one. */
+  if (g_hash_table_size (self->pids) == 1)
+    {
+      GList *pids = g_hash_table_get_keys (self->pids);
+
+      add_stat (self->host, self->host->plane_stats, NULL, "process_id", STAT_INT, GPOINTER_TO_UINT (pids->data));
+      g_list_free (pids);
+    }
+  put_plane (space, self->host, origin, FALSE);
+  g_ptr_array_sort (devices, compare_planes);
+  for (guint i = 0; i < devices->len; i++)
+    put_plane (space, devices->pdata[i], origin, TRUE);
+
+  env = plane_new (TASK_ENV_PLANE_ID, "Task Environment");
+  add_stat (env, env->plane_stats, NULL, "profile_start_time", STAT_UINT, (guint64) self->start_ns);
+  add_stat (env, env->plane_stats, NULL, "profile_stop_time", STAT_UINT, (guint64) MAX (self->stop_ns, self->start_ns));
+  put_plane (space, env, origin, FALSE);
+  plane_free (env);
+
+  for (guint i = 0; i < self->errors->len; i++)
+    put_string (space, 2, self->errors->pdata[i]);
+  for (guint i = 0; i < self->warnings->len; i++)
+    put_string (space, 3, self->warnings->pdata[i]);
+  put_string (space, 4, self->hostname);
+
+  self->stats.n_devices = devices->len;
+  if (stats != NULL)
+    *stats = self->stats;
+  return g_byte_array_free_to_bytes (g_steal_pointer (&space));
+}
+
+/* A host name that is a safe file name. */
+static char *
+host_file_name (void)
+{
+  char *name = g_strdup (g_get_host_name ());
+
+  g_strdelimit (name, "/\\:", '_');
+  if (name[0] == '\0' || name[0] == '.')
+    {
+      g_free (name);
+      name = g_strdup ("localhost");
+    }
+  return name;
+}
+
+char *
+planar_cupti_merge_write_session (const char             *part_dir,
+                                  const char             *logdir,
+                                  PlanarCuptiMergeStats  *stats,
+                                  GError                **error)
+{
+  g_autofree char *host = host_file_name ();
+  PlanarCuptiMerge *merge = planar_cupti_merge_new (g_get_host_name ());
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *folder = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *name = NULL;
+  char *path = NULL;
+  gsize len;
+  const guint8 *data;
+
+  if (!planar_cupti_merge_add_dir (merge, part_dir, error))
+    {
+      planar_cupti_merge_free (merge);
+      return NULL;
+    }
+  bytes = planar_cupti_merge_finish (merge, stats);
+  planar_cupti_merge_free (merge);
+  root = g_build_filename (logdir, "plugins", "profile", NULL);
+  folder = planar_capture_make_session_folder (root, &session_id, error);
+  if (folder == NULL)
+    return NULL;
+  name = g_strconcat (host, ".xplane.pb", NULL);
+  data = g_bytes_get_data (bytes, &len);
+  if (!planar_capture_write_new_file (folder, name, data, len, &path, error))
+    {
+      g_rmdir (folder);
+      return NULL;
+    }
+  return path;
+}
