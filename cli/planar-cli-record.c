@@ -74,10 +74,16 @@ merge_parts (const char *part_dir,
       return FALSE;
     }
   print_summary (&stats);
-  if (stats.n_errors > 0)
-    g_printerr ("planar-cli: the recording has errors (see 'planar-cli health %s')\n", path);
   printf ("%s\n", path);
   fflush (stdout);
+  if (stats.n_errors > 0 && stats.n_api_calls + stats.n_kernels + stats.n_copies + stats.n_memsets == 0)
+    {
+      /* Kept, for its errors, but a failure. */
+      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "nothing was recorded: %s", stats.first_error);
+      return FALSE;
+    }
+  if (stats.n_errors > 0)
+    g_printerr ("planar-cli: the recording has errors (see 'planar-cli health %s')\n", path);
   return TRUE;
 }
 

@@ -852,8 +852,8 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
         case PLANAR_CUPTI_REC_MESSAGE:
           g_ptr_array_add (r.message.level == PLANAR_CUPTI_MESSAGE_ERROR ? self->errors : self->warnings,
                            g_strdup_printf ("Process %u: %s", h.pid, r.strings[0]));
-          if (r.message.level == PLANAR_CUPTI_MESSAGE_ERROR)
-            self->stats.n_errors++;
+          if (r.message.level == PLANAR_CUPTI_MESSAGE_ERROR && self->stats.n_errors++ == 0)
+            g_strlcpy (self->stats.first_error, r.strings[0], sizeof self->stats.first_error);
           break;
         default: break;
         }
@@ -920,7 +920,8 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
       else
         {
           g_ptr_array_add (self->errors, g_strdup (local->message));
-          self->stats.n_errors++;
+          if (self->stats.n_errors++ == 0)
+            g_strlcpy (self->stats.first_error, local->message, sizeof self->stats.first_error);
         }
     }
   if (unfinished > 0)

@@ -22,6 +22,8 @@ typedef struct
   /* Over the caps, dropped by CUPTI, or outside the traced time. */
   guint64 n_dropped;
   guint   n_errors;
+  /* The first of them. */
+  char    first_error[512];
 } PlanarCuptiMergeStats;
 
 PlanarCuptiMerge *planar_cupti_merge_new       (const char *hostname);
