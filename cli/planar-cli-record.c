@@ -31,19 +31,6 @@
  * driver and a GPU, so that a stand-in libcupti can be recorded. */
 #define SKIP_GPU_CHECK_ENV "PLANAR_RECORD_SKIP_GPU_CHECK"
 
-static volatile sig_atomic_t child_pid;
-
-/* Signals someone sent us go on to the command. Those the terminal sent
- * (Ctrl+C) reached the command already: it is in our process group. */
-static void
-forward_signal (int        sig,
-                siginfo_t *info,
-                void      *context)
-{
-  if (child_pid > 0 && (info == NULL || info->si_code <= 0))
-    kill (child_pid, sig);
-}
-
 static void
 print_summary (const PlanarCuptiMergeStats *stats)
 {
@@ -88,6 +75,19 @@ merge_parts (const char *part_dir,
 }
 
 #ifdef PLANAR_HAVE_CUPTI
+
+static volatile sig_atomic_t child_pid;
+
+/* Signals someone sent us go on to the command. Those the terminal sent
+ * (Ctrl+C) reached the command already: it is in our process group. */
+static void
+forward_signal (int        sig,
+                siginfo_t *info,
+                void      *context)
+{
+  if (child_pid > 0 && (info == NULL || info->si_code <= 0))
+    kill (child_pid, sig);
+}
 
 /* One line on why this machine cannot record, or NULL. */
 static char *

@@ -1389,6 +1389,80 @@ test_record (void)
   destroy_all_windows ();
 }
 
+static gboolean
+window_shows_cupti_recording (gpointer data)
+{
+  PlanarProfile *profile;
+
+  if (!window_loaded (data))
+    return FALSE;
+  profile = planar_window_get_profile (data);
+  return planar_profile_get_n_traces (profile) > 0
+         && strstr (planar_trace_get_path (planar_profile_get_trace (profile, 0)), "cupti-recorded") != NULL;
+}
+
+/* The same with the real recorder: planar-cli record, libplanar-cupti.so
+ * and a stand-in libcupti inside a stand-in CUDA program (test-cupti.c
+ * tests those alone). The session opens with its GPU and host lines; a
+ * screenshot is kept in meson-logs/app-e2e. */
+static void
+test_record_cupti (void)
+{
+  g_autofree char *record_logdir = g_build_filename (tmp_dir, "cupti-recorded", NULL);
+  g_autofree char *command = NULL;
+  g_autofree char *shot = NULL;
+  PlanarWindow *window;
+  PlanarRecordDialog *dialog;
+  PlanarTrace *trace;
+
+  if (g_getenv ("PLANAR_FAKE_CUPTI") == NULL)
+    {
+      g_test_skip ("built without the CUDA headers: no recording library");
+      return;
+    }
+  window = open_path (logdir);
+  wait_loaded (window);
+  g_setenv ("PLANAR_CLI", g_getenv ("PLANAR_CLI_BUILT"), TRUE);
+  g_setenv ("PLANAR_CUPTI_LIBRARY", g_getenv ("PLANAR_FAKE_CUPTI"), TRUE);
+  g_setenv ("PLANAR_RECORD_SKIP_GPU_CHECK", "1", TRUE);
+  activate (window, "record", NULL);
+  dialog = find_record_dialog ();
+  g_assert_nonnull (dialog);
+  command = g_strdup_printf ("'%s' --kernels 40 --threads 1 --devices 2", g_getenv ("PLANAR_FAKE_CUDA_APP"));
+  g_object_set (planar_record_dialog_get_options (dialog), "command", command, "logdir", record_logdir, "nvtx", TRUE,
+                NULL);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
+  wait_for (window_shows_cupti_recording, window, 30, "the recorded session to open");
+  g_unsetenv ("PLANAR_CLI");
+  g_unsetenv ("PLANAR_CUPTI_LIBRARY");
+  g_unsetenv ("PLANAR_RECORD_SKIP_GPU_CHECK");
+
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+  g_assert_nonnull (planar_trace_find_plane (trace, "/host:CPU"));
+  g_assert_nonnull (planar_trace_find_plane (trace, "/device:GPU:0"));
+  g_assert_nonnull (planar_trace_find_plane (trace, "/device:GPU:1"));
+  g_assert_cmpuint (planar_flow_index_get_n_complete (planar_trace_get_flows (trace), PLANAR_FLOW_CATEGORY_ALL), >=,
+                    2 * 2 * (40 + 3));
+  if (g_getenv ("PLANAR_E2E_OUTPUT") != NULL)
+    {
+      g_mkdir_with_parents (g_getenv ("PLANAR_E2E_OUTPUT"), 0755);
+      shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"), "record-cupti.png", NULL);
+      g_unlink (shot);
+      /* Once the window has drawn a frame and its page transition is
+       * over (a second, then up to 5 s more). */
+      for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
+        {
+          gint64 until = g_get_monotonic_time () + (i == 0 ? G_USEC_PER_SEC : 50000);
+
+          while (g_get_monotonic_time () < until)
+            g_main_context_iteration (NULL, FALSE);
+          g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
+        }
+      g_assert_true (g_file_test (shot, G_FILE_TEST_IS_REGULAR));
+    }
+  destroy_all_windows ();
+}
+
 static void
 export_finished (GObject      *source,
                  GAsyncResult *result,
@@ -1544,6 +1618,8 @@ main (int   argc,
    * gtk_test_accessible_has_property(), and like "none" needs no
    * accessibility bus. */
   g_setenv ("GTK_A11Y", "test", TRUE);
+  /* app.debug-screenshot, for the screenshots kept for a person. */
+  g_setenv ("PLANAR_DEBUG_ACTIONS", "1", TRUE);
   g_set_print_handler (print_without_accessibility_chatter);
 
   gtk_disable_setlocale ();
@@ -1573,6 +1649,7 @@ main (int   argc,
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
+  g_test_add_func ("/app/record-cupti", test_record_cupti);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();
