@@ -226,7 +226,7 @@ const PlanarCounterSet *
 planar_trace_get_counters (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
-  return self->counters;
+  return g_atomic_pointer_get (&self->counters);
 }
 
 guint

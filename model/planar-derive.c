@@ -1469,20 +1469,30 @@ plane_start_ns (const PlanarPlane *plane,
   return start;
 }
 
-/* Moves plane @ctx's new metadata into the plane. Readers do not look at
- * the metadata array while the trace decodes, so it may move. */
+/* Moves plane @ctx's new metadata into the plane. The file's tracks are
+ * published already, and their readers may hold the metadata array: it is
+ * copied into a bigger one, published in one store, and the old one kept
+ * until the trace goes. */
 static void
 install_metadata (PlaneContext *ctx)
 {
+  PlanarTrace *self = ctx->self;
   PlanarPlane *plane = ctx->plane;
   guint n = ctx->metadata->len;
+  PlanarEventMetadata *grown;
 
   if (n == 0)
     return;
-  plane->metadata = g_renew (PlanarEventMetadata, plane->metadata, plane->n_metadata + n);
-  memcpy (plane->metadata + plane->n_metadata, ctx->metadata->data,
-          n * sizeof (PlanarEventMetadata));
-  plane->n_metadata += n;
+  grown = g_new (PlanarEventMetadata, plane->n_metadata + n);
+  memcpy (grown, plane->metadata, plane->n_metadata * sizeof (PlanarEventMetadata));
+  memcpy (grown + plane->n_metadata, ctx->metadata->data, n * sizeof (PlanarEventMetadata));
+  g_mutex_lock (&self->strings_lock);
+  if (self->retired_metadata == NULL)
+    self->retired_metadata = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->retired_metadata, plane->metadata);
+  g_mutex_unlock (&self->strings_lock);
+  g_atomic_pointer_set (&plane->metadata, grown);
+  __atomic_store_n (&plane->n_metadata, plane->n_metadata + n, __ATOMIC_RELEASE);
   g_array_set_size (ctx->metadata, 0);
 }
 
@@ -2407,8 +2417,8 @@ scan_flows_only (DeriveContext  *dc,
 /* ------------------------------------------------------------------------ */
 /* XProf's internal events (§2.5) */
 
-static void
-flag_internal_events (PlanarTrace *self)
+void
+_planar_trace_flag_internal_events (PlanarTrace *self)
 {
   /* XLA's IsInternalEvent(): memory bookkeeping and the tf.data
    * producer/consumer markers, which the trace viewer hides. */
@@ -2620,7 +2630,9 @@ run_job (JobQueue *q,
       ok = gpu_pass_finish (&dc, job->gpu, q->host_start_ns, q->has_host, &job->error);
       break;
     case JOB_FLOW_INDEX:
-      self->flows = _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id);
+      /* Readers may be drawing the file's tracks: one store publishes it. */
+      g_atomic_pointer_set (&self->flows,
+                            _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
       ok = TRUE;
       break;
     default:
@@ -2729,8 +2741,6 @@ _planar_trace_derive (PlanarTrace   *self,
   guint n_gpus;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
-
-  flag_internal_events (self);
 
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
@@ -2855,7 +2865,7 @@ _planar_trace_derive (PlanarTrace   *self,
   if (!run_jobs (&queue, finishes, error))
     goto out;
 
-  self->counters = _planar_counter_set_build (self, cancellable, error);
+  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
   ok = self->counters != NULL;
 
 out:

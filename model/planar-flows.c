@@ -934,7 +934,7 @@ const PlanarFlowIndex *
 planar_trace_get_flows (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
-  return self->flows;
+  return g_atomic_pointer_get (&self->flows);
 }
 
 /* How far the trace's events moved since the index was built. */

@@ -1261,9 +1261,6 @@ build_track (DecodeContext *ctx,
   if (n_agg > 0)
     track->aggregated = g_renew (PlanarEvent, track->aggregated, n_agg);
 
-  /* Published once derivation is over (planar_trace_decode()): deriving
-   * extends the plane's metadata array, which readers of a published
-   * track would be reading. */
   return finish_track (ctx, track, sorted);
 }
 
@@ -1322,6 +1319,9 @@ track_worker (gpointer data)
         break;
       if (!build_track (ctx, &ctx->track_jobs[i]))
         break;
+      /* Drawable from now on: its times are final and nothing changes it
+       * (deriving adds tracks and metadata beside it). */
+      g_atomic_int_set (&ctx->self->track_ready[ctx->track_jobs[i].plane][ctx->track_jobs[i].track], 1);
     }
   return NULL;
 }
@@ -1567,6 +1567,7 @@ _planar_trace_decode (PlanarTrace   *self,
   if (ctx.error == NULL)
     {
       g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
+      _planar_trace_flag_internal_events (self);
       plan_tracks (&ctx, track_jobs);
       ctx.track_jobs = (TrackJob *) (gpointer) track_jobs->data;
       ctx.n_track_jobs = track_jobs->len;

@@ -133,6 +133,11 @@ struct _PlanarTrace
   struct _PlanarFlowIndex  *flows;
   struct _PlanarCounterSet *counters;
 
+  /* Metadata arrays replaced by bigger ones while readers may hold them
+   * (planar-derive.c adds derived metadata to planes whose file tracks are
+   * already published); freed with the trace. */
+  GPtrArray                *retired_metadata;
+
   /* planar-import.c: what an import of Chrome JSON found (NULL for an
    * xplane). */
   struct _PlanarImportReport *import_report;
@@ -164,6 +169,9 @@ gboolean _planar_trace_decode      (PlanarTrace   *self,
                                     gboolean       derive,
                                     GCancellable  *cancellable,
                                     GError       **error);
+/* Marks the metadata of XProf's internal events (PlanarEventMetadata.internal);
+ * done before any track is published (planar-derive.c). */
+void     _planar_trace_flag_internal_events (PlanarTrace *self);
 /* Adds the derived lines, counter series and flow index once every file
  * track is built (planar-derive.c). */
 gboolean _planar_trace_derive      (PlanarTrace   *self,

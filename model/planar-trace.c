@@ -63,6 +63,7 @@ planar_trace_finalize (GObject *object)
 
   _planar_trace_free_planes (self);
   _planar_trace_clear_derived (self);
+  g_clear_pointer (&self->retired_metadata, g_ptr_array_unref);
   g_clear_pointer (&self->strings, planar_string_table_free);
   g_clear_pointer (&self->mapped, g_mapped_file_unref);
   g_clear_pointer (&self->hostnames, g_strfreev);
