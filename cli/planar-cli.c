@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cli.h"
+#include "planar-cache.h"
 
 #include <gio/gunixoutputstream.h>
 #include <locale.h>
@@ -226,7 +227,13 @@ main (int    argc,
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        int status = commands[i].run (argc - 1, argv + 1);
+
+        /* The cached indexes of what was loaded, before the process goes. */
+        planar_cache_wait ();
+        return status;
+      }
 
   return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown command '%s' (see 'planar-cli --help')", argv[1]);
 }

@@ -2946,6 +2946,75 @@ planar_trace_get_n_dropped_derived_lines (PlanarTrace *self)
   return (guint) g_atomic_int_get (&self->n_dropped_derived_lines);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The cached index (planar-cache.c) */
+
+void
+_planar_trace_serialize_derived_sources (PlanarTrace *self,
+                                         guint        p,
+                                         GByteArray  *out)
+{
+  GArray *sources = self->derived_sources != NULL && p < self->derived_sources->len
+    ? g_ptr_array_index (self->derived_sources, p) : NULL;
+
+  if (sources != NULL)
+    g_byte_array_append (out, (const guint8 *) sources->data, sources->len * (guint) sizeof (DerivedSource));
+}
+
+gboolean
+_planar_trace_restore_derived_sources (PlanarTrace   *self,
+                                       guint          p,
+                                       const guint8  *data,
+                                       gsize          len,
+                                       GError       **error)
+{
+  gsize n = len / sizeof (DerivedSource);
+  GArray *sources;
+  const PlanarPlane *plane = &self->planes[p];
+
+  if (len % sizeof (DerivedSource) != 0 || n > SOURCE_INDEX_MASK)
+    goto bad;
+  sources = g_array_sized_new (FALSE, FALSE, sizeof (DerivedSource), (guint) n);
+  g_array_append_vals (sources, data, (guint) n);
+  for (gsize i = 0; i < n; i++)
+    {
+      const PlanarEventRef *ref = &g_array_index (sources, DerivedSource, i).ref;
+
+      if (ref->plane >= self->n_planes || ref->track >= self->planes[ref->plane].n_tracks
+          || ref->index >= self->planes[ref->plane].tracks[ref->track].n_events)
+        {
+          g_array_unref (sources);
+          goto bad;
+        }
+    }
+  /* Every derived event of the plane names an entry. */
+  for (guint t = 0; t < plane->n_tracks; t++)
+    for (gsize i = 0; i < plane->tracks[t].n_events; i++)
+      {
+        const PlanarEvent *ev = &plane->tracks[t].events[i];
+
+        if ((ev->flags & PLANAR_EVENT_DERIVED)
+            && ((ev->source >> SOURCE_PLANE_SHIFT) != p || (ev->source & SOURCE_INDEX_MASK) >= n))
+          {
+            g_array_unref (sources);
+            goto bad;
+          }
+      }
+  if (self->derived_sources == NULL)
+    {
+      self->derived_sources = g_ptr_array_new_full (self->n_planes, free_sources);
+      g_ptr_array_set_size (self->derived_sources, self->n_planes);
+    }
+  if (g_ptr_array_index (self->derived_sources, p) != NULL)
+    g_array_unref (g_ptr_array_index (self->derived_sources, p));
+  g_ptr_array_index (self->derived_sources, p) = n > 0 ? sources : (g_array_unref (sources), NULL);
+  return TRUE;
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "inconsistent derived events in plane %u", p);
+  return FALSE;
+}
+
 void
 _planar_trace_clear_derived (PlanarTrace *self)
 {

@@ -762,13 +762,15 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   }
 }
 
+static void index_finish (PlanarFlowIndex *self,
+                          PlanarTrace     *trace);
+
 PlanarFlowIndex *
 _planar_flow_builder_finish (PlanarFlowBuilder *builder,
                              PlanarTrace       *trace,
                              guint64            host_id)
 {
   PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
-  gsize n_by_category[PLANAR_FLOW_N_CATEGORIES] = { 0 };
   g_autofree guint32 *first_flow_of_host = NULL;
   g_autofree guint32 *new_index = NULL;
   g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -856,6 +858,17 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
     self->by_from[i] = new_index[self->by_from[i]];
   for (gsize i = 0; i < self->n_by_to; i++)
     self->by_to[i] = new_index[self->by_to[i]];
+  index_finish (self, trace);
+  return self;
+}
+
+/* Counts, the anchor and the time indices of an index whose flows,
+ * times and end orders are in place. */
+static void
+index_finish (PlanarFlowIndex *self,
+              PlanarTrace     *trace)
+{
+  gsize n_by_category[PLANAR_FLOW_N_CATEGORIES] = { 0 };
 
   for (gsize i = 0; i < self->n_flows; i++)
     {
@@ -904,7 +917,94 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
       self->by_category[c] = g_new0 (TimeIndex, 1);
       time_index_build (self->by_category[c], self, order, n);
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The cached index (planar-cache.c) */
+
+/* n_flows, n_by_from, n_by_to, then the arrays as they are in memory. */
+void
+_planar_flow_index_serialize (const PlanarFlowIndex *self,
+                              GByteArray            *out)
+{
+  guint64 counts[3] = { self->n_flows, self->n_by_from, self->n_by_to };
+
+  g_byte_array_append (out, (const guint8 *) counts, sizeof counts);
+  g_byte_array_append (out, (const guint8 *) self->flows, (guint) (self->n_flows * sizeof (Flow)));
+  g_byte_array_append (out, (const guint8 *) self->from_ps, (guint) (self->n_flows * sizeof (gint64)));
+  g_byte_array_append (out, (const guint8 *) self->to_ps, (guint) (self->n_flows * sizeof (gint64)));
+  g_byte_array_append (out, (const guint8 *) self->by_from, (guint) (self->n_by_from * sizeof (guint32)));
+  g_byte_array_append (out, (const guint8 *) self->by_to, (guint) (self->n_by_to * sizeof (guint32)));
+}
+
+static gboolean
+ref_valid (PlanarTrace          *trace,
+           const PlanarEventRef *ref)
+{
+  if (planar_event_ref_is_none (ref))
+    return TRUE;
+  return ref->plane < trace->n_planes && ref->track < trace->planes[ref->plane].n_tracks
+         && ref->index < trace->planes[ref->plane].tracks[ref->track].n_events;
+}
+
+PlanarFlowIndex *
+_planar_flow_index_deserialize (PlanarTrace   *trace,
+                                const guint8  *data,
+                                gsize          len,
+                                GError       **error)
+{
+  PlanarFlowIndex *self;
+  guint64 counts[3];
+  gsize need;
+
+  if (len < sizeof counts)
+    goto bad;
+  memcpy (counts, data, sizeof counts);
+  if (counts[0] > G_MAXUINT32 || counts[1] > counts[0] || counts[2] > counts[0])
+    goto bad;
+  need = sizeof counts + counts[0] * (sizeof (Flow) + 2 * sizeof (gint64)) + (counts[1] + counts[2]) * sizeof (guint32);
+  if (len != need)
+    goto bad;
+  self = g_new0 (PlanarFlowIndex, 1);
+  self->n_flows = counts[0];
+  self->n_by_from = counts[1];
+  self->n_by_to = counts[2];
+  data += sizeof counts;
+  self->flows = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (Flow));
+  data += self->n_flows * sizeof (Flow);
+  self->from_ps = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (gint64));
+  data += self->n_flows * sizeof (gint64);
+  self->to_ps = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (gint64));
+  data += self->n_flows * sizeof (gint64);
+  self->by_from = g_memdup2 (data, MAX (self->n_by_from, 1) * sizeof (guint32));
+  data += self->n_by_from * sizeof (guint32);
+  self->by_to = g_memdup2 (data, MAX (self->n_by_to, 1) * sizeof (guint32));
+
+  /* Every reference in the trace, every order entry a flow, and the
+   * flows sorted as the time index needs them. */
+  for (gsize i = 0; i < self->n_flows; i++)
+    {
+      const Flow *f = &self->flows[i];
+
+      if (f->category >= PLANAR_FLOW_N_CATEGORIES || !ref_valid (trace, &f->from) || !ref_valid (trace, &f->to)
+          || (planar_event_ref_is_none (&f->from) && planar_event_ref_is_none (&f->to))
+          || (i > 0 && time_key (span_lo (self, i - 1)) > time_key (span_lo (self, i))))
+        goto bad_index;
+    }
+  for (gsize i = 0; i < self->n_by_from; i++)
+    if (self->by_from[i] >= self->n_flows)
+      goto bad_index;
+  for (gsize i = 0; i < self->n_by_to; i++)
+    if (self->by_to[i] >= self->n_flows)
+      goto bad_index;
+  index_finish (self, trace);
   return self;
+
+bad_index:
+  _planar_flow_index_free (self);
+bad:
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "inconsistent flow index");
+  return NULL;
 }
 
 void

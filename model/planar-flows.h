@@ -137,6 +137,15 @@ PlanarFlowIndex       *_planar_flow_builder_finish           (PlanarFlowBuilder 
                                                               PlanarTrace           *trace,
                                                               guint64                host_id);
 void                   _planar_flow_index_free               (PlanarFlowIndex       *self);
+/* The index as bytes for the cache, and back: the bytes are checked
+ * against @trace (its tracks in place), NULL with @error when they do not
+ * fit it. */
+void                   _planar_flow_index_serialize          (const PlanarFlowIndex *self,
+                                                              GByteArray            *out);
+PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace           *trace,
+                                                              const guint8          *data,
+                                                              gsize                  len,
+                                                              GError               **error);
 /* A stable 56-bit flow id for the tuple (@host_id, @a, @b). */
 guint64                _planar_flow_make_id                  (guint64                host_id,
                                                               guint64                a,

@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-cache.h"
 #include "planar-trace-private.h"
 
 #include <errno.h>
@@ -1362,77 +1363,87 @@ compare_line_size_desc (gconstpointer a,
 
 /* Groups the decoded lines of every plane into tracks: lines with one id form
  * one track, tracks with one display id share a row. */
+/* Groups plane @p's lines into tracks; @job counts lines over the planes. */
+static void
+plan_plane_tracks (DecodeContext *ctx,
+                   guint          p,
+                   GArray        *track_jobs,
+                   guint         *job)
+{
+  PlanarTrace *self = ctx->self;
+  PlanarPlane *plane = &self->planes[p];
+  g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+  g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+  g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
+  guint reserve;
+
+  /* What derived metadata will follow. */
+  self->planes_priv[p].n_file_metadata = plane->n_metadata;
+  for (guint l = 0; l < plane->n_lines; l++, (*job)++)
+    {
+      PlanarLine *line = &plane->lines[l];
+      gpointer found;
+      TrackJob *tj;
+
+      if (g_hash_table_lookup_extended (by_id, &line->id, NULL, &found))
+        {
+          tj = &g_array_index (track_jobs, TrackJob, GPOINTER_TO_UINT (found));
+          line->track = tj->track;
+        }
+      else
+        {
+          PlanarTrack track = { 0 };
+          TrackJob new_job = { 0 };
+          gpointer row;
+
+          track.id = line->id;
+          track.display_id = line->display_id;
+          track.name = line->name;
+          track.display_name = line->display_name;
+          if (g_hash_table_lookup_extended (rows, &line->display_id, NULL, &row))
+            track.row = GPOINTER_TO_UINT (row);
+          else
+            {
+              track.row = g_hash_table_size (rows);
+              g_hash_table_insert (rows, &line->display_id, GUINT_TO_POINTER (track.row));
+            }
+          new_job.plane = p;
+          new_job.track = plane_tracks->len;
+          line->track = new_job.track;
+          g_array_append_val (plane_tracks, track);
+          g_array_append_val (track_jobs, new_job);
+          g_hash_table_insert (by_id, &line->id, GUINT_TO_POINTER (track_jobs->len - 1));
+          tj = &g_array_index (track_jobs, TrackJob, track_jobs->len - 1);
+        }
+      tj->lines = g_renew (guint, tj->lines, tj->n_lines + 1);
+      tj->lines[tj->n_lines++] = *job;
+      plane->n_events += line->n_events;
+    }
+
+  /* Device planes keep room for the lines the model derives from their
+   * events once every track is built, so that appending them never
+   * moves a track a reader may already hold. */
+  reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:")
+    ? MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2) : 0;
+  self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
+  self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
+  plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
+  plane->n_rows = g_hash_table_size (rows);
+  plane->n_tracks = plane_tracks->len;
+  g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
+  plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
+  /* Published last: a reader that sees it sees the tracks above. */
+  g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
+}
+
 static void
 plan_tracks (DecodeContext *ctx,
              GArray        *track_jobs)
 {
-  PlanarTrace *self = ctx->self;
   guint job = 0;
 
-  for (guint p = 0; p < self->n_planes; p++)
-    {
-      PlanarPlane *plane = &self->planes[p];
-      g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
-      g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
-      g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
-      guint reserve;
-
-      for (guint l = 0; l < plane->n_lines; l++, job++)
-        {
-          PlanarLine *line = &plane->lines[l];
-          gpointer found;
-          TrackJob *tj;
-
-          if (g_hash_table_lookup_extended (by_id, &line->id, NULL, &found))
-            {
-              tj = &g_array_index (track_jobs, TrackJob, GPOINTER_TO_UINT (found));
-              line->track = tj->track;
-            }
-          else
-            {
-              PlanarTrack track = { 0 };
-              TrackJob new_job = { 0 };
-              gpointer row;
-
-              track.id = line->id;
-              track.display_id = line->display_id;
-              track.name = line->name;
-              track.display_name = line->display_name;
-              if (g_hash_table_lookup_extended (rows, &line->display_id, NULL, &row))
-                track.row = GPOINTER_TO_UINT (row);
-              else
-                {
-                  track.row = g_hash_table_size (rows);
-                  g_hash_table_insert (rows, &line->display_id, GUINT_TO_POINTER (track.row));
-                }
-              new_job.plane = p;
-              new_job.track = plane_tracks->len;
-              line->track = new_job.track;
-              g_array_append_val (plane_tracks, track);
-              g_array_append_val (track_jobs, new_job);
-              g_hash_table_insert (by_id, &line->id, GUINT_TO_POINTER (track_jobs->len - 1));
-              tj = &g_array_index (track_jobs, TrackJob, track_jobs->len - 1);
-            }
-          tj->lines = g_renew (guint, tj->lines, tj->n_lines + 1);
-          tj->lines[tj->n_lines++] = job;
-          plane->n_events += line->n_events;
-        }
-
-      /* Device planes keep room for the lines the model derives from their
-       * events once every track is built, so that appending them never
-       * moves a track a reader may already hold. */
-      reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:")
-        ? MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2) : 0;
-      self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
-      self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
-      plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
-      plane->n_rows = g_hash_table_size (rows);
-      plane->n_tracks = plane_tracks->len;
-      g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
-      plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
-      /* Published last: a reader that sees it sees the tracks above. */
-      g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
-    }
+  for (guint p = 0; p < ctx->self->n_planes; p++)
+    plan_plane_tracks (ctx, p, track_jobs, &job);
 }
 
 /* Moves every decoded event by the host's offset in its session, or, for a
@@ -1529,6 +1540,10 @@ _planar_trace_decode (PlanarTrace   *self,
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
 
+  /* A cached index of this very file, when there is a sound one. */
+  if (derive && _planar_cache_try_restore (self, cancellable))
+    return TRUE;
+
   ctx.self = self;
   ctx.cancellable = cancellable;
   /* What the structure scan left of the budget: events take 32 bytes in
@@ -1606,6 +1621,15 @@ _planar_trace_decode (PlanarTrace   *self,
       return FALSE;
     }
 
+  _planar_trace_finish_decode (self);
+  if (derive)
+    _planar_cache_store_later (self);
+  return TRUE;
+}
+
+void
+_planar_trace_finish_decode (PlanarTrace *self)
+{
   /* Totals, once. */
   self->n_events = 0;
   self->n_overlaps = 0;
@@ -1635,7 +1659,49 @@ _planar_trace_decode (PlanarTrace   *self,
 
   __atomic_store_n (&self->line_bytes_done, (gint64) self->line_bytes_total, __ATOMIC_RELEASE);
   g_atomic_int_set (&self->decoded, 1);
+}
 
+void
+_planar_trace_plan_tracks_plane (PlanarTrace *self,
+                                 guint        p)
+{
+  DecodeContext ctx = { 0 };
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (TrackJob));
+  guint job = 0;
+
+  ctx.self = self;
+  g_mutex_init (&ctx.lock);
+  plan_plane_tracks (&ctx, p, track_jobs, &job);
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, TrackJob, i).lines);
+  g_mutex_clear (&ctx.lock);
+}
+
+gboolean
+_planar_trace_index_track (PlanarTrace  *self,
+                           PlanarTrack  *track,
+                           GError      **error)
+{
+  DecodeContext ctx = { 0 };
+  gsize n = track->n_events;
+  gboolean ok;
+
+  ctx.self = self;
+  ctx.budget = G_MAXUINT64;
+  g_mutex_init (&ctx.lock);
+  ok = index_depths (&ctx, track);
+  g_mutex_clear (&ctx.lock);
+  if (!ok)
+    {
+      g_propagate_error (error, ctx.error);
+      return FALSE;
+    }
+  track->start_ps = G_MAXINT64;
+  track->end_ps = G_MININT64;
+  if (n > 0)
+    track->start_ps = track->events[0].start_ps;
+  for (gsize i = 0; i < n; i++)
+    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
   return TRUE;
 }
 

@@ -66,6 +66,8 @@ typedef struct
    * appended there, see PLANAR_DERIVED_TRACKS_MAX). */
   guint               tracks_capacity;
   guint               lines_capacity;
+  /* The plane's own metadata; derived metadata follows it. */
+  guint               n_file_metadata;
 } PlanarPlanePrivate;
 
 /* Derived lines a device plane can receive: XProf derives at most 16
@@ -85,6 +87,9 @@ struct _PlanarTrace
   /* The file's own size: @size is that of the XSpace read, which an import
    * made from the file. */
   guint64             file_size;
+  /* The file's modification time when it was opened (ns since the epoch),
+   * part of its cached index's key. */
+  gint64              source_mtime_ns;
 
   PlanarStringTable  *strings;
   /* Guards @strings while workers intern line names. */
@@ -169,9 +174,30 @@ gboolean _planar_trace_decode      (PlanarTrace   *self,
                                     gboolean       derive,
                                     GCancellable  *cancellable,
                                     GError       **error);
+/* The end of a decode: totals, span, and the trace marked decoded. */
+void     _planar_trace_finish_decode (PlanarTrace *self);
+/* Groups plane @p's lines (their fields set) into tracks as the decoder
+ * does, leaving room for derived ones; no events yet. The trace's
+ * track_ready table must exist. */
+void     _planar_trace_plan_tracks_plane (PlanarTrace *self,
+                                          guint        p);
+/* Builds a track's depth index and span from its sorted, nested events. */
+gboolean _planar_trace_index_track   (PlanarTrace  *self,
+                                      PlanarTrack  *track,
+                                      GError      **error);
 /* Marks the metadata of XProf's internal events (PlanarEventMetadata.internal);
  * done before any track is published (planar-derive.c). */
 void     _planar_trace_flag_internal_events (PlanarTrace *self);
+/* Plane @p's table of derived event sources as bytes for the cache, and
+ * back (checked against the trace's tracks, in place). */
+void     _planar_trace_serialize_derived_sources (PlanarTrace  *self,
+                                                  guint         p,
+                                                  GByteArray   *out);
+gboolean _planar_trace_restore_derived_sources   (PlanarTrace   *self,
+                                                  guint          p,
+                                                  const guint8  *data,
+                                                  gsize          len,
+                                                  GError       **error);
 /* Adds the derived lines, counter series and flow index once every file
  * track is built (planar-derive.c). */
 gboolean _planar_trace_derive      (PlanarTrace   *self,

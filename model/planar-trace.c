@@ -196,6 +196,12 @@ planar_trace_open (const char  *path,
     }
 
   self->file_size = self->size;
+  {
+    GStatBuf st;
+
+    if (g_stat (path, &st) == 0)
+      self->source_mtime_ns = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+  }
   if (planar_import_is_json (self->data, self->size) && !import_json (self, error))
     return NULL;
 

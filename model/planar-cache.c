@@ -1,0 +1,1105 @@
+/* planar-cache.c: the cached index of a profile.
+ *
+ * One file per profile in the cache folder, named for the profile's path:
+ *
+ *   header     magic, version, the size of PlanarEvent, the key (the
+ *              profile's size, modification time and time offset in its
+ *              session) and a SHA-256 of the header and section table
+ *   sections   a table of (kind, plane, track, offset, size, raw size)
+ *   frames     one zstd frame per section, each with its own checksum:
+ *              META (planes, lines, derived metadata, track headers), one
+ *              TRACK per track (events, aggregated events, children
+ *              times), SOURCES per plane with derived events, FLOWS
+ *
+ * Reading checks all of it and every index in it against the trace the
+ * file scan made; anything that does not fit means the file is not used
+ * (and is removed), and the profile is decoded as if there were none.
+ * Writing goes through a hidden temporary file and a rename. Past the
+ * size cap the least recently used files go (a file's modification time
+ * is renewed each time it is used).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include <glib/gstdio.h>
+#include <zstd.h>
+
+#include "planar-counters.h"
+#include "planar-derive.h"
+#include "planar-flows.h"
+#include "planar-string-table.h"
+#include "planar-trace-private.h"
+
+#define MAGIC "PLNRIDX1"
+#define VERSION 1
+#define SUFFIX ".planar-index"
+#define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
+#define ZSTD_LEVEL 1
+
+enum
+{
+  SECTION_META = 1,
+  SECTION_TRACK,
+  SECTION_SOURCES,
+  SECTION_FLOWS,
+};
+
+typedef struct
+{
+  char    magic[8];
+  guint32 version;
+  guint32 header_size;
+  guint32 event_size;
+  guint32 n_sections;
+  guint64 source_size;
+  gint64  source_mtime_ns;
+  gint64  time_offset_ps;
+  guint8  digest[32];
+} Header;
+
+typedef struct
+{
+  guint32 kind;
+  guint32 plane;
+  guint32 track;
+  guint32 reserved;
+  guint64 offset;
+  guint64 size;
+  guint64 raw_size;
+} Section;
+
+typedef struct
+{
+  guint64 index;
+  gint64  children_ps;
+} ChildTime;
+
+static GMutex config_lock;
+static char *config_dir;
+static gint config_enabled = -1;
+static guint64 config_limit = DEFAULT_LIMIT;
+static GPtrArray *writers;
+static gint n_restored;
+
+/* ------------------------------------------------------------------------
+ * Settings
+ * ------------------------------------------------------------------------ */
+
+void
+planar_cache_set_dir (const char *dir)
+{
+  g_mutex_lock (&config_lock);
+  g_free (config_dir);
+  config_dir = g_strdup (dir);
+  g_mutex_unlock (&config_lock);
+}
+
+char *
+planar_cache_get_dir (void)
+{
+  char *dir;
+
+  g_mutex_lock (&config_lock);
+  if (config_dir != NULL)
+    dir = g_strdup (config_dir);
+  else if (g_getenv ("PLANAR_CACHE_DIR") != NULL && g_getenv ("PLANAR_CACHE_DIR")[0] != '\0')
+    dir = g_strdup (g_getenv ("PLANAR_CACHE_DIR"));
+  else
+    dir = g_build_filename (g_get_user_cache_dir (), "planar", NULL);
+  g_mutex_unlock (&config_lock);
+  return dir;
+}
+
+void
+planar_cache_set_enabled (gboolean enabled)
+{
+  g_atomic_int_set (&config_enabled, enabled ? 1 : 0);
+}
+
+gboolean
+planar_cache_get_enabled (void)
+{
+  gint v = g_atomic_int_get (&config_enabled);
+
+  if (v < 0)
+    return g_strcmp0 (g_getenv ("PLANAR_CACHE"), "0") != 0;
+  return v != 0;
+}
+
+void
+planar_cache_set_limit (guint64 bytes)
+{
+  g_mutex_lock (&config_lock);
+  config_limit = bytes;
+  g_mutex_unlock (&config_lock);
+}
+
+guint64
+planar_cache_get_limit (void)
+{
+  guint64 limit;
+
+  g_mutex_lock (&config_lock);
+  limit = config_limit;
+  g_mutex_unlock (&config_lock);
+  return limit;
+}
+
+char *
+planar_cache_get_path (const char *source_path)
+{
+  g_autofree char *absolute = g_canonicalize_filename (source_path, NULL);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, absolute, -1);
+  g_autofree char *dir = planar_cache_get_dir ();
+  g_autofree char *name = NULL;
+
+  digest[32] = '\0';
+  name = g_strconcat (digest, SUFFIX, NULL);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Bytes in and out
+ * ------------------------------------------------------------------------ */
+
+static void
+put (GByteArray *out,
+     const void *data,
+     gsize       len)
+{
+  g_byte_array_append (out, data, (guint) len);
+}
+
+static void
+put_u32 (GByteArray *out,
+         guint32     v)
+{
+  put (out, &v, sizeof v);
+}
+
+static void
+put_u64 (GByteArray *out,
+         guint64     v)
+{
+  put (out, &v, sizeof v);
+}
+
+static void
+put_str (GByteArray *out,
+         const char *s,
+         gsize       len)
+{
+  put_u64 (out, len);
+  if (len > 0)
+    put (out, s, len);
+}
+
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  gboolean      ok;
+  PlanarTrace  *trace;
+} Reader;
+
+static gboolean
+get (Reader *r,
+     void   *out,
+     gsize   len)
+{
+  if (!r->ok || (gsize) (r->end - r->p) < len)
+    {
+      r->ok = FALSE;
+      memset (out, 0, len);
+      return FALSE;
+    }
+  memcpy (out, r->p, len);
+  r->p += len;
+  return TRUE;
+}
+
+static guint32
+get_u32 (Reader *r)
+{
+  guint32 v;
+
+  get (r, &v, sizeof v);
+  return v;
+}
+
+static guint64
+get_u64 (Reader *r)
+{
+  guint64 v;
+
+  get (r, &v, sizeof v);
+  return v;
+}
+
+static gint64
+get_i64 (Reader *r)
+{
+  return (gint64) get_u64 (r);
+}
+
+/* An interned copy of the next string; @len_out its length. */
+static const char *
+get_str (Reader *r,
+         gsize  *len_out)
+{
+  guint64 len = get_u64 (r);
+  const char *s;
+
+  if (!r->ok || len > (guint64) (r->end - r->p))
+    {
+      r->ok = FALSE;
+      return "";
+    }
+  g_mutex_lock (&r->trace->strings_lock);
+  s = planar_string_table_intern_len (r->trace->strings, (const char *) r->p, (gsize) len);
+  g_mutex_unlock (&r->trace->strings_lock);
+  r->p += len;
+  if (len_out != NULL)
+    *len_out = (gsize) len;
+  return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Writing
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  GByteArray *frames;
+  GArray     *sections;
+  ZSTD_CCtx  *cctx;
+} Writer;
+
+static void
+add_section (Writer     *w,
+             guint32     kind,
+             guint32     plane,
+             guint32     track,
+             GByteArray *raw)
+{
+  Section s = { kind, plane, track, 0, w->frames->len, 0, raw->len };
+  gsize bound = ZSTD_compressBound (raw->len);
+  gsize at = w->frames->len;
+  gsize n;
+
+  g_byte_array_set_size (w->frames, (guint) (at + bound));
+  n = ZSTD_compress2 (w->cctx, w->frames->data + at, bound, raw->data, raw->len);
+  g_assert (!ZSTD_isError (n));
+  g_byte_array_set_size (w->frames, (guint) (at + n));
+  s.size = n;
+  g_array_append_val (w->sections, s);
+  g_byte_array_set_size (raw, 0);
+}
+
+static void
+put_stat (GByteArray       *out,
+          const PlanarStat *st)
+{
+  guint64 bits;
+
+  put_str (out, st->name, strlen (st->name));
+  put_u64 (out, (guint64) st->metadata_id);
+  put_u32 (out, st->kind);
+  put_u32 (out, st->from_metadata);
+  memcpy (&bits, &st->v, sizeof bits);
+  put_u64 (out, bits);
+  if (st->kind == PLANAR_STAT_STRING || st->kind == PLANAR_STAT_BYTES || st->kind == PLANAR_STAT_REF)
+    put_str (out, st->str.data, st->str.data != NULL ? st->str.len : 0);
+  else
+    put_str (out, NULL, 0);
+}
+
+static void
+serialize_meta (PlanarTrace *self,
+                GByteArray  *meta)
+{
+  put_str (meta, self->path, strlen (self->path));
+  put_u32 (meta, self->n_planes);
+  put_u32 (meta, self->aligned_at_earliest_event);
+  put_u32 (meta, (guint32) g_atomic_int_get (&self->n_dropped_derived_lines));
+  put_u32 (meta, self->flows != NULL);
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      const PlanarPlane *plane = &self->planes[p];
+      guint n_file_metadata = self->planes_priv[p].n_file_metadata;
+
+      put_u32 (meta, plane->n_lines);
+      put_u32 (meta, plane->n_tracks);
+      put_u32 (meta, plane->n_metadata);
+      put_u32 (meta, n_file_metadata);
+      put_u32 (meta, plane->n_rows);
+      for (guint l = 0; l < plane->n_lines; l++)
+        {
+          const PlanarLine *line = &plane->lines[l];
+
+          put_u64 (meta, (guint64) line->id);
+          put_u64 (meta, (guint64) line->display_id);
+          put_str (meta, line->name, strlen (line->name));
+          put_str (meta, line->display_name, strlen (line->display_name));
+          put_u64 (meta, (guint64) line->timestamp_ns);
+          put_u64 (meta, (guint64) line->duration_ps);
+          put_u64 (meta, line->n_events);
+          put_u32 (meta, line->track);
+          put_u32 (meta, line->derived);
+        }
+      for (guint m = n_file_metadata; m < plane->n_metadata; m++)
+        {
+          const PlanarEventMetadata *md = &plane->metadata[m];
+
+          put_u64 (meta, (guint64) md->id);
+          put_str (meta, md->name, strlen (md->name));
+          put_str (meta, md->display_name, strlen (md->display_name));
+          put_u32 (meta, md->internal);
+          put_u32 (meta, md->n_stats);
+          for (guint s = 0; s < md->n_stats; s++)
+            put_stat (meta, &md->stats[s]);
+        }
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+
+          put_u64 (meta, (guint64) track->id);
+          put_u64 (meta, (guint64) track->display_id);
+          put_str (meta, track->name, strlen (track->name));
+          put_str (meta, track->display_name, strlen (track->display_name));
+          put_u32 (meta, track->row);
+          put_u32 (meta, track->derived);
+          put_u32 (meta, track->source_track);
+          put_u32 (meta, track->max_depth);
+          put_u64 (meta, track->n_events);
+          put_u64 (meta, track->n_aggregated);
+          put_u64 (meta, track->n_overlaps);
+          put_u64 (meta, track->n_children);
+        }
+    }
+}
+
+GBytes *
+_planar_cache_serialize (PlanarTrace *self)
+{
+  g_autoptr(GByteArray) raw = g_byte_array_new ();
+  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  Writer w;
+  Header h = { 0 };
+  gsize digest_len = sizeof h.digest;
+
+  g_return_val_if_fail (g_atomic_int_get (&self->decoded), NULL);
+
+  w.frames = g_byte_array_new ();
+  w.sections = g_array_new (FALSE, FALSE, sizeof (Section));
+  w.cctx = ZSTD_createCCtx ();
+  ZSTD_CCtx_setParameter (w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+  ZSTD_CCtx_setParameter (w.cctx, ZSTD_c_checksumFlag, 1);
+
+  serialize_meta (self, raw);
+  add_section (&w, SECTION_META, 0, 0, raw);
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      const PlanarPlane *plane = &self->planes[p];
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+
+          put (raw, track->events, track->n_events * sizeof (PlanarEvent));
+          put (raw, track->aggregated, track->n_aggregated * sizeof (PlanarEvent));
+          put (raw, track->children, track->n_children * sizeof (ChildTime));
+          add_section (&w, SECTION_TRACK, p, t, raw);
+        }
+      _planar_trace_serialize_derived_sources (self, p, raw);
+      if (raw->len > 0)
+        add_section (&w, SECTION_SOURCES, p, 0, raw);
+    }
+  if (self->flows != NULL)
+    {
+      _planar_flow_index_serialize (self->flows, raw);
+      add_section (&w, SECTION_FLOWS, 0, 0, raw);
+    }
+  ZSTD_freeCCtx (w.cctx);
+
+  memcpy (h.magic, MAGIC, sizeof h.magic);
+  h.version = VERSION;
+  h.header_size = sizeof h;
+  h.event_size = sizeof (PlanarEvent);
+  h.n_sections = w.sections->len;
+  h.source_size = self->file_size;
+  h.source_mtime_ns = self->source_mtime_ns;
+  h.time_offset_ps = self->time_offset_ps;
+  /* Frame offsets count from the end of the section table. */
+  g_checksum_update (checksum, (const guint8 *) &h, sizeof h);
+  g_checksum_update (checksum, (const guint8 *) w.sections->data, w.sections->len * sizeof (Section));
+  g_checksum_get_digest (checksum, h.digest, &digest_len);
+
+  put (out, &h, sizeof h);
+  put (out, w.sections->data, w.sections->len * sizeof (Section));
+  put (out, w.frames->data, w.frames->len);
+  g_array_unref (w.sections);
+  g_byte_array_unref (w.frames);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+}
+
+typedef struct
+{
+  char   *path;
+  guint64 size;
+  gint64  mtime;
+} CacheFile;
+
+static int
+compare_by_age (gconstpointer a,
+                gconstpointer b)
+{
+  const CacheFile *x = a, *y = b;
+
+  return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Removes the least recently used files until the folder fits the cap. */
+static void
+evict (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GArray) files = g_array_new (FALSE, FALSE, sizeof (CacheFile));
+  guint64 total = 0, limit = planar_cache_get_limit ();
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      CacheFile f;
+      GStatBuf st;
+
+      if (!g_str_has_suffix (name, SUFFIX))
+        continue;
+      f.path = g_build_filename (dir, name, NULL);
+      if (g_stat (f.path, &st) != 0)
+        {
+          g_free (f.path);
+          continue;
+        }
+      f.size = (guint64) st.st_size;
+      f.mtime = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+      total += f.size;
+      g_array_append_val (files, f);
+    }
+  g_array_sort (files, compare_by_age);
+  for (guint i = 0; i < files->len; i++)
+    {
+      CacheFile *f = &g_array_index (files, CacheFile, i);
+
+      if (total > limit && g_unlink (f->path) == 0)
+        total -= f->size;
+      g_free (f->path);
+    }
+}
+
+static gboolean
+store (PlanarTrace  *self,
+       GError      **error)
+{
+  g_autofree char *path = planar_cache_get_path (self->path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *tmp = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  gsize len;
+  const guint8 *data;
+  int fd;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot make %s: %s", dir, g_strerror (errno));
+      return FALSE;
+    }
+  bytes = _planar_cache_serialize (self);
+  data = g_bytes_get_data (bytes, &len);
+  /* Nothing is worth keeping that would not fit at all. */
+  if (len > planar_cache_get_limit ())
+    return TRUE;
+  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, strrchr (path, '/') + 1);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot write in %s: %s", dir,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+
+          close (fd);
+          g_unlink (tmp);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "Cannot write %s: %s", tmp,
+                       g_strerror (saved));
+          return FALSE;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  if (close (fd) != 0 || g_rename (tmp, path) != 0)
+    {
+      int saved = errno;
+
+      g_unlink (tmp);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "Cannot write %s: %s", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  evict (dir);
+  return TRUE;
+}
+
+static gpointer
+store_thread (gpointer data)
+{
+  PlanarTrace *self = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!store (self, &error))
+    g_debug ("Not caching %s: %s", self->file_name, error->message);
+  g_object_unref (self);
+  return NULL;
+}
+
+void
+_planar_cache_store_later (PlanarTrace *self)
+{
+  /* An import's index is of a file of its own making, gone with it. */
+  if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
+    return;
+  g_mutex_lock (&config_lock);
+  if (writers == NULL)
+    writers = g_ptr_array_new ();
+  g_ptr_array_add (writers, g_thread_new ("planar-cache", store_thread, g_object_ref (self)));
+  g_mutex_unlock (&config_lock);
+}
+
+void
+planar_cache_wait (void)
+{
+  for (;;)
+    {
+      GThread *thread = NULL;
+
+      g_mutex_lock (&config_lock);
+      if (writers != NULL && writers->len > 0)
+        thread = g_ptr_array_steal_index (writers, writers->len - 1);
+      g_mutex_unlock (&config_lock);
+      if (thread == NULL)
+        return;
+      g_thread_join (thread);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Reading
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  const guint8  *frames;
+  gsize          frames_len;
+  const Section *sections;
+  guint          n_sections;
+} Table;
+
+/* The decompressed section (kind, plane, track), or NULL (with @error
+ * when it is there but damaged; @absent set when it is not there). */
+static GBytes *
+read_section (const Table  *table,
+              guint32       kind,
+              guint32       plane,
+              guint32       track,
+              guint64       max_raw,
+              gboolean     *absent,
+              GError      **error)
+{
+  const Section *s = NULL;
+  unsigned long long content;
+  guint8 *raw;
+  gsize n;
+
+  if (absent != NULL)
+    *absent = FALSE;
+  for (guint i = 0; i < table->n_sections && s == NULL; i++)
+    if (table->sections[i].kind == kind && table->sections[i].plane == plane && table->sections[i].track == track)
+      s = &table->sections[i];
+  if (s == NULL)
+    {
+      if (absent != NULL)
+        *absent = TRUE;
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is missing", kind,
+                   plane, track);
+      return NULL;
+    }
+  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size > max_raw)
+    goto bad;
+  content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
+  if (content != s->raw_size)
+    goto bad;
+  raw = g_malloc (MAX ((gsize) s->raw_size, 1));
+  n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);
+  if (ZSTD_isError (n) || n != s->raw_size)
+    {
+      g_free (raw);
+      goto bad;
+    }
+  return g_bytes_new_take (raw, (gsize) s->raw_size);
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is damaged", kind, plane,
+               track);
+  return NULL;
+}
+
+/* Checks a track's events: known metadata, depths within its depth, sorted
+ * by (start, longer first), ends that do not overflow, file offsets inside
+ * the file, derived events only on derived tracks. */
+static gboolean
+events_sound (PlanarTrace       *self,
+              const PlanarPlane *plane,
+              const PlanarTrack *track,
+              const PlanarEvent *events,
+              gsize              n,
+              gboolean           timeline)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const PlanarEvent *ev = &events[i];
+      gint64 end;
+
+      if (ev->metadata >= plane->n_metadata || ev->duration_ps < 0
+          || __builtin_add_overflow (ev->start_ps, ev->duration_ps, &end))
+        return FALSE;
+      if ((ev->flags & PLANAR_EVENT_DERIVED) ? !track->derived : ev->source >= self->size)
+        return FALSE;
+      if (!timeline)
+        continue;
+      if (ev->depth > track->max_depth)
+        return FALSE;
+      if (i > 0 && (events[i - 1].start_ps > ev->start_ps
+                    || (events[i - 1].start_ps == ev->start_ps && events[i - 1].duration_ps < ev->duration_ps)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Fills plane @p's track @t from its TRACK section and indexes it. */
+static gboolean
+restore_track (PlanarTrace  *self,
+               const Table  *table,
+               guint         p,
+               guint         t,
+               GError      **error)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarTrack *track = &plane->tracks[t];
+  guint64 want = track->n_events * sizeof (PlanarEvent) + track->n_aggregated * sizeof (PlanarEvent)
+                 + track->n_children * sizeof (ChildTime);
+  g_autoptr(GBytes) bytes = read_section (table, SECTION_TRACK, p, t, want, NULL, error);
+  const guint8 *data;
+  gsize len;
+  const ChildTime *children;
+
+  if (bytes == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &len);
+  if (len != want)
+    goto bad;
+  track->events = g_memdup2 (data, MAX (track->n_events, 1) * sizeof (PlanarEvent));
+  data += track->n_events * sizeof (PlanarEvent);
+  track->aggregated = track->n_aggregated > 0 ? g_memdup2 (data, track->n_aggregated * sizeof (PlanarEvent)) : NULL;
+  data += track->n_aggregated * sizeof (PlanarEvent);
+  track->children = track->n_children > 0 ? g_memdup2 (data, track->n_children * sizeof (ChildTime)) : NULL;
+  children = (const ChildTime *) track->children;
+  for (gsize i = 0; i < track->n_children; i++)
+    if (children[i].index >= track->n_events || (i > 0 && children[i - 1].index >= children[i].index))
+      goto bad;
+  if (!events_sound (self, plane, track, track->events, track->n_events, TRUE)
+      || !events_sound (self, plane, track, track->aggregated, track->n_aggregated, FALSE))
+    goto bad;
+  return _planar_trace_index_track (self, track, error);
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+  return FALSE;
+}
+
+static gboolean
+read_stat (Reader     *r,
+           PlanarStat *st)
+{
+  guint64 bits;
+  gsize len = 0;
+  const char *s;
+
+  memset (st, 0, sizeof *st);
+  st->name = get_str (r, NULL);
+  st->metadata_id = get_i64 (r);
+  st->kind = get_u32 (r);
+  st->from_metadata = get_u32 (r) != 0;
+  bits = get_u64 (r);
+  memcpy (&st->v, &bits, sizeof bits);
+  s = get_str (r, &len);
+  if (st->kind > PLANAR_STAT_REF)
+    r->ok = FALSE;
+  if (st->kind == PLANAR_STAT_STRING || st->kind == PLANAR_STAT_BYTES || st->kind == PLANAR_STAT_REF)
+    {
+      st->str.data = s;
+      st->str.len = len;
+    }
+  return r->ok;
+}
+
+/* Plane @p from META: the file's lines, then (after planning the tracks
+ * as the decoder does) derived metadata, track headers and derived lines.
+ * Sets *n_tracks_out to the plane's final number of tracks. */
+static gboolean
+restore_plane_meta (PlanarTrace *self,
+                    Reader      *r,
+                    guint        p,
+                    guint       *n_lines_out,
+                    guint       *n_tracks_out)
+{
+  PlanarPlane *plane = &self->planes[p];
+  guint n_lines = get_u32 (r), n_tracks = get_u32 (r), n_metadata = get_u32 (r);
+  guint n_file_metadata = get_u32 (r), n_rows = get_u32 (r);
+  guint n_file_lines = 0;
+
+  if (!r->ok || n_file_metadata != plane->n_metadata || n_metadata < n_file_metadata || n_lines < plane->n_lines)
+    return FALSE;
+  for (guint l = 0; l < n_lines; l++)
+    {
+      PlanarLine line = { 0 };
+
+      line.id = get_i64 (r);
+      line.display_id = get_i64 (r);
+      line.name = get_str (r, NULL);
+      line.display_name = get_str (r, NULL);
+      line.timestamp_ns = get_i64 (r);
+      line.duration_ps = get_i64 (r);
+      line.n_events = get_u64 (r);
+      line.track = get_u32 (r);
+      line.derived = get_u32 (r) != 0;
+      if (!r->ok || (l < plane->n_lines) == line.derived)
+        return FALSE;
+      if (!line.derived)
+        {
+          /* Where the scan found it stays. */
+          line.offset = plane->lines[l].offset;
+          line.size = plane->lines[l].size;
+          plane->lines[l] = line;
+          n_file_lines++;
+        }
+      else
+        {
+          /* Derived lines come back once the room for them exists. */
+          if (l == plane->n_lines)
+            _planar_trace_plan_tracks_plane (self, p);
+          if (l >= self->planes_priv[p].lines_capacity || line.track >= n_tracks)
+            return FALSE;
+          plane->lines[l] = line;
+        }
+    }
+  if (n_file_lines == n_lines)
+    _planar_trace_plan_tracks_plane (self, p);
+  if (n_tracks > self->planes_priv[p].tracks_capacity || n_tracks < plane->n_tracks)
+    return FALSE;
+
+  /* Derived metadata after the file's. */
+  plane->metadata = g_renew (PlanarEventMetadata, plane->metadata, MAX (n_metadata, 1));
+  for (guint m = n_file_metadata; m < n_metadata; m++)
+    {
+      PlanarEventMetadata *md = &plane->metadata[m];
+
+      memset (md, 0, sizeof *md);
+      plane->n_metadata = m + 1;
+      md->id = get_i64 (r);
+      md->name = get_str (r, NULL);
+      md->display_name = get_str (r, NULL);
+      md->internal = get_u32 (r) != 0;
+      md->n_stats = get_u32 (r);
+      if (!r->ok || md->n_stats > (guint) (r->end - r->p))
+        {
+          md->n_stats = 0;
+          return FALSE;
+        }
+      md->stats = g_new0 (PlanarStat, MAX (md->n_stats, 1));
+      for (guint s = 0; s < md->n_stats; s++)
+        if (!read_stat (r, &md->stats[s]))
+          return FALSE;
+    }
+
+  for (guint t = 0; t < n_tracks; t++)
+    {
+      PlanarTrack *track = &plane->tracks[t];
+      gint64 id = get_i64 (r), display_id = get_i64 (r);
+      const char *name = get_str (r, NULL), *display_name = get_str (r, NULL);
+      guint row = get_u32 (r);
+      gboolean derived = get_u32 (r) != 0;
+
+      if (!r->ok)
+        return FALSE;
+      if (t < plane->n_tracks)
+        {
+          /* The decoder's grouping must have come out the same. */
+          if (derived || track->id != id || track->display_id != display_id || track->name != name
+              || track->row != row)
+            return FALSE;
+        }
+      else
+        {
+          if (!derived)
+            return FALSE;
+          memset (track, 0, sizeof *track);
+          track->id = id;
+          track->display_id = display_id;
+          track->name = name;
+          track->display_name = display_name;
+          track->row = row;
+          track->derived = TRUE;
+        }
+      track->source_track = get_u32 (r);
+      track->max_depth = get_u32 (r);
+      track->n_events = get_u64 (r);
+      track->n_aggregated = get_u64 (r);
+      track->n_overlaps = get_u64 (r);
+      track->n_children = get_u64 (r);
+      if (!r->ok || track->max_depth > G_MAXUINT16 || track->n_events > G_MAXUINT32
+          || track->n_aggregated > G_MAXUINT32 || track->n_children > track->n_events
+          || (derived && track->source_track != G_MAXUINT && track->source_track >= n_tracks))
+        {
+          track->n_events = track->n_aggregated = track->n_children = 0;
+          return FALSE;
+        }
+    }
+  plane->n_rows = n_rows;
+  *n_lines_out = n_lines;
+  *n_tracks_out = n_tracks;
+  return r->ok;
+}
+
+static gboolean
+restore (PlanarTrace   *self,
+         const guint8  *data,
+         gsize          len,
+         GCancellable  *cancellable,
+         GError       **error)
+{
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize digest_len = sizeof digest;
+  Header h, unsigned_h;
+  Table table;
+  g_autoptr(GBytes) meta = NULL;
+  g_autoptr(GArray) sizes = NULL;
+  Reader r;
+  guint n_planes, has_flows, dropped, aligned;
+  gsize meta_len;
+  const char *path;
+  /* Nothing in an index is bigger than the budget the decoder allows. */
+  guint64 max_raw = self->memory_budget + G_GUINT64_CONSTANT (64) * 1024 * 1024;
+
+  if (len < sizeof h)
+    goto bad_file;
+  memcpy (&h, data, sizeof h);
+  if (memcmp (h.magic, MAGIC, sizeof h.magic) != 0 || h.version != VERSION || h.header_size != sizeof h
+      || h.event_size != sizeof (PlanarEvent) || h.n_sections > (len - sizeof h) / sizeof (Section))
+    goto bad_file;
+  if (h.source_size != self->file_size || h.source_mtime_ns != self->source_mtime_ns
+      || h.time_offset_ps != self->time_offset_ps)
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
+      return FALSE;
+    }
+  unsigned_h = h;
+  memset (unsigned_h.digest, 0, sizeof unsigned_h.digest);
+  g_checksum_update (checksum, (const guint8 *) &unsigned_h, sizeof unsigned_h);
+  g_checksum_update (checksum, data + sizeof h, h.n_sections * sizeof (Section));
+  g_checksum_get_digest (checksum, digest, &digest_len);
+  if (memcmp (digest, h.digest, sizeof digest) != 0)
+    goto bad_file;
+  table.sections = g_memdup2 (data + sizeof h, MAX (h.n_sections, 1) * sizeof (Section));
+  table.n_sections = h.n_sections;
+  table.frames = data + sizeof h + h.n_sections * sizeof (Section);
+  table.frames_len = len - sizeof h - h.n_sections * sizeof (Section);
+
+  meta = read_section (&table, SECTION_META, 0, 0, max_raw, NULL, error);
+  if (meta == NULL)
+    goto fail;
+  r.p = g_bytes_get_data (meta, &meta_len);
+  r.end = r.p + meta_len;
+  r.ok = TRUE;
+  r.trace = self;
+  path = get_str (&r, NULL);
+  n_planes = get_u32 (&r);
+  aligned = get_u32 (&r);
+  dropped = get_u32 (&r);
+  has_flows = get_u32 (&r);
+  if (!r.ok || g_strcmp0 (path, self->path) != 0 || n_planes != self->n_planes)
+    goto bad_meta;
+
+  g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
+  _planar_trace_flag_internal_events (self);
+  sizes = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  for (guint p = 0; p < n_planes; p++)
+    {
+      guint n[2] = { 0, 0 };
+
+      if (!restore_plane_meta (self, &r, p, &n[0], &n[1]))
+        goto bad_meta;
+      g_array_append_val (sizes, n);
+    }
+  if (r.p != r.end)
+    goto bad_meta;
+
+  /* The events, track by track; then the derived tables that point at them. */
+  for (guint p = 0; p < n_planes; p++)
+    {
+      PlanarPlane *plane = &self->planes[p];
+      const guint *n = &g_array_index (sizes, guint, 2 * p);
+      guint n_tracks = n[1];
+      g_autoptr(GBytes) sources = NULL;
+      gboolean absent = FALSE;
+
+      for (guint t = 0; t < n_tracks; t++)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            goto fail;
+          /* Counted as it fills, so that a failure frees what is there. */
+          if (t >= plane->n_tracks)
+            plane->n_tracks = t + 1;
+          if (!restore_track (self, &table, p, t, error))
+            goto fail;
+        }
+      plane->n_lines = n[0];
+      sources = read_section (&table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
+      if (sources == NULL && !absent)
+        goto fail;
+      g_clear_error (error);
+      if (sources != NULL
+          && !_planar_trace_restore_derived_sources (self, p, g_bytes_get_data (sources, NULL),
+                                                     g_bytes_get_size (sources), error))
+        goto fail;
+    }
+  if (has_flows)
+    {
+      g_autoptr(GBytes) flows = read_section (&table, SECTION_FLOWS, 0, 0, max_raw, NULL, error);
+      PlanarFlowIndex *index;
+
+      if (flows == NULL)
+        goto fail;
+      index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
+      if (index == NULL)
+        goto fail;
+      g_atomic_pointer_set (&self->flows, index);
+    }
+  self->counters = _planar_counter_set_build (self, cancellable, error);
+  if (self->counters == NULL)
+    goto fail;
+  self->aligned_at_earliest_event = aligned != 0;
+  g_atomic_int_set (&self->n_dropped_derived_lines, (gint) dropped);
+  g_free ((gpointer) table.sections);
+
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++)
+      g_atomic_int_set (&self->track_ready[p][t], 1);
+  _planar_trace_finish_decode (self);
+  g_atomic_int_inc (&n_restored);
+  return TRUE;
+
+bad_meta:
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "does not fit the profile");
+fail:
+  g_free ((gpointer) table.sections);
+  return FALSE;
+
+bad_file:
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a cached index of this version");
+  return FALSE;
+}
+
+/* Puts @self back as planar_trace_open() left it. */
+static void
+reset (PlanarTrace *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  _planar_trace_clear_derived (self);
+  _planar_trace_free_planes (self);
+  g_clear_pointer (&self->hostnames, g_strfreev);
+  g_clear_pointer (&self->errors, g_strfreev);
+  g_clear_pointer (&self->warnings, g_strfreev);
+  self->memory_claimed = 0;
+  self->aligned_at_earliest_event = FALSE;
+  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
+  /* It read the same bytes a moment ago. */
+  if (!_planar_trace_scan (self, &error))
+    g_error ("Rescanning %s failed: %s", self->file_name, error->message);
+}
+
+guint
+_planar_cache_get_n_restored (void)
+{
+  return (guint) g_atomic_int_get (&n_restored);
+}
+
+gboolean
+_planar_cache_restore_bytes (PlanarTrace   *self,
+                             const guint8  *data,
+                             gsize          len,
+                             GError       **error)
+{
+  if (restore (self, data, len, NULL, error))
+    return TRUE;
+  reset (self);
+  return FALSE;
+}
+
+gboolean
+_planar_cache_try_restore (PlanarTrace  *self,
+                           GCancellable *cancellable)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GMappedFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
+    return FALSE;
+  path = planar_cache_get_path (self->path);
+  file = g_mapped_file_new (path, FALSE, NULL);
+  if (file == NULL)
+    return FALSE;
+  if (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file),
+               cancellable, &error))
+    {
+      /* Recently used, for the eviction. */
+      g_utime (path, NULL);
+      return TRUE;
+    }
+  g_debug ("Cached index of %s not used: %s", self->file_name, error->message);
+  reset (self);
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_unlink (path);
+  return FALSE;
+}

@@ -1,0 +1,53 @@
+/* planar-cache.h: the cached index of a profile.
+ *
+ * After a profile is decoded, its index (tracks with their events, depths
+ * and self times, the derived lines and their metadata, the derived event
+ * sources and the flow index) is written to the cache folder; the next
+ * time the same file is opened it is read back instead of being decoded
+ * and derived again. See docs/loader.md, "The cached index".
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "planar-trace.h"
+
+G_BEGIN_DECLS
+
+/* The folder: @dir, or (NULL) $PLANAR_CACHE_DIR, else
+ * $XDG_CACHE_HOME/planar. Returns: (transfer full). */
+void     planar_cache_set_dir      (const char *dir);
+char    *planar_cache_get_dir      (void);
+/* Off with $PLANAR_CACHE=0, or this. */
+void     planar_cache_set_enabled  (gboolean    enabled);
+gboolean planar_cache_get_enabled  (void);
+/* The folder's size cap: past it, the least recently used files go.
+ * Default 2 GiB. */
+void     planar_cache_set_limit    (guint64     bytes);
+guint64  planar_cache_get_limit    (void);
+/* The cache file for a profile file (it may not exist). Returns: (transfer full). */
+char    *planar_cache_get_path     (const char *source_path);
+/* Waits until the cached indexes being written are written. */
+void     planar_cache_wait         (void);
+
+/* The loader's side. Restores @self from its cache file when it has a
+ * sound one and returns TRUE (the trace is decoded then); otherwise leaves
+ * @self as planar_trace_open() made it (a cache file that is stale or
+ * damaged is removed) and returns FALSE. */
+gboolean _planar_cache_try_restore   (PlanarTrace   *self,
+                                      GCancellable  *cancellable);
+/* Writes @self's index to its cache file, on a thread of its own. */
+void     _planar_cache_store_later   (PlanarTrace   *self);
+/* The cache file's bytes for @self (decoded), and a restore from bytes;
+ * for the tests and the fuzz harness. */
+GBytes  *_planar_cache_serialize     (PlanarTrace   *self);
+/* How many traces were restored from a cache so far. */
+guint    _planar_cache_get_n_restored (void);
+gboolean _planar_cache_restore_bytes (PlanarTrace   *self,
+                                      const guint8  *data,
+                                      gsize          len,
+                                      GError       **error);
+
+G_END_DECLS

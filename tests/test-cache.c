@@ -1,0 +1,496 @@
+/* test-cache.c: the cached index (model/planar-cache.c).
+ *
+ * A profile restored from its cache must be the profile decoded: every
+ * plane, line, metadata entry (derived ones with their stats), track with
+ * all its index arrays, flow, derived source, counter and event stat is
+ * compared. A cache that is stale (the profile changed, or its time offset
+ * in a session), truncated or damaged anywhere is not used, and the load
+ * gives the decoded profile. The folder's cap evicts the least recently
+ * used files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <string.h>
+#include <utime.h>
+
+#include <glib/gstdio.h>
+
+#include "planar-cache.h"
+#include "planar-model.h"
+#include "planar-test-xspace.h"
+
+/* ------------------------------------------------------------------------
+ * Comparing two traces
+ * ------------------------------------------------------------------------ */
+
+static void
+compare_stats (GArray *a,
+               GArray *b)
+{
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      const PlanarStat *x = &g_array_index (a, PlanarStat, i), *y = &g_array_index (b, PlanarStat, i);
+      g_autofree char *vx = planar_stat_format_value (x);
+      g_autofree char *vy = planar_stat_format_value (y);
+
+      g_assert_cmpstr (x->name, ==, y->name);
+      g_assert_cmpint (x->kind, ==, y->kind);
+      g_assert_cmpstr (vx, ==, vy);
+    }
+}
+
+static void
+compare_metadata (const PlanarEventMetadata *a,
+                  const PlanarEventMetadata *b)
+{
+  g_assert_cmpint (a->id, ==, b->id);
+  g_assert_cmpstr (a->name, ==, b->name);
+  g_assert_cmpstr (a->display_name, ==, b->display_name);
+  g_assert_cmpint (a->internal, ==, b->internal);
+  g_assert_cmpuint (a->n_stats, ==, b->n_stats);
+  for (guint s = 0; s < a->n_stats; s++)
+    {
+      g_autofree char *va = planar_stat_format_value (&a->stats[s]);
+      g_autofree char *vb = planar_stat_format_value (&b->stats[s]);
+
+      g_assert_cmpstr (a->stats[s].name, ==, b->stats[s].name);
+      g_assert_cmpint (a->stats[s].kind, ==, b->stats[s].kind);
+      g_assert_cmpstr (va, ==, vb);
+    }
+}
+
+static void
+compare_arrays (const void *a,
+                const void *b,
+                gsize       len)
+{
+  if (len == 0)
+    return;
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_true (memcmp (a, b, len) == 0);
+}
+
+static void
+compare_tracks (const PlanarTrack *a,
+                const PlanarTrack *b)
+{
+  guint n_depths = a->max_depth + 1;
+
+  g_assert_cmpint (a->id, ==, b->id);
+  g_assert_cmpint (a->display_id, ==, b->display_id);
+  g_assert_cmpstr (a->name, ==, b->name);
+  g_assert_cmpstr (a->display_name, ==, b->display_name);
+  g_assert_cmpuint (a->row, ==, b->row);
+  g_assert_cmpuint (a->n_events, ==, b->n_events);
+  g_assert_cmpuint (a->n_aggregated, ==, b->n_aggregated);
+  g_assert_cmpuint (a->max_depth, ==, b->max_depth);
+  g_assert_cmpuint (a->n_overlaps, ==, b->n_overlaps);
+  g_assert_cmpint (a->start_ps, ==, b->start_ps);
+  g_assert_cmpint (a->end_ps, ==, b->end_ps);
+  g_assert_cmpint (a->derived, ==, b->derived);
+  g_assert_cmpuint (a->n_children, ==, b->n_children);
+  if (a->derived)
+    g_assert_cmpuint (a->source_track, ==, b->source_track);
+  compare_arrays (a->events, b->events, a->n_events * sizeof (PlanarEvent));
+  compare_arrays (a->aggregated, b->aggregated, a->n_aggregated * sizeof (PlanarEvent));
+  compare_arrays (a->children, b->children, a->n_children * 2 * sizeof (guint64));
+  g_assert_true ((a->depth_order == NULL) == (b->depth_order == NULL));
+  if (a->depth_order != NULL)
+    compare_arrays (a->depth_order, b->depth_order, a->n_events * sizeof (guint32));
+  compare_arrays (a->depth_offsets, b->depth_offsets, (n_depths + 1) * sizeof (gsize));
+  compare_arrays (a->depth_ends_sorted, b->depth_ends_sorted, n_depths * sizeof (gboolean));
+  compare_arrays (a->depth_starts, b->depth_starts, a->n_events * sizeof (gint64));
+}
+
+static void
+compare_traces (PlanarTrace *a,
+                PlanarTrace *b)
+{
+  const PlanarFlowIndex *fa = planar_trace_get_flows (a), *fb = planar_trace_get_flows (b);
+  const PlanarCounterSet *ca = planar_trace_get_counters (a), *cb = planar_trace_get_counters (b);
+  g_autoptr(GArray) sa = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(GArray) sb = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  gint64 a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+
+  g_assert_true (planar_trace_is_decoded (a));
+  g_assert_true (planar_trace_is_decoded (b));
+  g_assert_cmpuint (planar_trace_get_n_planes (a), ==, planar_trace_get_n_planes (b));
+  g_assert_cmpuint (planar_trace_get_n_events (a), ==, planar_trace_get_n_events (b));
+  g_assert_cmpuint (planar_trace_get_n_overlaps (a), ==, planar_trace_get_n_overlaps (b));
+  g_assert_cmpint (planar_trace_get_span (a, &a0, &a1), ==, planar_trace_get_span (b, &b0, &b1));
+  g_assert_cmpint (a0, ==, b0);
+  g_assert_cmpint (a1, ==, b1);
+  g_assert_cmpint (planar_trace_is_aligned_at_earliest_event (a), ==, planar_trace_is_aligned_at_earliest_event (b));
+  g_assert_cmpuint (planar_trace_get_n_dropped_derived_lines (a), ==, planar_trace_get_n_dropped_derived_lines (b));
+
+  for (guint p = 0; p < planar_trace_get_n_planes (a); p++)
+    {
+      const PlanarPlane *pa = planar_trace_get_plane (a, p), *pb = planar_trace_get_plane (b, p);
+
+      g_assert_cmpstr (pa->name, ==, pb->name);
+      g_assert_cmpuint (pa->n_events, ==, pb->n_events);
+      g_assert_cmpuint (pa->n_rows, ==, pb->n_rows);
+      g_assert_cmpuint (pa->n_lines, ==, pb->n_lines);
+      for (guint l = 0; l < pa->n_lines; l++)
+        {
+          const PlanarLine *la = &pa->lines[l], *lb = &pb->lines[l];
+
+          g_assert_cmpint (la->id, ==, lb->id);
+          g_assert_cmpint (la->display_id, ==, lb->display_id);
+          g_assert_cmpstr (la->name, ==, lb->name);
+          g_assert_cmpstr (la->display_name, ==, lb->display_name);
+          g_assert_cmpint (la->timestamp_ns, ==, lb->timestamp_ns);
+          g_assert_cmpint (la->duration_ps, ==, lb->duration_ps);
+          g_assert_cmpuint (la->n_events, ==, lb->n_events);
+          g_assert_cmpuint (la->track, ==, lb->track);
+          g_assert_cmpint (la->derived, ==, lb->derived);
+        }
+      g_assert_cmpuint (pa->n_metadata, ==, pb->n_metadata);
+      for (guint m = 0; m < pa->n_metadata; m++)
+        compare_metadata (&pa->metadata[m], &pb->metadata[m]);
+      g_assert_cmpuint (pa->n_tracks, ==, pb->n_tracks);
+      for (guint t = 0; t < pa->n_tracks; t++)
+        {
+          const PlanarTrack *ta = &pa->tracks[t], *tb = &pb->tracks[t];
+
+          g_assert_true (planar_trace_is_track_ready (b, p, t));
+          compare_tracks (ta, tb);
+          /* Every event's stats (derived ones from the derived sources),
+           * for the first and last few events of each track. */
+          for (gsize i = 0; i < ta->n_events; i = i < 16 || i + 16 >= ta->n_events ? i + 1 : ta->n_events - 16)
+            {
+              PlanarEventRef ra, rb;
+              gboolean ha = planar_trace_get_derived_source (a, &ta->events[i], &ra);
+              gboolean hb = planar_trace_get_derived_source (b, &tb->events[i], &rb);
+
+              g_assert_cmpint (ha, ==, hb);
+              if (ha)
+                g_assert_true (memcmp (&ra, &rb, sizeof ra) == 0);
+              g_array_set_size (sa, 0);
+              g_array_set_size (sb, 0);
+              planar_trace_get_event_stats (a, pa, &ta->events[i], sa, NULL);
+              planar_trace_get_event_stats (b, pb, &tb->events[i], sb, NULL);
+              compare_stats (sa, sb);
+            }
+        }
+    }
+
+  g_assert_true ((fa == NULL) == (fb == NULL));
+  if (fa != NULL)
+    {
+      g_assert_cmpuint (planar_flow_index_get_n_flows (fa), ==, planar_flow_index_get_n_flows (fb));
+      g_assert_cmpuint (planar_flow_index_get_n_complete (fa, PLANAR_FLOW_CATEGORY_ALL), ==,
+                        planar_flow_index_get_n_complete (fb, PLANAR_FLOW_CATEGORY_ALL));
+      g_assert_cmpuint (planar_flow_index_get_n_dangling (fa, PLANAR_FLOW_CATEGORY_ALL), ==,
+                        planar_flow_index_get_n_dangling (fb, PLANAR_FLOW_CATEGORY_ALL));
+      for (gsize i = 0; i < planar_flow_index_get_n_flows (fa); i++)
+        {
+          PlanarFlow x, y;
+
+          planar_flow_index_get_flow (fa, i, &x);
+          planar_flow_index_get_flow (fb, i, &y);
+          g_assert_cmpuint (x.id, ==, y.id);
+          g_assert_cmpuint (x.category, ==, y.category);
+          g_assert_cmpint (x.from_ps, ==, y.from_ps);
+          g_assert_cmpint (x.to_ps, ==, y.to_ps);
+          g_assert_true (memcmp (&x.from, &y.from, sizeof x.from) == 0);
+          g_assert_true (memcmp (&x.to, &y.to, sizeof x.to) == 0);
+        }
+    }
+  g_assert_true ((ca == NULL) == (cb == NULL));
+  if (ca != NULL)
+    {
+      g_assert_cmpuint (planar_counter_set_get_n_series (ca), ==, planar_counter_set_get_n_series (cb));
+      for (guint i = 0; i < planar_counter_set_get_n_series (ca); i++)
+        g_assert_cmpstr (planar_counter_series_get_name (planar_counter_set_get_series (ca, i)), ==,
+                         planar_counter_series_get_name (planar_counter_set_get_series (cb, i)));
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Profiles
+ * ------------------------------------------------------------------------ */
+
+static char *
+generate (const char *dir,
+          const char *events,
+          const char *seed)
+{
+  g_autofree char *name = g_strdup_printf ("gen-%s-%s.xplane.pb", events, seed);
+  char *path = g_build_filename (dir, name, NULL);
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", events, "--seed", seed, "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static PlanarTrace *
+load_cold (const char *path)
+{
+  PlanarTrace *trace;
+
+  planar_cache_set_enabled (FALSE);
+  trace = planar_test_load_ok (path);
+  planar_cache_set_enabled (TRUE);
+  return trace;
+}
+
+/* The profile through the cache folder: loaded once (writing its cache),
+ * then again (from the cache). Returns the second. */
+static PlanarTrace *
+load_twice (const char *path)
+{
+  g_autoptr(PlanarTrace) first = NULL;
+  g_autofree char *cache = planar_cache_get_path (path);
+  guint restored;
+  PlanarTrace *second;
+
+  g_unlink (cache);
+  first = planar_test_load_ok (path);
+  planar_cache_wait ();
+  g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
+  restored = _planar_cache_get_n_restored ();
+  second = planar_test_load_ok (path);
+  g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + 1);
+  return second;
+}
+
+static GPtrArray *
+sample_profiles (const char *dir)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  const char *samples = g_getenv ("PLANAR_SAMPLES_DIR");
+  g_autoptr(GDir) d = samples != NULL ? g_dir_open (samples, 0, NULL) : NULL;
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".xplane.pb"))
+      g_ptr_array_add (paths, g_build_filename (samples, name, NULL));
+  g_ptr_array_add (paths, generate (dir, "20000", "1"));
+  g_ptr_array_add (paths, generate (dir, "3000", "7"));
+  return paths;
+}
+
+static void
+use_cache_dir (PlanarTestFixture *f)
+{
+  g_autofree char *cache = g_build_filename (f->dir, "cache", NULL);
+
+  planar_cache_set_dir (cache);
+  planar_cache_set_enabled (TRUE);
+  planar_cache_set_limit (G_GUINT64_CONSTANT (1) << 30);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests
+ * ------------------------------------------------------------------------ */
+
+static void
+test_same_profile (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  g_autoptr(GPtrArray) paths = NULL;
+
+  use_cache_dir (f);
+  paths = sample_profiles (f->dir);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      g_autoptr(PlanarTrace) cold = load_cold (paths->pdata[i]);
+      g_autoptr(PlanarTrace) cached = load_twice (paths->pdata[i]);
+
+      g_test_message ("%s", (const char *) paths->pdata[i]);
+      compare_traces (cold, cached);
+    }
+}
+
+/* A changed profile, or the same one at another place in its session:
+ * its cache is stale and is not used. */
+static void
+test_stale (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *contents = NULL;
+  gsize len;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "5000", "3");
+  cache = planar_cache_get_path (path);
+  g_object_unref (load_twice (path));
+
+  /* Another profile at the same path (another seed: the same size). */
+  other = generate (f->dir, "5000", "4");
+  g_assert_true (g_file_get_contents (other, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (path, contents, (gssize) len, NULL));
+  {
+    g_autoptr(PlanarTrace) cold = load_cold (path);
+    guint restored = _planar_cache_get_n_restored ();
+    g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
+
+    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    compare_traces (cold, loaded);
+  }
+
+  /* The same file at another time offset. */
+  planar_cache_wait ();
+  {
+    g_autoptr(PlanarTrace) cold = NULL;
+    g_autoptr(PlanarTrace) shifted = NULL;
+    g_autoptr(GError) error = NULL;
+
+    planar_cache_set_enabled (FALSE);
+    cold = planar_trace_open (path, &error);
+    g_assert_no_error (error);
+    planar_trace_set_time_offset (cold, 5000000);
+    g_assert_true (planar_trace_decode (cold, NULL, &error));
+    planar_cache_set_enabled (TRUE);
+    g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
+    shifted = planar_trace_open (path, &error);
+    planar_trace_set_time_offset (shifted, 5000000);
+    {
+      guint restored = _planar_cache_get_n_restored ();
+
+      g_assert_true (planar_trace_decode (shifted, NULL, &error));
+      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    }
+    g_assert_no_error (error);
+    compare_traces (cold, shifted);
+  }
+}
+
+/* Damage anywhere (a flipped byte, a cut): never used, never a crash; the
+ * load gives the decoded profile. */
+static void
+test_damaged (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *good = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  gsize len;
+  guint n_cases = 0;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "4000", "5");
+  cache = planar_cache_get_path (path);
+  cold = load_cold (path);
+  g_object_unref (load_twice (path));
+  g_assert_true (g_file_get_contents (cache, &good, &len, NULL));
+
+  for (gsize at = 0; at < len; at += at < 512 ? 7 : len / 37)
+    for (guint cut = 0; cut < 2; cut++)
+      {
+        g_autofree char *bad = g_memdup2 (good, len);
+        g_autoptr(PlanarTrace) loaded = NULL;
+        g_autoptr(GError) error = NULL;
+        PlanarTrace *trace;
+
+        if (cut)
+          g_assert_true (g_file_set_contents (cache, bad, (gssize) at, NULL));
+        else
+          {
+            bad[at] ^= 0x5a;
+            g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+          }
+        /* Restored from what is left, or decoded: the same profile. */
+        trace = planar_trace_open (path, &error);
+        g_assert_no_error (error);
+        if (_planar_cache_restore_bytes (trace, (const guint8 *) bad, cut ? at : len, &error))
+          loaded = trace;
+        else
+          {
+            g_assert_nonnull (error);
+            g_clear_error (&error);
+            g_assert_true (planar_trace_decode (trace, NULL, &error));
+            loaded = trace;
+          }
+        compare_traces (cold, loaded);
+        planar_cache_wait ();
+        n_cases++;
+      }
+  g_assert_cmpuint (n_cases, >, 100);
+
+  /* Through the folder: a damaged file is removed, and the next load
+   * writes a sound one. */
+  {
+    g_autofree char *bad = g_memdup2 (good, len);
+    g_autoptr(PlanarTrace) loaded = NULL;
+    g_autofree char *rewritten = NULL;
+    gsize rewritten_len;
+    guint restored;
+
+    bad[len / 2] ^= 0xff;
+    g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+    restored = _planar_cache_get_n_restored ();
+    loaded = planar_test_load_ok (path);
+    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    compare_traces (cold, loaded);
+    planar_cache_wait ();
+    g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
+    g_assert_cmpuint (rewritten_len, ==, len);
+    g_assert_true (memcmp (rewritten, good, len) == 0);
+  }
+}
+
+/* Past the cap, the least recently used go; a restore counts as a use. */
+static void
+test_eviction (PlanarTestFixture *f,
+               gconstpointer      data)
+{
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  g_autofree char *ca = NULL, *cb = NULL, *cc = NULL;
+  GStatBuf st;
+  struct utimbuf old = { 1000000000, 1000000000 };
+
+  use_cache_dir (f);
+  a = generate (f->dir, "3000", "11");
+  b = generate (f->dir, "3000", "12");
+  c = generate (f->dir, "3000", "13");
+  ca = planar_cache_get_path (a);
+  cb = planar_cache_get_path (b);
+  cc = planar_cache_get_path (c);
+  g_object_unref (load_twice (a));
+  g_assert_cmpint (g_stat (ca, &st), ==, 0);
+  /* Room for about two. */
+  planar_cache_set_limit ((guint64) st.st_size * 5 / 2);
+  g_object_unref (load_twice (b));
+  g_assert_true (g_file_test (ca, G_FILE_TEST_EXISTS));
+  /* a is older; b was used after a. */
+  g_assert_cmpint (g_utime (ca, &old), ==, 0);
+  g_object_unref (load_twice (c));
+  g_assert_false (g_file_test (ca, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (cb, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (cc, G_FILE_TEST_EXISTS));
+
+  /* Off: nothing read or written. */
+  planar_cache_set_enabled (FALSE);
+  g_unlink (cb);
+  g_object_unref (planar_test_load_ok (b));
+  planar_cache_wait ();
+  g_assert_false (g_file_test (cb, G_FILE_TEST_EXISTS));
+  planar_cache_set_enabled (TRUE);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, func) \
+  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
+  ADD ("/cache/same-profile", test_same_profile);
+  ADD ("/cache/stale", test_stale);
+  ADD ("/cache/damaged", test_damaged);
+  ADD ("/cache/eviction", test_eviction);
+#undef ADD
+  return g_test_run ();
+}
