@@ -726,7 +726,9 @@ restore_track (PlanarTrace  *self,
   data = g_bytes_get_data (bytes, &len);
   if (len != want)
     goto bad;
-  track->events = g_memdup2 (data, MAX (track->n_events, 1) * sizeof (PlanarEvent));
+  /* Never empty (readers index it), and never read past what is there. */
+  track->events = g_new (PlanarEvent, MAX (track->n_events, 1));
+  memcpy (track->events, data, track->n_events * sizeof (PlanarEvent));
   data += track->n_events * sizeof (PlanarEvent);
   track->aggregated = track->n_aggregated > 0 ? g_memdup2 (data, track->n_aggregated * sizeof (PlanarEvent)) : NULL;
   data += track->n_aggregated * sizeof (PlanarEvent);
@@ -903,6 +905,7 @@ static gboolean
 restore (PlanarTrace   *self,
          const guint8  *data,
          gsize          len,
+         gboolean       check_key,
          GCancellable  *cancellable,
          GError       **error)
 {
@@ -926,8 +929,8 @@ restore (PlanarTrace   *self,
   if (memcmp (h.magic, MAGIC, sizeof h.magic) != 0 || h.version != VERSION || h.header_size != sizeof h
       || h.event_size != sizeof (PlanarEvent) || h.n_sections > (len - sizeof h) / sizeof (Section))
     goto bad_file;
-  if (h.source_size != self->file_size || h.source_mtime_ns != self->source_mtime_ns
-      || h.time_offset_ps != self->time_offset_ps)
+  if (check_key && (h.source_size != self->file_size || h.source_mtime_ns != self->source_mtime_ns
+                    || h.time_offset_ps != self->time_offset_ps))
     {
       g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
       return FALSE;
@@ -937,9 +940,10 @@ restore (PlanarTrace   *self,
   g_checksum_update (checksum, (const guint8 *) &unsigned_h, sizeof unsigned_h);
   g_checksum_update (checksum, data + sizeof h, h.n_sections * sizeof (Section));
   g_checksum_get_digest (checksum, digest, &digest_len);
-  if (memcmp (digest, h.digest, sizeof digest) != 0)
+  if (check_key && memcmp (digest, h.digest, sizeof digest) != 0)
     goto bad_file;
-  table.sections = g_memdup2 (data + sizeof h, MAX (h.n_sections, 1) * sizeof (Section));
+  table.sections = g_new (Section, MAX (h.n_sections, 1));
+  memcpy ((gpointer) table.sections, data + sizeof h, h.n_sections * sizeof (Section));
   table.n_sections = h.n_sections;
   table.frames = data + sizeof h + h.n_sections * sizeof (Section);
   table.frames_len = len - sizeof h - h.n_sections * sizeof (Section);
@@ -956,7 +960,7 @@ restore (PlanarTrace   *self,
   aligned = get_u32 (&r);
   dropped = get_u32 (&r);
   has_flows = get_u32 (&r);
-  if (!r.ok || g_strcmp0 (path, self->path) != 0 || n_planes != self->n_planes)
+  if (!r.ok || (check_key && g_strcmp0 (path, self->path) != 0) || n_planes != self->n_planes)
     goto bad_meta;
 
   g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
@@ -1068,9 +1072,10 @@ gboolean
 _planar_cache_restore_bytes (PlanarTrace   *self,
                              const guint8  *data,
                              gsize          len,
+                             gboolean       check_key,
                              GError       **error)
 {
-  if (restore (self, data, len, NULL, error))
+  if (restore (self, data, len, check_key, NULL, error))
     return TRUE;
   reset (self);
   return FALSE;
@@ -1090,7 +1095,7 @@ _planar_cache_try_restore (PlanarTrace  *self,
   file = g_mapped_file_new (path, FALSE, NULL);
   if (file == NULL)
     return FALSE;
-  if (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file),
+  if (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
                cancellable, &error))
     {
       /* Recently used, for the eviction. */

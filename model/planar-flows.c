@@ -947,6 +947,19 @@ ref_valid (PlanarTrace          *trace,
          && ref->index < trace->planes[ref->plane].tracks[ref->track].n_events;
 }
 
+/* A copy of the next @n items of @size bytes (never an empty block). */
+static gpointer
+take (const guint8 **data,
+      gsize          n,
+      gsize          size)
+{
+  gpointer copy = g_malloc (MAX (n * size, 1));
+
+  memcpy (copy, *data, n * size);
+  *data += n * size;
+  return copy;
+}
+
 PlanarFlowIndex *
 _planar_flow_index_deserialize (PlanarTrace   *trace,
                                 const guint8  *data,
@@ -970,15 +983,11 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
   self->n_by_from = counts[1];
   self->n_by_to = counts[2];
   data += sizeof counts;
-  self->flows = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (Flow));
-  data += self->n_flows * sizeof (Flow);
-  self->from_ps = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (gint64));
-  data += self->n_flows * sizeof (gint64);
-  self->to_ps = g_memdup2 (data, MAX (self->n_flows, 1) * sizeof (gint64));
-  data += self->n_flows * sizeof (gint64);
-  self->by_from = g_memdup2 (data, MAX (self->n_by_from, 1) * sizeof (guint32));
-  data += self->n_by_from * sizeof (guint32);
-  self->by_to = g_memdup2 (data, MAX (self->n_by_to, 1) * sizeof (guint32));
+  self->flows = take (&data, self->n_flows, sizeof (Flow));
+  self->from_ps = take (&data, self->n_flows, sizeof (gint64));
+  self->to_ps = take (&data, self->n_flows, sizeof (gint64));
+  self->by_from = take (&data, self->n_by_from, sizeof (guint32));
+  self->by_to = take (&data, self->n_by_to, sizeof (guint32));
 
   /* Every reference in the trace, every order entry a flow, and the
    * flows sorted as the time index needs them. */

@@ -404,7 +404,7 @@ test_damaged (PlanarTestFixture *f,
         /* Restored from what is left, or decoded: the same profile. */
         trace = planar_trace_open (path, &error);
         g_assert_no_error (error);
-        if (_planar_cache_restore_bytes (trace, (const guint8 *) bad, cut ? at : len, &error))
+        if (_planar_cache_restore_bytes (trace, (const guint8 *) bad, cut ? at : len, TRUE, &error))
           loaded = trace;
         else
           {
