@@ -625,6 +625,34 @@ typedef struct
 
 /* The decompressed section (kind, plane, track), or NULL (with @error
  * when it is there but damaged; @absent set when it is not there). */
+static const Section *
+find_section (const Table *table,
+              guint32      kind,
+              guint32      plane,
+              guint32      track)
+{
+  for (guint i = 0; i < table->n_sections; i++)
+    if (table->sections[i].kind == kind && table->sections[i].plane == plane && table->sections[i].track == track)
+      return &table->sections[i];
+  return NULL;
+}
+
+/* Decompresses @s, which must hold exactly @len bytes, into @dest. */
+static gboolean
+decompress_into (const Table   *table,
+                 const Section *s,
+                 void          *dest,
+                 gsize          len)
+{
+  gsize n;
+
+  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size != len
+      || ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size) != len)
+    return FALSE;
+  n = ZSTD_decompress (dest, len, table->frames + s->offset, (gsize) s->size);
+  return !ZSTD_isError (n) && n == len;
+}
+
 static GBytes *
 read_section (const Table  *table,
               guint32       kind,
@@ -704,7 +732,9 @@ events_sound (PlanarTrace       *self,
   return TRUE;
 }
 
-/* Fills plane @p's track @t from its TRACK section and indexes it. */
+/* Fills plane @p's track @t from its TRACK section and indexes it. The
+ * frame is decompressed straight into the events array (the aggregated
+ * events and children times after them are copied out). */
 static gboolean
 restore_track (PlanarTrace  *self,
                const Table  *table,
@@ -714,25 +744,19 @@ restore_track (PlanarTrace  *self,
 {
   PlanarPlane *plane = &self->planes[p];
   PlanarTrack *track = &plane->tracks[t];
-  guint64 want = track->n_events * sizeof (PlanarEvent) + track->n_aggregated * sizeof (PlanarEvent)
-                 + track->n_children * sizeof (ChildTime);
-  g_autoptr(GBytes) bytes = read_section (table, SECTION_TRACK, p, t, want, NULL, error);
-  const guint8 *data;
-  gsize len;
+  gsize events_len = track->n_events * sizeof (PlanarEvent);
+  gsize aggregated_len = track->n_aggregated * sizeof (PlanarEvent);
+  gsize children_len = track->n_children * sizeof (ChildTime);
+  const Section *section = find_section (table, SECTION_TRACK, p, t);
+  guint8 *raw;
   const ChildTime *children;
 
-  if (bytes == NULL)
-    return FALSE;
-  data = g_bytes_get_data (bytes, &len);
-  if (len != want)
+  raw = g_malloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)));
+  track->events = (PlanarEvent *) (gpointer) raw;
+  if (section == NULL || !decompress_into (table, section, raw, events_len + aggregated_len + children_len))
     goto bad;
-  /* Never empty (readers index it), and never read past what is there. */
-  track->events = g_new (PlanarEvent, MAX (track->n_events, 1));
-  memcpy (track->events, data, track->n_events * sizeof (PlanarEvent));
-  data += track->n_events * sizeof (PlanarEvent);
-  track->aggregated = track->n_aggregated > 0 ? g_memdup2 (data, track->n_aggregated * sizeof (PlanarEvent)) : NULL;
-  data += track->n_aggregated * sizeof (PlanarEvent);
-  track->children = track->n_children > 0 ? g_memdup2 (data, track->n_children * sizeof (ChildTime)) : NULL;
+  track->aggregated = track->n_aggregated > 0 ? g_memdup2 (raw + events_len, aggregated_len) : NULL;
+  track->children = track->n_children > 0 ? g_memdup2 (raw + events_len + aggregated_len, children_len) : NULL;
   children = (const ChildTime *) track->children;
   for (gsize i = 0; i < track->n_children; i++)
     if (children[i].index >= track->n_events || (i > 0 && children[i - 1].index >= children[i].index))
@@ -745,6 +769,87 @@ restore_track (PlanarTrace  *self,
 bad:
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
   return FALSE;
+}
+
+typedef struct
+{
+  PlanarTrace  *self;
+  const Table  *table;
+  /* (plane, track) pairs. */
+  guint        *jobs;
+  guint         n_jobs;
+  gint          next;
+  GCancellable *cancellable;
+  GMutex        lock;
+  GError       *error;
+} RestoreJobs;
+
+static gpointer
+restore_worker (gpointer data)
+{
+  RestoreJobs *jobs = data;
+
+  for (;;)
+    {
+      gint i = g_atomic_int_add (&jobs->next, 1);
+      GError *error = NULL;
+      gboolean failed;
+
+      g_mutex_lock (&jobs->lock);
+      failed = jobs->error != NULL;
+      g_mutex_unlock (&jobs->lock);
+      if ((guint) i >= jobs->n_jobs || failed)
+        break;
+      if (g_cancellable_set_error_if_cancelled (jobs->cancellable, &error)
+          || !restore_track (jobs->self, jobs->table, jobs->jobs[2 * i], jobs->jobs[2 * i + 1], &error))
+        {
+          g_mutex_lock (&jobs->lock);
+          if (jobs->error == NULL)
+            jobs->error = error;
+          else
+            g_error_free (error);
+          g_mutex_unlock (&jobs->lock);
+          break;
+        }
+    }
+  return NULL;
+}
+
+/* Restores every track, biggest first, on a worker per core. */
+static gboolean
+restore_tracks (PlanarTrace   *self,
+                const Table   *table,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  RestoreJobs jobs = { self, table, NULL, 0, 0, cancellable, { 0 }, NULL };
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+  guint n_threads;
+
+  for (guint p = 0; p < self->n_planes; p++)
+    jobs.n_jobs += self->planes[p].n_tracks;
+  jobs.jobs = g_new (guint, 2 * MAX (jobs.n_jobs, 1));
+  for (guint p = 0, k = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++, k++)
+      {
+        jobs.jobs[2 * k] = p;
+        jobs.jobs[2 * k + 1] = t;
+      }
+  g_mutex_init (&jobs.lock);
+  n_threads = MIN (MIN (g_get_num_processors (), 8), MAX (jobs.n_jobs, 1));
+  for (guint i = 1; i < n_threads; i++)
+    g_ptr_array_add (threads, g_thread_new ("planar-cache", restore_worker, &jobs));
+  restore_worker (&jobs);
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (threads->pdata[i]);
+  g_mutex_clear (&jobs.lock);
+  g_free (jobs.jobs);
+  if (jobs.error != NULL)
+    {
+      g_propagate_error (error, jobs.error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -977,25 +1082,20 @@ restore (PlanarTrace   *self,
   if (r.p != r.end)
     goto bad_meta;
 
-  /* The events, track by track; then the derived tables that point at them. */
+  /* The events, track by track (the planes count every track first, so
+   * that a failure frees whatever was filled); then the derived tables
+   * that point at them. */
+  for (guint p = 0; p < n_planes; p++)
+    self->planes[p].n_tracks = g_array_index (sizes, guint, 2 * p + 1);
+  if (!restore_tracks (self, &table, cancellable, error))
+    goto fail;
   for (guint p = 0; p < n_planes; p++)
     {
       PlanarPlane *plane = &self->planes[p];
       const guint *n = &g_array_index (sizes, guint, 2 * p);
-      guint n_tracks = n[1];
       g_autoptr(GBytes) sources = NULL;
       gboolean absent = FALSE;
 
-      for (guint t = 0; t < n_tracks; t++)
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            goto fail;
-          /* Counted as it fills, so that a failure frees what is there. */
-          if (t >= plane->n_tracks)
-            plane->n_tracks = t + 1;
-          if (!restore_track (self, &table, p, t, error))
-            goto fail;
-        }
       plane->n_lines = n[0];
       sources = read_section (&table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
       if (sources == NULL && !absent)
