@@ -8,6 +8,8 @@
 
 #include <glib/gi18n.h>
 
+#include "planar-cache.h"
+#include "planar-preferences.h"
 #include "planar-shortcuts.h"
 
 struct _PlanarApplication
@@ -99,6 +101,30 @@ shortcuts_activated (GSimpleAction *action,
 }
 
 static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  PlanarApplication *self = user_data;
+  GtkWindow *window = planar_preferences_window_new (self->settings);
+
+  gtk_window_set_transient_for (window, gtk_application_get_active_window (GTK_APPLICATION (self)));
+  gtk_window_set_modal (window, TRUE);
+  gtk_window_present (window);
+}
+
+/* The cached indexes as the settings want them (PLANAR_CACHE=0 wins). */
+static void
+apply_cache_settings (GSettings  *settings,
+                      const char *key,
+                      gpointer    user_data)
+{
+  planar_cache_set_enabled (g_settings_get_boolean (settings, "cache-enabled")
+                            && g_strcmp0 (g_getenv ("PLANAR_CACHE"), "0") != 0);
+  planar_cache_set_limit ((guint64) g_settings_get_uint (settings, "cache-size-mb") << 20);
+}
+
+static void
 quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
@@ -182,6 +208,7 @@ static const GActionEntry app_entries[] = {
   { .name = "new-window", .activate = new_window_activated },
   { .name = "about", .activate = about_activated },
   { .name = "shortcuts", .activate = shortcuts_activated },
+  { .name = "preferences", .activate = preferences_activated },
   { .name = "quit", .activate = quit_activated },
 };
 
@@ -201,6 +228,9 @@ planar_application_startup (GApplication *application)
   G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
 
   self->settings = settings_new ();
+  apply_cache_settings (self->settings, NULL, NULL);
+  g_signal_connect (self->settings, "changed::cache-enabled", G_CALLBACK (apply_cache_settings), NULL);
+  g_signal_connect (self->settings, "changed::cache-size-mb", G_CALLBACK (apply_cache_settings), NULL);
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_entries, G_N_ELEMENTS (app_entries), self);
   if (g_getenv ("PLANAR_DEBUG_ACTIONS") != NULL)
     g_action_map_add_action_entries (G_ACTION_MAP (self), debug_entries, G_N_ELEMENTS (debug_entries), self);
@@ -239,6 +269,14 @@ planar_application_open (GApplication  *application,
 }
 
 static void
+planar_application_shutdown (GApplication *application)
+{
+  /* The cached indexes still being written, before the process goes. */
+  planar_cache_wait ();
+  G_APPLICATION_CLASS (planar_application_parent_class)->shutdown (application);
+}
+
+static void
 planar_application_dispose (GObject *object)
 {
   PlanarApplication *self = (PlanarApplication *) object;
@@ -258,6 +296,7 @@ planar_application_class_init (PlanarApplicationClass *klass)
 
   application_class->startup = planar_application_startup;
   application_class->activate = planar_application_activate;
+  application_class->shutdown = planar_application_shutdown;
   application_class->open = planar_application_open;
 }
 

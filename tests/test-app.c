@@ -22,6 +22,8 @@
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
+#include "planar-cache.h"
+#include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-window-private.h"
 
@@ -1463,6 +1465,75 @@ test_record_cupti (void)
   destroy_all_windows ();
 }
 
+/* Preferences: the cached indexes follow the settings, the window shows
+ * what the folder holds and clears it. */
+static void
+test_preferences (void)
+{
+  g_autoptr(GSettings) settings = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *index = NULL;
+  g_autofree char *usage = NULL;
+  GtkWindow *prefs = NULL;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  PlanarWindow *window = open_path (logdir);
+
+  wait_loaded (window);
+  settings = g_object_ref (planar_application_get_settings (app));
+
+  /* PLANAR_CACHE=0 (the tests' environment) keeps them off whatever the
+   * setting; without it the setting decides. */
+  g_assert_false (planar_cache_get_enabled ());
+  g_unsetenv ("PLANAR_CACHE");
+  g_settings_set_boolean (settings, "cache-enabled", FALSE);
+  g_settings_set_boolean (settings, "cache-enabled", TRUE);
+  g_assert_true (planar_cache_get_enabled ());
+  g_settings_set_boolean (settings, "cache-enabled", FALSE);
+  g_assert_false (planar_cache_get_enabled ());
+  g_settings_set_uint (settings, "cache-size-mb", 300);
+  g_assert_cmpuint (planar_cache_get_limit (), ==, (guint64) 300 << 20);
+  g_setenv ("PLANAR_CACHE", "0", TRUE);
+  g_settings_reset (settings, "cache-enabled");
+  g_settings_reset (settings, "cache-size-mb");
+  g_assert_false (planar_cache_get_enabled ());
+  g_assert_cmpuint (planar_cache_get_limit (), ==, (guint64) 2048 << 20);
+
+  dir = planar_cache_get_dir ();
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  index = g_build_filename (dir, "0123456789abcdef0123456789abcdef.planar-index", NULL);
+  g_assert_true (g_file_set_contents (index, "0123456789", 10, NULL));
+  usage = planar_preferences_describe_cache ();
+  g_assert_cmpstr (usage, ==, "10 bytes in 1 file");
+
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (app), "preferences"));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels) && prefs == NULL; i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_PREFERENCES_WINDOW (w))
+        prefs = w;
+    }
+  g_assert_nonnull (prefs);
+  if (g_getenv ("PLANAR_E2E_OUTPUT") != NULL)
+    {
+      g_autofree char *shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"), "preferences.png", NULL);
+
+      for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
+        {
+          gint64 until = g_get_monotonic_time () + (i == 0 ? G_USEC_PER_SEC / 2 : 50000);
+
+          while (g_get_monotonic_time () < until)
+            g_main_context_iteration (NULL, FALSE);
+          g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
+        }
+    }
+  g_assert_cmpuint (planar_preferences_clear_cache (), ==, 1);
+  g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+  gtk_window_destroy (prefs);
+  destroy_all_windows ();
+}
+
 static void
 export_finished (GObject      *source,
                  GAsyncResult *result,
@@ -1650,6 +1721,7 @@ main (int   argc,
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
   g_test_add_func ("/app/record-cupti", test_record_cupti);
+  g_test_add_func ("/app/preferences", test_preferences);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();

@@ -33,6 +33,7 @@ static const PlanarShortcut shortcuts[] = {
   { "win.export-view", "<Control>e", N_("Export the view as a PNG or SVG image"), SECTION_GENERAL },
   { "win.export-profile", "<Control><Shift>e", N_("Export the profile as Chrome Trace JSON or a Perfetto trace"), SECTION_GENERAL },
   { "win.show-menu", "F10", N_("Open the main menu"), SECTION_GENERAL },
+  { "app.preferences", "<Control>comma", N_("Preferences"), SECTION_GENERAL },
   { "app.shortcuts", "<Control>question", N_("Show the keyboard shortcuts"), SECTION_GENERAL },
   { "window.close", "<Control>w", N_("Close the window"), SECTION_GENERAL },
   { "app.quit", "<Control>q", N_("Quit"), SECTION_GENERAL },
