@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-capture.h"
+#include "planar-capture-response.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,31 +166,9 @@ host_file_stem (const char *address)
  * Responses
  * ------------------------------------------------------------------------ */
 
-typedef struct
-{
-  gboolean      empty_trace;
-  const guint8 *xspace;
-  gsize         xspace_len;
-  gboolean      has_xspace;
-  /* (name, data, len) of each tool_data entry. */
-  GArray       *tools;
-} Response;
+typedef PlanarCaptureResponse Response;
+typedef PlanarCaptureToolData ToolData;
 
-typedef struct
-{
-  char         *name;
-  const guint8 *data;
-  gsize         len;
-} ToolData;
-
-static void
-tool_data_clear (ToolData *t)
-{
-  g_free (t->name);
-}
-
-/* Reads a ProfileResponse without unpacking the XSpace: its bytes are
- * kept as they came, to be written verbatim. */
 static gboolean
 parse_response (GBytes    *bytes,
                 Response  *out,
@@ -197,70 +176,8 @@ parse_response (GBytes    *bytes,
 {
   gsize len = 0;
   const guint8 *data = g_bytes_get_data (bytes, &len);
-  PlanarWireReader r;
-  PlanarWireField f;
-  int rc;
 
-  out->empty_trace = FALSE;
-  out->has_xspace = FALSE;
-  out->xspace = NULL;
-  out->xspace_len = 0;
-  out->tools = g_array_new (FALSE, TRUE, sizeof (ToolData));
-  g_array_set_clear_func (out->tools, (GDestroyNotify) tool_data_clear);
-  planar_wire_reader_init (&r, data, data, len);
-  while ((rc = planar_wire_next (&r, &f)) > 0)
-    {
-      if (f.number == 7 && f.wire_type == PLANAR_WIRE_VARINT)
-        out->empty_trace = f.value != 0;
-      else if (f.number == 8 && f.wire_type == PLANAR_WIRE_LEN)
-        {
-          out->has_xspace = TRUE;
-          out->xspace = f.data;
-          out->xspace_len = f.len;
-        }
-      else if (f.number == 6 && f.wire_type == PLANAR_WIRE_LEN)
-        {
-          PlanarWireReader t;
-          PlanarWireField tf;
-          ToolData tool = { NULL, NULL, 0 };
-
-          planar_wire_reader_init (&t, data, f.data, f.len);
-          while ((rc = planar_wire_next (&t, &tf)) > 0)
-            {
-              if (tf.number == 1 && tf.wire_type == PLANAR_WIRE_LEN)
-                {
-                  g_free (tool.name);
-                  tool.name = g_strndup ((const char *) tf.data, tf.len);
-                }
-              else if (tf.number == 2 && tf.wire_type == PLANAR_WIRE_LEN)
-                {
-                  tool.data = tf.data;
-                  tool.len = tf.len;
-                }
-            }
-          if (rc < 0)
-            {
-              g_free (tool.name);
-              break;
-            }
-          g_array_append_val (out->tools, tool);
-        }
-      else if (f.number == 6 || f.number == 8)
-        {
-          /* tool_data or xspace that is not a message. */
-          rc = -1;
-          break;
-        }
-    }
-  if (rc < 0)
-    {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                   "The server's answer is not a ProfileResponse (%s)",
-                   r.error_reason != NULL ? r.error_reason : "malformed");
-      g_clear_pointer (&out->tools, g_array_unref);
-      return FALSE;
-    }
-  return TRUE;
+  return planar_capture_response_parse (data, len, out, error);
 }
 
 /* Writes what came back for one host into @folder. */
