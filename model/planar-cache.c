@@ -780,6 +780,11 @@ typedef struct
   guint         n_jobs;
   gint          next;
   GCancellable *cancellable;
+  /* Publish each track once restored; decode from the file one that
+   * cannot be restored. */
+  gboolean      progressive;
+  /* Tracks decoded from the file instead (atomic). */
+  gint          n_fallbacks;
   GMutex        lock;
   GError       *error;
 } RestoreJobs;
@@ -800,8 +805,23 @@ restore_worker (gpointer data)
       g_mutex_unlock (&jobs->lock);
       if ((guint) i >= jobs->n_jobs || failed)
         break;
-      if (g_cancellable_set_error_if_cancelled (jobs->cancellable, &error)
-          || !restore_track (jobs->self, jobs->table, jobs->jobs[2 * i], jobs->jobs[2 * i + 1], &error))
+      guint p = jobs->jobs[2 * i], t = jobs->jobs[2 * i + 1];
+      gboolean ok = !g_cancellable_set_error_if_cancelled (jobs->cancellable, &error);
+
+      if (ok && !restore_track (jobs->self, jobs->table, p, t, &error))
+        {
+          ok = FALSE;
+          if (jobs->progressive)
+            {
+              g_debug ("Cached track %u of plane %u of %s not used: %s", t, p, jobs->self->file_name, error->message);
+              g_clear_error (&error);
+              ok = _planar_trace_decode_track (jobs->self, p, t, &error);
+              g_atomic_int_inc (&jobs->n_fallbacks);
+            }
+        }
+      if (ok && jobs->progressive)
+        g_atomic_int_set (&jobs->self->track_ready[p][t], 1);
+      if (!ok)
         {
           g_mutex_lock (&jobs->lock);
           if (jobs->error == NULL)
@@ -815,26 +835,35 @@ restore_worker (gpointer data)
   return NULL;
 }
 
-/* Restores every track, biggest first, on a worker per core. */
+/* Restores the file's tracks (@derived FALSE) or the derived ones, in
+ * plane order (the timeline's top first), on a worker per core. */
 static gboolean
 restore_tracks (PlanarTrace   *self,
                 const Table   *table,
+                gboolean       derived,
+                gboolean       progressive,
+                gboolean      *repaired,
                 GCancellable  *cancellable,
                 GError       **error)
 {
-  RestoreJobs jobs = { self, table, NULL, 0, 0, cancellable, { 0 }, NULL };
+  RestoreJobs jobs = { self, table, NULL, 0, 0, cancellable, progressive, 0, { 0 }, NULL };
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
   guint n_threads;
 
+  jobs.jobs = g_new (guint, 2);
   for (guint p = 0; p < self->n_planes; p++)
-    jobs.n_jobs += self->planes[p].n_tracks;
-  jobs.jobs = g_new (guint, 2 * MAX (jobs.n_jobs, 1));
-  for (guint p = 0, k = 0; p < self->n_planes; p++)
-    for (guint t = 0; t < self->planes[p].n_tracks; t++, k++)
-      {
-        jobs.jobs[2 * k] = p;
-        jobs.jobs[2 * k + 1] = t;
-      }
+    {
+      guint n_file = self->planes_priv[p].n_file_tracks;
+      guint first = derived ? n_file : 0, last = derived ? self->planes[p].n_tracks : n_file;
+
+      for (guint t = first; t < last; t++)
+        {
+          jobs.jobs = g_renew (guint, jobs.jobs, 2 * (jobs.n_jobs + 1));
+          jobs.jobs[2 * jobs.n_jobs] = p;
+          jobs.jobs[2 * jobs.n_jobs + 1] = t;
+          jobs.n_jobs++;
+        }
+    }
   g_mutex_init (&jobs.lock);
   n_threads = MIN (MIN (g_get_num_processors (), 8), MAX (jobs.n_jobs, 1));
   for (guint i = 1; i < n_threads; i++)
@@ -844,6 +873,8 @@ restore_tracks (PlanarTrace   *self,
     g_thread_join (threads->pdata[i]);
   g_mutex_clear (&jobs.lock);
   g_free (jobs.jobs);
+  if (jobs.n_fallbacks > 0)
+    *repaired = TRUE;
   if (jobs.error != NULL)
     {
       g_propagate_error (error, jobs.error);
@@ -1006,14 +1037,112 @@ restore_plane_meta (PlanarTrace *self,
   return r->ok;
 }
 
+typedef enum
+{
+  /* The trace is decoded. */
+  RESTORE_DONE,
+  /* Nothing was published: the trace can be put back as opened. */
+  RESTORE_NOT_USED,
+  /* Tracks were published, then something failed that a decode from the
+   * file could not make up for: the load fails. */
+  RESTORE_FAILED,
+} RestoreResult;
+
+/* Frees the derived tracks, lines and tables restored so far, leaving the
+ * file's tracks (published) as they are. */
+static void
+discard_derived (PlanarTrace *self)
+{
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      PlanarPlane *plane = &self->planes[p];
+      PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+      for (guint t = ppriv->n_file_tracks; t < plane->n_tracks; t++)
+        {
+          PlanarTrack *track = &plane->tracks[t];
+
+          g_free (track->events);
+          g_free (track->aggregated);
+          g_free (track->depth_order);
+          g_free (track->depth_offsets);
+          g_free (track->depth_ends_sorted);
+          g_free (track->depth_starts);
+          g_free (track->children);
+          memset (track, 0, sizeof *track);
+        }
+      __atomic_store_n (&plane->n_tracks, ppriv->n_file_tracks, __ATOMIC_RELEASE);
+      __atomic_store_n (&plane->n_lines, ppriv->n_file_lines, __ATOMIC_RELEASE);
+      plane->n_rows = ppriv->n_file_rows;
+      /* The derived metadata: no published event names it. */
+      for (guint m = ppriv->n_file_metadata; m < plane->n_metadata; m++)
+        g_clear_pointer (&plane->metadata[m].stats, g_free);
+      __atomic_store_n (&plane->n_metadata, ppriv->n_file_metadata, __ATOMIC_RELEASE);
+    }
+  _planar_trace_clear_derived (self);
+  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
+}
+
+/* The derived tracks, their lines, the derived sources, the flows and the
+ * counters, none published. */
 static gboolean
+restore_derived (PlanarTrace   *self,
+                 const Table   *table,
+                 GArray        *sizes,
+                 guint          has_flows,
+                 guint64        max_raw,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  gboolean unused = FALSE;
+
+  if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
+    return FALSE;
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      g_autoptr(GBytes) sources = NULL;
+      gboolean absent = FALSE;
+
+      self->planes[p].n_lines = g_array_index (sizes, guint, 2 * p);
+      sources = read_section (table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
+      if (sources == NULL && !absent)
+        return FALSE;
+      g_clear_error (error);
+      if (sources != NULL
+          && !_planar_trace_restore_derived_sources (self, p, g_bytes_get_data (sources, NULL),
+                                                     g_bytes_get_size (sources), error))
+        return FALSE;
+    }
+  if (has_flows)
+    {
+      g_autoptr(GBytes) flows = read_section (table, SECTION_FLOWS, 0, 0, max_raw, NULL, error);
+      PlanarFlowIndex *index;
+
+      if (flows == NULL)
+        return FALSE;
+      index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
+      if (index == NULL)
+        return FALSE;
+      g_atomic_pointer_set (&self->flows, index);
+    }
+  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
+  return self->counters != NULL;
+}
+
+/* *@repaired is set when parts of the cache were not used (and the
+ * trace made up for them from the file): the file should be written
+ * again. */
+static RestoreResult
 restore (PlanarTrace   *self,
          const guint8  *data,
          gsize          len,
          gboolean       check_key,
+         gboolean      *repaired,
          GCancellable  *cancellable,
          GError       **error)
 {
+  g_autoptr(GError) derived_error = NULL;
+  gboolean progressive, published = FALSE;
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   guint8 digest[32];
   gsize digest_len = sizeof digest;
@@ -1038,7 +1167,7 @@ restore (PlanarTrace   *self,
                     || h.time_offset_ps != self->time_offset_ps))
     {
       g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
-      return FALSE;
+      return RESTORE_NOT_USED;
     }
   unsigned_h = h;
   memset (unsigned_h.digest, 0, sizeof unsigned_h.digest);
@@ -1082,47 +1211,37 @@ restore (PlanarTrace   *self,
   if (r.p != r.end)
     goto bad_meta;
 
-  /* The events, track by track (the planes count every track first, so
-   * that a failure frees whatever was filled); then the derived tables
-   * that point at them. */
+  /* The file's tracks first (the planes count every track, so that a
+   * failure frees whatever was filled). With a profile start time, each is
+   * published as it comes, and one that cannot be restored is decoded from
+   * the file instead: the first frame need not wait for the rest. Without
+   * one, nothing is published before everything is checked, and any
+   * failure means a decode from scratch. */
   for (guint p = 0; p < n_planes; p++)
     self->planes[p].n_tracks = g_array_index (sizes, guint, 2 * p + 1);
-  if (!restore_tracks (self, &table, cancellable, error))
+  progressive = self->has_start_time;
+  published = progressive;
+  if (!restore_tracks (self, &table, FALSE, progressive, repaired, cancellable, error))
     goto fail;
-  for (guint p = 0; p < n_planes; p++)
-    {
-      PlanarPlane *plane = &self->planes[p];
-      const guint *n = &g_array_index (sizes, guint, 2 * p);
-      g_autoptr(GBytes) sources = NULL;
-      gboolean absent = FALSE;
 
-      plane->n_lines = n[0];
-      sources = read_section (&table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
-      if (sources == NULL && !absent)
-        goto fail;
-      g_clear_error (error);
-      if (sources != NULL
-          && !_planar_trace_restore_derived_sources (self, p, g_bytes_get_data (sources, NULL),
-                                                     g_bytes_get_size (sources), error))
-        goto fail;
-    }
-  if (has_flows)
+  /* Then the derived tracks and the tables that point at events. */
+  if (!restore_derived (self, &table, sizes, has_flows, max_raw, cancellable, &derived_error))
     {
-      g_autoptr(GBytes) flows = read_section (&table, SECTION_FLOWS, 0, 0, max_raw, NULL, error);
-      PlanarFlowIndex *index;
-
-      if (flows == NULL)
-        goto fail;
-      index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
-      if (index == NULL)
-        goto fail;
-      g_atomic_pointer_set (&self->flows, index);
+      if (!published || g_error_matches (derived_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&derived_error));
+          goto fail;
+        }
+      /* Derived again from the restored tracks. */
+      g_debug ("Cached derived lines of %s not used: %s", self->file_name, derived_error->message);
+      *repaired = TRUE;
+      discard_derived (self);
+      if (!_planar_trace_derive (self, cancellable, error))
+        goto failed_published;
     }
-  self->counters = _planar_counter_set_build (self, cancellable, error);
-  if (self->counters == NULL)
-    goto fail;
+  else
+    g_atomic_int_set (&self->n_dropped_derived_lines, (gint) dropped);
   self->aligned_at_earliest_event = aligned != 0;
-  g_atomic_int_set (&self->n_dropped_derived_lines, (gint) dropped);
   g_free ((gpointer) table.sections);
 
   for (guint p = 0; p < self->n_planes; p++)
@@ -1130,17 +1249,21 @@ restore (PlanarTrace   *self,
       g_atomic_int_set (&self->track_ready[p][t], 1);
   _planar_trace_finish_decode (self);
   g_atomic_int_inc (&n_restored);
-  return TRUE;
+  return RESTORE_DONE;
+
+failed_published:
+  g_free ((gpointer) table.sections);
+  return RESTORE_FAILED;
 
 bad_meta:
   g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "does not fit the profile");
 fail:
   g_free ((gpointer) table.sections);
-  return FALSE;
+  return published ? RESTORE_FAILED : RESTORE_NOT_USED;
 
 bad_file:
   g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a cached index of this version");
-  return FALSE;
+  return RESTORE_NOT_USED;
 }
 
 /* Puts @self back as planar_trace_open() left it. */
@@ -1175,36 +1298,69 @@ _planar_cache_restore_bytes (PlanarTrace   *self,
                              gboolean       check_key,
                              GError       **error)
 {
-  if (restore (self, data, len, check_key, NULL, error))
-    return TRUE;
-  reset (self);
-  return FALSE;
+  gboolean repaired = FALSE;
+
+  switch (restore (self, data, len, check_key, &repaired, NULL, error))
+    {
+    case RESTORE_DONE:
+      return TRUE;
+    case RESTORE_NOT_USED:
+      reset (self);
+      return FALSE;
+    case RESTORE_FAILED:
+    default:
+      /* Only a file that no longer decodes gets here. */
+      g_error ("%s: %s", self->file_name, (*error)->message);
+    }
 }
 
 gboolean
-_planar_cache_try_restore (PlanarTrace  *self,
-                           GCancellable *cancellable)
+_planar_cache_try_restore (PlanarTrace   *self,
+                           GCancellable  *cancellable,
+                           gboolean      *restored,
+                           GError       **error_out)
 {
   g_autofree char *path = NULL;
   g_autoptr(GMappedFile) file = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean repaired = FALSE;
 
+  *restored = FALSE;
   if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
-    return FALSE;
+    return TRUE;
   path = planar_cache_get_path (self->path);
   file = g_mapped_file_new (path, FALSE, NULL);
   if (file == NULL)
-    return FALSE;
-  if (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
-               cancellable, &error))
+    return TRUE;
+  switch (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
+                   &repaired, cancellable, &error))
     {
-      /* Recently used, for the eviction. */
-      g_utime (path, NULL);
+    case RESTORE_DONE:
+      *restored = TRUE;
+      if (repaired)
+        {
+          /* Damaged in part: written again, whole. */
+          g_unlink (path);
+          _planar_cache_store_later (self);
+        }
+      else
+        /* Recently used, for the eviction. */
+        g_utime (path, NULL);
       return TRUE;
+    case RESTORE_FAILED:
+      g_propagate_error (error_out, g_steal_pointer (&error));
+      return FALSE;
+    case RESTORE_NOT_USED:
+    default:
+      break;
     }
   g_debug ("Cached index of %s not used: %s", self->file_name, error->message);
   reset (self);
-  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_unlink (path);
-  return FALSE;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_propagate_error (error_out, g_steal_pointer (&error));
+      return FALSE;
+    }
+  g_unlink (path);
+  return TRUE;
 }

@@ -33,11 +33,15 @@ char    *planar_cache_get_path     (const char *source_path);
 void     planar_cache_wait         (void);
 
 /* The loader's side. Restores @self from its cache file when it has a
- * sound one and returns TRUE (the trace is decoded then); otherwise leaves
- * @self as planar_trace_open() made it (a cache file that is stale or
- * damaged is removed) and returns FALSE. */
+ * sound one (*@restored set: the trace is decoded); otherwise leaves @self
+ * as planar_trace_open() made it (a cache file that is stale or damaged is
+ * removed). Returns FALSE with @error when the load must fail: cancelled,
+ * or tracks already published from the cache and the file no longer
+ * decoding the rest. */
 gboolean _planar_cache_try_restore   (PlanarTrace   *self,
-                                      GCancellable  *cancellable);
+                                      GCancellable  *cancellable,
+                                      gboolean      *restored,
+                                      GError       **error);
 /* Writes @self's index to its cache file, on a thread of its own. */
 void     _planar_cache_store_later   (PlanarTrace   *self);
 /* The cache file's bytes for @self (decoded), and a restore from bytes;

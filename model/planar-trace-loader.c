@@ -1377,8 +1377,10 @@ plan_plane_tracks (DecodeContext *ctx,
   g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
   guint reserve;
 
-  /* What derived metadata will follow. */
+  /* What derived metadata and lines will follow. */
   self->planes_priv[p].n_file_metadata = plane->n_metadata;
+  self->planes_priv[p].n_file_lines = plane->n_lines;
+  self->planes_priv[p].n_file_tracks = 0;
   for (guint l = 0; l < plane->n_lines; l++, (*job)++)
     {
       PlanarLine *line = &plane->lines[l];
@@ -1429,7 +1431,9 @@ plan_plane_tracks (DecodeContext *ctx,
   self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
   plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
   plane->n_rows = g_hash_table_size (rows);
+  self->planes_priv[p].n_file_rows = plane->n_rows;
   plane->n_tracks = plane_tracks->len;
+  self->planes_priv[p].n_file_tracks = plane->n_tracks;
   g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
   plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
   /* Published last: a reader that sees it sees the tracks above. */
@@ -1541,8 +1545,15 @@ _planar_trace_decode (PlanarTrace   *self,
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
 
   /* A cached index of this very file, when there is a sound one. */
-  if (derive && _planar_cache_try_restore (self, cancellable))
-    return TRUE;
+  if (derive)
+    {
+      gboolean restored = FALSE;
+
+      if (!_planar_cache_try_restore (self, cancellable, &restored, error))
+        return FALSE;
+      if (restored)
+        return TRUE;
+    }
 
   ctx.self = self;
   ctx.cancellable = cancellable;
@@ -1675,6 +1686,70 @@ _planar_trace_plan_tracks_plane (PlanarTrace *self,
   for (guint i = 0; i < track_jobs->len; i++)
     g_free (g_array_index (track_jobs, TrackJob, i).lines);
   g_mutex_clear (&ctx.lock);
+}
+
+gboolean
+_planar_trace_decode_track (PlanarTrace  *self,
+                            guint         p,
+                            guint         t,
+                            GError      **error)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarTrack *track = &plane->tracks[t];
+  DecodeContext ctx = { 0 };
+  TrackJob tj = { p, t, NULL, 0 };
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (self->has_start_time, FALSE);
+
+  ctx.self = self;
+  ctx.budget = G_MAXUINT64;
+  g_mutex_init (&ctx.lock);
+  ctx.line_jobs = g_new0 (LineJob, MAX (plane->n_lines, 1));
+  tj.lines = g_new (guint, MAX (plane->n_lines, 1));
+  for (guint l = 0; l < self->planes_priv[p].n_file_lines; l++)
+    if (plane->lines[l].track == t)
+      {
+        ctx.line_jobs[ctx.n_line_jobs].plane = p;
+        ctx.line_jobs[ctx.n_line_jobs].line = l;
+        tj.lines[tj.n_lines++] = ctx.n_line_jobs++;
+      }
+  for (guint i = 0; i < ctx.n_line_jobs && ok; i++)
+    ok = decode_line (&ctx, &ctx.line_jobs[i]);
+  if (ok)
+    align_lines (&ctx);
+  ok = ok && ctx.error == NULL;
+  if (ok)
+    {
+      /* Whatever a failed restore left goes; the header stays. */
+      g_clear_pointer (&track->events, g_free);
+      g_clear_pointer (&track->aggregated, g_free);
+      g_clear_pointer (&track->depth_order, g_free);
+      g_clear_pointer (&track->depth_offsets, g_free);
+      g_clear_pointer (&track->depth_ends_sorted, g_free);
+      g_clear_pointer (&track->depth_starts, g_free);
+      g_clear_pointer (&track->children, g_free);
+      track->n_children = 0;
+      ok = build_track (&ctx, &tj);
+    }
+  for (guint i = 0; i < ctx.n_line_jobs; i++)
+    {
+      g_free (ctx.line_jobs[i].events);
+      g_free (ctx.line_jobs[i].aggregated);
+    }
+  g_free (ctx.line_jobs);
+  g_free (tj.lines);
+  g_mutex_clear (&ctx.lock);
+  if (!ok || ctx.error != NULL)
+    {
+      if (ctx.error != NULL)
+        g_propagate_error (error, ctx.error);
+      else
+        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "cannot decode track %u of %s", t,
+                     self->file_name);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean

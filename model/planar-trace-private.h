@@ -66,8 +66,12 @@ typedef struct
    * appended there, see PLANAR_DERIVED_TRACKS_MAX). */
   guint               tracks_capacity;
   guint               lines_capacity;
-  /* The plane's own metadata; derived metadata follows it. */
+  /* The plane's own metadata, lines, tracks and rows; the derived ones
+   * follow them. Set when the tracks are planned. */
   guint               n_file_metadata;
+  guint               n_file_lines;
+  guint               n_file_tracks;
+  guint               n_file_rows;
 } PlanarPlanePrivate;
 
 /* Derived lines a device plane can receive: XProf derives at most 16
@@ -181,6 +185,12 @@ void     _planar_trace_finish_decode (PlanarTrace *self);
  * track_ready table must exist. */
 void     _planar_trace_plan_tracks_plane (PlanarTrace *self,
                                           guint        p);
+/* Decodes plane @p's file track @t again from the file, alone (the lines
+ * planned, the trace with a profile start time). */
+gboolean _planar_trace_decode_track  (PlanarTrace  *self,
+                                      guint         p,
+                                      guint         t,
+                                      GError      **error);
 /* Builds a track's depth index and span from its sorted, nested events. */
 gboolean _planar_trace_index_track   (PlanarTrace  *self,
                                       PlanarTrack  *track,

@@ -214,13 +214,15 @@ compare_traces (PlanarTrace *a,
  * ------------------------------------------------------------------------ */
 
 static char *
-generate (const char *dir,
-          const char *events,
-          const char *seed)
+generate_full (const char *dir,
+               const char *events,
+               const char *seed,
+               gboolean    task_env)
 {
-  g_autofree char *name = g_strdup_printf ("gen-%s-%s.xplane.pb", events, seed);
+  g_autofree char *name = g_strdup_printf ("gen-%s-%s%s.xplane.pb", events, seed, task_env ? "" : "-no-env");
   char *path = g_build_filename (dir, name, NULL);
-  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", events, "--seed", seed, "-o", path, NULL };
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", events, "--seed", seed, "-o", path,
+                         task_env ? NULL : "--no-task-env", NULL };
   g_autoptr(GError) error = NULL;
   int status;
 
@@ -228,6 +230,14 @@ generate (const char *dir,
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   return path;
+}
+
+static char *
+generate (const char *dir,
+          const char *events,
+          const char *seed)
+{
+  return generate_full (dir, events, seed, TRUE);
 }
 
 static PlanarTrace *
@@ -274,6 +284,9 @@ sample_profiles (const char *dir)
       g_ptr_array_add (paths, g_build_filename (samples, name, NULL));
   g_ptr_array_add (paths, generate (dir, "20000", "1"));
   g_ptr_array_add (paths, generate (dir, "3000", "7"));
+  /* Without a profile start: aligned at the earliest event, restored all
+   * or nothing. */
+  g_ptr_array_add (paths, generate_full (dir, "3000", "8", FALSE));
   return paths;
 }
 
@@ -372,6 +385,7 @@ static void
 test_damaged (PlanarTestFixture *f,
               gconstpointer      data)
 {
+  gboolean task_env = GPOINTER_TO_INT (data);
   g_autofree char *path = NULL;
   g_autofree char *cache = NULL;
   g_autofree char *good = NULL;
@@ -380,7 +394,7 @@ test_damaged (PlanarTestFixture *f,
   guint n_cases = 0;
 
   use_cache_dir (f);
-  path = generate (f->dir, "4000", "5");
+  path = generate_full (f->dir, "4000", "5", task_env);
   cache = planar_cache_get_path (path);
   cold = load_cold (path);
   g_object_unref (load_twice (path));
@@ -419,26 +433,30 @@ test_damaged (PlanarTestFixture *f,
       }
   g_assert_cmpuint (n_cases, >, 100);
 
-  /* Through the folder: a damaged file is removed, and the next load
-   * writes a sound one. */
-  {
-    g_autofree char *bad = g_memdup2 (good, len);
-    g_autoptr(PlanarTrace) loaded = NULL;
-    g_autofree char *rewritten = NULL;
-    gsize rewritten_len;
-    guint restored;
+  /* Through the folder: a damaged file is not used (a damaged header) or
+   * used in part (a damaged track, decoded from the profile instead), and
+   * is written again, sound, either way. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *bad = g_memdup2 (good, len);
+      g_autoptr(PlanarTrace) loaded = NULL;
+      g_autofree char *rewritten = NULL;
+      gsize rewritten_len;
+      guint restored;
 
-    bad[len / 2] ^= 0xff;
-    g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
-    restored = _planar_cache_get_n_restored ();
-    loaded = planar_test_load_ok (path);
-    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
-    compare_traces (cold, loaded);
-    planar_cache_wait ();
-    g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
-    g_assert_cmpuint (rewritten_len, ==, len);
-    g_assert_true (memcmp (rewritten, good, len) == 0);
-  }
+      bad[i == 0 ? 20 : len / 2] ^= 0xff;
+      g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+      restored = _planar_cache_get_n_restored ();
+      loaded = planar_test_load_ok (path);
+      /* In part only where tracks are published as they come: with a
+       * profile start. */
+      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + (task_env ? i : 0));
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
+      g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
+      g_assert_cmpuint (rewritten_len, ==, len);
+      g_assert_true (memcmp (rewritten, good, len) == 0);
+    }
 }
 
 /* Past the cap, the least recently used go; a restore counts as a use. */
@@ -489,7 +507,10 @@ main (int    argc,
   g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
   ADD ("/cache/same-profile", test_same_profile);
   ADD ("/cache/stale", test_stale);
-  ADD ("/cache/damaged", test_damaged);
+  g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
+              planar_test_fixture_teardown);
+  g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
+              planar_test_fixture_setup, test_damaged, planar_test_fixture_teardown);
   ADD ("/cache/eviction", test_eviction);
 #undef ADD
   return g_test_run ();
