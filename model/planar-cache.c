@@ -275,32 +275,101 @@ get_str (Reader *r,
  * Writing
  * ------------------------------------------------------------------------ */
 
+/* Streams zstd frames into the file being written, one section each. */
 typedef struct
 {
-  GByteArray *frames;
-  GArray     *sections;
-  ZSTD_CCtx  *cctx;
+  int        fd;
+  /* Where the frames start, and where the next byte goes. */
+  guint64    frames_start;
+  guint64    at;
+  ZSTD_CCtx *cctx;
+  GArray    *sections;
+  Section    current;
+  guint8    *out;
+  gsize      out_size;
+  int        errsv;
 } Writer;
 
 static void
-add_section (Writer     *w,
-             guint32     kind,
-             guint32     plane,
-             guint32     track,
-             GByteArray *raw)
+writer_emit (Writer     *w,
+             const void *data,
+             gsize       len)
 {
-  Section s = { kind, plane, track, 0, w->frames->len, 0, raw->len };
-  gsize bound = ZSTD_compressBound (raw->len);
-  gsize at = w->frames->len;
-  gsize n;
+  const guint8 *p = data;
 
-  g_byte_array_set_size (w->frames, (guint) (at + bound));
-  n = ZSTD_compress2 (w->cctx, w->frames->data + at, bound, raw->data, raw->len);
-  g_assert (!ZSTD_isError (n));
-  g_byte_array_set_size (w->frames, (guint) (at + n));
-  s.size = n;
-  g_array_append_val (w->sections, s);
-  g_byte_array_set_size (raw, 0);
+  while (len > 0 && w->errsv == 0)
+    {
+      ssize_t n = pwrite (w->fd, p, len, (off_t) w->at);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          w->errsv = n < 0 ? errno : ENOSPC;
+          return;
+        }
+      p += n;
+      len -= (gsize) n;
+      w->at += (guint64) n;
+    }
+}
+
+static void
+writer_compress (Writer          *w,
+                 const void      *data,
+                 gsize            len,
+                 ZSTD_EndDirective mode)
+{
+  ZSTD_inBuffer in = { data, len, 0 };
+  gboolean done = FALSE;
+
+  while (!done && w->errsv == 0)
+    {
+      ZSTD_outBuffer out = { w->out, w->out_size, 0 };
+      gsize left = ZSTD_compressStream2 (w->cctx, &out, &in, mode);
+
+      if (ZSTD_isError (left))
+        {
+          w->errsv = EIO;
+          return;
+        }
+      writer_emit (w, w->out, out.pos);
+      done = mode == ZSTD_e_end ? left == 0 : in.pos == in.size;
+    }
+}
+
+static void
+frame_begin (Writer  *w,
+             guint32  kind,
+             guint32  plane,
+             guint32  track)
+{
+  Section s = { kind, plane, track, 0, w->at - w->frames_start, 0, 0 };
+
+  w->current = s;
+  ZSTD_CCtx_reset (w->cctx, ZSTD_reset_session_only);
+}
+
+/* A PlanarByteSink. */
+static void
+frame_add (gpointer    data,
+           const void *bytes,
+           gsize       len)
+{
+  Writer *w = data;
+
+  if (len == 0)
+    return;
+  w->current.raw_size += len;
+  writer_compress (w, bytes, len, ZSTD_e_continue);
+}
+
+static void
+frame_end (Writer *w)
+{
+  writer_compress (w, "", 0, ZSTD_e_end);
+  w->current.size = w->at - w->frames_start - w->current.offset;
+  g_array_append_val (w->sections, w->current);
 }
 
 static void
@@ -386,26 +455,35 @@ serialize_meta (PlanarTrace *self,
     }
 }
 
-GBytes *
-_planar_cache_serialize (PlanarTrace *self)
+/* Writes the cache file of @self to @fd: frames first, streamed, then the
+ * header and section table in the room left before them. */
+static gboolean
+write_cache (PlanarTrace  *self,
+             int           fd,
+             GError      **error)
 {
-  g_autoptr(GByteArray) raw = g_byte_array_new ();
-  g_autoptr(GByteArray) out = g_byte_array_new ();
+  g_autoptr(GByteArray) meta = g_byte_array_new ();
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  Writer w;
+  Writer w = { 0 };
   Header h = { 0 };
   gsize digest_len = sizeof h.digest;
+  guint n_sections = 1 + self->n_planes + (self->flows != NULL);
 
-  g_return_val_if_fail (g_atomic_int_get (&self->decoded), NULL);
-
-  w.frames = g_byte_array_new ();
-  w.sections = g_array_new (FALSE, FALSE, sizeof (Section));
+  for (guint p = 0; p < self->n_planes; p++)
+    n_sections += self->planes[p].n_tracks;
+  w.fd = fd;
+  w.frames_start = w.at = sizeof h + (guint64) n_sections * sizeof (Section);
+  w.sections = g_array_sized_new (FALSE, FALSE, sizeof (Section), n_sections);
   w.cctx = ZSTD_createCCtx ();
+  w.out_size = ZSTD_CStreamOutSize ();
+  w.out = g_malloc (w.out_size);
   ZSTD_CCtx_setParameter (w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
   ZSTD_CCtx_setParameter (w.cctx, ZSTD_c_checksumFlag, 1);
 
-  serialize_meta (self, raw);
-  add_section (&w, SECTION_META, 0, 0, raw);
+  serialize_meta (self, meta);
+  frame_begin (&w, SECTION_META, 0, 0);
+  frame_add (&w, meta->data, meta->len);
+  frame_end (&w);
   for (guint p = 0; p < self->n_planes; p++)
     {
       const PlanarPlane *plane = &self->planes[p];
@@ -414,41 +492,47 @@ _planar_cache_serialize (PlanarTrace *self)
         {
           const PlanarTrack *track = &plane->tracks[t];
 
-          put (raw, track->events, track->n_events * sizeof (PlanarEvent));
-          put (raw, track->aggregated, track->n_aggregated * sizeof (PlanarEvent));
-          put (raw, track->children, track->n_children * sizeof (ChildTime));
-          add_section (&w, SECTION_TRACK, p, t, raw);
+          frame_begin (&w, SECTION_TRACK, p, t);
+          frame_add (&w, track->events, track->n_events * sizeof (PlanarEvent));
+          frame_add (&w, track->aggregated, track->n_aggregated * sizeof (PlanarEvent));
+          frame_add (&w, track->children, track->n_children * sizeof (ChildTime));
+          frame_end (&w);
         }
-      _planar_trace_serialize_derived_sources (self, p, raw);
-      if (raw->len > 0)
-        add_section (&w, SECTION_SOURCES, p, 0, raw);
+      frame_begin (&w, SECTION_SOURCES, p, 0);
+      _planar_trace_serialize_derived_sources (self, p, frame_add, &w);
+      frame_end (&w);
     }
   if (self->flows != NULL)
     {
-      _planar_flow_index_serialize (self->flows, raw);
-      add_section (&w, SECTION_FLOWS, 0, 0, raw);
+      frame_begin (&w, SECTION_FLOWS, 0, 0);
+      _planar_flow_index_serialize (self->flows, frame_add, &w);
+      frame_end (&w);
     }
   ZSTD_freeCCtx (w.cctx);
+  g_free (w.out);
+  g_assert (w.errsv != 0 || w.sections->len == n_sections);
 
   memcpy (h.magic, MAGIC, sizeof h.magic);
   h.version = VERSION;
   h.header_size = sizeof h;
   h.event_size = sizeof (PlanarEvent);
-  h.n_sections = w.sections->len;
+  h.n_sections = n_sections;
   h.source_size = self->file_size;
   h.source_mtime_ns = self->source_mtime_ns;
   h.time_offset_ps = self->time_offset_ps;
-  /* Frame offsets count from the end of the section table. */
   g_checksum_update (checksum, (const guint8 *) &h, sizeof h);
   g_checksum_update (checksum, (const guint8 *) w.sections->data, w.sections->len * sizeof (Section));
   g_checksum_get_digest (checksum, h.digest, &digest_len);
-
-  put (out, &h, sizeof h);
-  put (out, w.sections->data, w.sections->len * sizeof (Section));
-  put (out, w.frames->data, w.frames->len);
+  w.at = 0;
+  writer_emit (&w, &h, sizeof h);
+  writer_emit (&w, w.sections->data, w.sections->len * sizeof (Section));
   g_array_unref (w.sections);
-  g_byte_array_unref (w.frames);
-  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+  if (w.errsv != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (w.errsv), "%s", g_strerror (w.errsv));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 typedef struct
@@ -514,9 +598,7 @@ store (PlanarTrace  *self,
   g_autofree char *path = planar_cache_get_path (self->path);
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *tmp = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  gsize len;
-  const guint8 *data;
+  GStatBuf st;
   int fd;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -524,37 +606,27 @@ store (PlanarTrace  *self,
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot make %s: %s", dir, g_strerror (errno));
       return FALSE;
     }
-  bytes = _planar_cache_serialize (self);
-  data = g_bytes_get_data (bytes, &len);
-  /* Nothing is worth keeping that would not fit at all. */
-  if (len > planar_cache_get_limit ())
-    return TRUE;
   tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, strrchr (path, '/') + 1);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot write in %s: %s", dir,
                    g_strerror (errno));
       return FALSE;
     }
-  while (len > 0)
+  if (!write_cache (self, fd, error))
     {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int saved = errno;
-
-          close (fd);
-          g_unlink (tmp);
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "Cannot write %s: %s", tmp,
-                       g_strerror (saved));
-          return FALSE;
-        }
-      data += n;
-      len -= (gsize) n;
+      close (fd);
+      g_unlink (tmp);
+      g_prefix_error (error, "Cannot write %s: ", tmp);
+      return FALSE;
+    }
+  /* Nothing is worth keeping that would not fit at all. */
+  if (fstat (fd, &st) != 0 || (guint64) st.st_size > planar_cache_get_limit ())
+    {
+      close (fd);
+      g_unlink (tmp);
+      return TRUE;
     }
   if (close (fd) != 0 || g_rename (tmp, path) != 0)
     {
@@ -646,8 +718,13 @@ decompress_into (const Table   *table,
 {
   gsize n;
 
-  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size != len
-      || ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size) != len)
+  unsigned long long content;
+
+  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size != len)
+    return FALSE;
+  /* Streamed frames do not say their size; the table does. */
+  content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
+  if (content != len && content != ZSTD_CONTENTSIZE_UNKNOWN)
     return FALSE;
   n = ZSTD_decompress (dest, len, table->frames + s->offset, (gsize) s->size);
   return !ZSTD_isError (n) && n == len;
@@ -683,7 +760,7 @@ read_section (const Table  *table,
   if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size > max_raw)
     goto bad;
   content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
-  if (content != s->raw_size)
+  if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
     goto bad;
   raw = g_malloc (MAX ((gsize) s->raw_size, 1));
   n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);

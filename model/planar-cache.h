@@ -44,10 +44,9 @@ gboolean _planar_cache_try_restore   (PlanarTrace   *self,
                                       GError       **error);
 /* Writes @self's index to its cache file, on a thread of its own. */
 void     _planar_cache_store_later   (PlanarTrace   *self);
-/* The cache file's bytes for @self (decoded), and a restore from bytes;
- * for the tests and the fuzz harness, which skips the key and header
- * checksum (@check_key FALSE) to reach what lies behind them. */
-GBytes  *_planar_cache_serialize     (PlanarTrace   *self);
+/* A restore from bytes, for the tests and the fuzz harness, which skips
+ * the key and header checksum (@check_key FALSE) to reach what lies
+ * behind them. */
 /* How many traces were restored from a cache so far. */
 guint    _planar_cache_get_n_restored (void);
 gboolean _planar_cache_restore_bytes (PlanarTrace   *self,

@@ -2950,15 +2950,16 @@ planar_trace_get_n_dropped_derived_lines (PlanarTrace *self)
 /* The cached index (planar-cache.c) */
 
 void
-_planar_trace_serialize_derived_sources (PlanarTrace *self,
-                                         guint        p,
-                                         GByteArray  *out)
+_planar_trace_serialize_derived_sources (PlanarTrace    *self,
+                                         guint           p,
+                                         PlanarByteSink  sink,
+                                         gpointer        data)
 {
   GArray *sources = self->derived_sources != NULL && p < self->derived_sources->len
     ? g_ptr_array_index (self->derived_sources, p) : NULL;
 
   if (sources != NULL)
-    g_byte_array_append (out, (const guint8 *) sources->data, sources->len * (guint) sizeof (DerivedSource));
+    sink (data, sources->data, (gsize) sources->len * sizeof (DerivedSource));
 }
 
 gboolean

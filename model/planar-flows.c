@@ -925,16 +925,17 @@ index_finish (PlanarFlowIndex *self,
 /* n_flows, n_by_from, n_by_to, then the arrays as they are in memory. */
 void
 _planar_flow_index_serialize (const PlanarFlowIndex *self,
-                              GByteArray            *out)
+                              void                 (*sink) (gpointer, const void *, gsize),
+                              gpointer               data)
 {
   guint64 counts[3] = { self->n_flows, self->n_by_from, self->n_by_to };
 
-  g_byte_array_append (out, (const guint8 *) counts, sizeof counts);
-  g_byte_array_append (out, (const guint8 *) self->flows, (guint) (self->n_flows * sizeof (Flow)));
-  g_byte_array_append (out, (const guint8 *) self->from_ps, (guint) (self->n_flows * sizeof (gint64)));
-  g_byte_array_append (out, (const guint8 *) self->to_ps, (guint) (self->n_flows * sizeof (gint64)));
-  g_byte_array_append (out, (const guint8 *) self->by_from, (guint) (self->n_by_from * sizeof (guint32)));
-  g_byte_array_append (out, (const guint8 *) self->by_to, (guint) (self->n_by_to * sizeof (guint32)));
+  sink (data, counts, sizeof counts);
+  sink (data, self->flows, self->n_flows * sizeof (Flow));
+  sink (data, self->from_ps, self->n_flows * sizeof (gint64));
+  sink (data, self->to_ps, self->n_flows * sizeof (gint64));
+  sink (data, self->by_from, self->n_by_from * sizeof (guint32));
+  sink (data, self->by_to, self->n_by_to * sizeof (guint32));
 }
 
 static gboolean

@@ -141,7 +141,8 @@ void                   _planar_flow_index_free               (PlanarFlowIndex   
  * against @trace (its tracks in place), NULL with @error when they do not
  * fit it. */
 void                   _planar_flow_index_serialize          (const PlanarFlowIndex *self,
-                                                              GByteArray            *out);
+                                                              void                 (*sink) (gpointer, const void *, gsize),
+                                                              gpointer               data);
 PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace           *trace,
                                                               const guint8          *data,
                                                               gsize                  len,

@@ -198,11 +198,17 @@ gboolean _planar_trace_index_track   (PlanarTrace  *self,
 /* Marks the metadata of XProf's internal events (PlanarEventMetadata.internal);
  * done before any track is published (planar-derive.c). */
 void     _planar_trace_flag_internal_events (PlanarTrace *self);
+/* Where serialized bytes go (the cache writer's compressor). */
+typedef void (*PlanarByteSink) (gpointer      data,
+                                const void   *bytes,
+                                gsize         len);
+
 /* Plane @p's table of derived event sources as bytes for the cache, and
  * back (checked against the trace's tracks, in place). */
-void     _planar_trace_serialize_derived_sources (PlanarTrace  *self,
-                                                  guint         p,
-                                                  GByteArray   *out);
+void     _planar_trace_serialize_derived_sources (PlanarTrace    *self,
+                                                  guint           p,
+                                                  PlanarByteSink  sink,
+                                                  gpointer        data);
 gboolean _planar_trace_restore_derived_sources   (PlanarTrace   *self,
                                                   guint          p,
                                                   const guint8  *data,
