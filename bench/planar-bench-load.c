@@ -161,8 +161,10 @@ run_child (Mode        mode,
       gboolean full = mode == MODE_PLANAR || mode == MODE_PRIME || mode == MODE_CACHED;
       double seconds, write_seconds = 0;
 
-      /* Only the reopen reads a cached index; priming writes one afresh. */
+      /* Only the reopen reads a cached index; priming writes one afresh,
+       * whatever its size. */
       planar_cache_set_enabled (mode == MODE_PRIME || mode == MODE_CACHED);
+      planar_cache_set_limit (G_MAXUINT64);
       if (mode == MODE_PRIME)
         {
           g_autofree char *cache = planar_cache_get_path (path);

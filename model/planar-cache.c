@@ -828,6 +828,14 @@ restore_track (PlanarTrace  *self,
   guint8 *raw;
   const ChildTime *children;
 
+  /* Sizes from META are checked against the section's and the budget
+   * before anything is allocated for them. */
+  if (section == NULL || section->raw_size != events_len + aggregated_len + children_len
+      || section->raw_size > self->memory_budget)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+      return FALSE;
+    }
   raw = g_malloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)));
   track->events = (PlanarEvent *) (gpointer) raw;
   if (section == NULL || !decompress_into (table, section, raw, events_len + aggregated_len + children_len))
@@ -1041,7 +1049,9 @@ restore_plane_meta (PlanarTrace *self,
   if (n_tracks > self->planes_priv[p].tracks_capacity || n_tracks < plane->n_tracks)
     return FALSE;
 
-  /* Derived metadata after the file's. */
+  /* Derived metadata after the file's (each takes 40 bytes at least). */
+  if (n_metadata - n_file_metadata > (gsize) (r->end - r->p) / 40)
+    return FALSE;
   plane->metadata = g_renew (PlanarEventMetadata, plane->metadata, MAX (n_metadata, 1));
   for (guint m = n_file_metadata; m < n_metadata; m++)
     {
