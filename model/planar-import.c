@@ -188,40 +188,6 @@ typedef struct
  * Wire encoding
  * ------------------------------------------------------------------------ */
 
-static void
-put_varint (GByteArray *out,
-            guint64     value)
-{
-  planar_wire_append_varint (out, value);
-}
-
-static void
-put_tag (GByteArray *out,
-         guint       field,
-         guint       wire_type)
-{
-  put_varint (out, ((guint64) field << 3) | wire_type);
-}
-
-static void
-put_bytes (GByteArray   *out,
-           guint         field,
-           const guint8 *data,
-           gsize         len)
-{
-  put_tag (out, field, 2);
-  put_varint (out, len);
-  g_byte_array_append (out, data, len);
-}
-
-static void
-put_string (GByteArray *out,
-            guint       field,
-            const char *text)
-{
-  put_bytes (out, field, (const guint8 *) text, strlen (text));
-}
-
 /* ------------------------------------------------------------------------
  * Names
  * ------------------------------------------------------------------------ */
@@ -379,8 +345,8 @@ static void
 add_stat_header (Importer   *imp,
                  GByteArray *stat)
 {
-  put_tag (stat, 1, 0);
-  put_varint (stat, stat_id (imp, imp->arg_key->str, imp->arg_key->len));
+  planar_wire_append_tag (stat, 1, 0);
+  planar_wire_append_varint (stat, stat_id (imp, imp->arg_key->str, imp->arg_key->len));
 }
 
 static void
@@ -388,7 +354,7 @@ finish_stat (Importer   *imp,
              GByteArray *stat)
 {
   /* XEvent.stats: field 4. */
-  put_bytes (imp->cur_args, 4, stat->data, stat->len);
+  planar_wire_append_bytes_field (imp->cur_args, 4, stat->data, stat->len);
 }
 
 static void
@@ -400,12 +366,12 @@ arg_string (Importer   *imp,
 
   add_stat_header (imp, stat);
   if (g_utf8_validate (text, (gssize) len, NULL))
-    put_bytes (stat, 5, (const guint8 *) text, len);
+    planar_wire_append_bytes_field (stat, 5, (const guint8 *) text, len);
   else
     {
       g_autofree char *valid = g_utf8_make_valid (text, (gssize) len);
 
-      put_string (stat, 5, valid);
+      planar_wire_append_string_field (stat, 5, valid);
     }
   finish_stat (imp, stat);
 }
@@ -429,8 +395,8 @@ arg_number (Importer   *imp,
       i = g_ascii_strtoll (copy, &end, 10);
       if (errno == 0 && *end == '\0')
         {
-          put_tag (stat, 4, 0);
-          put_varint (stat, (guint64) i);
+          planar_wire_append_tag (stat, 4, 0);
+          planar_wire_append_varint (stat, (guint64) i);
           finish_stat (imp, stat);
           return;
         }
@@ -438,8 +404,8 @@ arg_number (Importer   *imp,
       u = g_ascii_strtoull (copy, &end, 10);
       if (errno == 0 && *end == '\0' && copy[0] != '-')
         {
-          put_tag (stat, 3, 0);
-          put_varint (stat, u);
+          planar_wire_append_tag (stat, 3, 0);
+          planar_wire_append_varint (stat, u);
           finish_stat (imp, stat);
           return;
         }
@@ -449,7 +415,7 @@ arg_number (Importer   *imp,
     guint64 bits;
 
     memcpy (&bits, &d, sizeof bits);
-    put_tag (stat, 2, 1);
+    planar_wire_append_tag (stat, 2, 1);
     bits = GUINT64_TO_LE (bits);
     g_byte_array_append (stat, (const guint8 *) &bits, 8);
   }
@@ -463,8 +429,8 @@ arg_int (Importer *imp,
   g_autoptr(GByteArray) stat = g_byte_array_new ();
 
   add_stat_header (imp, stat);
-  put_tag (stat, 4, 0);
-  put_varint (stat, (guint64) value);
+  planar_wire_append_tag (stat, 4, 0);
+  planar_wire_append_varint (stat, (guint64) value);
   finish_stat (imp, stat);
 }
 
@@ -1422,14 +1388,14 @@ encode_event (Importer          *imp,
   const ImportEvent *ev = &g_array_index (imp->events, ImportEvent, index);
   g_autoptr(GByteArray) e = g_byte_array_new ();
 
-  put_tag (e, 1, 0);
-  put_varint (e, ev->name);
-  put_tag (e, 2, 0);
-  put_varint (e, (guint64) ev->ts_ps);
+  planar_wire_append_tag (e, 1, 0);
+  planar_wire_append_varint (e, ev->name);
+  planar_wire_append_tag (e, 2, 0);
+  planar_wire_append_varint (e, (guint64) ev->ts_ps);
   if (ev->dur_ps != 0)
     {
-      put_tag (e, 3, 0);
-      put_varint (e, (guint64) ev->dur_ps);
+      planar_wire_append_tag (e, 3, 0);
+      planar_wire_append_varint (e, (guint64) ev->dur_ps);
     }
   if (ev->args_len > 0)
     g_byte_array_append (e, imp->args->data + ev->args_at, ev->args_len);
@@ -1437,14 +1403,14 @@ encode_event (Importer          *imp,
     {
       g_autoptr(GByteArray) stat = g_byte_array_new ();
 
-      put_tag (stat, 1, 0);
-      put_varint (stat, flow_stat_id);
-      put_tag (stat, 3, 0);
-      put_varint (stat, (*flows)->value);
-      put_bytes (e, 4, stat->data, stat->len);
+      planar_wire_append_tag (stat, 1, 0);
+      planar_wire_append_varint (stat, flow_stat_id);
+      planar_wire_append_tag (stat, 3, 0);
+      planar_wire_append_varint (stat, (*flows)->value);
+      planar_wire_append_bytes_field (e, 4, stat->data, stat->len);
       (*flows)++;
     }
-  put_bytes (line_buf, 4, e->data, e->len);
+  planar_wire_append_bytes_field (line_buf, 4, e->data, e->len);
 }
 
 static gboolean
@@ -1524,9 +1490,9 @@ write_space (Importer   *imp,
         }
 
       g_byte_array_set_size (plane, 0);
-      put_tag (plane, 1, 0);
-      put_varint (plane, ++n_planes);
-      put_string (plane, 2, plane_name);
+      planar_wire_append_tag (plane, 1, 0);
+      planar_wire_append_varint (plane, ++n_planes);
+      planar_wire_append_string_field (plane, 2, plane_name);
 
       for (guint ti = 0; ti < threads->len; ti++)
         {
@@ -1538,8 +1504,8 @@ write_space (Importer   *imp,
 
           if (lo->line_start[t] == lo->line_start[t + 1])
             continue;
-          put_tag (line, 1, 0);
-          put_varint (line, ti + 1);
+          planar_wire_append_tag (line, 1, 0);
+          planar_wire_append_varint (line, ti + 1);
           if (thread->name != NULL)
             line_name = g_strdup (thread->name);
           else
@@ -1548,7 +1514,7 @@ write_space (Importer   *imp,
 
               line_name = numeric_key (thread->tid, &tid) ? g_strdup_printf ("Thread %s", shown) : g_strdup (shown);
             }
-          put_string (line, 2, line_name);
+          planar_wire_append_string_field (line, 2, line_name);
           for (gsize k = lo->line_start[t]; k < lo->line_start[t + 1]; k++)
             {
               guint32 index = lo->order[k];
@@ -1574,7 +1540,7 @@ write_space (Importer   *imp,
               used_names[g_array_index (imp->events, ImportEvent, index).name] = TRUE;
               encode_event (imp, line, index, flow_stat_id, &flows, flows_end);
             }
-          put_bytes (plane, 3, line->data, line->len);
+          planar_wire_append_bytes_field (plane, 3, line->data, line->len);
         }
 
       /* Event metadata for the names used, stat metadata for all. */
@@ -1587,31 +1553,31 @@ write_space (Importer   *imp,
             continue;
           md = g_byte_array_new ();
           entry = g_byte_array_new ();
-          put_tag (md, 1, 0);
-          put_varint (md, n);
-          put_string (md, 2, g_ptr_array_index (imp->name_list, n - 1));
-          put_tag (entry, 1, 0);
-          put_varint (entry, n);
-          put_bytes (entry, 2, md->data, md->len);
-          put_bytes (plane, 4, entry->data, entry->len);
+          planar_wire_append_tag (md, 1, 0);
+          planar_wire_append_varint (md, n);
+          planar_wire_append_string_field (md, 2, g_ptr_array_index (imp->name_list, n - 1));
+          planar_wire_append_tag (entry, 1, 0);
+          planar_wire_append_varint (entry, n);
+          planar_wire_append_bytes_field (entry, 2, md->data, md->len);
+          planar_wire_append_bytes_field (plane, 4, entry->data, entry->len);
         }
       for (guint n = 1; n <= imp->stat_name_list->len; n++)
         {
           g_autoptr(GByteArray) md = g_byte_array_new ();
           g_autoptr(GByteArray) entry = g_byte_array_new ();
 
-          put_tag (md, 1, 0);
-          put_varint (md, n);
-          put_string (md, 2, g_ptr_array_index (imp->stat_name_list, n - 1));
-          put_tag (entry, 1, 0);
-          put_varint (entry, n);
-          put_bytes (entry, 2, md->data, md->len);
-          put_bytes (plane, 5, entry->data, entry->len);
+          planar_wire_append_tag (md, 1, 0);
+          planar_wire_append_varint (md, n);
+          planar_wire_append_string_field (md, 2, g_ptr_array_index (imp->stat_name_list, n - 1));
+          planar_wire_append_tag (entry, 1, 0);
+          planar_wire_append_varint (entry, n);
+          planar_wire_append_bytes_field (entry, 2, md->data, md->len);
+          planar_wire_append_bytes_field (plane, 5, entry->data, entry->len);
         }
 
       g_byte_array_set_size (header, 0);
-      put_tag (header, 1, 2);
-      put_varint (header, plane->len);
+      planar_wire_append_tag (header, 1, 2);
+      planar_wire_append_varint (header, plane->len);
       if (!write_all (fd, header->data, header->len, error) || !write_all (fd, plane->data, plane->len, error))
         return FALSE;
     }

@@ -1172,6 +1172,18 @@ index_depths (DecodeContext *ctx,
 
 /* Sorts the track's events (unless @sorted says they are), nests them and
  * builds the query indices and the span. */
+/* The span of a track's (sorted) events; start > end when it has none. */
+static void
+set_span (PlanarTrack *track)
+{
+  track->start_ps = G_MAXINT64;
+  track->end_ps = G_MININT64;
+  if (track->n_events > 0)
+    track->start_ps = track->events[0].start_ps;
+  for (gsize i = 0; i < track->n_events; i++)
+    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
+}
+
 static gboolean
 finish_track (DecodeContext *ctx,
               PlanarTrack   *track,
@@ -1192,13 +1204,7 @@ finish_track (DecodeContext *ctx,
 
   if (!assign_depths (ctx, track) || !index_depths (ctx, track))
     return FALSE;
-
-  track->start_ps = G_MAXINT64;
-  track->end_ps = G_MININT64;
-  if (n > 0)
-    track->start_ps = track->events[0].start_ps;
-  for (gsize i = 0; i < n; i++)
-    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
+  set_span (track);
   return TRUE;
 }
 
@@ -1758,7 +1764,6 @@ _planar_trace_index_track (PlanarTrace  *self,
                            GError      **error)
 {
   DecodeContext ctx = { 0 };
-  gsize n = track->n_events;
   gboolean ok;
 
   ctx.self = self;
@@ -1771,12 +1776,7 @@ _planar_trace_index_track (PlanarTrace  *self,
       g_propagate_error (error, ctx.error);
       return FALSE;
     }
-  track->start_ps = G_MAXINT64;
-  track->end_ps = G_MININT64;
-  if (n > 0)
-    track->start_ps = track->events[0].start_ps;
-  for (gsize i = 0; i < n; i++)
-    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
+  set_span (track);
   return TRUE;
 }
 

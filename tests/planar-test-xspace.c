@@ -403,3 +403,58 @@ planar_test_check_track (const PlanarPlane *plane,
   for (gsize i = 0; i < track->n_aggregated; i++)
     g_assert_cmpuint (track->aggregated[i].metadata, <, plane->n_metadata);
 }
+
+XSpace *
+planar_test_read_space (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GError) error = NULL;
+  XSpace *space;
+
+  g_file_get_contents (path, &data, &len, &error);
+  g_assert_no_error (error);
+  space = tensorflow__profiler__xspace__unpack (NULL, len, (const guint8 *) data);
+  g_assert_nonnull (space);
+  return space;
+}
+
+XPlane *
+planar_test_find_plane (const XSpace *space,
+                        const char   *name)
+{
+  for (gsize i = 0; i < space->n_planes; i++)
+    if (g_strcmp0 (space->planes[i]->name, name) == 0)
+      return space->planes[i];
+  return NULL;
+}
+
+XLine *
+planar_test_find_line (const XPlane *plane,
+                       gint64        id)
+{
+  for (gsize i = 0; i < plane->n_lines; i++)
+    if (plane->lines[i]->id == id)
+      return plane->lines[i];
+  return NULL;
+}
+
+const char *
+planar_test_event_name (const XPlane *plane,
+                        const XEvent *event)
+{
+  for (gsize i = 0; i < plane->n_event_metadata; i++)
+    if (plane->event_metadata[i]->key == event->metadata_id)
+      return plane->event_metadata[i]->value->name;
+  return NULL;
+}
+
+const char *
+planar_test_stat_name (const XPlane *plane,
+                       gint64        id)
+{
+  for (gsize i = 0; i < plane->n_stat_metadata; i++)
+    if (plane->stat_metadata[i]->key == id)
+      return plane->stat_metadata[i]->value->name;
+  return NULL;
+}

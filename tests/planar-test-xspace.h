@@ -47,6 +47,15 @@ XStat          *planar_test_stat_str           (gint64 metadata_id, const char *
 XStat          *planar_test_stat_double        (gint64 metadata_id, double value);
 /* Serializes @space into @dir/@name and frees it. Returns: (transfer full): the path. */
 char           *planar_test_write_space        (XSpace *space, const char *dir, const char *name);
+/* Reads and unpacks the XSpace at @path (free it with
+ * tensorflow__profiler__xspace__free_unpacked()). */
+XSpace         *planar_test_read_space         (const char *path);
+/* Lookups in an unpacked XSpace: a plane by name, a line by id, the name
+ * of an event's metadata, of a stat metadata id (NULL when absent). */
+XPlane         *planar_test_find_plane         (const XSpace *space, const char *name);
+XLine          *planar_test_find_line          (const XPlane *plane, gint64 id);
+const char     *planar_test_event_name         (const XPlane *plane, const XEvent *event);
+const char     *planar_test_stat_name          (const XPlane *plane, gint64 id);
 /* Removes @dir and everything in it. */
 void            planar_test_remove_tree        (const char *dir);
 

@@ -27,51 +27,6 @@
  * XSpace helpers
  * ------------------------------------------------------------------------ */
 
-static XSpace *
-read_space (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  g_autoptr(GError) error = NULL;
-  XSpace *space;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  space = tensorflow__profiler__xspace__unpack (NULL, len, (const guint8 *) data);
-  g_assert_nonnull (space);
-  return space;
-}
-
-static XPlane *
-find_plane (XSpace     *space,
-            const char *name)
-{
-  for (gsize i = 0; i < space->n_planes; i++)
-    if (g_strcmp0 (space->planes[i]->name, name) == 0)
-      return space->planes[i];
-  return NULL;
-}
-
-static const char *
-event_name (XPlane       *plane,
-            const XEvent *event)
-{
-  for (gsize i = 0; i < plane->n_event_metadata; i++)
-    if (plane->event_metadata[i]->key == event->metadata_id)
-      return plane->event_metadata[i]->value->name;
-  return NULL;
-}
-
-static const char *
-stat_name (XPlane *plane,
-           gint64  id)
-{
-  for (gsize i = 0; i < plane->n_stat_metadata; i++)
-    if (plane->stat_metadata[i]->key == id)
-      return plane->stat_metadata[i]->value->name;
-  return NULL;
-}
-
 /* The text of string stat @name of @event. */
 static const char *
 event_text (XPlane     *plane,
@@ -79,9 +34,9 @@ event_text (XPlane     *plane,
             const char *name)
 {
   for (gsize i = 0; i < event->n_stats; i++)
-    if (g_strcmp0 (stat_name (plane, event->stats[i]->metadata_id), name) == 0)
+    if (g_strcmp0 (planar_test_stat_name (plane, event->stats[i]->metadata_id), name) == 0)
       return event->stats[i]->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE
-               ? stat_name (plane, (gint64) event->stats[i]->ref_value)
+               ? planar_test_stat_name (plane, (gint64) event->stats[i]->ref_value)
                : event->stats[i]->str_value;
   return NULL;
 }
@@ -97,7 +52,7 @@ count_events (XPlane     *plane,
     return 0;
   for (gsize l = 0; l < plane->n_lines; l++)
     for (gsize e = 0; e < plane->lines[l]->n_events; e++)
-      if (g_str_has_prefix (event_name (plane, plane->lines[l]->events[e]), prefix))
+      if (g_str_has_prefix (planar_test_event_name (plane, plane->lines[l]->events[e]), prefix))
         n++;
   return n;
 }
@@ -108,7 +63,7 @@ first_event (XPlane     *plane,
 {
   for (gsize l = 0; l < plane->n_lines; l++)
     for (gsize e = 0; e < plane->lines[l]->n_events; e++)
-      if (g_str_has_prefix (event_name (plane, plane->lines[l]->events[e]), prefix))
+      if (g_str_has_prefix (planar_test_event_name (plane, plane->lines[l]->events[e]), prefix))
         return plane->lines[l]->events[e];
   return NULL;
 }
@@ -287,10 +242,10 @@ test_decode (PlanarTestFixture *f,
   path = g_build_filename (f->dir, "decoded.xplane.pb", NULL);
   g_file_set_contents (path, g_bytes_get_data (out, NULL), (gssize) g_bytes_get_size (out), &error);
   g_assert_no_error (error);
-  space = read_space (path);
-  gpu0 = find_plane (space, "/device:GPU:0");
-  gpu1 = find_plane (space, "/device:GPU:1");
-  host = find_plane (space, "/host:CPU");
+  space = planar_test_read_space (path);
+  gpu0 = planar_test_find_plane (space, "/device:GPU:0");
+  gpu1 = planar_test_find_plane (space, "/device:GPU:1");
+  host = planar_test_find_plane (space, "/host:CPU");
   g_assert_nonnull (gpu0);
   g_assert_nonnull (gpu1);
 
@@ -481,10 +436,10 @@ test_record_basic (PlanarTestFixture *f,
   g_assert_cmpint (log_index (r.log, "finalize"), >, log_index (r.log, "unsubscribe"));
   g_assert_null (strstr (r.log, "nvtx_injection"));
 
-  space = read_space (r.path);
-  host = find_plane (space, "/host:CPU");
-  gpu = find_plane (space, "/device:GPU:0");
-  env = find_plane (space, "Task Environment");
+  space = planar_test_read_space (r.path);
+  host = planar_test_find_plane (space, "/host:CPU");
+  gpu = planar_test_find_plane (space, "/device:GPU:0");
+  env = planar_test_find_plane (space, "Task Environment");
   g_assert_nonnull (host);
   g_assert_nonnull (gpu);
   g_assert_nonnull (env);
@@ -503,12 +458,12 @@ test_record_basic (PlanarTestFixture *f,
   /* Nothing recorded without --nvtx. */
   g_assert_cmpuint (count_events (host, "NVTX:"), ==, 0);
   for (gsize i = 0; i < gpu->n_stats; i++)
-    if (g_strcmp0 (stat_name (gpu, gpu->stats[i]->metadata_id), "gpu_device_name") == 0)
+    if (g_strcmp0 (planar_test_stat_name (gpu, gpu->stats[i]->metadata_id), "gpu_device_name") == 0)
       g_assert_cmpstr (gpu->stats[i]->str_value, ==, "Fake GPU H1");
   /* The stand-in's clock is a day off the wall clock; the profile is on
    * the wall clock, now. */
   for (gsize i = 0; i < env->n_stats; i++)
-    if (g_strcmp0 (stat_name (env, env->stats[i]->metadata_id), "profile_start_time") == 0)
+    if (g_strcmp0 (planar_test_stat_name (env, env->stats[i]->metadata_id), "profile_start_time") == 0)
       start = env->stats[i]->uint64_value;
   g_assert_cmpint (llabs ((gint64) start - now_ns), <, G_GINT64_CONSTANT (120000000000));
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
@@ -543,8 +498,8 @@ test_record_children (PlanarTestFixture *f,
     if (g_str_has_suffix (lines[i], " subscribe"))
       g_hash_table_add (pids, g_strndup (lines[i], strcspn (lines[i], " ")));
   g_assert_cmpuint (g_hash_table_size (pids), ==, 3);
-  space = read_space (r.path);
-  g_assert_cmpuint (find_plane (space, "/host:CPU")->n_lines, ==, 3);
+  space = planar_test_read_space (r.path);
+  g_assert_cmpuint (planar_test_find_plane (space, "/host:CPU")->n_lines, ==, 3);
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
   trace = planar_test_load_ok (r.path);
   flows = planar_trace_get_flows (trace);
@@ -572,8 +527,8 @@ test_record_nvtx (PlanarTestFixture *f,
   injection = g_strdup_printf ("nvtx_injection %s", g_getenv ("PLANAR_FAKE_CUPTI"));
   g_assert_nonnull (strstr (r.log, injection));
   g_assert_nonnull (strstr (r.err, "1 NVTX ranges"));
-  space = read_space (r.path);
-  host = find_plane (space, "/host:CPU");
+  space = planar_test_read_space (r.path);
+  host = planar_test_find_plane (space, "/host:CPU");
   g_assert_cmpuint (count_events (host, "NVTX:train_step"), ==, 1);
   g_assert_cmpstr (event_text (host, first_event (host, "NVTX:"), "marker_payload"), ==, "1");
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
@@ -678,9 +633,9 @@ test_record_caps (PlanarTestFixture *f,
   record (f, NULL, app, env, &r);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "events dropped"));
-  space = read_space (r.path);
-  g_assert_cmpuint (count_events (find_plane (space, "/device:GPU:0"), ""), <=, 5 + 1);
-  g_assert_cmpuint (count_events (find_plane (space, "/host:CPU"), "cu"), <=, 5);
+  space = planar_test_read_space (r.path);
+  g_assert_cmpuint (count_events (planar_test_find_plane (space, "/device:GPU:0"), ""), <=, 5 + 1);
+  g_assert_cmpuint (count_events (planar_test_find_plane (space, "/host:CPU"), "cu"), <=, 5);
   for (gsize i = 0; i < space->n_warnings; i++)
     if (strstr (space->warnings[i], "Detected GPU events dropped on") != NULL)
       warned = TRUE;

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "planar-test-xspace.h"
 #include "xplane.pb-c.h"
 
 typedef Tensorflow__Profiler__XSpace XSpace;
@@ -122,21 +123,6 @@ generate (const char *path,
   expected = g_strdup_printf ("wrote %" G_GUINT64_FORMAT " events (%" G_GUINT64_FORMAT " bytes) to %s\n",
                               n_events, file_size (path), path);
   g_assert_cmpstr (out, ==, expected);
-}
-
-static XSpace *
-load_space (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  g_autoptr(GError) error = NULL;
-  XSpace *space;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  space = tensorflow__profiler__xspace__unpack (NULL, len, (const guint8 *) data);
-  g_assert_nonnull (space);
-  return space;
 }
 
 static char *
@@ -607,7 +593,7 @@ check_profile (const char *path,
                const char *hostname,
                CheckFlags  flags)
 {
-  g_autoptr(XSpace) space = load_space (path);
+  g_autoptr(XSpace) space = planar_test_read_space (path);
   g_autoptr(GHashTable) launches = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   const XPlane *task_env = find_plane (space, "Task Environment");
   const XPlane *host = find_plane (space, "/host:CPU");
@@ -731,7 +717,7 @@ test_gen_canonical (void)
 
   generate (path, 5000, NULL, NULL);
   g_assert_true (g_file_get_contents (path, &data, &len, NULL));
-  space = load_space (path);
+  space = planar_test_read_space (path);
 
   packed_len = tensorflow__profiler__xspace__get_packed_size (space);
   g_assert_cmpuint (packed_len, ==, len);
@@ -765,7 +751,7 @@ test_gen_epoch_timestamps (void)
   generate (epoch, 3000, "--epoch-timestamps", NULL);
   check_profile (epoch, 3000, "host0", CHECK_EPOCH);
 
-  space = load_space (epoch);
+  space = planar_test_read_space (epoch);
   start = plane_uint_stat (find_plane (space, "Task Environment"), "profile_start_time");
   for (size_t p = 0; p < space->n_planes; p++)
     for (size_t l = 0; l < space->planes[p]->n_lines; l++)
@@ -774,7 +760,7 @@ test_gen_epoch_timestamps (void)
 
   /* Without the option the same profile has small, relative timestamps. */
   generate (relative, 3000, NULL, NULL);
-  space = load_space (relative);
+  space = planar_test_read_space (relative);
   for (size_t p = 0; p < space->n_planes; p++)
     for (size_t l = 0; l < space->planes[p]->n_lines; l++)
       g_assert_cmpint (space->planes[p]->lines[l]->timestamp_ns, <, (gint64) start / 2);
@@ -893,7 +879,7 @@ test_gen_hosts (void)
       check_profile (path, 4000, hostname, CHECK_DEFAULT);
       total_bytes += file_size (path);
 
-      space = load_space (path);
+      space = planar_test_read_space (path);
       start = plane_uint_stat (find_plane (space, "Task Environment"), "profile_start_time");
       /* The hosts started tracing a few milliseconds apart. */
       if (i > 0)

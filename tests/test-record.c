@@ -224,61 +224,6 @@ fill_step (Part *part)
  * Reading the XSpace
  * ------------------------------------------------------------------------ */
 
-static XSpace *
-read_space (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  g_autoptr(GError) error = NULL;
-  XSpace *space;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  space = tensorflow__profiler__xspace__unpack (NULL, len, (const guint8 *) data);
-  g_assert_nonnull (space);
-  return space;
-}
-
-static XPlane *
-find_plane (XSpace     *space,
-            const char *name)
-{
-  for (gsize i = 0; i < space->n_planes; i++)
-    if (g_strcmp0 (space->planes[i]->name, name) == 0)
-      return space->planes[i];
-  return NULL;
-}
-
-static XLine *
-find_line (XPlane *plane,
-           gint64  id)
-{
-  for (gsize i = 0; i < plane->n_lines; i++)
-    if (plane->lines[i]->id == id)
-      return plane->lines[i];
-  return NULL;
-}
-
-static const char *
-event_name (XPlane       *plane,
-            const XEvent *event)
-{
-  for (gsize i = 0; i < plane->n_event_metadata; i++)
-    if (plane->event_metadata[i]->key == event->metadata_id)
-      return plane->event_metadata[i]->value->name;
-  return NULL;
-}
-
-static const char *
-stat_metadata_name (XPlane *plane,
-                    gint64  id)
-{
-  for (gsize i = 0; i < plane->n_stat_metadata; i++)
-    if (plane->stat_metadata[i]->key == id)
-      return plane->stat_metadata[i]->value->name;
-  return NULL;
-}
-
 static XStat *
 find_stat (XPlane      *plane,
            XStat      **stats,
@@ -286,7 +231,7 @@ find_stat (XPlane      *plane,
            const char  *name)
 {
   for (gsize i = 0; i < n_stats; i++)
-    if (g_strcmp0 (stat_metadata_name (plane, stats[i]->metadata_id), name) == 0)
+    if (g_strcmp0 (planar_test_stat_name (plane, stats[i]->metadata_id), name) == 0)
       return stats[i];
   return NULL;
 }
@@ -298,7 +243,7 @@ stat_text (XPlane *plane,
 {
   g_assert_nonnull (stat);
   if (stat->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE)
-    return stat_metadata_name (plane, (gint64) stat->ref_value);
+    return planar_test_stat_name (plane, (gint64) stat->ref_value);
   g_assert_cmpint (stat->value_case, ==, TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE);
   return stat->str_value;
 }
@@ -363,12 +308,12 @@ test_layout (PlanarTestFixture *f,
   g_assert_cmpuint (stats.n_devices, ==, 1);
   g_assert_cmpuint (stats.n_dropped, ==, 0);
 
-  space = read_space (path);
+  space = planar_test_read_space (path);
   g_assert_cmpuint (space->n_hostnames, ==, 1);
   g_assert_cmpuint (space->n_errors, ==, 0);
-  host = find_plane (space, "/host:CPU");
-  gpu = find_plane (space, "/device:GPU:0");
-  env = find_plane (space, "Task Environment");
+  host = planar_test_find_plane (space, "/host:CPU");
+  gpu = planar_test_find_plane (space, "/device:GPU:0");
+  env = planar_test_find_plane (space, "Task Environment");
   g_assert_nonnull (host);
   g_assert_nonnull (gpu);
   g_assert_nonnull (env);
@@ -384,19 +329,19 @@ test_layout (PlanarTestFixture *f,
                     G_GUINT64_CONSTANT (85899345920));
 
   /* Streams: the line id is the stream, and the name says what ran. */
-  stream7 = find_line (gpu, 7);
-  stream13 = find_line (gpu, 13);
+  stream7 = planar_test_find_line (gpu, 7);
+  stream13 = planar_test_find_line (gpu, 13);
   g_assert_nonnull (stream7);
   g_assert_nonnull (stream13);
   g_assert_cmpstr (stream7->name, ==, "Stream #7(Compute,MemcpyH2D)");
   g_assert_cmpstr (stream13->name, ==, "Stream #13(Compute,Memset)");
   g_assert_cmpuint (stream7->n_events, ==, 2);
   for (gsize i = 0; i < stream7->n_events; i++)
-    if (g_str_has_prefix (event_name (gpu, stream7->events[i]), "matmul"))
+    if (g_str_has_prefix (planar_test_event_name (gpu, stream7->events[i]), "matmul"))
       kernel = stream7->events[i];
   g_assert_nonnull (kernel);
   /* Demangled, as XLA shows kernels. */
-  g_assert_cmpstr (event_name (gpu, kernel), ==, "matmul(float*, float*, float*, int)");
+  g_assert_cmpstr (planar_test_event_name (gpu, kernel), ==, "matmul(float*, float*, float*, int)");
   /* Moved onto the wall clock: line start + offset = wall start + (t - CUPTI start). */
   g_assert_cmpint (stream7->timestamp_ns + kernel->offset_ps / 1000, ==, (gint64) (START_WALL + 4000));
   g_assert_cmpint (kernel->duration_ps, ==, 5000 * 1000);
@@ -407,14 +352,14 @@ test_layout (PlanarTestFixture *f,
   {
     XEvent *copy = stream7->events[0];
 
-    g_assert_cmpstr (event_name (gpu, copy), ==, "MemcpyH2D");
+    g_assert_cmpstr (planar_test_event_name (gpu, copy), ==, "MemcpyH2D");
     g_assert_cmpstr (stat_text (gpu, find_stat (gpu, copy->stats, copy->n_stats, "memcpy_details")), ==,
                      "kind_src:pinned kind_dst:device size:1048576 dest:0 async:1");
   }
   {
     XEvent *ms = stream13->events[1];
 
-    g_assert_cmpstr (event_name (gpu, ms), ==, "Memset device");
+    g_assert_cmpstr (planar_test_event_name (gpu, ms), ==, "Memset device");
     /* At least a nanosecond long. */
     g_assert_cmpint (ms->duration_ps, ==, 1000);
     g_assert_cmpstr (stat_text (gpu, find_stat (gpu, ms->stats, ms->n_stats, "Memset_details")), ==,
@@ -423,24 +368,24 @@ test_layout (PlanarTestFixture *f,
 
   /* The thread's line: API calls with device and correlation ids, the
    * overhead too. */
-  thread = find_line (host, TID);
+  thread = planar_test_find_line (host, TID);
   g_assert_nonnull (thread);
   g_assert_cmpstr (thread->name, ==, "trainer");
   g_assert_cmpuint (thread->n_events, ==, 5);
   for (gsize i = 0; i < thread->n_events; i++)
-    if (g_str_has_prefix (event_name (host, thread->events[i]), "matmul"))
+    if (g_str_has_prefix (planar_test_event_name (host, thread->events[i]), "matmul"))
       launch = thread->events[i];
   g_assert_nonnull (launch);
   g_assert_cmpuint (find_stat (host, launch->stats, launch->n_stats, "correlation_id")->uint64_value, ==, 11);
   g_assert_cmpuint (find_stat (host, launch->stats, launch->n_stats, "device_id")->uint64_value, ==, 0);
-  g_assert_cmpstr (event_name (host, thread->events[0]), ==, "CUPTI buffer flush");
+  g_assert_cmpstr (planar_test_event_name (host, thread->events[0]), ==, "CUPTI buffer flush");
 
   /* NVTX: the range, start to end, with its payload. */
-  nvtx = find_line (host, (G_GINT64_CONSTANT (1) << 32) + TID);
+  nvtx = planar_test_find_line (host, (G_GINT64_CONSTANT (1) << 32) + TID);
   g_assert_nonnull (nvtx);
   g_assert_cmpstr (nvtx->name, ==, "trainer NVTX");
   g_assert_cmpuint (nvtx->n_events, ==, 1);
-  g_assert_cmpstr (event_name (host, nvtx->events[0]), ==, "NVTX:train_step");
+  g_assert_cmpstr (planar_test_event_name (host, nvtx->events[0]), ==, "NVTX:train_step");
   g_assert_cmpint (nvtx->events[0]->duration_ps, ==, 9500 * 1000);
   g_assert_cmpstr (stat_text (host, find_stat (host, nvtx->events[0]->stats, nvtx->events[0]->n_stats,
                                                "marker_payload")), ==, "42");
@@ -499,11 +444,11 @@ test_two_processes (PlanarTestFixture *f,
   path = merge_dir (f->dir, f->dir, &stats);
   g_assert_cmpuint (stats.n_parts, ==, 2);
   g_assert_cmpuint (stats.n_kernels, ==, 2);
-  space = read_space (path);
-  host = find_plane (space, "/host:CPU");
+  space = planar_test_read_space (path);
+  host = planar_test_find_plane (space, "/host:CPU");
   g_assert_cmpuint (host->n_lines, ==, 2);
-  g_assert_cmpstr (find_line (host, TID)->name, ==, "first");
-  g_assert_cmpstr (find_line (host, TID + 1)->name, ==, "second");
+  g_assert_cmpstr (planar_test_find_line (host, TID)->name, ==, "first");
+  g_assert_cmpstr (planar_test_find_line (host, TID + 1)->name, ==, "second");
   /* No single process: no process_id. */
   g_assert_null (find_stat (host, host->stats, host->n_stats, "process_id"));
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
@@ -554,7 +499,7 @@ test_dropped (PlanarTestFixture *f,
   path = merge_dir (f->dir, f->dir, &stats);
   g_assert_cmpuint (stats.n_kernels, ==, 1);
   g_assert_cmpuint (stats.n_dropped, ==, 3 + 1 + 7);
-  space = read_space (path);
+  space = planar_test_read_space (path);
   for (gsize i = 0; i < space->n_warnings; i++)
     if (strstr (space->warnings[i], "Detected GPU events dropped on") != NULL
         && strstr (space->warnings[i], "2 API calls and 5 device events") != NULL)
@@ -652,7 +597,7 @@ test_bad_parts (PlanarTestFixture *f,
     fill_step (&part);
     write_part (f->dir, "2-2.planar-part", &part);
     path = merge_dir (f->dir, f->dir, NULL);
-    space = read_space (path);
+    space = planar_test_read_space (path);
     g_assert_cmpuint (space->n_errors, ==, 1);
     g_assert_nonnull (strstr (space->errors[0], "1-1.planar-part"));
     tensorflow__profiler__xspace__free_unpacked (space, NULL);

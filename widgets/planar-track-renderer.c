@@ -31,6 +31,9 @@ typedef struct
   const PlanarPlane *plane;
   const PlanarTrack *track;
   const guint8      *colors;
+  /* Entries in @colors: the plane's metadata when the table was made (a
+   * plane may gain derived metadata while it loads). */
+  guint              n_colors;
   float              y;
   guint              min_depth;
   guint              max_depth;
@@ -39,11 +42,31 @@ typedef struct
   GArray            *spans;
 } Job;
 
+/* A palette index per metadata entry of a plane. Tables that a plane has
+ * outgrown stay (in @older) until the renderer is reset: jobs of the frame
+ * being drawn may still read them. */
+typedef struct
+{
+  guint   n;
+  guint8 *colors;
+  GSList *older;
+} ColorTable;
+
+static void
+color_table_free (gpointer data)
+{
+  ColorTable *table = data;
+
+  g_free (table->colors);
+  g_slist_free_full (table->older, g_free);
+  g_free (table);
+}
+
 struct _PlanarTrackRenderer
 {
   PangoLayout *layout;
   int          label_height;
-  /* PlanarPlane * -> guint8 palette index per metadata entry. */
+  /* PlanarPlane * -> ColorTable. */
   GHashTable  *plane_colors;
   /* The palette as premultiplied B8G8R8A8 pixels. */
   guint32      pixels[PLANAR_N_EVENT_COLORS];
@@ -102,7 +125,7 @@ planar_track_renderer_new (void)
   self->n_helpers = MIN (g_get_num_processors (), 8) - 1;
   if (self->n_helpers > 0)
     self->pool = g_thread_pool_new (helper_thread, NULL, (int) self->n_helpers, FALSE, NULL);
-  self->plane_colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->plane_colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, color_table_free);
   for (guint i = 0; i < PLANAR_N_EVENT_COLORS; i++)
     {
       const GdkRGBA *c = planar_color_get_event_color (i);
@@ -159,20 +182,35 @@ planar_track_renderer_set_layout (PlanarTrackRenderer *self,
 
 static const guint8 *
 plane_color_table (PlanarTrackRenderer *self,
-                   const PlanarPlane   *plane)
+                   const PlanarPlane   *plane,
+                   guint               *n_colors)
 {
-  guint8 *table = g_hash_table_lookup (self->plane_colors, plane);
+  ColorTable *table = g_hash_table_lookup (self->plane_colors, plane);
+  guint n = __atomic_load_n (&plane->n_metadata, __ATOMIC_ACQUIRE);
+  /* Read after the count: the loader stores a grown array before its
+   * count. */
+  const PlanarEventMetadata *metadata = plane->metadata;
 
   if (table == NULL)
     {
-      /* One hash per event name and plane, once: a frame then looks its
-       * colors up by metadata index. */
-      table = g_new (guint8, MAX (plane->n_metadata, 1));
-      for (guint m = 0; m < plane->n_metadata; m++)
-        table[m] = (guint8) planar_color_index_for_name (plane->metadata[m].name);
+      table = g_new0 (ColorTable, 1);
       g_hash_table_insert (self->plane_colors, (gpointer) plane, table);
     }
-  return table;
+  if (table->colors == NULL || table->n < n)
+    {
+      /* One hash per event name and plane, once (and again for names a
+       * loading plane gains): a frame then looks colors up by index. */
+      guint8 *colors = g_new (guint8, MAX (n, 1));
+
+      for (guint m = 0; m < n; m++)
+        colors[m] = (guint8) planar_color_index_for_name (metadata[m].name);
+      if (table->colors != NULL)
+        table->older = g_slist_prepend (table->older, table->colors);
+      table->colors = colors;
+      table->n = n;
+    }
+  *n_colors = table->n;
+  return table->colors;
 }
 
 void
@@ -393,7 +431,7 @@ run_job (PlanarTrackRenderer *self,
       else if (x1 <= x0)
         x1 = x0 + 1;
       fill_rect (self, x0, x1, MAX (top, clip0), MIN (top + band_height, clip1),
-                 self->pixels[md < job->plane->n_metadata ? job->colors[md] : 0]);
+                 self->pixels[md < job->n_colors ? job->colors[md] : 0]);
     }
 }
 
@@ -450,7 +488,7 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
   job->plane = plane;
   job->track = track;
   /* Made here, on the main thread, for the workers to read. */
-  job->colors = plane_color_table (self, plane);
+  job->colors = plane_color_table (self, plane, &job->n_colors);
   job->y = y;
   job->min_depth = min_depth;
   job->max_depth = max_depth;
@@ -509,7 +547,7 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
             continue;
           ev = &job->track->events[span->first];
           draw_label (self, labels, view, job->plane, ev,
-                      planar_color_get_event_color (ev->metadata < job->plane->n_metadata ? job->colors[ev->metadata] : 0),
+                      planar_color_get_event_color (ev->metadata < job->n_colors ? job->colors[ev->metadata] : 0),
                       x0, x1, band_y);
         }
     }

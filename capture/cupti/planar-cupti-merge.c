@@ -945,49 +945,13 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
  * Writing the XSpace
  * ------------------------------------------------------------------------ */
 
-static void
-put_tag (GByteArray *out,
-         guint       field,
-         guint       wire)
-{
-  planar_wire_append_varint (out, (guint64) field << 3 | wire);
-}
-
-static void
-put_varint (GByteArray *out,
-            guint       field,
-            guint64     value)
-{
-  put_tag (out, field, PLANAR_WIRE_VARINT);
-  planar_wire_append_varint (out, value);
-}
-
-static void
-put_bytes (GByteArray   *out,
-           guint         field,
-           const guint8 *data,
-           gsize         len)
-{
-  put_tag (out, field, PLANAR_WIRE_LEN);
-  planar_wire_append_varint (out, len);
-  g_byte_array_append (out, data, (guint) len);
-}
-
-static void
-put_string (GByteArray *out,
-            guint       field,
-            const char *s)
-{
-  put_bytes (out, field, (const guint8 *) s, strlen (s));
-}
-
 /* Appends @msg as field @field of @out and empties it. */
 static void
 put_message (GByteArray *out,
              guint       field,
              GByteArray *msg)
 {
-  put_bytes (out, field, msg->data, msg->len);
+  planar_wire_append_bytes_field (out, field, msg->data, msg->len);
   g_byte_array_set_size (msg, 0);
 }
 
@@ -998,20 +962,20 @@ put_stat (GByteArray  *out,
           const Stat  *s,
           GByteArray  *scratch)
 {
-  put_varint (scratch, 1, s->metadata_id);
+  planar_wire_append_varint_field (scratch, 1, s->metadata_id);
   switch (s->type)
     {
-    case STAT_UINT: put_varint (scratch, 3, s->u); break;
-    case STAT_INT: put_varint (scratch, 4, (guint64) s->i); break;
-    case STAT_REF: put_varint (scratch, 7, s->index); break;
-    case STAT_STR: put_string (scratch, 5, plane->strings->pdata[s->index]); break;
+    case STAT_UINT: planar_wire_append_varint_field (scratch, 3, s->u); break;
+    case STAT_INT: planar_wire_append_varint_field (scratch, 4, (guint64) s->i); break;
+    case STAT_REF: planar_wire_append_varint_field (scratch, 7, s->index); break;
+    case STAT_STR: planar_wire_append_string_field (scratch, 5, plane->strings->pdata[s->index]); break;
     case STAT_DOUBLE:
       {
         guint64 bits;
 
         memcpy (&bits, &s->d, sizeof bits);
         bits = GUINT64_TO_LE (bits);
-        put_tag (scratch, 2, PLANAR_WIRE_I64);
+        planar_wire_append_tag (scratch, 2, PLANAR_WIRE_I64);
         g_byte_array_append (scratch, (const guint8 *) &bits, sizeof bits);
       }
       break;
@@ -1098,24 +1062,24 @@ put_plane (GByteArray *space,
       }
   g_ptr_array_sort (plane->line_list, compare_lines);
 
-  put_varint (p, 1, (guint64) plane->id);
-  put_string (p, 2, plane->name);
+  planar_wire_append_varint_field (p, 1, (guint64) plane->id);
+  planar_wire_append_string_field (p, 2, plane->name);
   for (guint i = 0; i < plane->line_list->len; i++)
     {
       Line *line = plane->line_list->pdata[i];
 
       g_array_sort (line->events, compare_events);
-      put_varint (line_bytes, 1, (guint64) line->id);
-      put_varint (line_bytes, 10, (guint64) line->id);
-      put_string (line_bytes, 2, line->name);
-      put_varint (line_bytes, 3, (guint64) origin_ns);
+      planar_wire_append_varint_field (line_bytes, 1, (guint64) line->id);
+      planar_wire_append_varint_field (line_bytes, 10, (guint64) line->id);
+      planar_wire_append_string_field (line_bytes, 2, line->name);
+      planar_wire_append_varint_field (line_bytes, 3, (guint64) origin_ns);
       for (guint e = 0; e < line->events->len; e++)
         {
           const Event *ev = &g_array_index (line->events, Event, e);
 
-          put_varint (event_bytes, 1, ev->name);
-          put_varint (event_bytes, 2, (guint64) ((ev->start_ns - origin_ns) * 1000));
-          put_varint (event_bytes, 3, (guint64) ((ev->end_ns - ev->start_ns) * 1000));
+          planar_wire_append_varint_field (event_bytes, 1, ev->name);
+          planar_wire_append_varint_field (event_bytes, 2, (guint64) ((ev->start_ns - origin_ns) * 1000));
+          planar_wire_append_varint_field (event_bytes, 3, (guint64) ((ev->end_ns - ev->start_ns) * 1000));
           for (guint s = 0; s < ev->n_stats; s++)
             put_stat (event_bytes, 4, plane, &g_array_index (plane->stats, Stat, ev->first_stat + s), scratch);
           put_message (line_bytes, 4, event_bytes);
@@ -1124,17 +1088,17 @@ put_plane (GByteArray *space,
     }
   for (guint i = 0; i < plane->event_names->len; i++)
     {
-      put_varint (value, 1, i + 1);
-      put_string (value, 2, plane->event_names->pdata[i]);
-      put_varint (entry, 1, i + 1);
+      planar_wire_append_varint_field (value, 1, i + 1);
+      planar_wire_append_string_field (value, 2, plane->event_names->pdata[i]);
+      planar_wire_append_varint_field (entry, 1, i + 1);
       put_message (entry, 2, value);
       put_message (p, 4, entry);
     }
   for (guint i = 0; i < plane->stat_names->len; i++)
     {
-      put_varint (value, 1, i + 1);
-      put_string (value, 2, plane->stat_names->pdata[i]);
-      put_varint (entry, 1, i + 1);
+      planar_wire_append_varint_field (value, 1, i + 1);
+      planar_wire_append_string_field (value, 2, plane->stat_names->pdata[i]);
+      planar_wire_append_varint_field (entry, 1, i + 1);
       put_message (entry, 2, value);
       put_message (p, 5, entry);
     }
@@ -1189,10 +1153,10 @@ planar_cupti_merge_finish (PlanarCuptiMerge      *self,
   plane_free (env);
 
   for (guint i = 0; i < self->errors->len; i++)
-    put_string (space, 2, self->errors->pdata[i]);
+    planar_wire_append_string_field (space, 2, self->errors->pdata[i]);
   for (guint i = 0; i < self->warnings->len; i++)
-    put_string (space, 3, self->warnings->pdata[i]);
-  put_string (space, 4, self->hostname);
+    planar_wire_append_string_field (space, 3, self->warnings->pdata[i]);
+  planar_wire_append_string_field (space, 4, self->hostname);
 
   self->stats.n_devices = devices->len;
   if (stats != NULL)
