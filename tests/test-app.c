@@ -1391,6 +1391,31 @@ test_record (void)
   destroy_all_windows ();
 }
 
+/* Saves a screenshot of the newest window in PLANAR_E2E_OUTPUT (kept for
+ * a person to look at), once it has drawn a frame and its page transition
+ * is over: a moment, then up to 5 s more. */
+static void
+save_screenshot (const char *name,
+                 gint64      settle_us)
+{
+  g_autofree char *shot = NULL;
+
+  if (g_getenv ("PLANAR_E2E_OUTPUT") == NULL)
+    return;
+  g_mkdir_with_parents (g_getenv ("PLANAR_E2E_OUTPUT"), 0755);
+  shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"), name, NULL);
+  g_unlink (shot);
+  for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
+    {
+      gint64 until = g_get_monotonic_time () + (i == 0 ? settle_us : 50000);
+
+      while (g_get_monotonic_time () < until)
+        g_main_context_iteration (NULL, FALSE);
+      g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
+    }
+  g_assert_true (g_file_test (shot, G_FILE_TEST_IS_REGULAR));
+}
+
 static gboolean
 window_shows_cupti_recording (gpointer data)
 {
@@ -1412,7 +1437,6 @@ test_record_cupti (void)
 {
   g_autofree char *record_logdir = g_build_filename (tmp_dir, "cupti-recorded", NULL);
   g_autofree char *command = NULL;
-  g_autofree char *shot = NULL;
   PlanarWindow *window;
   PlanarRecordDialog *dialog;
   PlanarTrace *trace;
@@ -1445,24 +1469,44 @@ test_record_cupti (void)
   g_assert_nonnull (planar_trace_find_plane (trace, "/device:GPU:1"));
   g_assert_cmpuint (planar_flow_index_get_n_complete (planar_trace_get_flows (trace), PLANAR_FLOW_CATEGORY_ALL), >=,
                     2 * 2 * (40 + 3));
-  if (g_getenv ("PLANAR_E2E_OUTPUT") != NULL)
-    {
-      g_mkdir_with_parents (g_getenv ("PLANAR_E2E_OUTPUT"), 0755);
-      shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"), "record-cupti.png", NULL);
-      g_unlink (shot);
-      /* Once the window has drawn a frame and its page transition is
-       * over (a second, then up to 5 s more). */
-      for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
-        {
-          gint64 until = g_get_monotonic_time () + (i == 0 ? G_USEC_PER_SEC : 50000);
-
-          while (g_get_monotonic_time () < until)
-            g_main_context_iteration (NULL, FALSE);
-          g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
-        }
-      g_assert_true (g_file_test (shot, G_FILE_TEST_IS_REGULAR));
-    }
+  save_screenshot ("record-cupti.png", G_USEC_PER_SEC);
   destroy_all_windows ();
+}
+
+/* Opened again, a profile comes from its cached index, the same. */
+static void
+test_cached_reopen (void)
+{
+  g_autofree char *cache_dir = g_build_filename (tmp_dir, "index-cache", NULL);
+  PlanarWindow *window;
+  guint64 n_events;
+  gint64 first = 0, last = 0, first2 = 0, last2 = 0;
+  guint restored;
+
+  g_unsetenv ("PLANAR_CACHE");
+  planar_cache_set_dir (cache_dir);
+  planar_cache_set_enabled (TRUE);
+  window = open_path (logdir);
+  wait_loaded (window);
+  n_events = planar_profile_get_n_events (planar_window_get_profile (window));
+  g_assert_true (planar_profile_get_span (planar_window_get_profile (window), &first, &last));
+  destroy_all_windows ();
+  planar_cache_wait ();
+
+  restored = _planar_cache_get_n_restored ();
+  window = open_path (logdir);
+  wait_loaded (window);
+  g_assert_cmpuint (_planar_cache_get_n_restored (), >, restored);
+  g_assert_cmpuint (planar_profile_get_n_events (planar_window_get_profile (window)), ==, n_events);
+  g_assert_true (planar_profile_get_span (planar_window_get_profile (window), &first2, &last2));
+  g_assert_cmpint (first2, ==, first);
+  g_assert_cmpint (last2, ==, last);
+  save_screenshot ("cached-reopen.png", G_USEC_PER_SEC / 2);
+  destroy_all_windows ();
+
+  planar_cache_set_enabled (FALSE);
+  planar_cache_set_dir (NULL);
+  g_setenv ("PLANAR_CACHE", "0", TRUE);
 }
 
 /* Preferences: the cached indexes follow the settings, the window shows
@@ -1515,19 +1559,7 @@ test_preferences (void)
         prefs = w;
     }
   g_assert_nonnull (prefs);
-  if (g_getenv ("PLANAR_E2E_OUTPUT") != NULL)
-    {
-      g_autofree char *shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"), "preferences.png", NULL);
-
-      for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
-        {
-          gint64 until = g_get_monotonic_time () + (i == 0 ? G_USEC_PER_SEC / 2 : 50000);
-
-          while (g_get_monotonic_time () < until)
-            g_main_context_iteration (NULL, FALSE);
-          g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
-        }
-    }
+  save_screenshot ("preferences.png", G_USEC_PER_SEC / 2);
   g_assert_cmpuint (planar_preferences_clear_cache (), ==, 1);
   g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
   gtk_window_destroy (prefs);
@@ -1722,6 +1754,7 @@ main (int   argc,
   g_test_add_func ("/app/record", test_record);
   g_test_add_func ("/app/record-cupti", test_record_cupti);
   g_test_add_func ("/app/preferences", test_preferences);
+  g_test_add_func ("/app/cached-reopen", test_cached_reopen);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();
