@@ -1271,24 +1271,41 @@ build_track (DecodeContext *ctx,
   return finish_track (ctx, track, sorted);
 }
 
-gboolean
-_planar_trace_finish_track (PlanarTrace  *self,
-                            PlanarTrack  *track,
-                            GError      **error)
+/* finish_track() (@nest) or only the depth index and span, for a track
+ * built outside the decoder. */
+static gboolean
+finish_track_alone (PlanarTrace  *self,
+                    PlanarTrack  *track,
+                    gboolean      nest,
+                    GError      **error)
 {
   DecodeContext ctx = { 0 };
   gboolean ok;
 
   ctx.self = self;
   /* Derived tracks hold fewer events than the file's tracks they come
-   * from, which the decode budget already allowed. */
+   * from, which the decode budget already allowed; restored tracks were
+   * allowed when they were decoded. */
   ctx.budget = G_MAXUINT64;
   g_mutex_init (&ctx.lock);
-  ok = finish_track (&ctx, track, FALSE);
+  ok = nest ? finish_track (&ctx, track, FALSE) : index_depths (&ctx, track);
   g_mutex_clear (&ctx.lock);
   if (!ok)
-    g_propagate_error (error, ctx.error);
-  return ok;
+    {
+      g_propagate_error (error, ctx.error);
+      return FALSE;
+    }
+  if (!nest)
+    set_span (track);
+  return TRUE;
+}
+
+gboolean
+_planar_trace_finish_track (PlanarTrace  *self,
+                            PlanarTrack  *track,
+                            GError      **error)
+{
+  return finish_track_alone (self, track, TRUE, error);
 }
 
 static gpointer
@@ -1763,21 +1780,7 @@ _planar_trace_index_track (PlanarTrace  *self,
                            PlanarTrack  *track,
                            GError      **error)
 {
-  DecodeContext ctx = { 0 };
-  gboolean ok;
-
-  ctx.self = self;
-  ctx.budget = G_MAXUINT64;
-  g_mutex_init (&ctx.lock);
-  ok = index_depths (&ctx, track);
-  g_mutex_clear (&ctx.lock);
-  if (!ok)
-    {
-      g_propagate_error (error, ctx.error);
-      return FALSE;
-    }
-  set_span (track);
-  return TRUE;
+  return finish_track_alone (self, track, FALSE, error);
 }
 
 gboolean

@@ -69,6 +69,9 @@ void            planar_test_fixture_setup      (PlanarTestFixture *f,
                                                 gconstpointer      data);
 void            planar_test_fixture_teardown   (PlanarTestFixture *f,
                                                 gconstpointer      data);
+/* Adds test @func at @path with a PlanarTestFixture. */
+#define PLANAR_TEST_ADD(path, func) \
+  g_test_add ((path), PlanarTestFixture, NULL, planar_test_fixture_setup, (func), planar_test_fixture_teardown)
 /* planar_trace_load() that must succeed. Returns: (transfer full). */
 PlanarTrace    *planar_test_load_ok            (const char *path);
 

@@ -503,15 +503,12 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-#define ADD(path, func) \
-  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/cache/same-profile", test_same_profile);
-  ADD ("/cache/stale", test_stale);
+  PLANAR_TEST_ADD ("/cache/same-profile", test_same_profile);
+  PLANAR_TEST_ADD ("/cache/stale", test_stale);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
               planar_test_fixture_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
               planar_test_fixture_setup, test_damaged, planar_test_fixture_teardown);
-  ADD ("/cache/eviction", test_eviction);
-#undef ADD
+  PLANAR_TEST_ADD ("/cache/eviction", test_eviction);
   return g_test_run ();
 }

@@ -760,18 +760,15 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-#define ADD(path, func) \
-  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/cupti/decode", test_decode);
-  ADD ("/cupti/injection-library", test_injection_library);
-  ADD ("/cupti/record/basic", test_record_basic);
-  ADD ("/cupti/record/children", test_record_children);
-  ADD ("/cupti/record/nvtx", test_record_nvtx);
-  ADD ("/cupti/record/duration", test_record_duration);
-  ADD ("/cupti/record/exit-status", test_record_exit_status);
-  ADD ("/cupti/record/signal", test_record_signal);
-  ADD ("/cupti/record/caps", test_record_caps);
-  ADD ("/cupti/record/failures", test_record_failures);
-#undef ADD
+  PLANAR_TEST_ADD ("/cupti/decode", test_decode);
+  PLANAR_TEST_ADD ("/cupti/injection-library", test_injection_library);
+  PLANAR_TEST_ADD ("/cupti/record/basic", test_record_basic);
+  PLANAR_TEST_ADD ("/cupti/record/children", test_record_children);
+  PLANAR_TEST_ADD ("/cupti/record/nvtx", test_record_nvtx);
+  PLANAR_TEST_ADD ("/cupti/record/duration", test_record_duration);
+  PLANAR_TEST_ADD ("/cupti/record/exit-status", test_record_exit_status);
+  PLANAR_TEST_ADD ("/cupti/record/signal", test_record_signal);
+  PLANAR_TEST_ADD ("/cupti/record/caps", test_record_caps);
+  PLANAR_TEST_ADD ("/cupti/record/failures", test_record_failures);
   return g_test_run ();
 }

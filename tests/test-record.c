@@ -701,13 +701,10 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-#define ADD(path, func) \
-  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/record/merge/layout", test_layout);
-  ADD ("/record/merge/two-processes", test_two_processes);
-  ADD ("/record/merge/dropped", test_dropped);
-  ADD ("/record/merge/bad-parts", test_bad_parts);
-  ADD ("/record/cli", test_cli);
-#undef ADD
+  PLANAR_TEST_ADD ("/record/merge/layout", test_layout);
+  PLANAR_TEST_ADD ("/record/merge/two-processes", test_two_processes);
+  PLANAR_TEST_ADD ("/record/merge/dropped", test_dropped);
+  PLANAR_TEST_ADD ("/record/merge/bad-parts", test_bad_parts);
+  PLANAR_TEST_ADD ("/record/cli", test_cli);
   return g_test_run ();
 }
