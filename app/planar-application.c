@@ -271,8 +271,9 @@ planar_application_open (GApplication  *application,
 static void
 planar_application_shutdown (GApplication *application)
 {
-  /* The cached indexes still being written, before the process goes. */
-  planar_cache_wait ();
+  /* A cached index still being written is given up: quitting does not
+   * wait minutes for a big one (it is written again next time). */
+  planar_cache_cancel ();
   G_APPLICATION_CLASS (planar_application_parent_class)->shutdown (application);
 }
 

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <utime.h>
 
 #include <glib/gstdio.h>
@@ -87,6 +88,8 @@ static gint config_enabled = -1;
 static guint64 config_limit = DEFAULT_LIMIT;
 static GPtrArray *writers;
 static gint n_restored;
+/* Set while planar_cache_cancel() stops the writers. */
+static gint cancel_writes;
 
 /* ------------------------------------------------------------------------
  * Settings
@@ -326,6 +329,12 @@ writer_compress (Writer          *w,
   while (!done && w->errsv == 0)
     {
       ZSTD_outBuffer out = { w->out, w->out_size, 0 };
+
+      if (g_atomic_int_get (&cancel_writes))
+        {
+          w->errsv = ECANCELED;
+          return;
+        }
       gsize left = ZSTD_compressStream2 (w->cctx, &out, &in, mode);
 
       if (ZSTD_isError (left))
@@ -567,6 +576,15 @@ evict (const char *dir)
       CacheFile f;
       GStatBuf st;
 
+      /* What a writer killed on the way left, after an hour. */
+      if (name[0] == '.' && strstr (name, SUFFIX ".") != NULL)
+        {
+          g_autofree char *tmp = g_build_filename (dir, name, NULL);
+
+          if (g_stat (tmp, &st) == 0 && st.st_mtime + 3600 < time (NULL))
+            g_unlink (tmp);
+          continue;
+        }
       if (!g_str_has_suffix (name, SUFFIX))
         continue;
       f.path = g_build_filename (dir, name, NULL);
@@ -664,6 +682,14 @@ _planar_cache_store_later (PlanarTrace *self)
     writers = g_ptr_array_new ();
   g_ptr_array_add (writers, g_thread_new ("planar-cache", store_thread, g_object_ref (self)));
   g_mutex_unlock (&config_lock);
+}
+
+void
+planar_cache_cancel (void)
+{
+  g_atomic_int_set (&cancel_writes, 1);
+  planar_cache_wait ();
+  g_atomic_int_set (&cancel_writes, 0);
 }
 
 void

@@ -31,6 +31,9 @@ guint64  planar_cache_get_limit    (void);
 char    *planar_cache_get_path     (const char *source_path);
 /* Waits until the cached indexes being written are written. */
 void     planar_cache_wait         (void);
+/* Stops the writes under way (nothing half-written is left) and waits
+ * for their threads: quitting need not wait for a big index. */
+void     planar_cache_cancel       (void);
 
 /* The loader's side. Restores @self from its cache file when it has a
  * sound one (*@restored set: the trace is decoded); otherwise leaves @self

@@ -489,6 +489,26 @@ test_eviction (PlanarTestFixture *f,
   g_assert_true (g_file_test (cb, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (cc, G_FILE_TEST_EXISTS));
 
+  /* A write given up leaves nothing behind, half-written or not. */
+  {
+    g_autofree char *d = g_path_get_dirname (cc);
+    g_autoptr(GDir) dir = NULL;
+    const char *name;
+
+    g_unlink (cc);
+    g_object_unref (planar_test_load_ok (c));
+    planar_cache_cancel ();
+    dir = g_dir_open (d, 0, NULL);
+    g_assert_nonnull (dir);
+    while ((name = g_dir_read_name (dir)) != NULL)
+      g_assert_false (name[0] == '.');
+    /* And writes go on afterwards. */
+    g_unlink (cc);
+    g_object_unref (planar_test_load_ok (c));
+    planar_cache_wait ();
+    g_assert_true (g_file_test (cc, G_FILE_TEST_EXISTS));
+  }
+
   /* Off: nothing read or written. */
   planar_cache_set_enabled (FALSE);
   g_unlink (cb);
