@@ -862,12 +862,20 @@ restore_track (PlanarTrace  *self,
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
       return FALSE;
     }
-  raw = g_malloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)));
+  raw = planar_spill_alloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)), self->spill);
   track->events = (PlanarEvent *) (gpointer) raw;
   if (section == NULL || !decompress_into (table, section, raw, events_len + aggregated_len + children_len))
     goto bad;
-  track->aggregated = track->n_aggregated > 0 ? g_memdup2 (raw + events_len, aggregated_len) : NULL;
-  track->children = track->n_children > 0 ? g_memdup2 (raw + events_len + aggregated_len, children_len) : NULL;
+  if (track->n_aggregated > 0)
+    {
+      track->aggregated = planar_spill_alloc (aggregated_len, self->spill);
+      memcpy (track->aggregated, raw + events_len, aggregated_len);
+    }
+  if (track->n_children > 0)
+    {
+      track->children = planar_spill_alloc (children_len, self->spill);
+      memcpy (track->children, raw + events_len + aggregated_len, children_len);
+    }
   children = (const ChildTime *) track->children;
   for (gsize i = 0; i < track->n_children; i++)
     if (children[i].index >= track->n_events || (i > 0 && children[i - 1].index >= children[i].index))
@@ -1175,13 +1183,7 @@ discard_derived (PlanarTrace *self)
         {
           PlanarTrack *track = &plane->tracks[t];
 
-          g_free (track->events);
-          g_free (track->aggregated);
-          g_free (track->depth_order);
-          g_free (track->depth_offsets);
-          g_free (track->depth_ends_sorted);
-          g_free (track->depth_starts);
-          g_free (track->children);
+          _planar_track_clear_arrays (track);
           memset (track, 0, sizeof *track);
         }
       __atomic_store_n (&plane->n_tracks, ppriv->n_file_tracks, __ATOMIC_RELEASE);

@@ -539,7 +539,7 @@ typedef struct
   guint         p;
   PlanarPlane  *plane;
   /* The plane's table of derived sources. */
-  GArray       *sources;
+  PlanarSpillArray *sources;
   /* The derived events this plane may still add (its share of the trace's
    * budget, by its number of events, so that which plane gets what does
    * not depend on threads), and whether it ran out. */
@@ -638,7 +638,7 @@ static void
 plane_context_init (PlaneContext *ctx,
                     PlanarTrace  *self,
                     guint         p,
-                    GArray       *sources,
+                    PlanarSpillArray *sources,
                     guint64       quota)
 {
   memset (ctx, 0, sizeof *ctx);
@@ -832,7 +832,7 @@ struct _LineBuilder
   guint        source_track;
   /* Off GPU planes, events without a group merge only across small gaps. */
   gboolean     gap_check;
-  GArray      *events;
+  PlanarSpillArray *events;
   GArray      *levels;
   /* Lines whose open events end when this line's outermost one does. */
   LineBuilder *dependents[2];
@@ -841,6 +841,7 @@ struct _LineBuilder
 
 static void
 line_builder_init (LineBuilder *b,
+                   PlanarTrace *self,
                    gint64       id,
                    const char  *name,
                    guint        source_track,
@@ -852,14 +853,17 @@ line_builder_init (LineBuilder *b,
   b->name = name;
   b->source_track = source_track;
   b->gap_check = gap_check;
-  b->events = g_array_new (FALSE, FALSE, sizeof (PlanarEvent));
+  b->events = g_new (PlanarSpillArray, 1);
+  planar_spill_array_init (b->events, sizeof (PlanarEvent), self->spill);
   b->levels = g_array_new (FALSE, FALSE, sizeof (LevelState));
 }
 
 static void
 line_builder_clear (LineBuilder *b)
 {
-  g_clear_pointer (&b->events, g_array_unref);
+  if (b->events != NULL)
+    planar_spill_array_clear (b->events);
+  g_clear_pointer (&b->events, g_free);
   g_clear_pointer (&b->levels, g_array_unref);
 }
 
@@ -891,7 +895,7 @@ line_builder_reset (LineBuilder *b,
  * than exhausting memory. */
 static gssize
 add_derived_event (PlaneContext         *ctx,
-                   GArray               *events,
+                   PlanarSpillArray     *events,
                    gint64                start_ps,
                    gint64                end_ps,
                    guint32               metadata,
@@ -915,8 +919,8 @@ add_derived_event (PlaneContext         *ctx,
   ev.metadata = metadata;
   ev.flags = PLANAR_EVENT_DERIVED;
   ev.source = (guint64) ctx->p << SOURCE_PLANE_SHIFT | ctx->sources->len;
-  g_array_append_val (ctx->sources, src);
-  g_array_append_val (events, ev);
+  planar_spill_array_append (ctx->sources, &src, 1);
+  planar_spill_array_append (events, &ev, 1);
   return (gssize) events->len - 1;
 }
 
@@ -949,7 +953,7 @@ line_builder_expand_or_add (PlaneContext         *ctx,
       ls->group.has == group.has && (!group.has || ls->group.id == group.id) &&
       (!scope.has || !ls->scope.has || ls->scope.id == scope.id))
     {
-      PlanarEvent *ev = &g_array_index (b->events, PlanarEvent, ls->event);
+      PlanarEvent *ev = &planar_spill_array_index (b->events, PlanarEvent, ls->event);
       gint64 ev_end = ev->start_ps + ev->duration_ps;
       gint64 reach;
 
@@ -1040,7 +1044,7 @@ typedef struct
   /* Per pass: the plane, its table of derived sources, the reused stats
    * array, the flow ends found and the events seen. */
   guint              p;
-  GArray            *sources;
+  PlanarSpillArray  *sources;
   GArray            *stats;
   PlanarFlowBuilder *flows;
   guint64            n_seen;
@@ -1522,14 +1526,10 @@ publish_line (PlanarTrace  *self,
   track->derived = TRUE;
   track->source_track = b->source_track;
   track->n_events = b->events->len;
-  track->events = (PlanarEvent *) (gpointer) g_array_free (g_steal_pointer (&b->events), FALSE);
+  track->events = planar_spill_array_steal (b->events);
   if (!_planar_trace_finish_track (self, track, error))
     {
-      g_free (track->events);
-      g_free (track->depth_order);
-      g_free (track->depth_offsets);
-      g_free (track->depth_ends_sorted);
-      g_free (track->children);
+      _planar_track_clear_arrays (track);
       memset (track, 0, sizeof *track);
       return FALSE;
     }
@@ -2143,8 +2143,8 @@ gpu_pass_new (DeriveContext *dc,
   gp->step_groups = g_array_new (FALSE, FALSE, sizeof (StepGroup));
   gp->level_scopes = g_array_new (FALSE, FALSE, sizeof (Scope));
   gp->scope_chain = g_array_new (FALSE, FALSE, sizeof (gint64));
-  line_builder_init (&gp->steps, PLANAR_LINE_ID_STEPS, intern (self, "Steps"), G_MAXUINT, FALSE);
-  line_builder_init (&gp->launch_stats, PLANAR_LINE_ID_LAUNCH_STATS, intern (self, "Launch Stats"),
+  line_builder_init (&gp->steps, self, PLANAR_LINE_ID_STEPS, intern (self, "Steps"), G_MAXUINT, FALSE);
+  line_builder_init (&gp->launch_stats, self, PLANAR_LINE_ID_LAUNCH_STATS, intern (self, "Launch Stats"),
                      G_MAXUINT, FALSE);
 
   /* XProf's streams are the plane's lines without a derived id, compute
@@ -2190,13 +2190,13 @@ gpu_pass_new (DeriveContext *dc,
       g_autofree char *n_xla = g_strconcat ("XLA Ops", suffix, NULL);
 
       gp->slot[so->t] = (gint) k;
-      line_builder_init (&sl->name_scope, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE,
+      line_builder_init (&sl->name_scope, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE,
                          intern (self, n_scope), so->t, FALSE);
-      line_builder_init (&sl->framework_ops, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS,
+      line_builder_init (&sl->framework_ops, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS,
                          intern (self, n_ops), so->t, FALSE);
-      line_builder_init (&sl->modules, base + PLANAR_DERIVED_OFFSET_XLA_MODULES,
+      line_builder_init (&sl->modules, self, base + PLANAR_DERIVED_OFFSET_XLA_MODULES,
                          intern (self, n_modules), so->t, FALSE);
-      line_builder_init (&sl->xla_ops, base + PLANAR_DERIVED_OFFSET_XLA_OPS,
+      line_builder_init (&sl->xla_ops, self, base + PLANAR_DERIVED_OFFSET_XLA_OPS,
                          intern (self, n_xla), so->t, FALSE);
       sl->name_scope.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE;
       sl->framework_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS;
@@ -2354,11 +2354,11 @@ derive_tpu_plane (DeriveContext  *dc,
   tp.framework = !native.framework && plane_has_stat (self, p, dc->names.tf_op);
   tp.source_wanted = !native.source && plane_has_stat (self, p, dc->names.source);
   tp.flows_wanted = plane_wants_flows (dc, p);
-  line_builder_init (&tp.name_scope, PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE,
+  line_builder_init (&tp.name_scope, self, PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE,
                      intern (self, "Framework Name Scope"), G_MAXUINT, TRUE);
-  line_builder_init (&tp.framework_ops, PLANAR_LINE_ID_FRAMEWORK_OPS,
+  line_builder_init (&tp.framework_ops, self, PLANAR_LINE_ID_FRAMEWORK_OPS,
                      intern (self, "Framework Ops"), G_MAXUINT, TRUE);
-  line_builder_init (&tp.source, PLANAR_LINE_ID_SOURCE_CODE, intern (self, "Source code"),
+  line_builder_init (&tp.source, self, PLANAR_LINE_ID_SOURCE_CODE, intern (self, "Source code"),
                      G_MAXUINT, TRUE);
   line_builder_add_dependent (&tp.name_scope, &tp.framework_ops);
 
@@ -2579,9 +2579,10 @@ job_clear (Job   *job,
 
 /* Moves the jobs' flow ends into one builder, in plane then track order. */
 static PlanarFlowBuilder *
-gather_flows (GArray *jobs)
+gather_flows (PlanarTrace *self,
+              GArray      *jobs)
 {
-  PlanarFlowBuilder *flows = _planar_flow_builder_new ();
+  PlanarFlowBuilder *flows = _planar_flow_builder_new (self->spill);
 
   for (guint i = 0; i < jobs->len; i++)
     {
@@ -2607,7 +2608,7 @@ run_job (JobQueue *q,
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
   if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)
-    dc.flows = _planar_flow_builder_new ();
+    dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   switch (job->kind)
     {
@@ -2721,11 +2722,23 @@ run_jobs (JobQueue  *q,
   return TRUE;
 }
 
+static PlanarSpillArray *
+sources_new (PlanarTrace *self)
+{
+  PlanarSpillArray *sources = g_new (PlanarSpillArray, 1);
+
+  planar_spill_array_init (sources, sizeof (DerivedSource), self->spill);
+  return sources;
+}
+
 static void
 free_sources (gpointer data)
 {
   if (data != NULL)
-    g_array_unref (data);
+    {
+      planar_spill_array_clear (data);
+      g_free (data);
+    }
 }
 
 gboolean
@@ -2806,16 +2819,14 @@ _planar_trace_derive (PlanarTrace   *self,
 
           while (g_array_index (dc.gpu_planes, guint, device) != p)
             device++;
-          g_ptr_array_index (self->derived_sources, p) = g_array_new (FALSE, FALSE,
-                                                                      sizeof (DerivedSource));
+          g_ptr_array_index (self->derived_sources, p) = sources_new (self);
           dc.sources = g_ptr_array_index (self->derived_sources, p);
           job.kind = JOB_GPU;
           job.gpu = gpu_pass_new (&dc, p, device);
         }
       else if (is_tensor_core_plane (plane->name))
         {
-          g_ptr_array_index (self->derived_sources, p) = g_array_new (FALSE, FALSE,
-                                                                      sizeof (DerivedSource));
+          g_ptr_array_index (self->derived_sources, p) = sources_new (self);
           job.kind = JOB_TPU;
         }
       else if (plane_wants_flows (&dc, p))
@@ -2844,7 +2855,7 @@ _planar_trace_derive (PlanarTrace   *self,
     Job index_job = { 0 };
 
     index_job.kind = JOB_FLOW_INDEX;
-    index_job.flows = gather_flows (scans);
+    index_job.flows = gather_flows (self, scans);
     index_job.n_events = G_MAXUINT64;
     g_array_append_val (finishes, index_job);
   }
@@ -2889,7 +2900,7 @@ find_source (PlanarTrace       *self,
 {
   guint64 p = event->source >> SOURCE_PLANE_SHIFT;
   guint64 i = event->source & SOURCE_INDEX_MASK;
-  GArray *sources;
+  PlanarSpillArray *sources;
 
   if (!(event->flags & PLANAR_EVENT_DERIVED) || self->derived_sources == NULL ||
       p >= self->derived_sources->len)
@@ -2897,7 +2908,7 @@ find_source (PlanarTrace       *self,
   sources = g_ptr_array_index (self->derived_sources, p);
   if (sources == NULL || i >= sources->len)
     return NULL;
-  return &g_array_index (sources, DerivedSource, i);
+  return &planar_spill_array_index (sources, DerivedSource, i);
 }
 
 void
@@ -2955,7 +2966,7 @@ _planar_trace_serialize_derived_sources (PlanarTrace    *self,
                                          PlanarByteSink  sink,
                                          gpointer        data)
 {
-  GArray *sources = self->derived_sources != NULL && p < self->derived_sources->len
+  PlanarSpillArray *sources = self->derived_sources != NULL && p < self->derived_sources->len
     ? g_ptr_array_index (self->derived_sources, p) : NULL;
 
   if (sources != NULL)
@@ -2970,21 +2981,21 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
                                        GError       **error)
 {
   gsize n = len / sizeof (DerivedSource);
-  GArray *sources;
+  PlanarSpillArray *sources;
   const PlanarPlane *plane = &self->planes[p];
 
   if (len % sizeof (DerivedSource) != 0 || n > SOURCE_INDEX_MASK)
     goto bad;
-  sources = g_array_sized_new (FALSE, FALSE, sizeof (DerivedSource), (guint) n);
-  g_array_append_vals (sources, data, (guint) n);
+  sources = sources_new (self);
+  planar_spill_array_append (sources, data, n);
   for (gsize i = 0; i < n; i++)
     {
-      const PlanarEventRef *ref = &g_array_index (sources, DerivedSource, i).ref;
+      const PlanarEventRef *ref = &planar_spill_array_index (sources, DerivedSource, i).ref;
 
       if (ref->plane >= self->n_planes || ref->track >= self->planes[ref->plane].n_tracks
           || ref->index >= self->planes[ref->plane].tracks[ref->track].n_events)
         {
-          g_array_unref (sources);
+          free_sources (sources);
           goto bad;
         }
     }
@@ -2997,7 +3008,7 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
         if ((ev->flags & PLANAR_EVENT_DERIVED)
             && ((ev->source >> SOURCE_PLANE_SHIFT) != p || (ev->source & SOURCE_INDEX_MASK) >= n))
           {
-            g_array_unref (sources);
+            free_sources (sources);
             goto bad;
           }
       }
@@ -3006,9 +3017,8 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
       self->derived_sources = g_ptr_array_new_full (self->n_planes, free_sources);
       g_ptr_array_set_size (self->derived_sources, self->n_planes);
     }
-  if (g_ptr_array_index (self->derived_sources, p) != NULL)
-    g_array_unref (g_ptr_array_index (self->derived_sources, p));
-  g_ptr_array_index (self->derived_sources, p) = n > 0 ? sources : (g_array_unref (sources), NULL);
+  free_sources (g_ptr_array_index (self->derived_sources, p));
+  g_ptr_array_index (self->derived_sources, p) = n > 0 ? sources : (free_sources (sources), NULL);
   return TRUE;
 
 bad:

@@ -67,8 +67,8 @@ G_STATIC_ASSERT (sizeof (LaunchEnd) == 32);
 
 struct _PlanarFlowBuilder
 {
-  GArray *ends;
-  GArray *launches;
+  PlanarSpillArray *ends;
+  PlanarSpillArray *launches;
 };
 
 /* A flow as stored; its times are in the index's from_ps and to_ps. */
@@ -155,12 +155,14 @@ _planar_flow_make_id (guint64 host_id,
 /* The builder */
 
 PlanarFlowBuilder *
-_planar_flow_builder_new (void)
+_planar_flow_builder_new (gboolean spill)
 {
   PlanarFlowBuilder *self = g_new0 (PlanarFlowBuilder, 1);
 
-  self->ends = g_array_new (FALSE, FALSE, sizeof (FlowEnd));
-  self->launches = g_array_new (FALSE, FALSE, sizeof (LaunchEnd));
+  self->ends = g_new (PlanarSpillArray, 1);
+  self->launches = g_new (PlanarSpillArray, 1);
+  planar_spill_array_init (self->ends, sizeof (FlowEnd), spill);
+  planar_spill_array_init (self->launches, sizeof (LaunchEnd), spill);
   return self;
 }
 
@@ -169,8 +171,10 @@ _planar_flow_builder_free (PlanarFlowBuilder *self)
 {
   if (self == NULL)
     return;
-  g_array_unref (self->ends);
-  g_array_unref (self->launches);
+  planar_spill_array_clear (self->ends);
+  planar_spill_array_clear (self->launches);
+  g_free (self->ends);
+  g_free (self->launches);
   g_free (self);
 }
 
@@ -192,7 +196,7 @@ _planar_flow_builder_add (PlanarFlowBuilder    *self,
   end.start_ps = start_ps;
   end.ref = *event;
   end.direction = direction;
-  g_array_append_val (self->ends, end);
+  planar_spill_array_append (self->ends, &end, 1);
 }
 
 void
@@ -208,15 +212,15 @@ _planar_flow_builder_add_launch (PlanarFlowBuilder    *self,
   end.start_ps = start_ps;
   end.ref = *event;
   end.is_host = is_host != FALSE;
-  g_array_append_val (self->launches, end);
+  planar_spill_array_append (self->launches, &end, 1);
 }
 
 void
 _planar_flow_builder_take (PlanarFlowBuilder *self,
                            PlanarFlowBuilder *other)
 {
-  g_array_append_vals (self->ends, other->ends->data, other->ends->len);
-  g_array_append_vals (self->launches, other->launches->data, other->launches->len);
+  planar_spill_array_append (self->ends, other->ends->data, other->ends->len);
+  planar_spill_array_append (self->launches, other->launches->data, other->launches->len);
   _planar_flow_builder_free (other);
 }
 
@@ -234,9 +238,10 @@ typedef struct
 
 static void
 radix_sort (SortItem *items,
-            gsize     n)
+            gsize     n,
+            gboolean  spill)
 {
-  g_autofree SortItem *tmp = NULL;
+  SortItem *tmp;
   g_autofree gsize *count = NULL;
   SortItem *src = items, *dst;
   guint64 min = G_MAXUINT64, max = 0;
@@ -248,7 +253,7 @@ radix_sort (SortItem *items,
       min = MIN (min, items[i].key);
       max = MAX (max, items[i].key);
     }
-  tmp = g_new (SortItem, n);
+  tmp = planar_spill_alloc (n * sizeof (SortItem), spill);
   count = g_new (gsize, 2048);
   dst = tmp;
   /* Keys relative to the smallest need only the digits of max - min. */
@@ -277,6 +282,7 @@ radix_sort (SortItem *items,
     }
   if (src != items)
     memcpy (items, src, n * sizeof (SortItem));
+  planar_spill_free (tmp);
 }
 
 /* Maps a signed time onto an unsigned key of the same order. */
@@ -306,12 +312,12 @@ compare_refs (const PlanarEventRef *a,
 
 typedef struct
 {
-  GArray *flows;
-  GArray *from_ps;
-  GArray *to_ps;
+  PlanarSpillArray flows;
+  PlanarSpillArray from_ps;
+  PlanarSpillArray to_ps;
   /* Per flow: the next flow of the same from end (for by_from), or
    * NO_FLOW. */
-  GArray *next_from;
+  PlanarSpillArray next_from;
 } Paired;
 
 static gsize
@@ -335,11 +341,11 @@ add_flow (Paired               *paired,
     from_ps = to_ps;
   if (to == NULL)
     to_ps = from_ps;
-  g_array_append_val (paired->flows, f);
-  g_array_append_val (paired->from_ps, from_ps);
-  g_array_append_val (paired->to_ps, to_ps);
-  g_array_append_val (paired->next_from, none);
-  return paired->flows->len - 1;
+  planar_spill_array_append (&paired->flows, &f, 1);
+  planar_spill_array_append (&paired->from_ps, &from_ps, 1);
+  planar_spill_array_append (&paired->to_ps, &to_ps, 1);
+  planar_spill_array_append (&paired->next_from, &none, 1);
+  return paired->flows.len - 1;
 }
 
 static int
@@ -366,14 +372,15 @@ end_bucket (const FlowEnd *end)
  * ends that sort in cache. Every end of one key lands in one run, which is
  * all the pairing needs. */
 static void
-sort_ends (FlowEnd *ends,
-           gsize    n)
+sort_ends (FlowEnd  *ends,
+           gsize     n,
+           gboolean  spill)
 {
-  g_autofree FlowEnd *tmp = NULL;
+  FlowEnd *tmp;
 
   if (n < 2)
     return;
-  tmp = g_new (FlowEnd, n);
+  tmp = planar_spill_alloc (n * sizeof (FlowEnd), spill);
   for (guint shift = 0; shift < 16; shift += 8)
     {
       const FlowEnd *src = shift == 0 ? ends : tmp;
@@ -392,6 +399,7 @@ sort_ends (FlowEnd *ends,
       for (gsize i = 0; i < n; i++)
         dst[count[(end_bucket (&src[i]) >> shift) & 0xff]++] = src[i];
     }
+  planar_spill_free (tmp);
 
   for (gsize begin = 0, end; begin < n; begin = end)
     {
@@ -452,14 +460,14 @@ pair_group (const FlowEnd *ends,
 }
 
 static void
-pair_generic (GArray *ends_array,
-              Paired *paired)
+pair_generic (PlanarSpillArray *ends_array,
+              Paired           *paired)
 {
   FlowEnd *ends = (FlowEnd *) (gpointer) ends_array->data;
   gsize n = ends_array->len;
   g_autofree guint8 *used = g_new0 (guint8, MAX (n, 1));
 
-  sort_ends (ends, n);
+  sort_ends (ends, n, ends_array->spill);
   for (gsize begin = 0, end; begin < n; begin = end)
     {
       for (end = begin + 1; end < n && ends[end].key == ends[begin].key; end++)
@@ -474,10 +482,10 @@ pair_generic (GArray *ends_array,
  * launches' order, its first flow (NO_FLOW if none; the others follow
  * through paired->next_from). */
 static guint32 *
-pair_launches (GArray  *launches_array,
-               guint64  host_id,
-               Paired  *paired,
-               GArray  *generic)
+pair_launches (PlanarSpillArray *launches_array,
+               guint64           host_id,
+               Paired           *paired,
+               PlanarSpillArray *generic)
 {
   const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
   gsize n = launches_array->len, n_host = 0;
@@ -538,7 +546,7 @@ pair_launches (GArray  *launches_array,
           fe.start_ps = end->start_ps;
           fe.ref = end->ref;
           fe.direction = end->is_host ? PLANAR_FLOW_DIRECTION_OUT : PLANAR_FLOW_DIRECTION_IN;
-          g_array_append_val (generic, fe);
+          planar_spill_array_append (generic, &fe, 1);
           continue;
         }
       if (end->is_host)
@@ -556,7 +564,7 @@ pair_launches (GArray  *launches_array,
           if (last_flow[k] == NO_FLOW)
             first_flow[k] = f;
           else
-            g_array_index (paired->next_from, guint32, last_flow[k]) = f;
+            planar_spill_array_index (&paired->next_from, guint32, last_flow[k]) = f;
           last_flow[k] = f;
         }
     }
@@ -632,13 +640,14 @@ static gpointer
 gather (gpointer        array,
         gsize           size,
         const SortItem *order,
-        gsize           n)
+        gsize           n,
+        gboolean        spill)
 {
-  guint8 *out = g_malloc (MAX (n, 1) * size);
+  guint8 *out = planar_spill_alloc (MAX (n, 1) * size, spill);
 
   for (gsize i = 0; i < n; i++)
     memcpy (out + i * size, (const guint8 *) array + order[i].value * size, size);
-  g_free (array);
+  planar_spill_free (array);
   return out;
 }
 
@@ -648,9 +657,10 @@ static GArray *
 sorted_by_end (const Flow *flows,
                gsize       first,
                gsize       n,
-               gboolean    from)
+               gboolean    from,
+               gboolean    spill)
 {
-  g_autofree SortItem *items = g_new (SortItem, MAX (n - first, 1));
+  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), spill);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
   gsize m = 0;
 
@@ -665,7 +675,7 @@ sorted_by_end (const Flow *flows,
       m++;
     }
   /* Least significant field first; the sort is stable. */
-  radix_sort (items, m);
+  radix_sort (items, m, spill);
   for (gsize i = 0; i < m; i++)
     {
       const Flow *f = &flows[items[i].value];
@@ -673,13 +683,14 @@ sorted_by_end (const Flow *flows,
 
       items[i].key = (guint64) ref->plane << 32 | ref->track;
     }
-  radix_sort (items, m);
+  radix_sort (items, m, spill);
   for (gsize i = 0; i < m; i++)
     {
       guint32 v = (guint32) items[i].value;
 
       g_array_append_val (out, v);
     }
+  planar_spill_free (items);
   return out;
 }
 
@@ -708,7 +719,7 @@ merge_by_end (const Flow    *flows,
 }
 
 static gboolean
-launches_in_ref_order (GArray *launches_array)
+launches_in_ref_order (PlanarSpillArray *launches_array)
 {
   const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
 
@@ -730,7 +741,8 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
 {
   LaunchEnd *launches = (LaunchEnd *) (gpointer) self->launches->data;
   gsize n = self->launches->len;
-  g_autofree SortItem *items = NULL;
+  gboolean spill = self->launches->spill;
+  SortItem *items;
   gboolean fits = TRUE;
 
   if (launches_in_ref_order (self->launches))
@@ -744,7 +756,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       qsort (launches, n, sizeof (LaunchEnd), compare_launch_refs);
       return;
     }
-  items = g_new (SortItem, n);
+  items = planar_spill_alloc (n * sizeof (SortItem), spill);
   for (gsize i = 0; i < n; i++)
     {
       const PlanarEventRef *ref = &launches[i].ref;
@@ -752,14 +764,10 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       items[i].key = (guint64) ref->plane << 48 | (guint64) ref->track << 32 | ref->index;
       items[i].value = i;
     }
-  radix_sort (items, n);
-  {
-    g_autofree LaunchEnd *sorted = g_new (LaunchEnd, n);
-
-    for (gsize i = 0; i < n; i++)
-      sorted[i] = launches[items[i].value];
-    memcpy (launches, sorted, n * sizeof (LaunchEnd));
-  }
+  radix_sort (items, n, spill);
+  self->launches->data = gather (launches, sizeof (LaunchEnd), items, n, spill);
+  self->launches->capacity = n;
+  planar_spill_free (items);
 }
 
 static void index_finish (PlanarFlowIndex *self,
@@ -772,7 +780,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
 {
   PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
   g_autofree guint32 *first_flow_of_host = NULL;
-  g_autofree guint32 *new_index = NULL;
+  guint32 *new_index;
   g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) launch_by_to = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) generic_by_from = NULL;
@@ -783,21 +791,26 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   guint reserve;
   SortItem *items;
   Paired paired;
+  gboolean spill = trace->spill;
 
   /* Every end makes at most one flow. */
-  reserve = (guint) MIN (builder->launches->len + (gsize) builder->ends->len, G_MAXUINT);
-  paired.flows = g_array_sized_new (FALSE, FALSE, sizeof (Flow), reserve);
-  paired.from_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), reserve);
-  paired.to_ps = g_array_sized_new (FALSE, FALSE, sizeof (gint64), reserve);
-  paired.next_from = g_array_sized_new (FALSE, FALSE, sizeof (guint32), reserve);
+  reserve = MIN (builder->launches->len + builder->ends->len, G_MAXUINT);
+  planar_spill_array_init (&paired.flows, sizeof (Flow), spill);
+  planar_spill_array_init (&paired.from_ps, sizeof (gint64), spill);
+  planar_spill_array_init (&paired.to_ps, sizeof (gint64), spill);
+  planar_spill_array_init (&paired.next_from, sizeof (guint32), spill);
+  planar_spill_array_reserve (&paired.flows, reserve);
+  planar_spill_array_reserve (&paired.from_ps, reserve);
+  planar_spill_array_reserve (&paired.to_ps, reserve);
+  planar_spill_array_reserve (&paired.next_from, reserve);
 
   /* Launches first: their flows come out in the order of their device ends
    * (the launches' order), and chained per host end. */
   _planar_flow_builder_sort_launches (builder);
   first_flow_of_host = pair_launches (builder->launches, host_id, &paired, builder->ends);
-  n_launch_flows = paired.flows->len;
+  n_launch_flows = paired.flows.len;
   launches = (const LaunchEnd *) (gpointer) builder->launches->data;
-  next_from = (guint32 *) (gpointer) paired.next_from->data;
+  next_from = (guint32 *) paired.next_from.data;
   for (gsize i = 0, k = 0; i < builder->launches->len; i++)
     if (launches[i].is_host)
       {
@@ -805,7 +818,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
           g_array_append_val (launch_by_from, f);
       }
   for (gsize f = 0; f < n_launch_flows; f++)
-    if (!planar_event_ref_is_none (&g_array_index (paired.flows, Flow, f).to))
+    if (!planar_event_ref_is_none (&planar_spill_array_index (&paired.flows, Flow, f).to))
       {
         guint32 v = (guint32) f;
 
@@ -815,18 +828,22 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   pair_generic (builder->ends, &paired);
   _planar_flow_builder_free (builder);
 
-  self->n_flows = paired.flows->len;
-  self->flows = (Flow *) (gpointer) g_array_free (paired.flows, FALSE);
-  self->from_ps = (gint64 *) (gpointer) g_array_free (paired.from_ps, FALSE);
-  self->to_ps = (gint64 *) (gpointer) g_array_free (paired.to_ps, FALSE);
-  g_array_unref (paired.next_from);
+  self->n_flows = paired.flows.len;
+  /* Never NULL, as the cache reader's copies are not. */
+  planar_spill_array_reserve (&paired.flows, 1);
+  planar_spill_array_reserve (&paired.from_ps, 1);
+  planar_spill_array_reserve (&paired.to_ps, 1);
+  self->flows = paired.flows.data;
+  self->from_ps = paired.from_ps.data;
+  self->to_ps = paired.to_ps.data;
+  planar_spill_array_clear (&paired.next_from);
 
-  generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE);
-  generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE);
+  generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE, spill);
+  generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE, spill);
   self->n_by_from = launch_by_from->len + generic_by_from->len;
   self->n_by_to = launch_by_to->len + generic_by_to->len;
-  self->by_from = g_new (guint32, MAX (self->n_by_from, 1));
-  self->by_to = g_new (guint32, MAX (self->n_by_to, 1));
+  self->by_from = planar_spill_alloc (MAX (self->n_by_from, 1) * sizeof (guint32), spill);
+  self->by_to = planar_spill_alloc (MAX (self->n_by_to, 1) * sizeof (guint32), spill);
   merge_by_end (self->flows,
                 (guint32 *) (gpointer) launch_by_from->data, launch_by_from->len,
                 (guint32 *) (gpointer) generic_by_from->data, generic_by_from->len,
@@ -840,24 +857,25 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  items = g_new (SortItem, MAX (self->n_flows, 1));
+  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), spill);
   for (gsize i = 0; i < self->n_flows; i++)
     {
       items[i].key = time_key (span_lo (self, i));
       items[i].value = i;
     }
-  radix_sort (items, self->n_flows);
-  self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows);
-  self->from_ps = gather (self->from_ps, sizeof (gint64), items, self->n_flows);
-  self->to_ps = gather (self->to_ps, sizeof (gint64), items, self->n_flows);
-  new_index = g_new (guint32, MAX (self->n_flows, 1));
+  radix_sort (items, self->n_flows, spill);
+  self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows, spill);
+  self->from_ps = gather (self->from_ps, sizeof (gint64), items, self->n_flows, spill);
+  self->to_ps = gather (self->to_ps, sizeof (gint64), items, self->n_flows, spill);
+  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[items[i].value] = (guint32) i;
-  g_free (items);
+  planar_spill_free (items);
   for (gsize i = 0; i < self->n_by_from; i++)
     self->by_from[i] = new_index[self->by_from[i]];
   for (gsize i = 0; i < self->n_by_to; i++)
     self->by_to[i] = new_index[self->by_to[i]];
+  planar_spill_free (new_index);
   index_finish (self, trace);
   return self;
 }
@@ -952,9 +970,10 @@ ref_valid (PlanarTrace          *trace,
 static gpointer
 take (const guint8 **data,
       gsize          n,
-      gsize          size)
+      gsize          size,
+      gboolean       spill)
 {
-  gpointer copy = g_malloc (MAX (n * size, 1));
+  gpointer copy = planar_spill_alloc (MAX (n * size, 1), spill);
 
   memcpy (copy, *data, n * size);
   *data += n * size;
@@ -984,11 +1003,11 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
   self->n_by_from = counts[1];
   self->n_by_to = counts[2];
   data += sizeof counts;
-  self->flows = take (&data, self->n_flows, sizeof (Flow));
-  self->from_ps = take (&data, self->n_flows, sizeof (gint64));
-  self->to_ps = take (&data, self->n_flows, sizeof (gint64));
-  self->by_from = take (&data, self->n_by_from, sizeof (guint32));
-  self->by_to = take (&data, self->n_by_to, sizeof (guint32));
+  self->flows = take (&data, self->n_flows, sizeof (Flow), trace->spill);
+  self->from_ps = take (&data, self->n_flows, sizeof (gint64), trace->spill);
+  self->to_ps = take (&data, self->n_flows, sizeof (gint64), trace->spill);
+  self->by_from = take (&data, self->n_by_from, sizeof (guint32), trace->spill);
+  self->by_to = take (&data, self->n_by_to, sizeof (guint32), trace->spill);
 
   /* Every reference in the trace, every order entry a flow, and the
    * flows sorted as the time index needs them. */
@@ -1022,11 +1041,11 @@ _planar_flow_index_free (PlanarFlowIndex *self)
 {
   if (self == NULL)
     return;
-  g_free (self->flows);
-  g_free (self->from_ps);
-  g_free (self->to_ps);
-  g_free (self->by_from);
-  g_free (self->by_to);
+  planar_spill_free (self->flows);
+  planar_spill_free (self->from_ps);
+  planar_spill_free (self->to_ps);
+  planar_spill_free (self->by_from);
+  planar_spill_free (self->by_to);
   for (guint c = 0; c < PLANAR_FLOW_N_CATEGORIES; c++)
     if (self->by_category[c] != NULL && self->by_category[c] != &self->all)
       {

@@ -589,6 +589,7 @@ _planar_trace_scan (PlanarTrace  *self,
   /* The index may take 6x the file (32 bytes per event of at least ~8 on
    * the wire, with its indices) plus a fixed allowance. */
   self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
+  self->spill = _planar_trace_wants_spill (self->size);
   if (!claim_structure (self, (guint64) plane_fields->len * PLANAR_PLANE_COST, error))
     return FALSE;
 
@@ -706,9 +707,10 @@ grow_events (DecodeContext  *ctx,
 
   if (!claim_memory (ctx, (new_cap - *cap) * sizeof (PlanarEvent)))
     return FALSE;
-  /* Large blocks are mmap()ed by the allocator, so realloc() moves pages
-   * instead of copying and does not double the peak. */
-  *events = g_renew (PlanarEvent, *events, new_cap);
+  /* Large heap blocks are mmap()ed by the allocator, so realloc() moves
+   * pages instead of copying and does not double the peak. */
+  *events = planar_spill_renew (*events, *cap * sizeof (PlanarEvent),
+                                new_cap * sizeof (PlanarEvent), ctx->self->spill);
   *cap = new_cap;
   return TRUE;
 }
@@ -1104,7 +1106,8 @@ assign_depths (DecodeContext *ctx,
         return FALSE;
       qsort (children->data, children->len, sizeof (ChildTime), compare_child_time);
       track->n_children = children->len;
-      track->children = (gpointer) g_array_free (g_steal_pointer (&children), FALSE);
+      track->children = planar_spill_take (g_array_free (g_steal_pointer (&children), FALSE),
+                                           track->n_children * sizeof (ChildTime), ctx->self->spill);
     }
   return TRUE;
 }
@@ -1137,7 +1140,8 @@ index_depths (DecodeContext *ctx,
     {
       if (!claim_memory (ctx, track->n_events * sizeof (guint32)))
         return FALSE;
-      track->depth_order = g_new (guint32, MAX (track->n_events, 1));
+      track->depth_order = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (guint32),
+                                               ctx->self->spill);
       fill = g_memdup2 (track->depth_offsets, n_depths * sizeof (gsize));
       for (gsize i = 0; i < track->n_events; i++)
         track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
@@ -1145,7 +1149,8 @@ index_depths (DecodeContext *ctx,
 
   if (!claim_memory (ctx, track->n_events * sizeof (gint64)))
     return FALSE;
-  track->depth_starts = g_new (gint64, MAX (track->n_events, 1));
+  track->depth_starts = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (gint64),
+                                            ctx->self->spill);
   for (gsize k = 0; k < track->n_events; k++)
     track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
 
@@ -1239,8 +1244,8 @@ build_track (DecodeContext *ctx,
 
       if (!claim_memory (ctx, (n + n_agg) * sizeof (PlanarEvent)))
         return FALSE;
-      track->events = g_new (PlanarEvent, MAX (n, 1));
-      track->aggregated = n_agg ? g_new (PlanarEvent, n_agg) : NULL;
+      track->events = planar_spill_alloc (MAX (n, 1) * sizeof (PlanarEvent), self->spill);
+      track->aggregated = n_agg ? planar_spill_alloc (n_agg * sizeof (PlanarEvent), self->spill) : NULL;
       for (guint i = 0; i < tj->n_lines; i++)
         {
           LineJob *lj = &ctx->line_jobs[tj->lines[i]];
@@ -1255,18 +1260,22 @@ build_track (DecodeContext *ctx,
             memcpy (track->aggregated + at_agg, lj->aggregated, lj->n_aggregated * sizeof (PlanarEvent));
           at += lj->n_events;
           at_agg += lj->n_aggregated;
-          g_clear_pointer (&lj->events, g_free);
-          g_clear_pointer (&lj->aggregated, g_free);
+          g_clear_pointer (&lj->events, planar_spill_free);
+          g_clear_pointer (&lj->aggregated, planar_spill_free);
         }
     }
   track->n_events = n;
   track->n_aggregated = n_agg;
+  /* A file-backed block keeps its size: the pages past the events were
+   * never touched. */
   if (n > 0)
-    track->events = g_renew (PlanarEvent, track->events, n);
+    track->events = planar_spill_renew (track->events, n * sizeof (PlanarEvent),
+                                        n * sizeof (PlanarEvent), self->spill);
   else
-    g_clear_pointer (&track->events, g_free);
+    g_clear_pointer (&track->events, planar_spill_free);
   if (n_agg > 0)
-    track->aggregated = g_renew (PlanarEvent, track->aggregated, n_agg);
+    track->aggregated = planar_spill_renew (track->aggregated, n_agg * sizeof (PlanarEvent),
+                                            n_agg * sizeof (PlanarEvent), self->spill);
 
   return finish_track (ctx, track, sorted);
 }
@@ -1640,8 +1649,8 @@ _planar_trace_decode (PlanarTrace   *self,
 
   for (guint i = 0; i < ctx.n_line_jobs; i++)
     {
-      g_free (ctx.line_jobs[i].events);
-      g_free (ctx.line_jobs[i].aggregated);
+      planar_spill_free (ctx.line_jobs[i].events);
+      planar_spill_free (ctx.line_jobs[i].aggregated);
     }
   for (guint i = 0; i < track_jobs->len; i++)
     g_free (g_array_index (track_jobs, TrackJob, i).lines);
@@ -1745,20 +1754,13 @@ _planar_trace_decode_track (PlanarTrace  *self,
   if (ok)
     {
       /* Whatever a failed restore left goes; the header stays. */
-      g_clear_pointer (&track->events, g_free);
-      g_clear_pointer (&track->aggregated, g_free);
-      g_clear_pointer (&track->depth_order, g_free);
-      g_clear_pointer (&track->depth_offsets, g_free);
-      g_clear_pointer (&track->depth_ends_sorted, g_free);
-      g_clear_pointer (&track->depth_starts, g_free);
-      g_clear_pointer (&track->children, g_free);
-      track->n_children = 0;
+      _planar_track_clear_arrays (track);
       ok = build_track (&ctx, &tj);
     }
   for (guint i = 0; i < ctx.n_line_jobs; i++)
     {
-      g_free (ctx.line_jobs[i].events);
-      g_free (ctx.line_jobs[i].aggregated);
+      planar_spill_free (ctx.line_jobs[i].events);
+      planar_spill_free (ctx.line_jobs[i].aggregated);
     }
   g_free (ctx.line_jobs);
   g_free (tj.lines);

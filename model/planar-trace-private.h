@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "planar-spill.h"
 #include "planar-trace.h"
 #include "planar-wire.h"
 
@@ -116,6 +117,10 @@ struct _PlanarTrace
   /* Added to every time while decoding: the host's place in its session. */
   gint64              time_offset_ps;
 
+  /* Whether the index's large arrays go to file-backed memory
+   * (planar-spill.h): set for large files. */
+  gboolean            spill;
+
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;
   guint64             memory_claimed;
@@ -166,6 +171,14 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
+ * from PLANAR_SPILL_FILE_MIN up, or as PLANAR_SPILL says ("0" never, "1"
+ * always, "all" always and every block, for the tests). */
+#define PLANAR_SPILL_FILE_MIN ((guint64) 256 << 20)
+gboolean _planar_trace_wants_spill (guint64 size);
+/* Frees a track's events and indices (planar_spill_free() blocks), leaving
+ * its header. */
+void     _planar_track_clear_arrays (PlanarTrack *track);
 /* Appends @stat to @out, or replaces the stat of the same name at or after
  * @first. @seen starts as NULL and is a table the caller frees. */
 void     _planar_stats_add         (GArray            *out,

@@ -17,6 +17,34 @@ G_DEFINE_FINAL_TYPE (PlanarTrace, planar_trace, G_TYPE_OBJECT)
 
 static const char * const empty_strv[] = { NULL };
 
+gboolean
+_planar_trace_wants_spill (guint64 size)
+{
+  const char *env = g_getenv ("PLANAR_SPILL");
+
+  if (env != NULL && g_str_equal (env, "0"))
+    return FALSE;
+  if (env != NULL && g_str_equal (env, "all"))
+    {
+      planar_spill_set_min_block (1);
+      return TRUE;
+    }
+  return (env != NULL && g_str_equal (env, "1")) || size >= PLANAR_SPILL_FILE_MIN;
+}
+
+void
+_planar_track_clear_arrays (PlanarTrack *track)
+{
+  g_clear_pointer (&track->events, planar_spill_free);
+  g_clear_pointer (&track->aggregated, planar_spill_free);
+  g_clear_pointer (&track->depth_order, planar_spill_free);
+  g_clear_pointer (&track->depth_offsets, g_free);
+  g_clear_pointer (&track->depth_ends_sorted, g_free);
+  g_clear_pointer (&track->depth_starts, planar_spill_free);
+  g_clear_pointer (&track->children, planar_spill_free);
+  track->n_children = 0;
+}
+
 void
 _planar_trace_free_planes (PlanarTrace *self)
 {
@@ -26,15 +54,7 @@ _planar_trace_free_planes (PlanarTrace *self)
       PlanarPlanePrivate *ppriv = &self->planes_priv[p];
 
       for (guint t = 0; t < plane->n_tracks; t++)
-        {
-          g_free (plane->tracks[t].events);
-          g_free (plane->tracks[t].aggregated);
-          g_free (plane->tracks[t].depth_order);
-          g_free (plane->tracks[t].depth_offsets);
-          g_free (plane->tracks[t].depth_ends_sorted);
-          g_free (plane->tracks[t].depth_starts);
-          g_free (plane->tracks[t].children);
-        }
+        _planar_track_clear_arrays (&plane->tracks[t]);
       for (guint m = 0; m < plane->n_metadata; m++)
         g_free (plane->metadata[m].stats);
       g_free (plane->tracks);

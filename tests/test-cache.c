@@ -6,7 +6,8 @@
  * compared. A cache that is stale (the profile changed, or its time offset
  * in a session), truncated or damaged anywhere is not used, and the load
  * gives the decoded profile. The folder's cap evicts the least recently
- * used files.
+ * used files. An index in file-backed memory (planar-spill.c) is the same
+ * index, and its files go with the trace.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +18,7 @@
 
 #include "planar-cache.h"
 #include "planar-model.h"
+#include "planar-spill.h"
 #include "planar-test-xspace.h"
 
 /* ------------------------------------------------------------------------
@@ -518,6 +520,130 @@ test_eviction (PlanarTestFixture *f,
   planar_cache_set_enabled (TRUE);
 }
 
+/* The spill primitives: blocks move between the heap and files with their
+ * contents, and every kind is freed by planar_spill_free(). */
+static void
+test_spill_blocks (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+  guint8 *block;
+  PlanarSpillArray array;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  planar_spill_get_usage (&bytes0, &blocks0);
+
+  /* Small or unwanted: the heap. */
+  block = planar_spill_alloc (64, TRUE);
+  g_assert_false (planar_spill_is_mapped (block));
+  planar_spill_free (block);
+  block = planar_spill_alloc (PLANAR_SPILL_MIN_BLOCK, FALSE);
+  g_assert_false (planar_spill_is_mapped (block));
+
+  /* Grown past the threshold: a file, with the bytes it had. */
+  memset (block, 0x5a, PLANAR_SPILL_MIN_BLOCK);
+  block = planar_spill_renew (block, PLANAR_SPILL_MIN_BLOCK, 3 * PLANAR_SPILL_MIN_BLOCK, TRUE);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_cmpint (block[0], ==, 0x5a);
+  g_assert_cmpint (block[PLANAR_SPILL_MIN_BLOCK - 1], ==, 0x5a);
+  memset (block + PLANAR_SPILL_MIN_BLOCK, 0xa5, 2 * PLANAR_SPILL_MIN_BLOCK);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0 + 1);
+  g_assert_cmpuint (bytes, >=, bytes0 + 3 * PLANAR_SPILL_MIN_BLOCK);
+  /* Nothing is left in the folder: the file has no name. */
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+
+    g_assert_nonnull (d);
+    g_assert_null (g_dir_read_name (d));
+  }
+  /* Grown again: another file, same bytes. */
+  block = planar_spill_renew (block, 3 * PLANAR_SPILL_MIN_BLOCK, 5 * PLANAR_SPILL_MIN_BLOCK, TRUE);
+  g_assert_cmpint (block[0], ==, 0x5a);
+  g_assert_cmpint (block[3 * PLANAR_SPILL_MIN_BLOCK - 1], ==, (guint8) 0xa5);
+  planar_spill_free (block);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+
+  /* A heap block taken into a file. */
+  block = g_malloc (PLANAR_SPILL_MIN_BLOCK);
+  memset (block, 7, PLANAR_SPILL_MIN_BLOCK);
+  block = planar_spill_take (block, PLANAR_SPILL_MIN_BLOCK, TRUE);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_cmpint (block[PLANAR_SPILL_MIN_BLOCK / 2], ==, 7);
+  planar_spill_free (block);
+
+  /* An array appended past the threshold keeps every element. */
+  planar_spill_array_init (&array, sizeof (guint64), TRUE);
+  for (guint64 i = 0; i < PLANAR_SPILL_MIN_BLOCK / 4; i++)
+    planar_spill_array_append (&array, &i, 1);
+  g_assert_true (planar_spill_is_mapped (array.data));
+  for (guint64 i = 0; i < array.len; i += 4099)
+    g_assert_cmpuint (planar_spill_array_index (&array, guint64, i), ==, i);
+  block = planar_spill_array_steal (&array);
+  g_assert_cmpuint (array.len, ==, 0);
+  planar_spill_free (block);
+  planar_spill_array_clear (&array);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+}
+
+/* A trace whose every block is file-backed is the trace on the heap, cold
+ * and restored from its cache, and its files go with it. */
+static void
+test_spilled_index (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+
+  use_cache_dir (f);
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  path = generate (f->dir, "20000", "3");
+  g_setenv ("PLANAR_SPILL", "0", TRUE);
+  heap = load_cold (path);
+  planar_spill_get_usage (&bytes0, &blocks0);
+  g_setenv ("PLANAR_SPILL", "all", TRUE);
+  {
+    g_autoptr(PlanarTrace) cold = load_cold (path);
+    guint n_tracks = 0;
+
+    for (guint p = 0; p < planar_trace_get_n_planes (cold); p++)
+      {
+        const PlanarPlane *plane = planar_trace_get_plane (cold, p);
+
+        for (guint t = 0; t < plane->n_tracks; t++)
+          if (plane->tracks[t].n_events > 0)
+            {
+              g_assert_true (planar_spill_is_mapped (plane->tracks[t].events));
+              g_assert_true (planar_spill_is_mapped (plane->tracks[t].depth_starts));
+              g_assert_false (planar_spill_is_mapped (planar_trace_get_plane (heap, p)->tracks[t].events));
+              n_tracks++;
+            }
+      }
+    planar_spill_get_usage (&bytes, &blocks);
+    g_assert_cmpuint (n_tracks, >, 10);
+    g_assert_cmpuint (blocks, >, blocks0 + n_tracks);
+    compare_traces (heap, cold);
+  }
+  {
+    g_autoptr(PlanarTrace) cached = load_twice (path);
+
+    compare_traces (heap, cached);
+  }
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+  g_unsetenv ("PLANAR_SPILL");
+  planar_spill_set_min_block (PLANAR_SPILL_MIN_BLOCK);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -530,5 +656,7 @@ main (int    argc,
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
               planar_test_fixture_setup, test_damaged, planar_test_fixture_teardown);
   PLANAR_TEST_ADD ("/cache/eviction", test_eviction);
+  PLANAR_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
+  PLANAR_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   return g_test_run ();
 }

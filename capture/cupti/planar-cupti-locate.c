@@ -10,6 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Copies @src into @dst of @dst_len bytes, cut short if need be. */
+static void
+copy_string (char       *dst,
+             size_t      dst_len,
+             const char *src)
+{
+  size_t n = strlen (src);
+
+  if (dst_len == 0)
+    return;
+  n = n < dst_len - 1 ? n : dst_len - 1;
+  memcpy (dst, src, n);
+  dst[n] = '\0';
+}
+
 static void *
 try_open (const char *file,
           char       *path,
@@ -24,15 +39,15 @@ try_open (const char *file,
     {
       const char *why = dlerror ();
 
-      snprintf (error, error_len, "%s", why != NULL ? why : file);
+      copy_string (error, error_len, why != NULL ? why : file);
       return NULL;
     }
   /* The loader's own answer for where it came from. */
   if (dlinfo (handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL
       && map->l_name[0] != '\0')
-    snprintf (path, path_len, "%s", map->l_name);
+    copy_string (path, path_len, map->l_name);
   else
-    snprintf (path, path_len, "%s", file);
+    copy_string (path, path_len, file);
   return handle;
 }
 

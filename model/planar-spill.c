@@ -1,0 +1,279 @@
+/* planar-spill.c: the index's large arrays in file-backed memory.
+ *
+ * Each spilled block is its own unlinked file, reserved with fallocate() and
+ * mapped shared; the descriptor is closed at once (the mapping keeps the file
+ * alive, and unmapping it frees it with its pages, dirty or not, so nothing
+ * is left on disk even after a crash). A table of the mapped blocks tells
+ * planar_spill_free() which are which.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-spill.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+static GMutex      spill_lock;
+/* Block -> its mapped length. */
+static GHashTable *spill_blocks;
+static guint64     spill_bytes;
+static gsize       spill_min_block = PLANAR_SPILL_MIN_BLOCK;
+
+void
+planar_spill_set_min_block (gsize n_bytes)
+{
+  g_mutex_lock (&spill_lock);
+  spill_min_block = MAX (n_bytes, 1);
+  g_mutex_unlock (&spill_lock);
+}
+
+/* An unlinked file in the spill folder, or -1. The folder is looked at
+ * each time (it may have been removed with the rest of the cache); one on
+ * a tmpfs does not count, as its pages would stay in memory (as shared
+ * memory, which only swap relieves). */
+static int
+open_spill_file (void)
+{
+  const char *env = g_getenv ("PLANAR_SPILL_DIR");
+  g_autofree char *dir = env != NULL && env[0] != '\0'
+    ? g_strdup (env) : g_build_filename (g_get_user_cache_dir (), "planar", "spill", NULL);
+  g_autofree char *path = NULL;
+  struct statfs fs;
+  int fd;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0 || statfs (dir, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+    return -1;
+#ifdef O_TMPFILE
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+#endif
+  path = g_build_filename (dir, "spill-XXXXXX", NULL);
+  fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    g_unlink (path);
+  return fd;
+}
+
+static gsize
+page_round (gsize n_bytes)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+
+  return (MAX (n_bytes, 1) + page - 1) / page * page;
+}
+
+/* A mapped block of at least @n_bytes, or NULL. */
+static gpointer
+map_block (gsize n_bytes)
+{
+  gsize len = page_round (n_bytes);
+  gpointer block;
+  int fd;
+
+  fd = open_spill_file ();
+  if (fd < 0)
+    return NULL;
+  /* Reserved now, so that a page written later never finds the disk full
+   * (which would be a SIGBUS, not an error). */
+  if (posix_fallocate (fd, 0, (off_t) len) != 0)
+    {
+      close (fd);
+      return NULL;
+    }
+  block = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close (fd);
+  if (block == MAP_FAILED)
+    return NULL;
+  /* A child process (a spawned recorder) must not share the index. */
+  madvise (block, len, MADV_DONTFORK);
+
+  g_mutex_lock (&spill_lock);
+  if (spill_blocks == NULL)
+    spill_blocks = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (spill_blocks, block, GSIZE_TO_POINTER (len));
+  spill_bytes += len;
+  g_mutex_unlock (&spill_lock);
+  return block;
+}
+
+/* The mapped length of @block, or 0 when it is not mapped here. */
+static gsize
+mapped_length (gconstpointer block)
+{
+  gsize len = 0;
+
+  if (block == NULL)
+    return 0;
+  g_mutex_lock (&spill_lock);
+  if (spill_blocks != NULL)
+    len = GPOINTER_TO_SIZE (g_hash_table_lookup (spill_blocks, block));
+  g_mutex_unlock (&spill_lock);
+  return len;
+}
+
+static gboolean
+wants_file (gsize    n_bytes,
+            gboolean spill)
+{
+  gboolean wants;
+
+  if (!spill)
+    return FALSE;
+  g_mutex_lock (&spill_lock);
+  wants = n_bytes >= spill_min_block;
+  g_mutex_unlock (&spill_lock);
+  return wants;
+}
+
+gpointer
+planar_spill_alloc (gsize    n_bytes,
+                    gboolean spill)
+{
+  gpointer block = wants_file (n_bytes, spill) ? map_block (n_bytes) : NULL;
+
+  return block != NULL ? block : g_malloc (MAX (n_bytes, 1));
+}
+
+gpointer
+planar_spill_renew (gpointer block,
+                    gsize    used_bytes,
+                    gsize    n_bytes,
+                    gboolean spill)
+{
+  gsize len = mapped_length (block);
+  gpointer moved;
+
+  if (len > 0 && n_bytes <= len)
+    return block;
+  if (len == 0 && !wants_file (n_bytes, spill))
+    return g_realloc (block, MAX (n_bytes, 1));
+
+  moved = wants_file (n_bytes, TRUE) ? map_block (n_bytes) : NULL;
+  if (moved == NULL)
+    moved = g_malloc (MAX (n_bytes, 1));
+  if (block != NULL)
+    memcpy (moved, block, MIN (used_bytes, n_bytes));
+  planar_spill_free (block);
+  return moved;
+}
+
+gpointer
+planar_spill_take (gpointer heap_block,
+                   gsize    n_bytes,
+                   gboolean spill)
+{
+  gpointer block;
+
+  if (heap_block == NULL || !wants_file (n_bytes, spill) || mapped_length (heap_block) > 0)
+    return heap_block;
+  block = map_block (n_bytes);
+  if (block == NULL)
+    return heap_block;
+  memcpy (block, heap_block, n_bytes);
+  g_free (heap_block);
+  return block;
+}
+
+void
+planar_spill_free (gpointer block)
+{
+  gsize len = 0;
+
+  if (block == NULL)
+    return;
+  g_mutex_lock (&spill_lock);
+  if (spill_blocks != NULL && g_hash_table_steal_extended (spill_blocks, block, NULL, (gpointer *) &len))
+    spill_bytes -= len;
+  g_mutex_unlock (&spill_lock);
+  if (len > 0)
+    munmap (block, len);
+  else
+    g_free (block);
+}
+
+gboolean
+planar_spill_is_mapped (gconstpointer block)
+{
+  return mapped_length (block) > 0;
+}
+
+void
+planar_spill_get_usage (guint64 *n_bytes,
+                        guint   *n_blocks)
+{
+  g_mutex_lock (&spill_lock);
+  if (n_bytes != NULL)
+    *n_bytes = spill_bytes;
+  if (n_blocks != NULL)
+    *n_blocks = spill_blocks != NULL ? g_hash_table_size (spill_blocks) : 0;
+  g_mutex_unlock (&spill_lock);
+}
+
+void
+planar_spill_array_init (PlanarSpillArray *array,
+                         guint             element_size,
+                         gboolean          spill)
+{
+  memset (array, 0, sizeof *array);
+  array->element_size = element_size;
+  array->spill = spill;
+}
+
+void
+planar_spill_array_reserve (PlanarSpillArray *array,
+                            gsize             n)
+{
+  gsize want = array->len + n, cap;
+
+  if (want <= array->capacity)
+    return;
+  cap = MAX (array->capacity * 2, 64);
+  while (cap < want)
+    cap *= 2;
+  array->data = planar_spill_renew (array->data, array->len * array->element_size,
+                                    cap * array->element_size, array->spill);
+  array->capacity = cap;
+}
+
+void
+planar_spill_array_append (PlanarSpillArray *array,
+                           gconstpointer     elements,
+                           gsize             n)
+{
+  if (n == 0)
+    return;
+  planar_spill_array_reserve (array, n);
+  memcpy ((guint8 *) array->data + array->len * array->element_size, elements, n * array->element_size);
+  array->len += n;
+}
+
+gpointer
+planar_spill_array_steal (PlanarSpillArray *array)
+{
+  gpointer data = array->len > 0 ? array->data : NULL;
+
+  if (data == NULL)
+    planar_spill_free (array->data);
+  array->data = NULL;
+  array->len = array->capacity = 0;
+  return data;
+}
+
+void
+planar_spill_array_clear (PlanarSpillArray *array)
+{
+  planar_spill_free (array->data);
+  array->data = NULL;
+  array->len = array->capacity = 0;
+}

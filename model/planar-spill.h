@@ -1,0 +1,80 @@
+/* planar-spill.h: the index's large arrays in file-backed memory.
+ *
+ * The index of a profile of several gigabytes (tracks, depth groups, self
+ * times, derived lines, flows) is larger than the file it comes from. Kept in
+ * anonymous memory it can only stay in RAM or go to swap; kept in an
+ * unlinked file under the user's cache folder, the kernel writes it back and
+ * drops the pages it needs for something else, like the mapped profile
+ * itself. A trace decides when that is worth it (planar_trace_open() does for
+ * large files); the arrays it then allocates here are mapped from such files,
+ * and any of them that cannot be (no such folder, a tmpfs, a full disk: the
+ * room is reserved before the mapping, so a write never faults) falls back
+ * to the heap. Whatever it holds, a block from here is freed with
+ * planar_spill_free().
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Blocks smaller than this stay on the heap even when a trace spills. */
+#define PLANAR_SPILL_MIN_BLOCK ((gsize) 1 << 20)
+
+/* Returns a block of @n_bytes (uninitialized), file-backed when @spill and
+ * @n_bytes is at least PLANAR_SPILL_MIN_BLOCK (or when the tests ask for
+ * every block, see planar_spill_set_min_block()), else from the heap. */
+gpointer planar_spill_alloc  (gsize    n_bytes,
+                              gboolean spill);
+/* Resizes @block (NULL, from the heap or from here) whose first @used_bytes
+ * matter to @n_bytes, moving it to a file when it grows past the threshold. */
+gpointer planar_spill_renew  (gpointer block,
+                              gsize    used_bytes,
+                              gsize    n_bytes,
+                              gboolean spill);
+/* Moves a heap block (g_malloc()) of @n_bytes to a file when @spill and it
+ * is large enough, freeing the heap copy; returns the block to use. */
+gpointer planar_spill_take   (gpointer heap_block,
+                              gsize    n_bytes,
+                              gboolean spill);
+/* Frees a block from any of the above, or from g_malloc(). */
+void     planar_spill_free   (gpointer block);
+/* Whether @block is file-backed. */
+gboolean planar_spill_is_mapped (gconstpointer block);
+/* Bytes and blocks file-backed right now, process-wide. */
+void     planar_spill_get_usage (guint64 *n_bytes,
+                                 guint   *n_blocks);
+/* Tests: the smallest block that spills (PLANAR_SPILL_MIN_BLOCK by default,
+ * 1 to spill every one). */
+void     planar_spill_set_min_block (gsize n_bytes);
+
+/* A growable array whose storage comes from the functions above. */
+typedef struct
+{
+  gpointer data;
+  gsize    len;
+  gsize    capacity;
+  guint    element_size;
+  gboolean spill;
+} PlanarSpillArray;
+
+void     planar_spill_array_init    (PlanarSpillArray *array,
+                                     guint             element_size,
+                                     gboolean          spill);
+/* Room for @n more elements. */
+void     planar_spill_array_reserve (PlanarSpillArray *array,
+                                     gsize             n);
+/* Appends @n elements from @elements. */
+void     planar_spill_array_append  (PlanarSpillArray *array,
+                                     gconstpointer     elements,
+                                     gsize             n);
+/* Returns the storage (a planar_spill_free() block, NULL when empty) and
+ * leaves @array empty. */
+gpointer planar_spill_array_steal   (PlanarSpillArray *array);
+void     planar_spill_array_clear   (PlanarSpillArray *array);
+
+#define planar_spill_array_index(a, T, i) (((T *) (a)->data)[(i)])
+
+G_END_DECLS
