@@ -10,8 +10,15 @@ struct _PlanarProfile
   GStrv      paths;
   /* PlanarTrace, in @paths order; filled while loading. */
   GPtrArray *traces;
+  /* Per path: a PlanarProfileTraceState (atomic). */
+  gint      *states;
+  guint      lazy_min_hosts;
+  gint       lazy;
+  gint       open;
   gint       loaded;
   gint       loading;
+  /* planar_profile_load_traces() calls under way (atomic). */
+  gint       busy;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarProfile, planar_profile, G_TYPE_OBJECT)
@@ -20,6 +27,7 @@ enum {
   PROP_0,
   PROP_FRACTION,
   PROP_LOADED,
+  PROP_BUSY,
   N_PROPS
 };
 
@@ -32,6 +40,7 @@ planar_profile_finalize (GObject *object)
 
   g_clear_pointer (&self->traces, g_ptr_array_unref);
   g_clear_pointer (&self->paths, g_strfreev);
+  g_clear_pointer (&self->states, g_free);
 
   G_OBJECT_CLASS (planar_profile_parent_class)->finalize (object);
 }
@@ -51,6 +60,9 @@ planar_profile_get_property (GObject    *object,
       break;
     case PROP_LOADED:
       g_value_set_boolean (value, planar_profile_is_loaded (self));
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, planar_profile_is_busy (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -73,6 +85,10 @@ planar_profile_class_init (PlanarProfileClass *klass)
   properties[PROP_LOADED] =
     g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Notified on the main thread by the _finish() of the async calls. */
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -91,7 +107,210 @@ planar_profile_new (const char * const *paths)
 
   self = g_object_new (PLANAR_TYPE_PROFILE, NULL);
   self->paths = g_strdupv ((char **) paths);
+  self->states = g_new0 (gint, g_strv_length (self->paths));
   return self;
+}
+
+void
+planar_profile_set_lazy_hosts (PlanarProfile *self,
+                               guint          min_hosts)
+{
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+  g_return_if_fail (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open));
+  self->lazy_min_hosts = min_hosts;
+}
+
+gboolean
+planar_profile_is_lazy (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  return g_atomic_int_get (&self->lazy) != 0;
+}
+
+PlanarProfileTraceState
+planar_profile_get_trace_state (PlanarProfile *self,
+                                guint          index)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), PLANAR_PROFILE_TRACE_PENDING);
+  g_return_val_if_fail (index < g_strv_length (self->paths), PLANAR_PROFILE_TRACE_PENDING);
+  return (PlanarProfileTraceState) g_atomic_int_get (&self->states[index]);
+}
+
+guint
+planar_profile_get_n_pending (PlanarProfile *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
+  for (guint i = 0; self->paths[i] != NULL; i++)
+    if (g_atomic_int_get (&self->states[i]) != PLANAR_PROFILE_TRACE_LOADED)
+      n++;
+  return n;
+}
+
+gboolean
+planar_profile_is_busy (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  return g_atomic_int_get (&self->loading) || g_atomic_int_get (&self->busy) > 0;
+}
+
+gboolean
+planar_profile_is_open (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  return g_atomic_int_get (&self->open) != 0;
+}
+
+/* Decodes host @i unless another call has it or had it. */
+static gboolean
+decode_trace (PlanarProfile  *self,
+              guint           i,
+              GCancellable   *cancellable,
+              GError        **error)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->states[i], PLANAR_PROFILE_TRACE_PENDING,
+                                          PLANAR_PROFILE_TRACE_LOADING))
+    return TRUE;
+  if (!planar_trace_decode (g_ptr_array_index (self->traces, i), cancellable, error))
+    {
+      g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_FAILED);
+      return FALSE;
+    }
+  g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_LOADED);
+  return TRUE;
+}
+
+static gboolean
+load_traces (PlanarProfile  *self,
+             const guint    *indices,
+             guint           n_indices,
+             GCancellable   *cancellable,
+             GError        **error)
+{
+  guint n = indices != NULL ? n_indices : self->traces->len;
+
+  for (guint k = 0; k < n; k++)
+    {
+      guint i = indices != NULL ? indices[k] : k;
+
+      if (i >= self->traces->len)
+        continue;
+      if (!decode_trace (self, i, cancellable, error))
+        return FALSE;
+    }
+  if (planar_profile_get_n_pending (self) == 0)
+    g_atomic_int_set (&self->loaded, 1);
+  return TRUE;
+}
+
+gboolean
+planar_profile_load_traces (PlanarProfile  *self,
+                            const guint    *indices,
+                            guint           n_indices,
+                            GCancellable   *cancellable,
+                            GError        **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (planar_profile_is_open (self), FALSE);
+
+  g_atomic_int_inc (&self->busy);
+  ok = load_traces (self, indices, n_indices, cancellable, error);
+  g_atomic_int_add (&self->busy, -1);
+  return ok;
+}
+
+typedef struct
+{
+  guint *indices;
+  guint  n_indices;
+} TracesJob;
+
+static void
+traces_job_free (gpointer data)
+{
+  TracesJob *job = data;
+
+  g_free (job->indices);
+  g_free (job);
+}
+
+static void
+load_traces_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  TracesJob *job = task_data;
+  GError *error = NULL;
+
+  if (load_traces (source_object, job->indices, job->n_indices, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* On the main thread: the worker is done; "busy" (and "loaded") change
+ * before the caller hears of it. */
+static void
+load_traces_done (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PlanarProfile *self = PLANAR_PROFILE (source);
+  g_autoptr(GTask) outer = user_data;
+  GError *error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  g_atomic_int_add (&self->busy, -1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  if (planar_profile_is_loaded (self))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+  if (ok)
+    g_task_return_boolean (outer, TRUE);
+  else
+    g_task_return_error (outer, error);
+}
+
+void
+planar_profile_load_traces_async (PlanarProfile       *self,
+                                  const guint         *indices,
+                                  guint                n_indices,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *outer;
+  g_autoptr(GTask) inner = NULL;
+  TracesJob *job;
+
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+  g_return_if_fail (planar_profile_is_open (self));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, planar_profile_load_traces_async);
+  job = g_new0 (TracesJob, 1);
+  job->indices = indices != NULL ? g_memdup2 (indices, n_indices * sizeof (guint)) : NULL;
+  job->n_indices = n_indices;
+  g_atomic_int_inc (&self->busy);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+
+  inner = g_task_new (self, cancellable, load_traces_done, outer);
+  g_task_set_task_data (inner, job, traces_job_free);
+  g_task_set_return_on_cancel (inner, FALSE);
+  g_task_run_in_thread (inner, load_traces_thread);
+}
+
+gboolean
+planar_profile_load_traces_finish (PlanarProfile  *self,
+                                   GAsyncResult   *result,
+                                   GError        **error)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 gboolean
@@ -102,6 +321,7 @@ planar_profile_load (PlanarProfile  *self,
   g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func (g_object_unref);
   gboolean have_start = FALSE;
   guint64 earliest_start = 0;
+  guint n_eager;
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->loaded), FALSE);
@@ -147,16 +367,23 @@ planar_profile_load (PlanarProfile  *self,
   /* Published before decoding so that progress covers all hosts. */
   g_ptr_array_extend_and_steal (self->traces, g_steal_pointer (&traces));
 
-  for (guint i = 0; i < self->traces->len; i++)
-    if (!planar_trace_decode (g_ptr_array_index (self->traces, i), cancellable, error))
+  /* A lazy profile decodes its first host now, the others when asked. */
+  if (self->lazy_min_hosts > 0 && self->traces->len >= self->lazy_min_hosts)
+    g_atomic_int_set (&self->lazy, 1);
+  n_eager = g_atomic_int_get (&self->lazy) ? 1 : self->traces->len;
+  for (guint i = 0; i < n_eager; i++)
+    if (!decode_trace (self, i, cancellable, error))
       goto fail;
 
-  g_atomic_int_set (&self->loaded, 1);
+  if (planar_profile_get_n_pending (self) == 0)
+    g_atomic_int_set (&self->loaded, 1);
+  g_atomic_int_set (&self->open, 1);
   g_atomic_int_set (&self->loading, 0);
   return TRUE;
 
 fail:
   g_ptr_array_set_size (self->traces, 0);
+  g_atomic_int_set (&self->lazy, 0);
   g_atomic_int_set (&self->loading, 0);
   return FALSE;
 }
@@ -216,10 +443,10 @@ planar_profile_get_fraction (PlanarProfile *self)
 
   if (g_atomic_int_get (&self->loaded))
     return 1.0;
-  if (!g_atomic_int_get (&self->loading))
+  if (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open))
     return 0.0;
   /* The array is only resized by the loading thread before decoding
-   * starts and after it ends; reading sizes in between is safe. */
+   * starts and after a failed load; reading sizes in between is safe. */
   for (guint i = 0; i < self->traces->len; i++)
     {
       PlanarTrace *trace = g_ptr_array_index (self->traces, i);

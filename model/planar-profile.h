@@ -17,7 +17,59 @@ G_DECLARE_FINAL_TYPE (PlanarProfile, planar_profile, PLANAR, PROFILE, GObject)
 
 /* Returns: (transfer full): a profile of @paths, not loaded yet. */
 PlanarProfile *planar_profile_new               (const char * const  *paths);
-/* Opens and decodes every host; blocks. */
+
+/* A session of many hosts opens without decoding them all: every host is
+ * opened (its structure scanned, its place in time set), the first is
+ * decoded, and the others wait for planar_profile_load_traces(). Set before
+ * loading: a profile of at least @min_hosts hosts is lazy (0, the default,
+ * never; the application uses PLANAR_PROFILE_LAZY_HOSTS). */
+#define PLANAR_PROFILE_LAZY_HOSTS 8
+void           planar_profile_set_lazy_hosts    (PlanarProfile       *self,
+                                                 guint                min_hosts);
+/* Whether the load left hosts to decode on demand. */
+gboolean       planar_profile_is_lazy           (PlanarProfile       *self);
+
+typedef enum
+{
+  /* Opened, not decoded: its planes are known, no track is. */
+  PLANAR_PROFILE_TRACE_PENDING,
+  PLANAR_PROFILE_TRACE_LOADING,
+  PLANAR_PROFILE_TRACE_LOADED,
+  /* Its decode failed or was cancelled; it is not asked for again, and
+   * the profile is never loaded. */
+  PLANAR_PROFILE_TRACE_FAILED,
+} PlanarProfileTraceState;
+
+/* Any thread. */
+PlanarProfileTraceState planar_profile_get_trace_state (PlanarProfile *self,
+                                                        guint          index);
+/* Hosts not decoded yet (pending or failed). */
+guint          planar_profile_get_n_pending     (PlanarProfile       *self);
+/* Whether hosts are being decoded (the first load, or traces asked for). */
+gboolean       planar_profile_is_busy           (PlanarProfile       *self);
+
+/* Decodes the hosts @indices (@n_indices of them; all that are not
+ * decoded when @indices is NULL) of a profile whose load returned; hosts
+ * already decoded or being decoded are skipped. When every host is
+ * decoded the profile is loaded ("loaded" is notified by the _finish()). */
+gboolean       planar_profile_load_traces       (PlanarProfile       *self,
+                                                 const guint         *indices,
+                                                 guint                n_indices,
+                                                 GCancellable        *cancellable,
+                                                 GError             **error);
+/* The same in a worker thread; "busy" is notified now (call from the main
+ * thread) and again before @callback runs. */
+void           planar_profile_load_traces_async (PlanarProfile       *self,
+                                                 const guint         *indices,
+                                                 guint                n_indices,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+gboolean       planar_profile_load_traces_finish (PlanarProfile      *self,
+                                                  GAsyncResult       *result,
+                                                  GError            **error);
+
+/* Opens and decodes every host (the first only, when lazy); blocks. */
 gboolean       planar_profile_load              (PlanarProfile       *self,
                                                  GCancellable        *cancellable,
                                                  GError             **error);
@@ -31,9 +83,13 @@ gboolean       planar_profile_load_finish       (PlanarProfile       *self,
                                                  GAsyncResult        *result,
                                                  GError             **error);
 
-/* 0 to 1 over every host's line bytes. Any thread. */
+/* 0 to 1 over every host's line bytes (a host left to decode on demand
+ * counts as not done). Any thread. */
 double         planar_profile_get_fraction      (PlanarProfile       *self);
+/* Every host decoded. */
 gboolean       planar_profile_is_loaded         (PlanarProfile       *self);
+/* The load returned: every host opened and placed, lazy or not. */
+gboolean       planar_profile_is_open           (PlanarProfile       *self);
 guint          planar_profile_get_n_traces      (PlanarProfile       *self);
 /* Returns: (transfer none). */
 PlanarTrace   *planar_profile_get_trace         (PlanarProfile       *self,

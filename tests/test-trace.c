@@ -446,6 +446,145 @@ test_async_and_cancel (Fixture       *f,
 }
 
 static void
+load_traces_done (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  LoadResult *r = user_data;
+
+  r->ok = planar_profile_load_traces_finish (PLANAR_PROFILE (object), result, &r->error);
+  r->done = TRUE;
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* A session of many hosts opens with its first host decoded; the others
+ * are opened and placed in time but decoded only when asked for, and then
+ * hold the same events as in an eager load. */
+static void
+test_lazy_hosts (Fixture       *f,
+                 gconstpointer  data)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(PlanarProfile) eager = NULL;
+  g_autoptr(PlanarProfile) lazy = NULL;
+  g_autoptr(GError) error = NULL;
+  guint indices[] = { 5, 2, 5 };
+  LoadResult r = { 0 };
+  guint n_busy = 0, n_loaded = 0;
+
+  for (guint i = 0; i < 9; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("host%u.xplane.pb", i);
+
+      g_ptr_array_add (paths, write_host (f, f->dir, name, start + i * 1000000, 10 + i, 0));
+    }
+  g_ptr_array_add (paths, NULL);
+  eager = planar_profile_new ((const char * const *) paths->pdata);
+  lazy = planar_profile_new ((const char * const *) paths->pdata);
+  /* Below the threshold: eager. */
+  planar_profile_set_lazy_hosts (eager, 10);
+  planar_profile_set_lazy_hosts (lazy, PLANAR_PROFILE_LAZY_HOSTS);
+  g_assert_true (planar_profile_load (eager, NULL, &error));
+  g_assert_true (planar_profile_is_loaded (eager));
+  g_assert_false (planar_profile_is_lazy (eager));
+
+  g_assert_true (planar_profile_load (lazy, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_profile_is_lazy (lazy));
+  g_assert_true (planar_profile_is_open (lazy));
+  g_assert_false (planar_profile_is_loaded (lazy));
+  g_assert_false (planar_profile_is_busy (lazy));
+  g_assert_cmpuint (planar_profile_get_n_traces (lazy), ==, 9);
+  g_assert_cmpuint (planar_profile_get_n_pending (lazy), ==, 8);
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 0), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 1), ==, PLANAR_PROFILE_TRACE_PENDING);
+  g_assert_false (planar_trace_is_decoded (planar_profile_get_trace (lazy, 1)));
+  /* The pending hosts' planes are known already. */
+  g_assert_cmpuint (planar_trace_get_n_planes (planar_profile_get_trace (lazy, 8)), ==, 2);
+  g_assert_cmpuint (planar_profile_get_n_events (lazy), ==, 1);
+  g_assert_cmpfloat (planar_profile_get_fraction (lazy), >, 0.0);
+  g_assert_cmpfloat (planar_profile_get_fraction (lazy), <, 0.5);
+
+  /* Some hosts, asked for twice over: decoded once. */
+  g_assert_true (planar_profile_load_traces (lazy, indices, G_N_ELEMENTS (indices), NULL, &error));
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 5), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 2), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpuint (planar_profile_get_n_pending (lazy), ==, 6);
+  g_assert_false (planar_profile_is_loaded (lazy));
+
+  /* The rest, in a worker: "busy" goes up and down, and "loaded" comes. */
+  g_signal_connect (lazy, "notify::busy", G_CALLBACK (count_notify), &n_busy);
+  g_signal_connect (lazy, "notify::loaded", G_CALLBACK (count_notify), &n_loaded);
+  planar_profile_load_traces_async (lazy, NULL, 0, NULL, load_traces_done, &r);
+  g_assert_true (planar_profile_is_busy (lazy));
+  g_assert_cmpuint (n_busy, ==, 1);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (r.error);
+  g_assert_true (r.ok);
+  g_assert_cmpuint (n_busy, ==, 2);
+  g_assert_cmpuint (n_loaded, ==, 1);
+  g_assert_false (planar_profile_is_busy (lazy));
+  g_assert_true (planar_profile_is_loaded (lazy));
+  g_assert_cmpuint (planar_profile_get_n_pending (lazy), ==, 0);
+  g_assert_cmpfloat (planar_profile_get_fraction (lazy), ==, 1.0);
+
+  /* The same events at the same times as the eager load. */
+  g_assert_cmpuint (planar_profile_get_n_events (lazy), ==, planar_profile_get_n_events (eager));
+  for (guint i = 0; i < 9; i++)
+    {
+      const PlanarPlane *a = planar_trace_get_plane (planar_profile_get_trace (eager, i), 1);
+      const PlanarPlane *b = planar_trace_get_plane (planar_profile_get_trace (lazy, i), 1);
+
+      g_assert_cmpint (a->tracks[0].events[0].start_ps, ==, b->tracks[0].events[0].start_ps);
+      g_assert_cmpint (b->tracks[0].events[0].start_ps, ==, (gint64) (10 + i) * 1000 + (gint64) i * 1000000000);
+    }
+}
+
+/* A host that fails to decode on demand says so, and stays failed. */
+static void
+test_lazy_host_error (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(PlanarProfile) lazy = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  guint which = 3;
+
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("host%u.xplane.pb", i);
+
+      g_ptr_array_add (paths, write_host (f, f->dir, name, 100 + i, 10, 0));
+    }
+  g_ptr_array_add (paths, NULL);
+  lazy = planar_profile_new ((const char * const *) paths->pdata);
+  planar_profile_set_lazy_hosts (lazy, PLANAR_PROFILE_LAZY_HOSTS);
+  g_assert_true (planar_profile_load (lazy, NULL, &error));
+  g_cancellable_cancel (cancellable);
+  g_assert_false (planar_profile_load_traces (lazy, &which, 1, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 3), ==, PLANAR_PROFILE_TRACE_FAILED);
+  g_clear_error (&error);
+  /* The others still load; the profile never counts as whole. */
+  g_assert_true (planar_profile_load_traces (lazy, NULL, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_profile_get_trace_state (lazy, 7), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpuint (planar_profile_get_n_pending (lazy), ==, 1);
+  g_assert_false (planar_profile_is_loaded (lazy));
+  g_assert_false (planar_profile_is_busy (lazy));
+}
+
+static void
 test_cancelled_decode (Fixture       *f,
                        gconstpointer  data)
 {
@@ -555,6 +694,8 @@ main (int    argc,
   ADD ("/trace/lines-tracks-rows", test_lines_tracks_rows);
   ADD ("/trace/multi-host", test_multi_host);
   ADD ("/trace/async-and-cancel", test_async_and_cancel);
+  ADD ("/trace/lazy-hosts", test_lazy_hosts);
+  ADD ("/trace/lazy-host-error", test_lazy_host_error);
   ADD ("/trace/cancelled-decode", test_cancelled_decode);
   ADD ("/trace/open-errors", test_open_errors);
   ADD ("/trace/space-fields", test_space_fields);
