@@ -309,6 +309,14 @@ record_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static void
+load_all_hosts_activated (GSimpleAction *action,
+                          GVariant      *parameter,
+                          gpointer       user_data)
+{
+  _planar_window_load_all_hosts (PLANAR_WINDOW (user_data));
+}
+
 static const GActionEntry win_entries[] = {
   { .name = "open-file", .activate = open_file_activated },
   { .name = "open-folder", .activate = open_folder_activated },
@@ -318,6 +326,7 @@ static const GActionEntry win_entries[] = {
   { .name = "tool", .activate = tool_activated, .parameter_type = "s", .state = "'trace-viewer'" },
   { .name = "reload", .activate = reload_activated },
   { .name = "cancel-load", .activate = cancel_load_activated },
+  { .name = "load-all-hosts", .activate = load_all_hosts_activated },
   { .name = "show-sessions", .activate = show_sessions_activated },
   { .name = "show-hosts", .activate = show_hosts_activated },
   { .name = "show-menu", .activate = show_menu_activated },
@@ -361,6 +370,9 @@ _planar_window_update_actions (PlanarWindow *self)
   set_enabled (self, "find", self->profile != NULL);
   set_enabled (self, "record", planar_record_dialog_is_supported ());
   set_enabled (self, "export-profile", self->profile != NULL && planar_profile_is_loaded (self->profile));
+  /* A lazy profile's hosts left for later. */
+  set_enabled (self, "load-all-hosts", self->profile != NULL && planar_profile_is_open (self->profile)
+                                       && !planar_profile_is_loaded (self->profile) && !self->loading_all_hosts);
   set_enabled (self, "find-next", self->profile != NULL);
   set_enabled (self, "find-previous", self->profile != NULL);
 }

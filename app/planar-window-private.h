@@ -66,6 +66,9 @@ struct _PlanarWindow
   GStrv                 hosts;
   PlanarProfile        *profile;
   GCancellable         *load_cancellable;
+  /* Hosts of a lazy profile decoded on demand; cancelled with the profile. */
+  GCancellable         *hosts_cancellable;
+  gboolean              loading_all_hosts;
   guint                 progress_source;
   gboolean              loading;
 
@@ -124,6 +127,9 @@ char     *_planar_window_dup_capture_logdir (PlanarWindow     *self);
 void      _planar_window_find            (PlanarWindow        *self);
 void      _planar_window_reload          (PlanarWindow        *self);
 void      _planar_window_cancel          (PlanarWindow        *self);
+/* Decodes the hosts a lazy profile left for later (all of them: what the
+ * tools over the whole profile need), with progress; nothing otherwise. */
+void      _planar_window_load_all_hosts  (PlanarWindow        *self);
 
 /* What planar_window_open() found: the catalog, the folder it was read from
  * (wider than the path opened for a session folder or file in a run), and

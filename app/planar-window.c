@@ -526,6 +526,84 @@ open_done (GObject      *source,
  * Loading the hosts of a session
  * ------------------------------------------------------------------------ */
 
+/* The tools that need the whole profile get it once every host is in
+ * (at once, or after the hosts of a lazy profile). */
+static void
+profile_ready (PlanarWindow *self)
+{
+  planar_op_stats_page_set_profile (self->op_stats_page, self->profile);
+  planar_health_page_set_profile (self->health_page, self->profile, current_session (self));
+  planar_find_bar_refresh (self->find_bar);
+  _planar_window_update_actions (self);
+}
+
+static gboolean
+tool_is_trace_viewer (PlanarWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (self), "tool");
+
+  return state == NULL || g_strcmp0 (g_variant_get_string (state, NULL), "trace-viewer") == 0;
+}
+
+static void
+hosts_loaded (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(PlanarWindow) self = user_data;
+  PlanarProfile *profile = PLANAR_PROFILE (source);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = planar_profile_load_traces_finish (profile, result, &error);
+
+  /* Another profile since, or the window closed. */
+  if (profile != self->profile)
+    return;
+  if (self->loading_all_hosts && !planar_profile_is_busy (profile))
+    {
+      self->loading_all_hosts = FALSE;
+      stop_progress (self);
+    }
+  if (!ok)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _planar_window_show_error (self, _("Could Not Load the Host"), NULL, error);
+      return;
+    }
+  if (planar_profile_is_loaded (profile))
+    profile_ready (self);
+}
+
+static void
+host_requested (PlanarWindow *self,
+                guint         trace)
+{
+  if (self->profile == NULL || !planar_profile_is_open (self->profile))
+    return;
+  planar_profile_load_traces_async (self->profile, &trace, 1, self->hosts_cancellable, hosts_loaded,
+                                    g_object_ref (self));
+}
+
+void
+_planar_window_load_all_hosts (PlanarWindow *self)
+{
+  g_autofree char *label = NULL;
+  guint n;
+
+  g_return_if_fail (PLANAR_IS_WINDOW (self));
+
+  if (self->profile == NULL || !planar_profile_is_open (self->profile)
+      || planar_profile_is_loaded (self->profile) || self->loading_all_hosts)
+    return;
+  n = planar_profile_get_n_pending (self->profile);
+  /* Translators: %u is a number of hosts. */
+  label = g_strdup_printf (ngettext ("Loading %u more host…", "Loading %u more hosts…", n), n);
+  self->loading_all_hosts = TRUE;
+  start_progress (self, label);
+  _planar_window_update_actions (self);
+  planar_profile_load_traces_async (self->profile, NULL, 0, self->hosts_cancellable, hosts_loaded,
+                                    g_object_ref (self));
+}
+
 static void
 load_done (GObject      *source,
            GAsyncResult *result,
@@ -546,11 +624,12 @@ load_done (GObject      *source,
 
   if (loaded)
     {
-      planar_op_stats_page_set_profile (self->op_stats_page, profile);
-      planar_health_page_set_profile (self->health_page, profile, current_session (self));
-      planar_find_bar_refresh (self->find_bar);
+      profile_ready (self);
       gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
-      _planar_window_update_actions (self);
+      /* A lazy profile: the tools over the whole profile need every host. */
+      if (!planar_profile_is_loaded (profile) && (planar_find_bar_get_open (self->find_bar)
+                                                  || !tool_is_trace_viewer (self)))
+        _planar_window_load_all_hosts (self);
       return;
     }
 
@@ -579,6 +658,16 @@ load_done (GObject      *source,
       }
   show_message (self, "dialog-error-symbolic", _("Could Not Load the Session"), error->message);
   _planar_window_show_error (self, _("Could Not Load the Profile"), path, error);
+}
+
+/* PLANAR_PROFILE_LAZY_HOSTS, or PLANAR_LAZY_HOSTS from the environment
+ * (the tests lower it; 0 loads every host at once). */
+static guint
+lazy_hosts_threshold (void)
+{
+  const char *env = g_getenv ("PLANAR_LAZY_HOSTS");
+
+  return env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : PLANAR_PROFILE_LAZY_HOSTS;
 }
 
 static void
@@ -610,7 +699,13 @@ load (PlanarWindow *self)
 
   g_set_object (&self->profile, NULL);
   self->profile = planar_profile_new ((const char * const *) paths->pdata);
+  /* Many hosts: the first is shown at once, the others when asked for. */
+  planar_profile_set_lazy_hosts (self->profile, lazy_hosts_threshold ());
   self->load_cancellable = g_cancellable_new ();
+  g_cancellable_cancel (self->hosts_cancellable);
+  g_clear_object (&self->hosts_cancellable);
+  self->hosts_cancellable = g_cancellable_new ();
+  self->loading_all_hosts = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
   /* The timeline shows the tracks as they are decoded, arranged as they
@@ -745,6 +840,9 @@ _planar_window_select_tool (PlanarWindow *self,
   self->updating_controls = FALSE;
   if (self->profile != NULL)
     gtk_stack_set_visible_child_name (self->stack, tool);
+  /* The other tools look at every host. */
+  if (strcmp (tool, "trace-viewer") != 0)
+    _planar_window_load_all_hosts (self);
 }
 
 void
@@ -756,6 +854,8 @@ _planar_window_find (PlanarWindow *self)
     return;
   _planar_window_select_tool (self, "trace-viewer");
   planar_find_bar_open (self->find_bar);
+  /* The find bar searches every host. */
+  _planar_window_load_all_hosts (self);
 }
 
 /* Escape in the find bar gives the keys back to the timeline. */
@@ -870,6 +970,8 @@ bind_settings (PlanarWindow *self,
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
 
+  g_signal_connect_object (self->timeline, "host-requested", G_CALLBACK (host_requested), self,
+                           G_CONNECT_SWAPPED);
   g_settings_bind (self->settings, "show-flows", self->timeline, "show-flows", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-details", self->details_pane, "visible", G_SETTINGS_BIND_GET);
   /* The timeline does not hide XProf's internal events yet; the setting
@@ -894,9 +996,11 @@ planar_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->open_cancellable);
   g_cancellable_cancel (self->load_cancellable);
+  g_cancellable_cancel (self->hosts_cancellable);
   g_cancellable_cancel (self->rescan_cancellable);
   g_clear_object (&self->open_cancellable);
   g_clear_object (&self->load_cancellable);
+  g_clear_object (&self->hosts_cancellable);
   g_clear_object (&self->rescan_cancellable);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_clear_handle_id (&self->rescan_source, g_source_remove);

@@ -1473,6 +1473,130 @@ test_record_cupti (void)
   destroy_all_windows ();
 }
 
+static gboolean
+window_open (gpointer data)
+{
+  PlanarWindow *window = data;
+  PlanarProfile *profile = planar_window_get_profile (window);
+
+  return !planar_window_get_loading (window) && profile != NULL && planar_profile_is_open (profile);
+}
+
+static gboolean
+timeline_settled (gpointer data)
+{
+  PlanarWindow *window = data;
+  PlanarProfile *profile = planar_window_get_profile (window);
+
+  return !planar_profile_is_busy (profile) && window->timeline->load_poll_id == 0;
+}
+
+/* The timeline's sections of host @trace: pending ones, and the others. */
+static void
+count_host_sections (PlanarWindow *window,
+                     guint         trace,
+                     guint        *n_pending,
+                     guint        *n_loaded)
+{
+  PlanarTimelineLayout *layout = window->timeline->layout;
+
+  *n_pending = *n_loaded = 0;
+  for (guint s = 0; s < planar_timeline_layout_get_n_sections (layout); s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
+
+      if (section->trace != trace)
+        continue;
+      if (section->pending)
+        {
+          g_assert_true (section->collapsed);
+          g_assert_cmpuint (section->row, !=, G_MAXUINT);
+          (*n_pending)++;
+        }
+      else
+        (*n_loaded)++;
+    }
+}
+
+/* A session of eight hosts opens as one timeline with its first host
+ * decoded; each other host has a header that loads it when expanded, and
+ * the tools over the whole profile load the rest. */
+static void
+test_lazy_hosts (void)
+{
+  g_autofree char *session = g_build_filename (tmp_dir, "many-hosts", "plugins", "profile", NEWEST, NULL);
+  g_autofree char *parent = g_path_get_dirname (session);
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *argv[] = { (char *) gen, (char *) "--events", (char *) "4000", (char *) "--hosts", (char *) "8",
+                   (char *) "-o", session, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  PlanarWindow *window;
+  PlanarProfile *profile;
+  guint n_pending, n_loaded;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  window = open_path (session);
+  wait_for (window_open, window, 30, "the session to open");
+  profile = planar_window_get_profile (window);
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 8);
+  g_assert_true (planar_profile_is_lazy (profile));
+  g_assert_false (planar_profile_is_loaded (profile));
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 7);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "load-all-hosts"));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-profile"));
+  count_host_sections (window, 0, &n_pending, &n_loaded);
+  g_assert_cmpuint (n_pending, ==, 0);
+  g_assert_cmpuint (n_loaded, >=, 3);
+  for (guint h = 1; h < 8; h++)
+    {
+      count_host_sections (window, h, &n_pending, &n_loaded);
+      g_assert_cmpuint (n_pending, ==, 1);
+      g_assert_cmpuint (n_loaded, ==, 0);
+    }
+  /* Host 0's sections folded, for the screenshot to show the others. */
+  gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.collapse-all", NULL);
+  save_screenshot ("lazy-hosts.png", G_USEC_PER_SEC / 2);
+
+  /* Expanding host 3's header loads host 3 alone. */
+  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 3))[0]);
+  g_assert_cmpint (planar_timeline_layout_find_section (window->timeline->layout, id), >=, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.toggle-section", "s", id);
+  g_assert_true (planar_profile_is_busy (profile));
+  wait_for (timeline_settled, window, 30, "host 3 to load");
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 3), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 4), ==, PLANAR_PROFILE_TRACE_PENDING);
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 6);
+  count_host_sections (window, 3, &n_pending, &n_loaded);
+  g_assert_cmpuint (n_pending, ==, 0);
+  g_assert_cmpuint (n_loaded, >=, 3);
+  save_screenshot ("lazy-hosts-one-more.png", G_USEC_PER_SEC / 2);
+
+  /* Op Stats looks at every host: the others load, and the profile is
+   * whole. */
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  g_assert_true (planar_window_get_loading (window));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "load-all-hosts"));
+  wait_loaded (window);
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 0);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-profile"));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "load-all-hosts"));
+  for (guint h = 0; h < 8; h++)
+    {
+      count_host_sections (window, h, &n_pending, &n_loaded);
+      g_assert_cmpuint (n_pending, ==, 0);
+      g_assert_cmpuint (n_loaded, >=, 3);
+    }
+  destroy_all_windows ();
+}
+
 /* Opened again, a profile comes from its cached index, the same. */
 static void
 test_cached_reopen (void)
@@ -1755,6 +1879,7 @@ main (int   argc,
   g_test_add_func ("/app/record-cupti", test_record_cupti);
   g_test_add_func ("/app/preferences", test_preferences);
   g_test_add_func ("/app/cached-reopen", test_cached_reopen);
+  g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();

@@ -629,6 +629,11 @@ toggle_section (PlanarTimeline *self,
 {
   const PlanarTimelineSection *s = planar_timeline_layout_get_section (self->layout, section);
 
+  if (s->pending)
+    {
+      _planar_timeline_request_host (self, section);
+      return;
+    }
   /* The view state's signal lays the tracks out again. */
   planar_timeline_layout_set_collapsed (self->layout, section, !s->collapsed);
 }

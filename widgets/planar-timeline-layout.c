@@ -16,6 +16,7 @@
 
 #include "planar-counters.h"
 
+#include <glib/gi18n.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -423,6 +424,7 @@ typedef struct
   char   *title;
   char   *subtitle;
   GArray *entries;
+  gboolean pending;
   guint   natural;
   /* Its place in the view state's order, or G_MAXUINT. */
   guint   chosen;
@@ -450,6 +452,41 @@ compare_candidates (const void *a,
   return ca->natural < cb->natural ? -1 : ca->natural > cb->natural ? 1 : 0;
 }
 
+/* What a pending host's header says: its devices and size, and what
+ * expanding it does; or how far its decode is. */
+static char *
+pending_subtitle (PlanarProfile *profile,
+                  guint          index)
+{
+  PlanarTrace *trace = planar_profile_get_trace (profile, index);
+  guint n_devices = 0;
+  g_autofree char *size = g_format_size (planar_trace_get_file_size (trace));
+
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    if (g_str_has_prefix (planar_trace_get_plane (trace, p)->name, "/device:"))
+      n_devices++;
+  switch (planar_profile_get_trace_state (profile, index))
+    {
+    case PLANAR_PROFILE_TRACE_LOADING:
+      /* Translators: %d is a percentage. */
+      return g_strdup_printf (_("Loading… %d %%"), (int) (100 * planar_trace_get_fraction (trace)));
+    case PLANAR_PROFILE_TRACE_FAILED:
+      return g_strdup (_("Could not be loaded"));
+    case PLANAR_PROFILE_TRACE_PENDING:
+    case PLANAR_PROFILE_TRACE_LOADED:
+    default:
+      {
+        /* Translators: a number of devices of a host. */
+        g_autofree char *devices = g_strdup_printf (ngettext ("%u device", "%u devices", n_devices),
+                                                    n_devices);
+
+        /* Translators: the first %s is a number of devices ("2 devices"),
+         * the second a file size. */
+        return g_strdup_printf (_("Not loaded · %s · %s · expand to load"), devices, size);
+      }
+    }
+}
+
 /* Every plane with something to show, in the usual order. */
 static void
 collect_candidates (PlanarProfile *profile,
@@ -464,6 +501,24 @@ collect_candidates (PlanarProfile *profile,
       PlanarTrace *trace = planar_profile_get_trace (profile, tr);
       const PlanarCounterSet *counters = planar_trace_get_counters (trace);
       guint n_planes = planar_trace_get_n_planes (trace);
+
+      /* A host of a lazy profile not decoded yet: one header, where its
+       * planes will be. */
+      if (planar_profile_is_lazy (profile)
+          && planar_profile_get_trace_state (profile, tr) != PLANAR_PROFILE_TRACE_LOADED)
+        {
+          Candidate c = { 0 };
+
+          c.trace = tr;
+          c.plane = G_MAXUINT;
+          c.pending = TRUE;
+          c.id = g_strdup_printf ("%s|*", trace_host (trace));
+          c.title = g_strdup (trace_host (trace));
+          c.subtitle = pending_subtitle (profile, tr);
+          c.entries = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineEntry));
+          c.natural = candidates->len;
+          g_array_append_val (candidates, c);
+        }
 
       g_array_set_size (planes, 0);
       for (guint p = 0; p < n_planes; p++)
@@ -573,6 +628,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
       section.id = g_steal_pointer (&c->id);
       section.title = g_steal_pointer (&c->title);
       section.subtitle = g_steal_pointer (&c->subtitle);
+      section.pending = c->pending;
       section.collapsed = planar_view_state_get_section_collapsed (self->state, section.id);
       section.hidden = planar_view_state_get_section_hidden (self->state, section.id);
       section.row = G_MAXUINT;
@@ -592,8 +648,11 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
       g_array_append_vals (self->entries, c->entries->data, c->entries->len);
       g_array_set_size (c->entries, 0);
 
-      /* A section with nothing to show takes no space either. */
-      if (section.hidden || section.n_tracks == 0)
+      if (section.pending)
+        section.collapsed = TRUE;
+      /* A section with nothing to show takes no space either (a pending
+       * host's header shows that it is there). */
+      if (section.hidden || (section.n_tracks == 0 && !section.pending))
         {
           g_array_append_val (self->sections, section);
           continue;

@@ -63,6 +63,10 @@ typedef struct
   char     *subtitle;
   gboolean  collapsed;
   gboolean  hidden;
+  /* A host of a lazy profile not decoded yet (planar_profile_is_lazy()):
+   * one header for the whole host, with no tracks, @plane G_MAXUINT and
+   * @collapsed set; expanding it asks for the host. */
+  gboolean  pending;
   /* Its header row (G_MAXUINT when it has none), and how many track rows
    * follow when expanded. */
   guint     row;

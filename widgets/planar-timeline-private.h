@@ -50,6 +50,7 @@ struct _PlanarTimeline
 
   PlanarProfile        *profile;
   gulong                loaded_handler;
+  gulong                busy_handler;
   guint                 load_poll_id;
   /* Whether the user moved the view while the profile was loading. */
   gboolean              view_touched;
@@ -232,6 +233,9 @@ void     _planar_timeline_scroll_to        (PlanarTimeline        *self,
 /* Lays the profile out again (tracks that finished loading, a section
  * collapsed) and updates the adjustments. */
 void     _planar_timeline_refresh_layout   (PlanarTimeline        *self);
+/* Emits "host-requested" for a pending host's section. */
+void     _planar_timeline_request_host     (PlanarTimeline        *self,
+                                            guint                  section);
 /* The track @row shows, and its plane. */
 const PlanarTrack *
          _planar_timeline_row_track        (PlanarTimeline          *self,

@@ -329,7 +329,9 @@ toggle_section (GtkWidget  *widget,
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
   int s = resolve_section (self, g_variant_get_string (parameter, NULL));
 
-  if (s >= 0)
+  if (s >= 0 && planar_timeline_layout_get_section (self->layout, (guint) s)->pending)
+    _planar_timeline_request_host (self, (guint) s);
+  else if (s >= 0)
     planar_timeline_layout_set_collapsed (self->layout, (guint) s,
                                           !planar_timeline_layout_get_section (self->layout, (guint) s)->collapsed);
 }
@@ -490,7 +492,7 @@ _planar_timeline_popup_context_menu (PlanarTimeline *self,
   if (e >= 0)
     append_item (track_part, _("_Hide Track"), "timeline.hide-track",
                  planar_timeline_layout_get_entry (self->layout, (guint) e)->id);
-  append_item (section_part, section->collapsed ? _("_Expand Section") : _("_Collapse Section"),
+  append_item (section_part, section->pending ? _("_Load Host") : section->collapsed ? _("_Expand Section") : _("_Collapse Section"),
                "timeline.toggle-section", section->id);
   append_item (section_part, _("Hide _Section"), "timeline.hide-section", section->id);
   append_item (section_part, _("Show _Only This Section"), "timeline.show-only-section", section->id);

@@ -42,6 +42,13 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (PlanarTimeline, planar_timeline, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
 
 enum {
+  HOST_REQUESTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+enum {
   PROP_0,
   PROP_PROFILE,
   PROP_START_PS,
@@ -404,13 +411,26 @@ stop_loading_watch (PlanarTimeline *self)
   g_clear_handle_id (&self->load_poll_id, g_source_remove);
   if (self->loaded_handler != 0 && self->profile != NULL)
     g_clear_signal_handler (&self->loaded_handler, self->profile);
+  if (self->busy_handler != 0 && self->profile != NULL)
+    g_clear_signal_handler (&self->busy_handler, self->profile);
   self->loaded_handler = 0;
+  self->busy_handler = 0;
+}
+
+/* Whether the profile's tracks can still change: its load, or hosts of a
+ * lazy profile being decoded. */
+static gboolean
+profile_changing (PlanarTimeline *self)
+{
+  return self->profile != NULL
+         && (planar_profile_is_busy (self->profile)
+             || (!planar_profile_is_open (self->profile) && !planar_profile_is_loaded (self->profile)));
 }
 
 static void
 profile_finished_loading (PlanarTimeline *self)
 {
-  stop_loading_watch (self);
+  g_clear_handle_id (&self->load_poll_id, g_source_remove);
   /* Loading ends by aligning the hosts, which moves every event: the
    * caches of the tracks layer are stale even where the rows are not. */
   planar_track_renderer_reset (self->renderer);
@@ -430,13 +450,15 @@ poll_loading (gpointer data)
 {
   PlanarTimeline *self = data;
 
-  if (planar_profile_is_loaded (self->profile))
+  if (!profile_changing (self))
     {
       self->load_poll_id = 0;
       profile_finished_loading (self);
       return G_SOURCE_REMOVE;
     }
   _planar_timeline_refresh_layout (self);
+  /* A pending host's header says how far its decode is. */
+  gtk_widget_queue_draw (GTK_WIDGET (self));
   if (!self->view_touched)
     {
       gint64 first, last;
@@ -450,8 +472,20 @@ poll_loading (gpointer data)
 static void
 profile_notify_loaded (PlanarTimeline *self)
 {
-  if (planar_profile_is_loaded (self->profile))
+  if (!profile_changing (self))
     profile_finished_loading (self);
+  else if (self->load_poll_id == 0)
+    self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
+}
+
+void
+_planar_timeline_request_host (PlanarTimeline *self,
+                               guint           section)
+{
+  const PlanarTimelineSection *s = planar_timeline_layout_get_section (self->layout, section);
+
+  if (s->pending && planar_profile_get_trace_state (self->profile, s->trace) == PLANAR_PROFILE_TRACE_PENDING)
+    g_signal_emit (self, signals[HOST_REQUESTED], 0, s->trace);
 }
 
 PlanarProfile *
@@ -501,7 +535,12 @@ planar_timeline_set_profile (PlanarTimeline *self,
       self->loaded_handler = g_signal_connect_object (profile, "notify::loaded",
                                                       G_CALLBACK (profile_notify_loaded), self,
                                                       G_CONNECT_SWAPPED);
-      self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
+      /* A lazy profile's hosts decode on demand, after its load. */
+      self->busy_handler = g_signal_connect_object (profile, "notify::busy",
+                                                    G_CALLBACK (profile_notify_loaded), self,
+                                                    G_CONNECT_SWAPPED);
+      if (profile_changing (self))
+        self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
     }
 
   _planar_timeline_refresh_layout (self);
@@ -1142,6 +1181,13 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
                          "",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A host of a lazy profile was asked for (its section expanded): the
+   * handler decodes it (planar_profile_load_traces_async()), which the
+   * timeline follows. */
+  signals[HOST_REQUESTED] =
+    g_signal_new ("host-requested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_UINT);
 
   g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
   g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
