@@ -28,7 +28,9 @@
  * are about); MODE_PLANAR: that plus the derived lines and the flow index,
  * as the application loads, with no cached index; MODE_PRIME: the same,
  * then writing its cached index (timed apart); MODE_CACHED: a reopen from
- * that cached index. */
+ * that cached index. MODE_SESSION_EAGER and MODE_SESSION_LAZY open a
+ * session folder of several hosts as the application does, every host
+ * decoded or only the first (planar_profile_set_lazy_hosts()). */
 typedef enum
 {
   MODE_READ,
@@ -37,10 +39,18 @@ typedef enum
   MODE_PLANAR,
   MODE_PRIME,
   MODE_CACHED,
+  MODE_SESSION_EAGER,
+  MODE_SESSION_LAZY,
   N_MODES
 } Mode;
 
-static const char * const mode_names[N_MODES] = { "read", "unpack", "index", "planar", "prime", "cached" };
+static const char * const mode_names[N_MODES] = { "read", "unpack", "index", "planar", "prime", "cached",
+                                                  "session-eager", "session-lazy" };
+
+/* The session of the lazy-hosts table: this many hosts of this many
+ * events each. */
+#define SESSION_HOSTS  8
+#define SESSION_EVENTS 1000000
 
 typedef struct
 {
@@ -100,7 +110,7 @@ sampler_thread (gpointer data)
   while (!g_atomic_int_get (&s->stop))
     {
       s->peak_anon = MAX (s->peak_anon, read_rss_anon ());
-      if (s->first_track_seconds < 0 && any_track_ready (s->trace))
+      if (s->first_track_seconds < 0 && s->trace != NULL && any_track_ready (s->trace))
         s->first_track_seconds = (double) (g_get_monotonic_time () - s->t0) / 1e6;
       g_usleep (2000);
     }
@@ -115,6 +125,44 @@ run_child (Mode        mode,
   gint64 t0 = g_get_monotonic_time ();
   guint64 events = 0;
 
+  if (mode == MODE_SESSION_EAGER || mode == MODE_SESSION_LAZY)
+    {
+      g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      g_autoptr(PlanarProfile) profile = NULL;
+      g_autoptr(GError) error = NULL;
+      Sampler sampler = { NULL, t0, 0, 0, -1.0 };
+      GThread *thread;
+      const char *name;
+      gboolean ok;
+      double seconds;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (name, ".xplane.pb"))
+          g_ptr_array_add (paths, g_build_filename (path, name, NULL));
+      if (paths->len == 0)
+        return 1;
+      g_ptr_array_sort (paths, (GCompareFunc) g_strcmp0);
+      g_ptr_array_add (paths, NULL);
+      planar_cache_set_enabled (FALSE);
+      profile = planar_profile_new ((const char * const *) paths->pdata);
+      planar_profile_set_lazy_hosts (profile, mode == MODE_SESSION_LAZY ? PLANAR_PROFILE_LAZY_HOSTS : 0);
+      thread = g_thread_new ("sampler", sampler_thread, &sampler);
+      ok = planar_profile_load (profile, NULL, &error);
+      seconds = (double) (g_get_monotonic_time () - t0) / 1e6;
+      g_atomic_int_set (&sampler.stop, 1);
+      g_thread_join (thread);
+      sampler.peak_anon = MAX (sampler.peak_anon, read_rss_anon ());
+      if (!ok)
+        {
+          fprintf (stderr, "planar-bench-load: %s\n", error->message);
+          return 1;
+        }
+      printf ("%.6f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f 0 0\n", seconds,
+              planar_profile_get_n_events (profile), sampler.peak_anon, seconds);
+      fflush (stdout);
+      _exit (0);
+    }
   if (mode == MODE_READ || mode == MODE_UNPACK)
     {
       struct stat st;
@@ -322,6 +370,46 @@ ensure_profile (const char *gen,
   return TRUE;
 }
 
+static gboolean
+ensure_session (const char *gen,
+                const char *path)
+{
+  g_autofree char *hosts = g_strdup_printf ("%d", SESSION_HOSTS);
+  g_autofree char *count = g_strdup_printf ("%d", SESSION_EVENTS);
+  const char *argv[] = { gen, "--events", count, "--hosts", hosts, "--seed", "1", "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  fprintf (stderr, "generating a session of %s hosts into %s\n", hosts, path);
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                     &status, &error) ||
+      !g_spawn_check_wait_status (status, &error))
+    {
+      fprintf (stderr, "planar-bench-load: cannot generate %s: %s\n", path, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The application's load of @path (MODE_PLANAR) with the index's large
+ * arrays on the heap (@spill "0") or in files ("1"). */
+static gboolean
+measure_spill (const char  *self_exe,
+               const char  *path,
+               const char  *spill,
+               guint        repeats,
+               Measurement *out)
+{
+  gboolean ok;
+
+  g_setenv ("PLANAR_SPILL", spill, TRUE);
+  ok = measure_median (self_exe, MODE_PLANAR, path, repeats, out);
+  g_unsetenv ("PLANAR_SPILL");
+  return ok;
+}
+
 static char *
 format_mb (guint64 bytes)
 {
@@ -340,6 +428,7 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) sizes = NULL;
   g_autoptr(GString) cache_rows = NULL;
+  g_autoptr(GString) spill_rows = g_string_new (NULL);
   g_autofree char *scale_verdict = NULL;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Event counts, comma-separated (default 1e5,1e6,1e7)", "LIST" },
@@ -398,6 +487,26 @@ main (int    argc,
 
       if (events == 0 || !ensure_profile (gen, path, events) || stat (path, &st) != 0)
         return 1;
+      /* Index in files against index on the heap, from 1e7 events up. */
+      if (events >= 10000000)
+        {
+          Measurement heap, files;
+          guint repeats = (guint64) st.st_size >= (G_GUINT64_CONSTANT (2) << 30) ? 1 : REPEATS;
+
+          if (!measure_spill (self_exe, path, "0", repeats, &heap) || !measure_spill (self_exe, path, "1", repeats, &files))
+            {
+              fprintf (stderr, "planar-bench-load: the heap/file-backed measurement of %s failed\n", path);
+              return 1;
+            }
+          g_string_append_printf (spill_rows,
+                                  "| %" G_GUINT64_FORMAT " | %.1f | %.3f | %.1f | %.2fx | %.3f | %.1f | %.2fx | %.1f | %.2fx |\n",
+                                  events, (double) st.st_size / (1024.0 * 1024.0),
+                                  heap.seconds, (double) heap.peak_anon / (1024.0 * 1024.0),
+                                  (double) heap.peak_anon / (double) st.st_size,
+                                  files.seconds, (double) files.peak_anon / (1024.0 * 1024.0),
+                                  (double) files.peak_anon / (double) st.st_size,
+                                  (double) files.spilled / (1024.0 * 1024.0), files.seconds / heap.seconds);
+        }
       /* Past protobuf's 2 GiB limit a whole-message unpack cannot run (nor
        * XProf); such sizes are measured once. */
       huge = (guint64) st.st_size >= (G_GUINT64_CONSTANT (2) << 30);
@@ -473,6 +582,35 @@ main (int    argc,
           "| events | cold load s | cold first track s | cache MB | cache bytes/event | cache write s "
           "| cached reopen s | reopen / cold | cached first track s | first track / cold load | reopen peak anon MB |\n"
           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n%s", cache_rows->str);
+  if (spill_rows->len > 0)
+    printf ("\nThe index's large arrays on the heap against file-backed (planar-spill.c; the application "
+            "puts them in files for profiles from %" G_GUINT64_FORMAT " MiB up), the application's load each way:\n\n"
+            "| events | file MB | heap: load s | peak anon MB | anon / file | file-backed: load s | peak anon MB "
+            "| anon / file | in files MB | file-backed / heap time |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n%s",
+            PLANAR_SPILL_FILE_MIN >> 20, spill_rows->str);
+
+  /* A session of many hosts, all decoded or lazily. */
+  {
+    g_autofree char *session = g_strdup_printf ("%s/session-%dx%d", data_dir, SESSION_HOSTS, SESSION_EVENTS);
+    Measurement eager, lazy;
+
+    if (!ensure_session (gen, session) || !measure_median (self_exe, MODE_SESSION_EAGER, session, REPEATS, &eager)
+        || !measure_median (self_exe, MODE_SESSION_LAZY, session, REPEATS, &lazy))
+      {
+        fprintf (stderr, "planar-bench-load: the session measurement failed\n");
+        return 1;
+      }
+    printf ("\nA session of %d hosts of %d events each, opened with every host decoded against lazily "
+            "(the first host decoded, the others on demand), no cached index:\n\n"
+            "| hosts | events | all hosts: load s | peak anon MB | lazy: open s | peak anon MB | open / load |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| %d | %" G_GUINT64_FORMAT " | %.3f | %.1f | %.3f | %.1f | %.2fx |\n",
+            SESSION_HOSTS, SESSION_EVENTS, SESSION_HOSTS, eager.events, eager.seconds,
+            (double) eager.peak_anon / (1024.0 * 1024.0), lazy.seconds,
+            (double) lazy.peak_anon / (1024.0 * 1024.0), lazy.seconds / eager.seconds);
+  }
+
   printf ("\nTargets at 1e7 events: index / unpack <= 1.00x; index RSS / target <= 1.00x "
           "(target = 1.5 x file size + 64 MB; the mapped file counts); cached reopen to first frame "
           "<= 0.2x the cold load.\n"

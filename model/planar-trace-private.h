@@ -172,9 +172,11 @@ gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Whether the index of an XSpace of @size bytes goes to file-backed memory:
- * from PLANAR_SPILL_FILE_MIN up, or as PLANAR_SPILL says ("0" never, "1"
- * always, "all" always and every block, for the tests). */
-#define PLANAR_SPILL_FILE_MIN ((guint64) 256 << 20)
+ * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
+ * file, is more than a workstation gives a viewer), or as PLANAR_SPILL
+ * says ("0" never, "1" always, "all" always and every block, for the
+ * tests). */
+#define PLANAR_SPILL_FILE_MIN ((guint64) 1 << 30)
 gboolean _planar_trace_wants_spill (guint64 size);
 /* Frees a track's events and indices (planar_spill_free() blocks), leaving
  * its header. */
