@@ -21,6 +21,9 @@ planar_capture_response_parse (const guint8           *data,
 {
   PlanarWireReader r;
   PlanarWireField f;
+  const char *reason = NULL;
+  const char *where = "ProfileResponse";
+  const guint8 *at = NULL;
   int rc;
 
   out->empty_trace = FALSE;
@@ -62,6 +65,9 @@ planar_capture_response_parse (const guint8           *data,
             }
           if (rc < 0)
             {
+              reason = t.error_reason;
+              at = t.error_at;
+              where = "a tool_data entry";
               g_free (tool.name);
               break;
             }
@@ -70,15 +76,24 @@ planar_capture_response_parse (const guint8           *data,
       else if (f.number == 6 || f.number == 8)
         {
           /* tool_data or xspace that is not a message. */
+          reason = "a length-delimited field has another wire type";
+          where = f.number == 6 ? "tool_data" : "xspace";
+          at = f.start;
           rc = -1;
           break;
         }
     }
   if (rc < 0)
     {
+      if (reason == NULL)
+        {
+          reason = r.error_reason;
+          at = r.error_at;
+        }
       g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                   "The server's answer is not a ProfileResponse (%s)",
-                   r.error_reason != NULL ? r.error_reason : "malformed");
+                   "The server's answer is not a ProfileResponse (%s in %s at byte %" G_GSIZE_FORMAT ")",
+                   reason != NULL ? reason : "malformed", where,
+                   at != NULL && at >= data ? (gsize) (at - data) : (gsize) 0);
       g_clear_pointer (&out->tools, g_array_unref);
       return FALSE;
     }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "planar-capture.h"
+#include "planar-capture-response.h"
 #include "planar-test-xspace.h"
 #include "profiler_service.pb-c.h"
 
@@ -724,6 +725,42 @@ test_continuous (PlanarTestFixture *f,
   server_stop (&server);
 }
 
+/* A ProfileResponse the parser refuses says what was wrong and where. */
+static void
+test_response_errors (void)
+{
+  /* tool_data (field 6) holding a name whose length runs past the end. */
+  static const guint8 bad_tool[] = { 0x32, 0x03, 0x0a, 0x09, 'x' };
+  /* xspace (field 8) as a varint. */
+  static const guint8 bad_xspace[] = { 0x38, 0x00, 0x40, 0x01 };
+  /* A truncated tag's varint. */
+  static const guint8 bad_varint[] = { 0x38, 0x80 };
+  static const guint8 good[] = { 0x38, 0x01, 0x42, 0x00 };
+  PlanarCaptureResponse response;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (planar_capture_response_parse (bad_tool, sizeof bad_tool, &response, &error));
+  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "in a tool_data entry at byte"));
+  g_assert_null (strstr (error->message, "malformed"));
+  g_clear_error (&error);
+
+  g_assert_false (planar_capture_response_parse (bad_xspace, sizeof bad_xspace, &response, &error));
+  g_assert_nonnull (strstr (error->message, "in xspace at byte 2"));
+  g_clear_error (&error);
+
+  g_assert_false (planar_capture_response_parse (bad_varint, sizeof bad_varint, &response, &error));
+  g_assert_nonnull (strstr (error->message, "in ProfileResponse at byte"));
+  g_clear_error (&error);
+
+  g_assert_true (planar_capture_response_parse (good, sizeof good, &response, &error));
+  g_assert_no_error (error);
+  g_assert_true (response.empty_trace);
+  g_assert_true (response.has_xspace);
+  g_assert_cmpuint (response.xspace_len, ==, 0);
+  planar_capture_response_clear (&response);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -733,6 +770,7 @@ main (int    argc,
     g_error ("PLANAR_SAMPLES_DIR and PLANAR_TEST_PROFILER_SERVER must be set (meson test sets them)");
   g_test_add_func ("/capture/options", test_options);
   g_test_add_func ("/capture/request", test_request);
+  g_test_add_func ("/capture/response-errors", test_response_errors);
 #define ADD(path, func) \
   g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
   ADD ("/capture/one", test_capture_one);
