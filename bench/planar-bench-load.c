@@ -511,7 +511,7 @@ main (int    argc,
        * XProf); such sizes are measured once. */
       huge = (guint64) st.st_size >= (G_GUINT64_CONSTANT (2) << 30);
       memset (m, 0, sizeof m);
-      for (int mode = 0; mode < N_MODES; mode++)
+      for (int mode = 0; mode < MODE_SESSION_EAGER; mode++)
         if ((!huge || (mode != MODE_READ && mode != MODE_UNPACK))
             && !measure_median (self_exe, (Mode) mode, path, huge ? 1 : REPEATS, &m[mode]))
           {
