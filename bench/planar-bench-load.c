@@ -347,19 +347,18 @@ measure_median (const char  *self_exe,
   return TRUE;
 }
 
+/* Runs planar-gen with @argv unless @path is there already. */
 static gboolean
-ensure_profile (const char *gen,
-                const char *path,
-                guint64     events)
+generate (const char * const *argv,
+          const char         *path,
+          const char         *what)
 {
-  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
-  const char *argv[] = { gen, "--events", count, "--seed", "1", "-o", path, NULL };
   g_autoptr(GError) error = NULL;
   int status;
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
-  fprintf (stderr, "generating %s events into %s\n", count, path);
+  fprintf (stderr, "generating %s into %s\n", what, path);
   if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
                      &status, &error) ||
       !g_spawn_check_wait_status (status, &error))
@@ -371,26 +370,27 @@ ensure_profile (const char *gen,
 }
 
 static gboolean
+ensure_profile (const char *gen,
+                const char *path,
+                guint64     events)
+{
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
+  g_autofree char *what = g_strdup_printf ("%s events", count);
+  const char *argv[] = { gen, "--events", count, "--seed", "1", "-o", path, NULL };
+
+  return generate (argv, path, what);
+}
+
+static gboolean
 ensure_session (const char *gen,
                 const char *path)
 {
   g_autofree char *hosts = g_strdup_printf ("%d", SESSION_HOSTS);
   g_autofree char *count = g_strdup_printf ("%d", SESSION_EVENTS);
+  g_autofree char *what = g_strdup_printf ("a session of %s hosts", hosts);
   const char *argv[] = { gen, "--events", count, "--hosts", hosts, "--seed", "1", "-o", path, NULL };
-  g_autoptr(GError) error = NULL;
-  int status;
 
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  fprintf (stderr, "generating a session of %s hosts into %s\n", hosts, path);
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
-                     &status, &error) ||
-      !g_spawn_check_wait_status (status, &error))
-    {
-      fprintf (stderr, "planar-bench-load: cannot generate %s: %s\n", path, error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return generate (argv, path, what);
 }
 
 /* The application's load of @path (MODE_PLANAR) with the index's large
