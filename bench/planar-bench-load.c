@@ -67,6 +67,10 @@ typedef struct
   /* Full loads: the index's bytes in file-backed memory at the end
    * (planar-spill.h). */
   guint64 spilled;
+  /* MODE_INDEX: XStats per file event (the event's own, not its
+   * metadata's), counted after the timing on one event in @stats_stride. */
+  double  stats_per_event;
+  guint64 stats_stride;
 } Measurement;
 
 /* Polls the child's own RssAnon and its trace's track readiness while the
@@ -115,6 +119,35 @@ sampler_thread (gpointer data)
       g_usleep (2000);
     }
   return NULL;
+}
+
+/* The file events' own XStats per event, over every event of the file's
+ * tracks up to 200,000 of them, else over one in *@stride. */
+static double
+count_stats (PlanarTrace *trace,
+             guint64     *stride)
+{
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  guint64 n_stats = 0, n_sampled = 0, k = 0;
+
+  *stride = planar_trace_get_n_events (trace) / 200000 + 1;
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        for (gsize i = 0; !plane->tracks[t].derived && i < plane->tracks[t].n_events; i++, k++)
+          {
+            if (k % *stride != 0)
+              continue;
+            g_array_set_size (stats, 0);
+            planar_trace_get_event_stats (trace, plane, &plane->tracks[t].events[i], stats, NULL);
+            for (guint s = 0; s < stats->len; s++)
+              n_stats += !g_array_index (stats, PlanarStat, s).from_metadata;
+            n_sampled++;
+          }
+    }
+  return n_sampled > 0 ? (double) n_stats / (double) n_sampled : 0.0;
 }
 
 /* Child side: does one thing and prints "seconds events" on stdout. */
@@ -210,8 +243,8 @@ run_child (Mode        mode,
       Sampler sampler = { NULL, t0, 0, 0, -1.0 };
       GThread *thread = NULL;
       gboolean full = mode == MODE_PLANAR || mode == MODE_PRIME || mode == MODE_CACHED;
-      double seconds, write_seconds = 0;
-      guint64 spilled = 0;
+      double seconds, write_seconds = 0, stats_per_event = 0;
+      guint64 spilled = 0, stats_stride = 0;
 
       /* Only the reopen reads a cached index; priming writes one afresh,
        * whatever its size. */
@@ -252,9 +285,12 @@ run_child (Mode        mode,
         }
       events = planar_trace_get_n_events (trace);
       planar_spill_get_usage (&spilled, NULL);
-      printf ("%.6f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %" G_GUINT64_FORMAT "\n", seconds, events,
-              sampler.peak_anon, sampler.first_track_seconds < 0 ? seconds : sampler.first_track_seconds,
-              write_seconds, spilled);
+      if (mode == MODE_INDEX)
+        stats_per_event = count_stats (trace, &stats_stride);
+      printf ("%.6f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %" G_GUINT64_FORMAT " %.6f %" G_GUINT64_FORMAT "\n",
+              seconds, events, sampler.peak_anon,
+              sampler.first_track_seconds < 0 ? seconds : sampler.first_track_seconds,
+              write_seconds, spilled, stats_per_event, stats_stride);
       fflush (stdout);
       _exit (0);
     }
@@ -298,8 +334,11 @@ measure (const char  *self_exe,
   out->first_track_seconds = 0;
   out->write_seconds = 0;
   out->spilled = 0;
-  if (sscanf (buf, "%lf %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %lf %lf %" G_GUINT64_FORMAT, &out->seconds,
-              &out->events, &out->peak_anon, &out->first_track_seconds, &out->write_seconds, &out->spilled) < 2)
+  out->stats_per_event = 0;
+  out->stats_stride = 0;
+  if (sscanf (buf, "%lf %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %lf %lf %" G_GUINT64_FORMAT " %lf %" G_GUINT64_FORMAT,
+              &out->seconds, &out->events, &out->peak_anon, &out->first_track_seconds, &out->write_seconds,
+              &out->spilled, &out->stats_per_event, &out->stats_stride) < 2)
     return FALSE;
   out->peak_rss = (guint64) usage.ru_maxrss * 1024;
   return TRUE;
@@ -340,6 +379,8 @@ measure_median (const char  *self_exe,
       out->first_track_seconds = MAX (out->first_track_seconds, m.first_track_seconds);
       out->write_seconds = MAX (out->write_seconds, m.write_seconds);
       out->spilled = MAX (out->spilled, m.spilled);
+      out->stats_per_event = m.stats_per_event;
+      out->stats_stride = m.stats_stride;
       out->events = m.events;
     }
   qsort (times, repeats, sizeof (double), compare_double);
@@ -468,11 +509,11 @@ main (int    argc,
   }
   cache_rows = g_string_new (NULL);
 
-  printf ("| events | file MB | bytes/event | read s | protobuf-c unpack s | index ready s | index / unpack "
+  printf ("| events | file MB | bytes/event | stats/event | read s | protobuf-c unpack s | index ready s | index / unpack "
           "| events/s | unpack peak RSS MB | index peak RSS MB | RSS target MB | index RSS / target "
           "| with derived lines + flows: s | / unpack | peak RSS MB | RSS / target "
           "| first track ready s | first / full load | peak anon MB | anon / file | file-backed index MB |\n");
-  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (guint i = 0; sizes[i] != NULL; i++)
     {
       guint64 events = (guint64) g_ascii_strtod (sizes[i], NULL);
@@ -538,9 +579,10 @@ main (int    argc,
           g_free (unpack_mb);
           unpack_mb = g_strdup ("n/a (> 2 GiB)");
         }
-      printf ("| %" G_GUINT64_FORMAT " | %s | %.1f | %.3f | %.3f | %.3f | %.2fx | %.3g | %s | %s | %s | %.2fx "
+      printf ("| %" G_GUINT64_FORMAT " | %s | %.1f | %.2f%s | %.3f | %.3f | %.3f | %.2fx | %.3g | %s | %s | %s | %.2fx "
               "| %.3f | %.2fx | %s | %.2fx | %.3f | %.2fx | %.1f | %.2fx | %.1f |\n",
-              events, size_mb, (double) st.st_size / (double) events,
+              events, size_mb, (double) st.st_size / (double) events, m[MODE_INDEX].stats_per_event,
+              m[MODE_INDEX].stats_stride > 1 ? " (sampled)" : "",
               m[MODE_READ].seconds, m[MODE_UNPACK].seconds, m[MODE_INDEX].seconds,
               huge ? 0.0 : m[MODE_INDEX].seconds / m[MODE_UNPACK].seconds,
               (double) events / m[MODE_INDEX].seconds,
