@@ -470,7 +470,7 @@ poll_loading (gpointer data)
 }
 
 static void
-profile_notify_loaded (PlanarTimeline *self)
+profile_state_changed (PlanarTimeline *self)
 {
   if (!profile_changing (self))
     profile_finished_loading (self);
@@ -533,11 +533,11 @@ planar_timeline_set_profile (PlanarTimeline *self,
   if (profile != NULL && !planar_profile_is_loaded (profile))
     {
       self->loaded_handler = g_signal_connect_object (profile, "notify::loaded",
-                                                      G_CALLBACK (profile_notify_loaded), self,
+                                                      G_CALLBACK (profile_state_changed), self,
                                                       G_CONNECT_SWAPPED);
       /* A lazy profile's hosts decode on demand, after its load. */
       self->busy_handler = g_signal_connect_object (profile, "notify::busy",
-                                                    G_CALLBACK (profile_notify_loaded), self,
+                                                    G_CALLBACK (profile_state_changed), self,
                                                     G_CONNECT_SWAPPED);
       if (profile_changing (self))
         self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
