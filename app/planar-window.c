@@ -565,8 +565,14 @@ hosts_loaded (GObject      *source,
     }
   if (!ok)
     {
+      const char *path = NULL;
+
+      /* The host that failed (the others may have loaded since). */
+      for (guint i = 0; i < planar_profile_get_n_traces (profile) && path == NULL; i++)
+        if (planar_profile_get_trace_state (profile, i) == PLANAR_PROFILE_TRACE_FAILED)
+          path = planar_trace_get_path (planar_profile_get_trace (profile, i));
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _planar_window_show_error (self, _("Could Not Load the Host"), NULL, error);
+        _planar_window_show_error (self, _("Could Not Load the Host"), path != NULL ? path : "", error);
       return;
     }
   if (planar_profile_is_loaded (profile))

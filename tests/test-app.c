@@ -1518,28 +1518,36 @@ count_host_sections (PlanarWindow *window,
     }
 }
 
-/* A session of eight hosts opens as one timeline with its first host
- * decoded; each other host has a header that loads it when expanded, and
- * the tools over the whole profile load the rest. */
-static void
-test_lazy_hosts (void)
+/* Writes a session of eight generated hosts under tmp_dir/@name. */
+static char *
+make_session_of_8 (const char *name)
 {
-  g_autofree char *session = g_build_filename (tmp_dir, "many-hosts", "plugins", "profile", NEWEST, NULL);
+  char *session = g_build_filename (tmp_dir, name, "plugins", "profile", NEWEST, NULL);
   g_autofree char *parent = g_path_get_dirname (session);
   const char *gen = g_getenv ("PLANAR_GEN");
   char *argv[] = { (char *) gen, (char *) "--events", (char *) "4000", (char *) "--hosts", (char *) "8",
                    (char *) "-o", session, NULL };
   g_autoptr(GError) error = NULL;
-  g_autofree char *id = NULL;
-  PlanarWindow *window;
-  PlanarProfile *profile;
-  guint n_pending, n_loaded;
   int status = 0;
 
   g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
   g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return session;
+}
+
+/* A session of eight hosts opens as one timeline with its first host
+ * decoded; each other host has a header that loads it when expanded, and
+ * the tools over the whole profile load the rest. */
+static void
+test_lazy_hosts (void)
+{
+  g_autofree char *session = make_session_of_8 ("many-hosts");
+  g_autofree char *id = NULL;
+  PlanarWindow *window;
+  PlanarProfile *profile;
+  guint n_pending, n_loaded;
 
   window = open_path (session);
   wait_for (window_open, window, 30, "the session to open");
@@ -1594,6 +1602,51 @@ test_lazy_hosts (void)
       g_assert_cmpuint (n_pending, ==, 0);
       g_assert_cmpuint (n_loaded, >=, 3);
     }
+  destroy_all_windows ();
+}
+
+/* A host whose structure reads but whose events do not: opening the
+ * session works, expanding that host says why it cannot be loaded, and
+ * its header says so too. */
+static void
+test_lazy_host_error (void)
+{
+  /* XSpace { planes { id: 1, name: "/host:CPU", lines { id: 1, name: "m",
+   * events: <a varint cut short> } } } */
+  static const guint8 bad[] = { 0x0a, 0x18, 0x08, 0x01, 0x12, 0x09, '/', 'h', 'o', 's', 't', ':', 'C', 'P', 'U',
+                                0x1a, 0x09, 0x08, 0x01, 0x12, 0x01, 'm', 0x22, 0x02, 0x08, 0x80 };
+  g_autofree char *session = make_session_of_8 ("many-hosts-one-bad");
+  g_autofree char *bad_path = g_build_filename (session, "host8.xplane.pb", NULL);
+  g_autoptr(GError) error = NULL;
+  PlanarWindow *window;
+  PlanarProfile *profile;
+  AdwMessageDialog *dialog;
+  int section;
+
+  g_file_set_contents (bad_path, (const char *) bad, sizeof bad, &error);
+  g_assert_no_error (error);
+  window = open_path (session);
+  wait_for (window_open, window, 30, "the session to open");
+  profile = planar_window_get_profile (window);
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 9);
+  g_assert_null (find_message_dialog (window));
+
+  section = planar_timeline_layout_find_section (window->timeline->layout, "host8|*");
+  g_assert_cmpint (section, >=, 0);
+  gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.toggle-section", "s", "host8|*");
+  wait_for (has_message_dialog, window, 30, "the error dialog");
+  dialog = find_message_dialog (window);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "host8.xplane.pb"));
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 8), ==, PLANAR_PROFILE_TRACE_FAILED);
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  section = planar_timeline_layout_find_section (window->timeline->layout, "host8|*");
+  g_assert_cmpint (section, >=, 0);
+  g_assert_cmpstr (planar_timeline_layout_get_section (window->timeline->layout, (guint) section)->subtitle, ==,
+                   "Could not be loaded");
+  /* Asking again does not try again. */
+  gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.toggle-section", "s", "host8|*");
+  g_assert_false (planar_profile_is_busy (profile));
   destroy_all_windows ();
 }
 
@@ -1880,6 +1933,7 @@ main (int   argc,
   g_test_add_func ("/app/preferences", test_preferences);
   g_test_add_func ("/app/cached-reopen", test_cached_reopen);
   g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
+  g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   status = g_test_run ();
