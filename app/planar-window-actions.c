@@ -364,7 +364,8 @@ _planar_window_update_actions (PlanarWindow *self)
   set_enabled (self, "hosts", have_session);
   set_enabled (self, "tool", have_session);
   set_enabled (self, "reload", have_session && self->hosts != NULL);
-  set_enabled (self, "cancel-load", self->open_cancellable != NULL || self->load_cancellable != NULL);
+  set_enabled (self, "cancel-load", self->open_cancellable != NULL || self->load_cancellable != NULL
+                                    || (self->loading_all_hosts && !self->stopping_all_hosts));
   set_enabled (self, "show-sessions", have_catalog);
   set_enabled (self, "show-hosts", have_session);
   set_enabled (self, "find", self->profile != NULL);

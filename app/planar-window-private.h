@@ -69,6 +69,7 @@ struct _PlanarWindow
   /* Hosts of a lazy profile decoded on demand; cancelled with the profile. */
   GCancellable         *hosts_cancellable;
   gboolean              loading_all_hosts;
+  gboolean              stopping_all_hosts;
   guint                 progress_source;
   gboolean              loading;
 

@@ -545,37 +545,41 @@ tool_is_trace_viewer (PlanarWindow *self)
   return state == NULL || g_strcmp0 (g_variant_get_string (state, NULL), "trace-viewer") == 0;
 }
 
+/* After a host asked for failed: says which, unless the profile was
+ * dropped. */
 static void
-hosts_loaded (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+show_host_error (PlanarWindow *self,
+                 const GError *error)
+{
+  const char *path = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  /* The host that failed (the others may have loaded since). */
+  for (guint i = 0; i < planar_profile_get_n_traces (self->profile) && path == NULL; i++)
+    if (planar_profile_get_trace_state (self->profile, i) == PLANAR_PROFILE_TRACE_FAILED)
+      path = planar_trace_get_path (planar_profile_get_trace (self->profile, i));
+  _planar_window_show_error (self, _("Could Not Load the Host"), path != NULL ? path : "", error);
+}
+
+/* A host asked for from its timeline header. */
+static void
+host_loaded (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
 {
   g_autoptr(PlanarWindow) self = user_data;
   PlanarProfile *profile = PLANAR_PROFILE (source);
   g_autoptr(GError) error = NULL;
-  gboolean ok = planar_profile_load_traces_finish (profile, result, &error);
 
-  /* Another profile since, or the window closed. */
-  if (profile != self->profile)
-    return;
-  if (self->loading_all_hosts && !planar_profile_is_busy (profile))
+  /* profile != self->profile: another profile since, or the window closed. */
+  if (!planar_profile_load_traces_finish (profile, result, &error))
     {
-      self->loading_all_hosts = FALSE;
-      stop_progress (self);
-    }
-  if (!ok)
-    {
-      const char *path = NULL;
-
-      /* The host that failed (the others may have loaded since). */
-      for (guint i = 0; i < planar_profile_get_n_traces (profile) && path == NULL; i++)
-        if (planar_profile_get_trace_state (profile, i) == PLANAR_PROFILE_TRACE_FAILED)
-          path = planar_trace_get_path (planar_profile_get_trace (profile, i));
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _planar_window_show_error (self, _("Could Not Load the Host"), path != NULL ? path : "", error);
+      if (profile == self->profile)
+        show_host_error (self, error);
       return;
     }
-  if (planar_profile_is_loaded (profile))
+  if (profile == self->profile && planar_profile_is_loaded (profile))
     profile_ready (self);
 }
 
@@ -585,8 +589,61 @@ host_requested (PlanarWindow *self,
 {
   if (self->profile == NULL || !planar_profile_is_open (self->profile))
     return;
-  planar_profile_load_traces_async (self->profile, &trace, 1, self->hosts_cancellable, hosts_loaded,
+  planar_profile_load_traces_async (self->profile, &trace, 1, self->hosts_cancellable, host_loaded,
                                     g_object_ref (self));
+}
+
+static void load_next_host (PlanarWindow *self);
+
+static void
+stop_loading_all_hosts (PlanarWindow *self)
+{
+  self->loading_all_hosts = FALSE;
+  self->stopping_all_hosts = FALSE;
+  stop_progress (self);
+}
+
+/* One host of Load All Hosts: the next follows, unless the user stopped
+ * them (the host under way finishes, the others stay to be loaded). */
+static void
+next_host_loaded (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PlanarWindow) self = user_data;
+  PlanarProfile *profile = PLANAR_PROFILE (source);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = planar_profile_load_traces_finish (profile, result, &error);
+
+  if (profile != self->profile)
+    return;
+  if (!ok)
+    {
+      stop_loading_all_hosts (self);
+      show_host_error (self, error);
+      return;
+    }
+  if (self->stopping_all_hosts)
+    stop_loading_all_hosts (self);
+  else
+    load_next_host (self);
+}
+
+static void
+load_next_host (PlanarWindow *self)
+{
+  for (guint i = 0; i < planar_profile_get_n_traces (self->profile); i++)
+    if (planar_profile_get_trace_state (self->profile, i) == PLANAR_PROFILE_TRACE_PENDING)
+      {
+        planar_profile_load_traces_async (self->profile, &i, 1, self->hosts_cancellable, next_host_loaded,
+                                          g_object_ref (self));
+        return;
+      }
+  /* None left (a host asked for from its header may still be on its way:
+   * its own callback sees the profile whole). */
+  stop_loading_all_hosts (self);
+  if (planar_profile_is_loaded (self->profile))
+    profile_ready (self);
 }
 
 void
@@ -604,10 +661,10 @@ _planar_window_load_all_hosts (PlanarWindow *self)
   /* Translators: %u is a number of hosts. */
   label = g_strdup_printf (ngettext ("Loading %u more host…", "Loading %u more hosts…", n), n);
   self->loading_all_hosts = TRUE;
+  self->stopping_all_hosts = FALSE;
   start_progress (self, label);
   _planar_window_update_actions (self);
-  planar_profile_load_traces_async (self->profile, NULL, 0, self->hosts_cancellable, hosts_loaded,
-                                    g_object_ref (self));
+  load_next_host (self);
 }
 
 static void
@@ -921,6 +978,13 @@ _planar_window_cancel (PlanarWindow *self)
   /* The callbacks see the cancellation and put the window in order. */
   g_cancellable_cancel (self->open_cancellable);
   g_cancellable_cancel (self->load_cancellable);
+  /* Load All Hosts stops after the host under way, which it keeps. */
+  if (self->loading_all_hosts && !self->stopping_all_hosts)
+    {
+      self->stopping_all_hosts = TRUE;
+      gtk_label_set_label (self->progress_label, _("Stopping after this host…"));
+      _planar_window_update_actions (self);
+    }
 }
 
 /* ------------------------------------------------------------------------

@@ -1586,6 +1586,19 @@ test_lazy_hosts (void)
   g_assert_cmpuint (n_loaded, >=, 3);
   save_screenshot ("lazy-hosts-one-more.png", G_USEC_PER_SEC / 2);
 
+  /* Load All Hosts, stopped at once: the host under way finishes, the
+   * others stay to be loaded (none fails). */
+  activate (window, "load-all-hosts", NULL);
+  g_assert_true (planar_window_get_loading (window));
+  activate (window, "cancel-load", NULL);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "cancel-load"));
+  wait_for (window_settled, window, 30, "Load All Hosts to stop");
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 5);
+  for (guint h = 0; h < 8; h++)
+    g_assert_cmpint (planar_profile_get_trace_state (profile, h), !=, PLANAR_PROFILE_TRACE_FAILED);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "load-all-hosts"));
+
   /* Op Stats looks at every host: the others load, and the profile is
    * whole. */
   activate (window, "tool", g_variant_new_string ("op-stats"));
