@@ -1483,6 +1483,13 @@ window_open (gpointer data)
 }
 
 static gboolean
+profile_busy_or_host_5_loaded (gpointer data)
+{
+  return planar_profile_is_busy (data)
+         || planar_profile_get_trace_state (data, 5) == PLANAR_PROFILE_TRACE_LOADED;
+}
+
+static gboolean
 timeline_settled (gpointer data)
 {
   PlanarWindow *window = data;
@@ -1537,6 +1544,48 @@ make_session_of_8 (const char *name)
   return session;
 }
 
+/* Clicks the header of section @id with the real pointer (xdotool, over
+ * XTEST), scrolled into view first. */
+static void
+click_section_header (PlanarWindow *window,
+                      const char   *id)
+{
+  PlanarTimeline *timeline = window->timeline;
+  int s = planar_timeline_layout_find_section (timeline->layout, id);
+  const PlanarTimelineRow *row;
+  graphene_point_t point;
+  double sx, sy;
+  g_autofree char *title = NULL, *x = NULL, *y = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *xdotool = g_getenv ("XDOTOOL");
+  int status = 0;
+
+  g_assert_cmpint (s, >=, 0);
+  row = planar_timeline_layout_get_row (timeline->layout,
+                                        planar_timeline_layout_get_section (timeline->layout, (guint) s)->row);
+  _planar_timeline_scroll_to (timeline, row->y);
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (timeline), GTK_WIDGET (window),
+                                           &GRAPHENE_POINT_INIT (120, (float) (_planar_timeline_widget_y (timeline, row->y)
+                                                                                + PLANAR_TIMELINE_SECTION_HEIGHT / 2.0)),
+                                           &point));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  x = g_strdup_printf ("%d", (int) (point.x + sx));
+  y = g_strdup_printf ("%d", (int) (point.y + sy));
+  title = g_strdup_printf ("^%s$", gtk_window_get_title (GTK_WINDOW (window)));
+  {
+    const char *argv[] = { xdotool != NULL ? xdotool : "xdotool", "search", "--sync", "--name", title,
+                           "windowfocus", "--sync", "mousemove", "--window", "%1", x, y, "click", "1", NULL };
+
+    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, &error);
+  }
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("xdotool failed: %s", err);
+}
+
 /* A session of eight hosts opens as one timeline with its first host
  * decoded; each other host has a header that loads it when expanded, and
  * the tools over the whole profile load the rest. */
@@ -1586,6 +1635,15 @@ test_lazy_hosts (void)
   g_assert_cmpuint (n_loaded, >=, 3);
   save_screenshot ("lazy-hosts-one-more.png", G_USEC_PER_SEC / 2);
 
+  /* A click on host 5's header, with the real pointer, loads host 5. */
+  g_free (id);
+  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 5))[0]);
+  click_section_header (window, id);
+  wait_for (profile_busy_or_host_5_loaded, profile, 10, "the click to reach the header");
+  wait_for (timeline_settled, window, 30, "host 5 to load");
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 5), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 5);
+
   /* Load All Hosts, stopped at once: the host under way finishes, the
    * others stay to be loaded (none fails). */
   activate (window, "load-all-hosts", NULL);
@@ -1594,7 +1652,7 @@ test_lazy_hosts (void)
   g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "cancel-load"));
   wait_for (window_settled, window, 30, "Load All Hosts to stop");
   wait_for (timeline_settled, window, 30, "the timeline to settle");
-  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 5);
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 4);
   for (guint h = 0; h < 8; h++)
     g_assert_cmpint (planar_profile_get_trace_state (profile, h), !=, PLANAR_PROFILE_TRACE_FAILED);
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "load-all-hosts"));
