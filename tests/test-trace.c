@@ -399,6 +399,8 @@ test_multi_host (Fixture       *f,
 
 typedef struct
 {
+  /* planar_profile_load_finish() or planar_profile_load_traces_finish(). */
+  gboolean (*finish) (PlanarProfile *, GAsyncResult *, GError **);
   gboolean  done;
   gboolean  ok;
   GError   *error;
@@ -411,7 +413,7 @@ load_done (GObject      *object,
 {
   LoadResult *r = user_data;
 
-  r->ok = planar_profile_load_finish (PLANAR_PROFILE (object), result, &r->error);
+  r->ok = r->finish (PLANAR_PROFILE (object), result, &r->error);
   r->done = TRUE;
 }
 
@@ -424,7 +426,7 @@ test_async_and_cancel (Fixture       *f,
   g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
   g_autoptr(PlanarProfile) cancelled = planar_profile_new (paths);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  LoadResult r1 = { 0 }, r2 = { 0 };
+  LoadResult r1 = { planar_profile_load_finish }, r2 = { planar_profile_load_finish };
 
   g_assert_cmpfloat (planar_profile_get_fraction (profile), ==, 0.0);
   g_cancellable_cancel (cancellable);
@@ -443,17 +445,6 @@ test_async_and_cancel (Fixture       *f,
   g_clear_error (&r2.error);
   g_assert_false (planar_profile_is_loaded (cancelled));
   g_assert_cmpuint (planar_profile_get_n_traces (cancelled), ==, 0);
-}
-
-static void
-load_traces_done (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  LoadResult *r = user_data;
-
-  r->ok = planar_profile_load_traces_finish (PLANAR_PROFILE (object), result, &r->error);
-  r->done = TRUE;
 }
 
 static void
@@ -477,7 +468,7 @@ test_lazy_hosts (Fixture       *f,
   g_autoptr(PlanarProfile) lazy = NULL;
   g_autoptr(GError) error = NULL;
   guint indices[] = { 5, 2, 5 };
-  LoadResult r = { 0 };
+  LoadResult r = { planar_profile_load_traces_finish };
   guint n_busy = 0, n_loaded = 0;
 
   for (guint i = 0; i < 9; i++)
@@ -523,7 +514,7 @@ test_lazy_hosts (Fixture       *f,
   /* The rest, in a worker: "busy" goes up and down, and "loaded" comes. */
   g_signal_connect (lazy, "notify::busy", G_CALLBACK (count_notify), &n_busy);
   g_signal_connect (lazy, "notify::loaded", G_CALLBACK (count_notify), &n_loaded);
-  planar_profile_load_traces_async (lazy, NULL, 0, NULL, load_traces_done, &r);
+  planar_profile_load_traces_async (lazy, NULL, 0, NULL, load_done, &r);
   g_assert_true (planar_profile_is_busy (lazy));
   g_assert_cmpuint (n_busy, ==, 1);
   while (!r.done)
