@@ -12,6 +12,7 @@ struct _PlanarProfile
   GPtrArray *traces;
   /* Per path: a PlanarProfileTraceState (atomic). */
   gint      *states;
+  guint      n_paths;
   guint      lazy_min_hosts;
   gint       lazy;
   gint       open;
@@ -107,7 +108,8 @@ planar_profile_new (const char * const *paths)
 
   self = g_object_new (PLANAR_TYPE_PROFILE, NULL);
   self->paths = g_strdupv ((char **) paths);
-  self->states = g_new0 (gint, g_strv_length (self->paths));
+  self->n_paths = g_strv_length (self->paths);
+  self->states = g_new0 (gint, self->n_paths);
   return self;
 }
 
@@ -132,7 +134,7 @@ planar_profile_get_trace_state (PlanarProfile *self,
                                 guint          index)
 {
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), PLANAR_PROFILE_TRACE_PENDING);
-  g_return_val_if_fail (index < g_strv_length (self->paths), PLANAR_PROFILE_TRACE_PENDING);
+  g_return_val_if_fail (index < self->n_paths, PLANAR_PROFILE_TRACE_PENDING);
   return (PlanarProfileTraceState) g_atomic_int_get (&self->states[index]);
 }
 
@@ -142,7 +144,7 @@ planar_profile_get_n_pending (PlanarProfile *self)
   guint n = 0;
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
-  for (guint i = 0; self->paths[i] != NULL; i++)
+  for (guint i = 0; i < self->n_paths; i++)
     if (g_atomic_int_get (&self->states[i]) != PLANAR_PROFILE_TRACE_LOADED)
       n++;
   return n;
@@ -321,7 +323,7 @@ planar_profile_load (PlanarProfile  *self,
   g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func (g_object_unref);
   gboolean have_start = FALSE;
   guint64 earliest_start = 0;
-  guint n_eager;
+  guint first = 0;
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->loaded), FALSE);
@@ -370,13 +372,8 @@ planar_profile_load (PlanarProfile  *self,
   /* A lazy profile decodes its first host now, the others when asked. */
   if (self->lazy_min_hosts > 0 && self->traces->len >= self->lazy_min_hosts)
     g_atomic_int_set (&self->lazy, 1);
-  n_eager = g_atomic_int_get (&self->lazy) ? 1 : self->traces->len;
-  for (guint i = 0; i < n_eager; i++)
-    if (!decode_trace (self, i, cancellable, error))
-      goto fail;
-
-  if (planar_profile_get_n_pending (self) == 0)
-    g_atomic_int_set (&self->loaded, 1);
+  if (!load_traces (self, g_atomic_int_get (&self->lazy) ? &first : NULL, 1, cancellable, error))
+    goto fail;
   g_atomic_int_set (&self->open, 1);
   g_atomic_int_set (&self->loading, 0);
   return TRUE;
