@@ -853,17 +853,14 @@ line_builder_init (LineBuilder *b,
   b->name = name;
   b->source_track = source_track;
   b->gap_check = gap_check;
-  b->events = g_new (PlanarSpillArray, 1);
-  planar_spill_array_init (b->events, sizeof (PlanarEvent), self->spill);
+  b->events = planar_spill_array_new (sizeof (PlanarEvent), self->spill);
   b->levels = g_array_new (FALSE, FALSE, sizeof (LevelState));
 }
 
 static void
 line_builder_clear (LineBuilder *b)
 {
-  if (b->events != NULL)
-    planar_spill_array_clear (b->events);
-  g_clear_pointer (&b->events, g_free);
+  g_clear_pointer (&b->events, planar_spill_array_free);
   g_clear_pointer (&b->levels, g_array_unref);
 }
 
@@ -2725,20 +2722,13 @@ run_jobs (JobQueue  *q,
 static PlanarSpillArray *
 sources_new (PlanarTrace *self)
 {
-  PlanarSpillArray *sources = g_new (PlanarSpillArray, 1);
-
-  planar_spill_array_init (sources, sizeof (DerivedSource), self->spill);
-  return sources;
+  return planar_spill_array_new (sizeof (DerivedSource), self->spill);
 }
 
 static void
 free_sources (gpointer data)
 {
-  if (data != NULL)
-    {
-      planar_spill_array_clear (data);
-      g_free (data);
-    }
+  planar_spill_array_free (data);
 }
 
 gboolean

@@ -159,10 +159,8 @@ _planar_flow_builder_new (gboolean spill)
 {
   PlanarFlowBuilder *self = g_new0 (PlanarFlowBuilder, 1);
 
-  self->ends = g_new (PlanarSpillArray, 1);
-  self->launches = g_new (PlanarSpillArray, 1);
-  planar_spill_array_init (self->ends, sizeof (FlowEnd), spill);
-  planar_spill_array_init (self->launches, sizeof (LaunchEnd), spill);
+  self->ends = planar_spill_array_new (sizeof (FlowEnd), spill);
+  self->launches = planar_spill_array_new (sizeof (LaunchEnd), spill);
   return self;
 }
 
@@ -171,10 +169,8 @@ _planar_flow_builder_free (PlanarFlowBuilder *self)
 {
   if (self == NULL)
     return;
-  planar_spill_array_clear (self->ends);
-  planar_spill_array_clear (self->launches);
-  g_free (self->ends);
-  g_free (self->launches);
+  planar_spill_array_free (self->ends);
+  planar_spill_array_free (self->launches);
   g_free (self);
 }
 

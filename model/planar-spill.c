@@ -230,6 +230,25 @@ planar_spill_array_init (PlanarSpillArray *array,
   array->spill = spill;
 }
 
+PlanarSpillArray *
+planar_spill_array_new (guint    element_size,
+                        gboolean spill)
+{
+  PlanarSpillArray *array = g_new (PlanarSpillArray, 1);
+
+  planar_spill_array_init (array, element_size, spill);
+  return array;
+}
+
+void
+planar_spill_array_free (PlanarSpillArray *array)
+{
+  if (array == NULL)
+    return;
+  planar_spill_array_clear (array);
+  g_free (array);
+}
+
 void
 planar_spill_array_reserve (PlanarSpillArray *array,
                             gsize             n)

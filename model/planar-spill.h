@@ -63,6 +63,11 @@ typedef struct
 void     planar_spill_array_init    (PlanarSpillArray *array,
                                      guint             element_size,
                                      gboolean          spill);
+/* The same on the heap; freed with planar_spill_array_free() (NULL is
+ * fine). */
+PlanarSpillArray *planar_spill_array_new (guint        element_size,
+                                          gboolean     spill);
+void     planar_spill_array_free    (PlanarSpillArray *array);
 /* Room for @n more elements. */
 void     planar_spill_array_reserve (PlanarSpillArray *array,
                                      gsize             n);
