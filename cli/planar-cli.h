@@ -8,11 +8,21 @@
 
 G_BEGIN_DECLS
 
-/* Exit statuses. Bad input and bad usage both exit 2, so that scripts can
- * tell them from a crash or a failed write. */
+/* Exit statuses, one table for every command (docs/cli.md):
+ *   0    ok, also a profile read with losses (each loss one
+ *        "planar-cli: warning: ..." line on stderr and a health finding);
+ *   1    the command ran but its answer is negative (find: no match;
+ *        health: findings; capture: at least one host failed);
+ *   2    bad input or usage (a missing PATH, not a profile, a bad option);
+ *   3    I/O failure (cannot write the output, disk full, the file changed
+ *        while it was read);
+ *   128+N stopped by signal N (130 SIGINT, 143 SIGTERM).
+ * `record` returns the recorded command's own status (127: could not start). */
 #define PLANAR_CLI_EXIT_OK 0
 #define PLANAR_CLI_EXIT_FAILURE 1
 #define PLANAR_CLI_EXIT_BAD_INPUT 2
+#define PLANAR_CLI_EXIT_IO 3
+#define PLANAR_CLI_EXIT_SIGNAL(n) (128 + (n))
 
 int  planar_cli_info   (int argc, char **argv);
 int  planar_cli_events (int argc, char **argv);

@@ -21,6 +21,8 @@ G_BEGIN_DECLS
  * @PLANAR_TRACE_ERROR_NOT_FOUND: no profile at the given path.
  * @PLANAR_TRACE_ERROR_UNSUPPORTED: a recognised file Planar cannot read yet.
  * @PLANAR_TRACE_ERROR_EMPTY: the file is empty.
+ * @PLANAR_TRACE_ERROR_CHANGED: the file changed on disk (truncated or
+ *   rewritten) while Planar read it; reload it. The CLI exits 3 for it.
  */
 typedef enum
 {
@@ -30,6 +32,7 @@ typedef enum
   PLANAR_TRACE_ERROR_NOT_FOUND,
   PLANAR_TRACE_ERROR_UNSUPPORTED,
   PLANAR_TRACE_ERROR_EMPTY,
+  PLANAR_TRACE_ERROR_CHANGED,
 } PlanarTraceError;
 
 GQuark planar_trace_error_quark (void);
