@@ -807,7 +807,7 @@ run (PlanarCaptureSession  *self,
                              "The capture was cancelled; nothing was kept");
       else
         g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
-                     "The capture was cancelled; the %u of %u hosts saved before are kept in %s", saved,
+                     "The capture was cancelled; kept the %u of %u hosts saved before it, in %s", saved,
                      self->n_hosts, self->folder);
       return FALSE;
     }

@@ -1164,6 +1164,57 @@ test_signals (PlanarTestFixture *f,
       }
 }
 
+/* Cancel (the app's Cancel button calls it) once one host is saved and
+ * another's call is in flight: the saved host is kept, the other call
+ * cancelled, and the session says so. */
+static void
+test_cancel_keeps_saved (PlanarTestFixture *f,
+                         gconstpointer      data)
+{
+  Server ok, stall;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *addresses = NULL;
+  g_autofree char *root = profile_root (f->dir);
+  const char *stall_extras[] = { "--announce", "--slow-ms=60000", NULL };
+  const PlanarCaptureHost *host;
+  guint changes = 0;
+
+  server_start_full (&ok, f->dir, "ok", xspace, NULL);
+  server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
+  addresses = g_strdup_printf ("%s,%s", ok.address, stall.address);
+  options = options_for (addresses, f->dir);
+  g_object_set (options, "delay-ms", 0, NULL);
+  session = planar_capture_session_new (options, &error);
+  g_signal_connect (session, "host-changed", G_CALLBACK (host_changed), &changes);
+  planar_capture_session_run_async (session, run_done, &error);
+  server_wait_call (&stall, "/Profile");
+  /* The other host saved: a fixed point, the wait bounded. */
+  for (guint i = 0; planar_capture_session_get_host (session, 0)->state != PLANAR_CAPTURE_HOST_SAVED; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      if (i > 6000)
+        g_error ("the first host was never saved");
+      g_usleep (10000);
+    }
+  planar_capture_session_cancel (session);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("%s", error->message);
+  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED);
+  g_assert_nonnull (strstr (error->message, "1 of 2"));
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  assert_same_file (host->path, xspace);
+  g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  g_assert_cmpuint (count_entries (root), ==, 1);
+  g_assert_cmpuint (count_hidden (planar_capture_session_get_folder (session)), ==, 0);
+  server_stop (&ok);
+  server_stop (&stall);
+}
+
 /* Temporaries that a capture killed on the way left are removed by the
  * next capture into that log directory once untouched for an hour;
  * younger ones (another capture may be writing them) and everything else
@@ -1290,6 +1341,7 @@ main (int    argc,
   ADD ("/capture/not-xspace", test_not_xspace);
   ADD ("/capture/cli-partial", test_cli_partial);
   ADD ("/capture/signals", test_signals);
+  ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
   ADD ("/capture/stale-temporaries", test_stale_temporaries);
   ADD ("/capture/listeners", test_listeners);
   return g_test_run ();
