@@ -327,7 +327,12 @@ host_text (const PlanarCaptureHost *host)
         g_autofree char *size = g_format_size (host->bytes);
 
         /* Translators: the first %s is a size, the second a path. */
-        return g_strdup_printf (_("Saved %s as %s"), size, host->path);
+        g_autofree char *saved = g_strdup_printf (_("Saved %s as %s"), size, host->path);
+
+        /* What became of its tool data (renamed, skipped), when told. */
+        if (host->message != NULL)
+          return g_strconcat (saved, "\n", host->message, NULL);
+        return g_steal_pointer (&saved);
       }
     case PLANAR_CAPTURE_HOST_SAVED_REMOTELY:
     case PLANAR_CAPTURE_HOST_FAILED:

@@ -388,7 +388,11 @@ planar_grpc_probe (const char    *target,
     {
       g_autofree char *text = escape_bytes (answer, got);
 
-      *details = g_strdup_printf ("it answered “%s”", text);
+      /* A TLS record (alert 21, handshake 22) to a plain-text hello. */
+      if ((answer[0] == 21 || answer[0] == 22) && got >= 3 && answer[1] == 3)
+        *details = g_strdup_printf ("it answered in TLS, and Planar speaks gRPC without TLS: “%s”", text);
+      else
+        *details = g_strdup_printf ("it answered “%s”", text);
     }
   close (fd);
   return result;
