@@ -274,8 +274,12 @@ printable (const guint8 *data,
 {
   GString *out = g_string_new (NULL);
   const char *p = (const char *) data;
-  const char *end = p + len;
+  const char *end;
 
+  /* A tool_data entry without a name has no bytes at all. */
+  if (len == 0)
+    return g_string_free (out, FALSE);
+  end = p + len;
   while (p < end && out->len < max)
     {
       gunichar c = g_utf8_get_char_validated (p, end - p);

@@ -1935,16 +1935,15 @@ test_capture (void)
 }
 
 /* Starts the tests' ProfilerService in @mode (plus @extra, may be NULL)
- * serving the sample; @channel keeps its standard output. Returns:
- * (transfer full): its address. */
+ * serving @xspace; @channel keeps its standard output. Returns: (transfer
+ * full): its address. */
 static char *
 start_profiler_server (const char  *mode,
+                       const char  *xspace,
                        const char  *extra,
                        GIOChannel **channel)
 {
-  g_autofree char *sample = g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"),
-                                              "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb", NULL);
-  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", sample);
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
   g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
   const char *argv[] = { g_getenv ("PLANAR_TEST_PROFILER_SERVER"), mode_arg, xspace_arg, "--idle-ms=5000", extra, NULL };
   g_autofree char *line = NULL;
@@ -1986,11 +1985,14 @@ test_capture_cancel (void)
 {
   PlanarWindow *window = open_path (logdir);
   g_autofree char *capture_dir = g_build_filename (tmp_dir, "captures-cancel", NULL);
+  g_autofree char *served = g_build_filename (tmp_dir, "cancel-served.xplane.pb", NULL);
+  const char *gen_argv[] = { g_getenv ("PLANAR_GEN"), "--events", "1000", "-o", served, NULL };
   g_autoptr(GIOChannel) ok_out = NULL;
   g_autoptr(GIOChannel) stall_out = NULL;
-  g_autofree char *ok = start_profiler_server ("ok", NULL, &ok_out);
-  g_autofree char *stall = start_profiler_server ("stall", "--announce", &stall_out);
-  g_autofree char *addresses = g_strdup_printf ("%s,%s", ok, stall);
+  g_autofree char *ok = NULL;
+  g_autofree char *stall = NULL;
+  g_autofree char *addresses = NULL;
+  int status = 0;
   g_autofree char *line = NULL;
   g_autofree char *folder = NULL;
   g_autoptr(GDir) dir = NULL;
@@ -1999,6 +2001,13 @@ test_capture_cancel (void)
   PlanarCaptureSession *session;
   GtkButton *capture_button;
 
+  /* A profile of the test's own making: the samples are not needed. */
+  g_assert_true (g_spawn_sync (NULL, (char **) gen_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                               &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  ok = start_profiler_server ("ok", served, NULL, &ok_out);
+  stall = start_profiler_server ("stall", served, "--announce", &stall_out);
+  addresses = g_strdup_printf ("%s,%s", ok, stall);
   wait_loaded (window);
   activate (window, "capture", NULL);
   dialog = find_capture_dialog ();
