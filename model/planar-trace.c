@@ -429,6 +429,19 @@ planar_trace_is_decoded (PlanarTrace *self)
   return g_atomic_int_get (&self->decoded) != 0;
 }
 
+gboolean
+planar_trace_has_changed (PlanarTrace *self)
+{
+  GStatBuf st;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+
+  if (g_stat (self->path, &st) != 0)
+    return TRUE;
+  return (guint64) st.st_size != self->file_size ||
+         (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec != self->source_mtime_ns;
+}
+
 PlanarStringTable *
 planar_trace_get_strings (PlanarTrace *self)
 {

@@ -260,6 +260,12 @@ gboolean             planar_trace_is_track_ready        (PlanarTrace    *self,
                                                          guint           plane,
                                                          guint           track);
 gboolean             planar_trace_is_decoded            (PlanarTrace    *self);
+/* Whether the file changed on disk since it was opened: a read of the
+ * mapping found it cut (the pages past its new end read as zeros instead of
+ * crashing; see docs/loader.md), or its size or modification time is no
+ * longer the one seen at the open. What the trace answers after that is not
+ * to be trusted: reload the file. Cheap (one fstat()); any thread. */
+gboolean             planar_trace_has_changed           (PlanarTrace    *self);
 /* Returns: (transfer none): the strings every name in the trace points to. */
 PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
 
