@@ -224,7 +224,17 @@ test_cut_before_stats (void)
   g_clear_error (&error);
   g_assert_true (planar_trace_has_changed (trace));
 
-  /* Every later read says so too, not only the one that faulted. */
+  /* Every later read says so too, not only the one that faulted: a search
+   * (it reads every event's string stats) and an export. */
+  {
+    g_autoptr(PlanarSearch) search = planar_search_new (profile, "no event is named this", PLANAR_SEARCH_DEFAULT,
+                                                        &error);
+
+    g_assert_no_error (error);
+    g_assert_false (planar_search_run (search, NULL, &error));
+    assert_changed_error (error, path);
+    g_clear_error (&error);
+  }
   g_assert_false (planar_export_to_file (profile, PLANAR_EXPORT_CHROME_JSON, out, TRUE, NULL, NULL, NULL, &error));
   assert_changed_error (error, path);
   g_clear_error (&error);
