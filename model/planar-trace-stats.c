@@ -207,6 +207,12 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   if (event->flags & PLANAR_EVENT_DERIVED)
     {
       _planar_trace_add_derived_stats (self, event, out, first);
+      /* Their strings may point into the file too. */
+      if (_planar_trace_check_changed (self, FALSE, error))
+        {
+          g_array_set_size (out, first);
+          return 0;
+        }
       return out->len - first;
     }
 
@@ -217,6 +223,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XEvent",
                              event->source, "malformed");
+      _planar_trace_check_changed (self, FALSE, error);
       g_array_set_size (out, first);
       return 0;
     }
@@ -248,6 +255,14 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XStat",
                              (guint64) (r.error_at - self->data), r.error_reason);
+      _planar_trace_check_changed (self, FALSE, error);
+      g_array_set_size (out, first);
+      return 0;
+    }
+  /* The file cut under this read (or an earlier one): the bytes read as
+   * zeros, which can look like an event without stats. One atomic load. */
+  if (_planar_trace_check_changed (self, FALSE, error))
+    {
       g_array_set_size (out, first);
       return 0;
     }
