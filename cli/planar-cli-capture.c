@@ -84,7 +84,7 @@ planar_cli_capture (int    argc,
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
   warning = planar_capture_options_dup_warning (options);
   if (warning != NULL)
-    fprintf (stderr, "planar-cli: warning: %s\n", warning);
+    planar_cli_warn ("%s", warning);
 
   ok = planar_capture_session_run (session, &error);
   if (json)
@@ -134,9 +134,10 @@ planar_cli_capture (int    argc,
         const PlanarCaptureHost *host = planar_capture_session_get_host (session, i);
 
         if (host->state == PLANAR_CAPTURE_HOST_SAVED)
-          printf ("%s\n", host->path);
+          printf ("%s\n", planar_cli_text (host->path));
         else if (ok)
-          fprintf (stderr, "planar-cli: %s: %s\n", host->address, host->message != NULL ? host->message : "no profile");
+          fprintf (stderr, "planar-cli: %s: %s\n", planar_cli_text (host->address),
+                   host->message != NULL ? planar_cli_text (host->message) : "no profile");
       }
   if (!ok)
     return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
@@ -169,7 +170,7 @@ planar_cli_snapshot (int    argc,
     {
       if (!planar_capture_continuous_start (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling started on %s\n", service);
+      printf ("continuous profiling started on %s\n", planar_cli_text (service));
     }
   else if (g_str_equal (argv[1], "get"))
     {
@@ -180,13 +181,13 @@ planar_cli_snapshot (int    argc,
       path = planar_capture_continuous_snapshot (options, service, &error);
       if (path == NULL)
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("%s\n", path);
+      printf ("%s\n", planar_cli_text (path));
     }
   else if (g_str_equal (argv[1], "stop"))
     {
       if (!planar_capture_continuous_stop (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling stopped on %s\n", service);
+      printf ("continuous profiling stopped on %s\n", planar_cli_text (service));
     }
   else
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown snapshot command '%s': use start, get or stop", argv[1]);
