@@ -451,13 +451,57 @@ count_damaged_in_line (PlanarTrace              *self,
   return n;
 }
 
+/* planar_trace_count_damaged_stats() on a few threads: each takes the next
+ * file line and counts its damaged stats; the lines are independent byte
+ * ranges. */
+typedef struct
+{
+  guint plane;
+  guint line;
+} LineRef;
+
+typedef struct
+{
+  PlanarTrace *self;
+  GArray      *lines;
+  gint         next;
+  GMutex       lock;
+  guint64      n;
+  guint64      first_offset;
+  const char  *first_reason;
+} CountJob;
+
+static gpointer
+count_worker (gpointer data)
+{
+  CountJob *job = data;
+  PlanarTrace *self = job->self;
+  guint64 n = 0, first_offset = G_MAXUINT64;
+  const char *first_reason = NULL;
+  gint i;
+
+  while ((i = g_atomic_int_add (&job->next, 1)) < (gint) job->lines->len)
+    {
+      const LineRef *ref = &g_array_index (job->lines, LineRef, (guint) i);
+
+      n += count_damaged_in_line (self, &self->planes_priv[ref->plane], &self->planes[ref->plane].lines[ref->line],
+                                  &first_offset, &first_reason);
+    }
+  g_mutex_lock (&job->lock);
+  job->n += n;
+  if (first_offset < job->first_offset)
+    {
+      job->first_offset = first_offset;
+      job->first_reason = first_reason;
+    }
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
 guint64
 planar_trace_count_damaged_stats (PlanarTrace  *self,
                                   char        **first)
 {
-  guint64 n = 0;
-  guint64 first_offset = G_MAXUINT64;
-  const char *first_reason = NULL;
   gboolean counted;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
@@ -469,24 +513,45 @@ planar_trace_count_damaged_stats (PlanarTrace  *self,
   /* Two threads may both count; they find the same. */
   if (!counted)
     {
-      for (guint p = 0; p < self->n_planes; p++)
-        {
-          const PlanarPlane *plane = &self->planes[p];
+      g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (LineRef));
+      g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+      CountJob job = { self, lines, 0, { 0 }, 0, G_MAXUINT64, NULL };
+      guint n_threads;
 
-          for (guint l = 0; l < plane->n_lines; l++)
-            if (!plane->lines[l].derived)
-              n += count_damaged_in_line (self, &self->planes_priv[p], &plane->lines[l], &first_offset,
-                                          &first_reason);
+      for (guint p = 0; p < self->n_planes; p++)
+        for (guint l = 0; l < self->planes[p].n_lines; l++)
+          if (!self->planes[p].lines[l].derived)
+            {
+              LineRef ref = { p, l };
+
+              g_array_append_val (lines, ref);
+            }
+
+      /* A thread for every 8 MiB of lines or so, up to 8 with this one. */
+      n_threads = (guint) MIN ((guint64) MIN (g_get_num_processors (), 8), self->line_bytes_total / (8 << 20) + 1);
+      n_threads = MAX (MIN (n_threads, lines->len), 1);
+      g_mutex_init (&job.lock);
+      for (guint t = 1; t < n_threads; t++)
+        {
+          GThread *thread = g_thread_try_new ("planar-stats", count_worker, &job, NULL);
+
+          if (thread != NULL)
+            g_ptr_array_add (threads, thread);
         }
+      count_worker (&job);
+      for (guint t = 0; t < threads->len; t++)
+        g_thread_join (g_ptr_array_index (threads, t));
+      g_mutex_clear (&job.lock);
+
       G_LOCK (stat_damage);
       {
         PlanarStatDamage *damage = ensure_damage (self);
 
         damage->counted = TRUE;
         /* What reads met is part of what the lines hold. */
-        damage->n_counted = MAX (n, damage->n_seen);
-        if (n > 0)
-          note_first (damage, first_offset, first_reason);
+        damage->n_counted = MAX (job.n, damage->n_seen);
+        if (job.n > 0)
+          note_first (damage, job.first_offset, job.first_reason);
       }
       G_UNLOCK (stat_damage);
     }
