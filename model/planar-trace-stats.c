@@ -361,12 +361,11 @@ _planar_trace_note_damaged_stat (PlanarTrace *self,
   G_LOCK (stat_damage);
   damage = ensure_damage (self);
   note_first (damage, offset, reason);
-  if (!g_hash_table_contains (damage->seen, &offset))
+  /* Past SEEN_MAX distinct ones, no more are counted: the count stays a
+   * lower bound, and counting them all says the rest. */
+  if (g_hash_table_size (damage->seen) < SEEN_MAX && !g_hash_table_contains (damage->seen, &offset))
     {
-      /* Past SEEN_MAX distinct ones a stat read twice counts twice: the
-       * count stays a lower bound of the truth only below it. */
-      if (g_hash_table_size (damage->seen) < SEEN_MAX)
-        g_hash_table_add (damage->seen, g_memdup2 (&offset, sizeof offset));
+      g_hash_table_add (damage->seen, g_memdup2 (&offset, sizeof offset));
       damage->n_seen++;
     }
   G_UNLOCK (stat_damage);

@@ -1159,7 +1159,6 @@ test_export_stdout (void)
   g_auto(CliResult) full = { 0 };
   g_auto(CliResult) tty = { 0 };
   g_autoptr(JsonNode) doc = NULL;
-  g_autofree char *stale = g_build_filename (tmp, "-", NULL);
   int master, slave;
 
   run_cli (json_args, &json);
