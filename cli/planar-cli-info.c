@@ -79,8 +79,7 @@ print_import_text (const PlanarImportReport *report)
   g_autoptr(GString) ignored = g_string_new (NULL);
 
   for (GList *l = phases; l != NULL; l = l->next)
-    g_string_append_printf (ignored, "%s%s %" G_GSIZE_FORMAT, ignored->len > 0 ? ", " : "",
-                            planar_cli_text (l->data),
+    g_string_append_printf (ignored, "%s%s %" G_GSIZE_FORMAT, ignored->len > 0 ? ", " : "", (const char *) l->data,
                             GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, l->data)));
   printf ("  Imported:   Chrome JSON: %" G_GUINT64_FORMAT " complete, %" G_GUINT64_FORMAT " begin/end pairs, %"
           G_GUINT64_FORMAT " instants; %" G_GUINT64_FORMAT " flow records (%" G_GUINT64_FORMAT " unbound), %"
