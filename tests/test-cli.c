@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -912,6 +913,54 @@ test_escape_text (void)
   remove_tree (tmp);
 }
 
+/* A server's error details are printed escaped too. */
+static void
+test_escape_capture (void)
+{
+  const char *server_path = g_getenv ("PLANAR_TEST_PROFILER_SERVER");
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *xspace = write_hostile_profile (tmp);
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
+  g_autofree char *line = NULL;
+  g_autofree char *address = NULL;
+  g_autoptr(GIOChannel) channel = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(CliResult) r = { 0 };
+  const char *server_argv[] = { server_path, "--mode=hostile", xspace_arg, "--idle-ms=8000", NULL };
+  GPid pid;
+  int out = -1;
+  int wait_status;
+
+  g_assert_nonnull (server_path);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) server_argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &pid, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  g_assert_true (g_str_has_prefix (line, "PORT "));
+  address = g_strdup_printf ("127.0.0.1:%d", atoi (line + 5));
+
+  {
+    const char *args[] = { "capture", "--service", address, "--logdir", tmp, "--duration-ms", "100",
+                           "--retries", "0", NULL };
+
+    run_cli (args, &r);
+  }
+  kill (pid, SIGTERM);
+  waitpid (pid, &wait_status, 0);
+  g_spawn_close_pid (pid);
+
+  /* The host failed: a negative answer. */
+  g_assert_cmpint (r.status, ==, EXIT_FAILURE_ANSWER);
+  assert_terminal_safe ("stdout", r.out);
+  assert_terminal_safe ("stderr", r.err);
+  if (strstr (r.err, "the profiler \\x1b]0;owned\\x07 broke \\x1b[2J") == NULL)
+    g_error ("capture does not print the server's message escaped: %s", r.err);
+
+  remove_tree (tmp);
+}
+
 /* JSON output escapes control characters itself, and stays JSON. */
 static void
 test_escape_json (void)
@@ -1311,6 +1360,7 @@ main (int    argc,
   g_test_add_func ("/cli/no-arguments", test_no_arguments);
   g_test_add_func ("/cli/escape-text", test_escape_text);
   g_test_add_func ("/cli/escape-json", test_escape_json);
+  g_test_add_func ("/cli/escape-capture", test_escape_capture);
   g_test_add_func ("/cli/damaged-stat", test_damaged_stat);
   g_test_add_func ("/cli/export-targets", test_export_targets);
   g_test_add_func ("/cli/export-stdout", test_export_stdout);
