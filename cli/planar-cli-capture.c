@@ -158,7 +158,7 @@ planar_cli_capture (int    argc,
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
   warning = planar_capture_options_dup_warning (options);
   if (warning != NULL)
-    fprintf (stderr, "planar-cli: warning: %s\n", warning);
+    planar_cli_warn ("%s", warning);
 
   signum = run_session (session, &ok, &error);
   for (guint i = 0; i < planar_capture_session_get_n_hosts (session); i++)
@@ -218,13 +218,15 @@ planar_cli_capture (int    argc,
 
         if (host->state == PLANAR_CAPTURE_HOST_SAVED)
           {
-            printf ("%s\n", host->path);
+            printf ("%s
+", planar_cli_text (host->path));
             /* What happened to its tool data (renamed, skipped). */
             if (host->message != NULL)
-              fprintf (stderr, "planar-cli: warning: %s: %s\n", host->address, host->message);
+              planar_cli_warn ("%s: %s", host->address, host->message);
           }
         else if (ok)
-          fprintf (stderr, "planar-cli: %s: %s\n", host->address, host->message != NULL ? host->message : "no profile");
+          fprintf (stderr, "planar-cli: %s: %s\n", planar_cli_text (host->address),
+                   host->message != NULL ? planar_cli_text (host->message) : "no profile");
       }
   fflush (stdout);
   if (signum != 0)
@@ -272,7 +274,7 @@ planar_cli_snapshot (int    argc,
     {
       if (!planar_capture_continuous_start (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling started on %s\n", service);
+      printf ("continuous profiling started on %s\n", planar_cli_text (service));
     }
   else if (g_str_equal (argv[1], "get"))
     {
@@ -283,13 +285,13 @@ planar_cli_snapshot (int    argc,
       path = planar_capture_continuous_snapshot (options, service, &error);
       if (path == NULL)
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("%s\n", path);
+      printf ("%s\n", planar_cli_text (path));
     }
   else if (g_str_equal (argv[1], "stop"))
     {
       if (!planar_capture_continuous_stop (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling stopped on %s\n", service);
+      printf ("continuous profiling stopped on %s\n", planar_cli_text (service));
     }
   else
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown snapshot command '%s': use start, get or stop", argv[1]);

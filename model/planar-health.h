@@ -23,7 +23,8 @@ typedef struct
   /* What kind of finding, for scripts and tests: "xspace-error",
    * "xspace-warning", "dropped-events", "no-task-environment",
    * "empty-plane", "partial-overlaps", "aggregated-events",
-   * "dangling-flows", "dropped-derived-lines", "unsupported-file". Static. */
+   * "dangling-flows", "dropped-derived-lines", "damaged-stats",
+   * "unsupported-file". Static. */
   const char           *kind;
   /* Where: the host (NULL for the session), the plane and the line or
    * track (NULL when the finding is about something wider). */

@@ -591,10 +591,11 @@ event_matches (const PlaneMatch  *pm,
           rc = -1;
           break;
         }
+      /* A damaged stat is skipped and counted, as the model's reader does. */
       if (!scan_stat (pm, m, &r, f.data, f.len, &metadata_id, &match))
         {
-          rc = -1;
-          break;
+          _planar_trace_note_damaged_stat (trace, (guint64) (f.start - trace->data), r.error_reason);
+          continue;
         }
       scratch_push (scratch, metadata_id, match);
       any |= match;

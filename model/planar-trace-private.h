@@ -161,6 +161,10 @@ struct _PlanarTrace
   /* planar-import.c: what an import of Chrome JSON found (NULL for an
    * xplane). */
   struct _PlanarImportReport *import_report;
+
+  /* planar-trace-stats.c: the event stats found damaged and skipped (NULL
+   * while none), under that file's lock. */
+  struct _PlanarStatDamage   *stat_damage;
 };
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
@@ -180,6 +184,15 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
 gboolean _planar_trace_check_changed (PlanarTrace  *self,
                                       gboolean      check_file,
                                       GError      **error);
+
+/* Records that the XStat at byte @offset of the file could not be decoded
+ * (@reason: static, as PlanarWireReader gives it) and was skipped. Any
+ * thread. */
+void     _planar_trace_note_damaged_stat (PlanarTrace  *self,
+                                          guint64       offset,
+                                          const char   *reason);
+typedef struct _PlanarStatDamage PlanarStatDamage;
+void     _planar_stat_damage_free        (PlanarStatDamage *damage);
 
 /* Reads the XSpace's structure (see planar_trace_open()). */
 gboolean _planar_trace_scan        (PlanarTrace  *self,

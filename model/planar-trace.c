@@ -100,6 +100,7 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
   g_clear_pointer (&self->import_report, _planar_import_report_free);
+  g_clear_pointer (&self->stat_damage, _planar_stat_damage_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->file_name, g_free);
   g_clear_pointer (&self->host_name, g_free);

@@ -9,6 +9,7 @@
  *   unavailable     UNAVAILABLE for the first --fail calls, then ok
  *   stream-removed  UNKNOWN "Stream removed" for the first --fail, then ok
  *   internal        INTERNAL (not to be retried)
+ *   hostile         INTERNAL with terminal escapes in its message
  *   slow            ok after --slow-ms, or at once when Terminate comes
  *   garbage         bytes that are no ProfileResponse
  *   drop            the process exits in the middle of the call
@@ -329,6 +330,8 @@ handle (gpointer data)
     reply (c, GRPC_STATUS_UNKNOWN, "Stream removed", NULL);
   else if (strcmp (mode, "internal") == 0)
     reply (c, GRPC_STATUS_INTERNAL, "the profiler broke", NULL);
+  else if (strcmp (mode, "hostile") == 0)
+    reply (c, GRPC_STATUS_INTERNAL, "the profiler \x1b]0;owned\x07 broke \x1b[2J", NULL);
   else if (strcmp (mode, "garbage") == 0)
     {
       body = g_bytes_new_static ("\x42\xff\xff\xff\xff\x0f", 6);

@@ -1285,6 +1285,54 @@ test_op_stats_and_health (void)
   destroy_all_windows ();
 }
 
+static gboolean
+health_page_has_damaged_stats (gpointer data)
+{
+  PlanarWindow *window = data;
+  GPtrArray *issues = planar_health_page_get_issues (window->health_page);
+
+  for (guint i = 0; issues != NULL && i < issues->len; i++)
+    {
+      const PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
+
+      if (g_strcmp0 (issue->kind, "damaged-stats") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A damaged stat no view reads (the event is never selected): Trace Health
+ * counts every stat in the background and lists it. */
+static void
+test_health_damaged_stat (void)
+{
+  /* XSpace { planes { id: 1, name: "/host:CPU", lines { id: 1, name: "m",
+   * events { metadata_id: 1, offset_ps: 0, duration_ps: 10, stats {
+   * metadata_id: 1, <field 5, str_value, as a varint> } } }, event_metadata
+   * { 1: "work" }, stat_metadata { 1: "note" } } } */
+  static const guint8 damaged[] = {
+    0x0a, '>', 0x08, 0x01, 0x12, 0x09, '/', 'h', 'o', 's', 't', ':', 'C', 'P', 'U', 0x1a, 0x13, 0x08, 0x01,
+    0x12, 0x01, 'm', '"', 0x0c, 0x08, 0x01, 0x10, 0x00, 0x18, 0x0a, '"', 0x04, 0x08, 0x01, '(', 0x05, '"',
+    0x0c, 0x08, 0x01, 0x12, 0x08, 0x08, 0x01, 0x12, 0x04, 'w', 'o', 'r', 'k', '*', 0x0c, 0x08, 0x01, 0x12,
+    0x08, 0x08, 0x01, 0x12, 0x04, 'n', 'o', 't', 'e',
+  };
+  g_autofree char *path = g_build_filename (tmp_dir, "damaged-stat.xplane.pb", NULL);
+  g_autoptr(GError) error = NULL;
+  PlanarWindow *window;
+  PlanarTrace *trace;
+
+  g_file_set_contents (path, (const char *) damaged, sizeof damaged, &error);
+  g_assert_no_error (error);
+  window = open_path (path);
+  wait_loaded (window);
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+
+  activate (window, "tool", g_variant_new_string ("trace-health"));
+  wait_for (health_page_has_damaged_stats, window, 30, "Trace Health to list the damaged stat");
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 1);
+  destroy_all_windows ();
+}
+
 static void
 test_record_options (void)
 {
@@ -2100,6 +2148,7 @@ main (int   argc,
   g_test_add_func ("/app/find", test_find);
   g_test_add_func ("/app/details", test_details);
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
+  g_test_add_func ("/app/health-damaged-stat", test_health_damaged_stat);
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
   g_test_add_func ("/app/record-cupti", test_record_cupti);
