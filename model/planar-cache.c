@@ -297,15 +297,6 @@ get_str (Reader *r,
  * of the cached index is used.
  * ------------------------------------------------------------------------ */
 
-/* Turned off only by bench/planar-bench-load, to time the decode without. */
-static gint hashing = 1;
-
-void
-_planar_cache_set_hashing (gboolean enabled)
-{
-  g_atomic_int_set (&hashing, enabled ? 1 : 0);
-}
-
 typedef struct
 {
   guint64 offset;
@@ -333,8 +324,9 @@ _planar_cache_hash_line (PlanarTrace *self,
   const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
   LineRange range = { ppriv->line_offsets[l], ppriv->line_sizes[l], p, l };
 
-  /* An import's XSpace is of its own making and never cached. */
-  if (!g_atomic_int_get (&hashing) || self->import_report != NULL || !planar_cache_get_enabled ())
+  /* An import's XSpace is of its own making and never cached; with the
+   * cache off nothing is hashed. */
+  if (self->import_report != NULL || !planar_cache_get_enabled ())
     return;
   hash_range (self, &range);
 }
@@ -900,11 +892,12 @@ _planar_cache_store_later (PlanarTrace *self)
   StoreJob *job;
 
   /* An import's index is of a file of its own making, gone with it. */
-  if (!planar_cache_get_enabled () || !g_atomic_int_get (&hashing) || self->import_report != NULL
-      || self->path == NULL)
+  if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
     return;
   /* The lines were hashed as they were decoded (or checked); what lies
-   * between them is read here, before the load returns. */
+   * between them is read here, before the load returns. (A cache turned
+   * on during the decode gives a key that matches nothing: the entry is
+   * dropped at the next open and written again.) */
   job = g_new0 (StoreJob, 1);
   job->self = g_object_ref (self);
   {

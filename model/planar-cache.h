@@ -61,9 +61,6 @@ gboolean _planar_cache_check_content (PlanarTrace   *self,
                                       GCancellable  *cancellable,
                                       guint8         hash[16],
                                       GError       **error);
-/* For bench/planar-bench-load: the decode without hashing (and then
- * without writing a cached index). */
-void     _planar_cache_set_hashing   (gboolean       enabled);
 /* How many traces were restored from a cache so far. */
 guint    _planar_cache_get_n_restored (void);
 /* A restore from bytes, for the tests and the fuzz harness, which skips
