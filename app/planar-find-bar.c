@@ -30,8 +30,10 @@ struct _PlanarFindBar
   GCancellable     *cancellable;
   PlanarSearch     *search;
   PlanarSearchHits *hits;
-  /* The same hits by track, for the timeline to highlight. */
+  /* The same hits by track, for the timeline to highlight, built in a
+   * worker once the search has completed. */
   PlanarSearchHitIndex *hit_index;
+  GCancellable     *index_cancellable;
   gint64            current;
   /* Set when a search is asked for while the profile still loads. */
   gboolean          pending;
@@ -120,6 +122,22 @@ update_highlight (PlanarFindBar *self)
 }
 
 static void
+hit_index_built (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(PlanarFindBar) self = user_data;
+  g_autoptr(PlanarSearchHitIndex) index = planar_search_hit_index_new_finish (result, NULL);
+
+  /* Cancelled, or the hits of a search replaced since. */
+  if (index == NULL || planar_search_hit_index_get_search (index) != self->search)
+    return;
+  g_clear_object (&self->index_cancellable);
+  self->hit_index = g_steal_pointer (&index);
+  update_highlight (self);
+}
+
+static void
 set_search (PlanarFindBar *self,
             PlanarSearch  *search)
 {
@@ -127,8 +145,14 @@ set_search (PlanarFindBar *self,
   g_clear_object (&self->hits);
   self->hits = planar_search_hits_new (search);
   g_clear_pointer (&self->hit_index, planar_search_hit_index_unref);
+  if (self->index_cancellable != NULL)
+    g_cancellable_cancel (self->index_cancellable);
+  g_clear_object (&self->index_cancellable);
   if (search != NULL && planar_search_get_n_hits (search) > 0)
-    self->hit_index = planar_search_hit_index_new (search);
+    {
+      self->index_cancellable = g_cancellable_new ();
+      planar_search_hit_index_new_async (search, self->index_cancellable, hit_index_built, g_object_ref (self));
+    }
   update_highlight (self);
   self->current = -1;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HITS]);
@@ -425,6 +449,9 @@ planar_find_bar_dispose (GObject *object)
   g_clear_object (&self->search);
   g_clear_object (&self->hits);
   g_clear_pointer (&self->hit_index, planar_search_hit_index_unref);
+  if (self->index_cancellable != NULL)
+    g_cancellable_cancel (self->index_cancellable);
+  g_clear_object (&self->index_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_FIND_BAR);
   G_OBJECT_CLASS (planar_find_bar_parent_class)->dispose (object);
 }

@@ -250,6 +250,8 @@ planar_search_hit_index_new (PlanarSearch *search)
 {
   PlanarSearchHitIndex *self;
   guint64 n;
+  g_autofree TrackHits **owners = NULL;
+  g_autofree guint32 *depths = NULL;
 
   g_return_val_if_fail (PLANAR_IS_SEARCH (search), NULL);
   g_return_val_if_fail (planar_search_is_completed (search), NULL);
@@ -259,6 +261,9 @@ planar_search_hit_index_new (PlanarSearch *search)
   self->search = g_object_ref (search);
   self->tracks = g_hash_table_new_full (track_key_hash, track_key_equal, g_free, track_hits_free);
   n = planar_search_get_n_hits (search);
+  /* Each hit's track and depth, found once. */
+  owners = g_new (TrackHits *, n);
+  depths = g_new (guint32, n);
 
   /* First pass: the depths of each track, counted per depth in
    * depth_start[d + 1]. */
@@ -285,6 +290,8 @@ planar_search_hit_index_new (PlanarSearch *search)
           hits->n_depths = event->depth + 1;
         }
       hits->depth_start[event->depth + 1]++;
+      owners[i] = hits;
+      depths[i] = event->depth;
     }
 
   /* The counts become where each depth starts. */
@@ -308,8 +315,7 @@ planar_search_hit_index_new (PlanarSearch *search)
     {
       const PlanarSearchHit *hit = planar_search_get_hit (search, i);
       const PlanarEvent *event = planar_search_resolve_hit (search, hit, NULL, NULL, NULL);
-      TrackHits *hits = lookup_track (self, hit->trace, hit->plane, hit->track);
-      IndexedHit *slot = &hits->hits[hits->depth_start[event->depth]++];
+      IndexedHit *slot = &owners[i]->hits[owners[i]->depth_start[depths[i]]++];
 
       slot->start_ps = event->start_ps;
       slot->end_ps = event->start_ps + event->duration_ps;
@@ -340,6 +346,44 @@ planar_search_hit_index_new (PlanarSearch *search)
       }
   }
   return self;
+}
+
+static void
+build_in_thread (GTask        *task,
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  g_task_return_pointer (task, planar_search_hit_index_new (task_data),
+                         (GDestroyNotify) planar_search_hit_index_unref);
+}
+
+void
+planar_search_hit_index_new_async (PlanarSearch        *search,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PLANAR_IS_SEARCH (search));
+  g_return_if_fail (planar_search_is_completed (search));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, planar_search_hit_index_new_async);
+  g_task_set_task_data (task, g_object_ref (search), g_object_unref);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, build_in_thread);
+}
+
+PlanarSearchHitIndex *
+planar_search_hit_index_new_finish (GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == planar_search_hit_index_new_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 PlanarSearchHitIndex *

@@ -55,6 +55,16 @@ typedef struct
 /* @search must have completed. Costs O(hits), in time and memory (32 bytes
  * a hit). Returns: (transfer full). */
 PlanarSearchHitIndex *planar_search_hit_index_new          (PlanarSearch               *search);
+/* The same in a worker thread, for a main loop that must not wait: a
+ * million hits take a fraction of a second. Fails only with
+ * %G_IO_ERROR_CANCELLED. */
+void                  planar_search_hit_index_new_async    (PlanarSearch               *search,
+                                                            GCancellable               *cancellable,
+                                                            GAsyncReadyCallback         callback,
+                                                            gpointer                    user_data);
+/* Returns: (transfer full) (nullable). */
+PlanarSearchHitIndex *planar_search_hit_index_new_finish   (GAsyncResult               *result,
+                                                            GError                    **error);
 PlanarSearchHitIndex *planar_search_hit_index_ref          (PlanarSearchHitIndex       *self);
 void                  planar_search_hit_index_unref        (PlanarSearchHitIndex       *self);
 /* Returns: (transfer none). */

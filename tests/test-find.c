@@ -369,6 +369,12 @@ destroy_all_windows (void)
 }
 
 static gboolean
+timeline_highlights (gpointer data)
+{
+  return planar_timeline_get_search_hits (data) != NULL;
+}
+
+static gboolean
 find_bar_open (gpointer data)
 {
   PlanarWindow *window = data;
@@ -577,6 +583,7 @@ test_find_shows_hits (void)
   /* The whole profile again, the bar open: every hit in view is marked,
    * sub-pixel as they are at this zoom; closing the bar takes the marks
    * away (below). */
+  wait_for (timeline_highlights, timeline, 10, "the hits to be laid out");
   planar_timeline_set_view (timeline, first, last);
   settle (G_USEC_PER_SEC / 5);
   highlighted = count_hit_pixels (window);
@@ -606,6 +613,7 @@ test_find_shows_hits (void)
   wait_for (find_list_closed, window, 10, "Escape to close the list");
   xdotool (window, "key", "Escape", NULL);
   wait_for (find_bar_closed, window, 10, "Escape to close the bar");
+  g_assert_null (planar_timeline_get_search_hits (timeline));
   settle (G_USEC_PER_SEC / 5);
   plain = count_hit_pixels (window);
   g_test_message ("hit pixels: %" G_GUINT64_FORMAT " with the bar open, %" G_GUINT64_FORMAT " closed",

@@ -581,6 +581,14 @@ count_hits_in_window (PlanarSearch *search,
   return n;
 }
 
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
 /* Every hit in a window is reported once, folded so that a frame draws
  * O(columns) spans however many hits there are. */
 static void
@@ -658,6 +666,33 @@ test_hit_index (void)
     }
   g_assert_cmpuint (total, ==, n);
   g_assert_cmpuint (checked, >, 3);
+
+  /* Built in a worker, the same; cancelled, nothing. */
+  {
+    g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(PlanarSearchHitIndex) built = NULL;
+    g_autoptr(GError) error = NULL;
+
+    planar_search_hit_index_new_async (search, NULL, store_result, &result);
+    while (result == NULL)
+      g_main_context_iteration (context, TRUE);
+    built = planar_search_hit_index_new_finish (result, &error);
+    g_assert_no_error (error);
+    g_assert_true (planar_search_hit_index_get_search (built) == search);
+    g_array_set_size (spans, 0);
+    planar_search_hit_index_query (built, 0, 0, 0, 0, first, last, 1, spans);
+    g_assert_cmpuint (spans->len, ==, planar_search_hit_index_query (index, 0, 0, 0, 0, first, last, 1, spans));
+    g_clear_object (&result);
+
+    g_cancellable_cancel (cancellable);
+    planar_search_hit_index_new_async (search, cancellable, store_result, &result);
+    while (result == NULL)
+      g_main_context_iteration (context, TRUE);
+    g_assert_null (planar_search_hit_index_new_finish (result, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  }
 
   /* Nothing on a track without hits, or out of range. */
   g_array_set_size (spans, 0);

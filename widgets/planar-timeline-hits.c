@@ -139,30 +139,45 @@ _planar_timeline_draw_hits (PlanarTimeline *self,
       for (int d = min_depth; d <= max_depth; d++)
         {
           double y = _planar_timeline_widget_y (self, planar_timeline_row_depth_y (row, (guint) d));
+          /* Bars that touch are drawn as one: a dense run of hits costs a
+           * node, not one a column. */
+          double run_x0 = 0, run_x1 = -1;
 
           g_array_set_size (self->hit_spans, 0);
           planar_search_hit_index_query (self->search_hits, row->trace, row->plane, row->track, (guint) d,
                                          self->start_ps, self->end_ps, ps_per_px, self->hit_spans);
-          for (guint i = 0; i < self->hit_spans->len; i++)
+          for (guint i = 0; i <= self->hit_spans->len; i++)
             {
-              const PlanarSearchHitSpan *span = &g_array_index (self->hit_spans, PlanarSearchHitSpan, i);
-              double x0 = _planar_timeline_x_for_time (self, span->start_ps);
-              double x1 = _planar_timeline_x_for_time (self, span->end_ps);
+              const PlanarSearchHitSpan *span = NULL;
+              double x0 = 0, x1 = 0, bar_x0 = 0, bar_x1 = -1;
 
-              x0 = MAX (x0, left - 4);
-              x1 = MIN (x1, width + 4);
-              if (span->n_hits == 1 && x1 - x0 >= PLANAR_TIMELINE_HIT_TICK_WIDTH + 2)
-                append_hit_outline (snapshot, x0, x1, y);
-              else
+              if (i < self->hit_spans->len)
                 {
-                  /* Too narrow to outline: a bar across its band. */
-                  double middle = floor ((x0 + x1) / 2);
-                  double w = MAX (x1 - x0, PLANAR_TIMELINE_HIT_TICK_WIDTH);
+                  span = &g_array_index (self->hit_spans, PlanarSearchHitSpan, i);
+                  x0 = MAX (_planar_timeline_x_for_time (self, span->start_ps), left - 4);
+                  x1 = MIN (_planar_timeline_x_for_time (self, span->end_ps), width + 4);
+                  if (span->n_hits > 1 || x1 - x0 < PLANAR_TIMELINE_HIT_TICK_WIDTH + 2)
+                    {
+                      /* Too narrow to outline: a bar across its band. */
+                      double w = MAX (x1 - x0, PLANAR_TIMELINE_HIT_TICK_WIDTH);
 
-                  gtk_snapshot_append_color (snapshot, &hit_color,
-                                             &GRAPHENE_RECT_INIT ((float) (middle - floor (w / 2)), (float) y - 1,
-                                                                  (float) ceil (w), PLANAR_TIMELINE_EVENT_HEIGHT + 2));
+                      bar_x0 = floor ((x0 + x1) / 2 - w / 2);
+                      bar_x1 = bar_x0 + ceil (w);
+                      if (run_x1 >= run_x0 && bar_x0 <= run_x1)
+                        {
+                          run_x1 = MAX (run_x1, bar_x1);
+                          continue;
+                        }
+                    }
                 }
+              if (run_x1 >= run_x0)
+                gtk_snapshot_append_color (snapshot, &hit_color,
+                                           &GRAPHENE_RECT_INIT ((float) run_x0, (float) y - 1, (float) (run_x1 - run_x0),
+                                                                PLANAR_TIMELINE_EVENT_HEIGHT + 2));
+              run_x0 = bar_x0;
+              run_x1 = bar_x1;
+              if (span != NULL && bar_x1 < bar_x0)
+                append_hit_outline (snapshot, x0, x1, y);
             }
         }
     }
