@@ -588,6 +588,17 @@ test_find_shows_hits (void)
   settle (G_USEC_PER_SEC / 5);
   highlighted = count_hit_pixels (window);
   save_screenshot ("find-overview.png");
+  /* Every hit's span: outlines where they are wide enough, bars where
+   * not, for a person to look at. */
+  {
+    PlanarSearch *search = planar_find_bar_get_search (window->find_bar);
+    const PlanarSearchHit *last_hit = planar_search_get_hit (search, planar_search_get_n_hits (search) - 1);
+    gint64 from = planar_search_get_hit (search, 0)->start_ps;
+
+    planar_timeline_set_view (timeline, from - (last_hit->start_ps - from) / 20,
+                              last_hit->start_ps + (last_hit->start_ps - from) / 20);
+    save_screenshot ("find-hits-spread.png");
+  }
 
   /* Escape closes the list when it is open, then the bar; closing the bar
    * closes its list. */

@@ -103,6 +103,22 @@ append_hit_outline (GtkSnapshot *snapshot,
   gtk_snapshot_append_border (snapshot, &outline, inner_widths, inner_colors);
 }
 
+/* A bar over the band at @y from @x0 to @x1, edged with the inner color
+ * so that it stands out from events of its hue. */
+static void
+append_hit_bar (GtkSnapshot *snapshot,
+                double       x0,
+                double       x1,
+                double       y)
+{
+  gtk_snapshot_append_color (snapshot, &hit_inner_color,
+                             &GRAPHENE_RECT_INIT ((float) x0 - 1, (float) y - 2, (float) (x1 - x0) + 2,
+                                                  PLANAR_TIMELINE_EVENT_HEIGHT + 4));
+  gtk_snapshot_append_color (snapshot, &hit_color,
+                             &GRAPHENE_RECT_INIT ((float) x0, (float) y - 1, (float) (x1 - x0),
+                                                  PLANAR_TIMELINE_EVENT_HEIGHT + 2));
+}
+
 void
 _planar_timeline_draw_hits (PlanarTimeline *self,
                             GtkSnapshot    *snapshot,
@@ -171,9 +187,7 @@ _planar_timeline_draw_hits (PlanarTimeline *self,
                     }
                 }
               if (run_x1 >= run_x0)
-                gtk_snapshot_append_color (snapshot, &hit_color,
-                                           &GRAPHENE_RECT_INIT ((float) run_x0, (float) y - 1, (float) (run_x1 - run_x0),
-                                                                PLANAR_TIMELINE_EVENT_HEIGHT + 2));
+                append_hit_bar (snapshot, run_x0, run_x1, y);
               run_x0 = bar_x0;
               run_x1 = bar_x1;
               if (span != NULL && bar_x1 < bar_x0)
