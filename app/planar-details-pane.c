@@ -100,12 +100,13 @@ add_field (PlanarDetailsPane *self,
   g_string_append_printf (self->text, "%s: %s\n", label, value);
 }
 
+/* Times to the nanosecond, so that adjacent events read apart. */
 static void
 add_duration_field (PlanarDetailsPane *self,
                     const char        *label,
                     gint64             ps)
 {
-  g_autofree char *value = planar_format_duration (ps);
+  g_autofree char *value = planar_format_time_exact (ps);
 
   add_field (self, label, value, FALSE);
 }

@@ -1178,8 +1178,9 @@ test_details (void)
   plane = planar_trace_get_plane (trace, ref.plane);
   event = &plane->tracks[ref.track].events[ref.index];
   g_assert_true (g_str_has_prefix (text, planar_plane_get_event_name (plane, event, TRUE)));
-  start = planar_format_duration (event->start_ps);
-  duration = planar_format_duration (event->duration_ps);
+  /* Times to the nanosecond. */
+  start = planar_format_time_exact (event->start_ps);
+  duration = planar_format_time_exact (event->duration_ps);
   line = g_strdup_printf ("Start: %s\n", start);
   g_assert_nonnull (strstr (text, line));
   g_free (line);
