@@ -218,8 +218,7 @@ planar_cli_capture (int    argc,
 
         if (host->state == PLANAR_CAPTURE_HOST_SAVED)
           {
-            printf ("%s
-", planar_cli_text (host->path));
+            printf ("%s\n", planar_cli_text (host->path));
             /* What happened to its tool data (renamed, skipped). */
             if (host->message != NULL)
               planar_cli_warn ("%s: %s", host->address, host->message);
