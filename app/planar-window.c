@@ -1168,6 +1168,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   g_type_ensure (PLANAR_TYPE_OP_STATS_PAGE);
   g_type_ensure (PLANAR_TYPE_HEALTH_PAGE);
   g_type_ensure (PLANAR_TYPE_TRACKS_POPOVER);
+  g_type_ensure (PLANAR_TYPE_MESSAGE_BAR);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
@@ -1180,6 +1181,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_revealer);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_label);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_bar);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
