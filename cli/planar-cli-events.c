@@ -60,7 +60,7 @@ planar_cli_events (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
 
   for (guint i = 0; i < planar_profile_get_n_traces (profile) && track == NULL; i++)
     {
@@ -104,7 +104,7 @@ planar_cli_events (int    argc,
         break;
       g_array_set_size (stats, 0);
       if (planar_trace_get_event_stats (trace, plane, ev, stats, &error) == 0 && error != NULL)
-        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+        return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
       g_array_append_val (selected, i);
     }
 

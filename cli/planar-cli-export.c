@@ -45,9 +45,9 @@ planar_cli_export (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, NULL, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
   if (!planar_export_to_file (profile, format, output, force, NULL, NULL, NULL, &error))
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_FAILURE), "%s", error->message);
   printf ("wrote %s (%s, %" G_GUINT64_FORMAT " events)\n", output, planar_export_format_to_string (format),
           _planar_export_count_events (profile));
   return PLANAR_CLI_EXIT_OK;

@@ -69,11 +69,11 @@ planar_cli_find (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, NULL, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
 
   search = planar_search_new (profile, pattern, flags, &error);
   if (search == NULL || !planar_search_run (search, NULL, &error))
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
 
   n_hits = planar_search_get_n_hits (search);
   n_shown = limit == 0 ? n_hits : MIN (n_hits, (guint64) limit);

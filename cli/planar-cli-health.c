@@ -150,7 +150,7 @@ planar_cli_health (int    argc,
 
   profile = planar_cli_load_session (argv[1], session, &session_name, &catalog, &found, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
   issues = planar_health_check (profile, found);
 
   if (json)

@@ -70,7 +70,7 @@ planar_cli_summary (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail (planar_cli_error_status (error, PLANAR_CLI_EXIT_BAD_INPUT), "%s", error->message);
 
   if (json)
     {

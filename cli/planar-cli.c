@@ -4,6 +4,7 @@
  */
 #include "planar-cli.h"
 #include "planar-cache.h"
+#include "planar-mapping.h"
 
 #include <gio/gunixoutputstream.h>
 #include <locale.h>
@@ -68,6 +69,13 @@ planar_cli_parse (const char    *command,
       return FALSE;
     }
   return TRUE;
+}
+
+int
+planar_cli_error_status (const GError *error,
+                         int           otherwise)
+{
+  return g_error_matches (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED) ? PLANAR_CLI_EXIT_IO : otherwise;
 }
 
 PlanarProfile *
@@ -229,9 +237,16 @@ main (int    argc,
     if (strcmp (argv[1], commands[i].name) == 0)
       {
         int status = commands[i].run (argc - 1, argv + 1);
+        g_autofree char *changed = NULL;
 
         /* The cached indexes of what was loaded, before the process goes. */
         planar_cache_wait ();
+        /* A profile cut while the command read it (a read that faulted
+         * found zeros: planar-mapping.h) fails the command, whatever it
+         * made of them. */
+        changed = planar_mapping_dup_changed_path ();
+        if (changed != NULL && status != PLANAR_CLI_EXIT_IO && status < PLANAR_CLI_EXIT_SIGNAL (1))
+          return planar_cli_fail (PLANAR_CLI_EXIT_IO, "the file changed while it was read: %s; reload it", changed);
         return status;
       }
 

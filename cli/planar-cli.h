@@ -34,6 +34,11 @@ int  planar_cli_capture (int argc, char **argv);
 int  planar_cli_snapshot (int argc, char **argv);
 int  planar_cli_record (int argc, char **argv);
 
+/* The status for a failure with @error: PLANAR_CLI_EXIT_IO when the file
+ * changed while it was read (PLANAR_TRACE_ERROR_CHANGED), else @otherwise. */
+int  planar_cli_error_status (const GError *error,
+                              int           otherwise);
+
 /* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
 

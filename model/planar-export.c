@@ -530,6 +530,8 @@ planar_export_to_file (PlanarProfile        *profile,
     }
   ok = io != NULL
        && planar_export_to_stream (profile, format, out, progress, user_data, cancellable, &local_error)
+       /* Not put in place when a host file changed while it was read. */
+       && planar_profile_check_files (profile, &local_error)
        && g_output_stream_close (out, cancellable, &local_error)
        && g_io_stream_close (G_IO_STREAM (io), cancellable, &local_error)
        && g_file_move (tmp, target, overwrite ? G_FILE_COPY_OVERWRITE : G_FILE_COPY_NONE, cancellable, NULL, NULL,

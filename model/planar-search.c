@@ -1120,6 +1120,12 @@ planar_search_run (PlanarSearch  *self,
     plane_match_clear (&planes[i]);
   g_free (planes);
 
+  /* A file cut under the search read as zeros (planar-mapping.h): whatever
+   * they made, errors included, the answer is that it changed. */
+  for (guint t = 0; t < self->traces->len; t++)
+    if (_planar_trace_check_changed (g_ptr_array_index (self->traces, t), FALSE, &failure))
+      break;
+
   if (failure != NULL)
     {
       free_jobs (run.jobs, run.n_jobs);

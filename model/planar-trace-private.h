@@ -87,6 +87,12 @@ struct _PlanarTrace
   char               *file_name;
   char               *host_name;
   GMappedFile        *mapped;
+  /* @mapped's registration with the SIGBUS guard (planar-mapping.h): it
+   * says whether a read found the file cut. */
+  struct _PlanarMapping *guard;
+  /* The file, open while the trace lives: planar_trace_has_changed()
+   * compares its size and mtime with those seen at the open. */
+  int                 fd;
   const guint8       *data;
   gsize               size;
   /* The file's own size: @size is that of the XSpace read, which an import
@@ -166,6 +172,14 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
                                     const guint8             *payload,
                                     gsize                     len,
                                     PlanarStat               *stat);
+
+/* When a read of the mapping found the file cut, or (@check_file) the
+ * file's size or mtime differ from those at the open: sets
+ * PLANAR_TRACE_ERROR_CHANGED (replacing an error already in @error, which a
+ * cut file explains) and returns TRUE. */
+gboolean _planar_trace_check_changed (PlanarTrace  *self,
+                                      gboolean      check_file,
+                                      GError      **error);
 
 /* Reads the XSpace's structure (see planar_trace_open()). */
 gboolean _planar_trace_scan        (PlanarTrace  *self,

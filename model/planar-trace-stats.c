@@ -217,6 +217,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XEvent",
                              event->source, "malformed");
+      _planar_trace_check_changed (self, FALSE, error);
       g_array_set_size (out, first);
       return 0;
     }
@@ -248,6 +249,14 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XStat",
                              (guint64) (r.error_at - self->data), r.error_reason);
+      _planar_trace_check_changed (self, FALSE, error);
+      g_array_set_size (out, first);
+      return 0;
+    }
+  /* The file cut under this read (or an earlier one): the bytes read as
+   * zeros, which can look like an event without stats. One atomic load. */
+  if (_planar_trace_check_changed (self, FALSE, error))
+    {
       g_array_set_size (out, first);
       return 0;
     }

@@ -264,7 +264,8 @@ gboolean             planar_trace_is_decoded            (PlanarTrace    *self);
  * mapping found it cut (the pages past its new end read as zeros instead of
  * crashing; see docs/loader.md), or its size or modification time is no
  * longer the one seen at the open. What the trace answers after that is not
- * to be trusted: reload the file. Cheap (one fstat()); any thread. */
+ * to be trusted: reload the file. Cheap (an fstat() and a stat()); any
+ * thread. */
 gboolean             planar_trace_has_changed           (PlanarTrace    *self);
 /* Returns: (transfer none): the strings every name in the trace points to. */
 PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
@@ -273,7 +274,9 @@ PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
  * stats first, then the event's own, an event stat replacing a metadata stat
  * of the same name. String values point into the mapped file, valid while
  * @self lives. Returns the number appended; FALSE-like 0 with @error set if
- * the stats cannot be decoded. */
+ * the stats cannot be decoded, PLANAR_TRACE_ERROR_CHANGED when the file was
+ * found cut (by this read or an earlier one: see planar_trace_has_changed()),
+ * which a caller that skips damaged stats must not skip. */
 guint                planar_trace_get_event_stats       (PlanarTrace       *self,
                                                          const PlanarPlane *plane,
                                                          const PlanarEvent *event,
