@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planar-application.h"
 #include "planar-shortcuts.h"
@@ -2257,6 +2258,110 @@ test_tracks_filter_and_keys (void)
   destroy_all_windows ();
 }
 
+/* ------------------------------------------------------------------------
+ * A host file that changes on disk while it is open (issue 17 §1)
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+file_changed_shown (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED) != NULL;
+}
+
+static gboolean
+window_settled_without_file_changed (gpointer data)
+{
+  return window_loaded (data) && !file_changed_shown (data);
+}
+
+/* The file is cut to nothing while the app has it open (a profiler
+ * writing over it with O_TRUNC): reading an event's stats, which come
+ * from the file, then finds them gone. The app stays alive and says so in
+ * the message bar, and again when its window regains the focus; once the
+ * file is whole again, the line's Reload loads it. */
+static void
+test_file_changed (void)
+{
+  g_autofree char *folder = g_build_filename (tmp_dir, "changed", "plugins", "profile", NEWEST, NULL);
+  g_autofree char *path = g_build_filename (folder, "host0.xplane.pb", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *details = NULL;
+  g_autoptr(PlanarSelection) one = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *argv[] = { (char *) gen, (char *) "--events", (char *) "20000", (char *) "-o", path, NULL };
+  PlanarProfileEventRef ref;
+  PlanarWindow *window;
+  GtkWindow *other;
+  const char *line;
+  gsize length;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_file_get_contents (path, &contents, &length, &error);
+  g_assert_no_error (error);
+
+  window = open_path (path);
+  wait_loaded (window);
+  focus_window (GTK_WINDOW (window));
+  g_assert_true (find_event (planar_window_get_profile (window), 1, FALSE, &ref));
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+
+  /* Cut while open; then the details pane reads the event's stats. */
+  g_assert_cmpint (truncate (path, 0), ==, 0);
+  one = planar_selection_new_for_event (planar_window_get_profile (window), &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  wait_for (file_changed_shown, window, 10, "the message bar to say the file changed");
+  line = planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED);
+  g_assert_nonnull (strstr (line, "host0.xplane.pb"));
+  g_assert_nonnull (planar_message_bar_get_button (window->message_bar, MESSAGE_FILE_CHANGED));
+
+  /* Closed, it comes back when the window regains the focus (from another
+   * window) and the file is still not what was opened. */
+  planar_message_bar_remove (window->message_bar, MESSAGE_FILE_CHANGED);
+  other = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_title (other, "planar-test-other-window");
+  gtk_window_present (other);
+  wait_for (widget_mapped, other, 10, "the other window");
+  focus_window (other);
+  wait_for (window_inactive, window, 10, "the window to lose the focus");
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+  focus_window (GTK_WINDOW (window));
+  wait_for (file_changed_shown, window, 10, "the message bar to say the file changed");
+  g_assert_nonnull (strstr (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED),
+                            "host0.xplane.pb"));
+  gtk_window_destroy (other);
+  save_screenshot ("file-changed.png", G_USEC_PER_SEC);
+
+  /* Written whole again (in place, as cp does), Reload, clicked, loads it. */
+  {
+    FILE *out = fopen (path, "r+b");
+
+    g_assert_nonnull (out);
+    g_assert_cmpuint (fwrite (contents, 1, length, out), ==, length);
+    g_assert_cmpint (fclose (out), ==, 0);
+  }
+  focus_window (GTK_WINDOW (window));
+  click_widget (GTK_WINDOW (window), planar_message_bar_get_button (window->message_bar, MESSAGE_FILE_CHANGED));
+  wait_for (window_settled_without_file_changed, window, 30, "Reload to load the file again");
+  wait_loaded (window);
+  g_assert_true (planar_profile_check_files (planar_window_get_profile (window), NULL));
+  planar_timeline_set_selection (window->timeline, NULL);
+  g_clear_object (&one);
+  one = planar_selection_new_for_event (planar_window_get_profile (window), &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+  details = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (strstr (details, "Start: "));
+
+  destroy_all_windows ();
+}
+
 static void
 print_without_accessibility_chatter (const char *string)
 {
@@ -2331,6 +2436,7 @@ main (int   argc,
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
   g_test_add_func ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
+  g_test_add_func ("/app/file-changed", test_file_changed);
   status = g_test_run ();
 
   destroy_all_windows ();
