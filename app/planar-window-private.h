@@ -98,9 +98,14 @@ struct _PlanarWindow
   gboolean              updating_controls;
 };
 
-/* The keys of the message bar's lines. */
-#define MESSAGE_TRACK_FILTER "track-filter"
-#define MESSAGE_FILE_CHANGED "file-changed"
+/* The keys of the message bar's lines, in the order they are first set:
+ * the Tracks filter in force (planar-window-views.c), a host file changed
+ * on disk (planar-window.c), hosts shown each from its own start, a file
+ * cut short whose complete part was read. */
+#define MESSAGE_TRACK_FILTER    "track-filter"
+#define MESSAGE_FILE_CHANGED    "file-changed"
+#define MESSAGE_HOST_ALIGNMENT  "host-alignment"
+#define MESSAGE_FILE_CUT        "file-cut"
 
 /* The tools, in the order of the Tools menu; a tool's name is its page in
  * the stack. */
