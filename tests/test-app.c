@@ -2054,6 +2054,75 @@ click_widget (GtkWindow *window,
   click_at (window, widget, gtk_widget_get_width (widget) / 2.0, gtk_widget_get_height (widget) / 2.0);
 }
 
+/* The message bar's lines: in the order first set, replaced in place,
+ * removed by key, closed by their close button (which says which); the
+ * bar takes no room without a line. */
+static void
+closed_cb (PlanarMessageBar *bar,
+           const char       *key,
+           char            **closed)
+{
+  g_free (*closed);
+  *closed = g_strdup (key);
+}
+
+static GtkWidget *
+line_label (GtkWidget *line)
+{
+  return gtk_widget_get_next_sibling (gtk_widget_get_first_child (line));
+}
+
+static void
+test_message_bar (void)
+{
+  PlanarMessageBar *bar = PLANAR_MESSAGE_BAR (g_object_ref_sink (planar_message_bar_new ()));
+  g_autofree char *closed = NULL;
+  GtkWidget *line, *close;
+
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 0);
+  g_signal_connect (bar, "closed", G_CALLBACK (closed_cb), &closed);
+
+  planar_message_bar_set (bar, "a", PLANAR_MESSAGE_INFO, "first", "_Clear", "win.clear-track-filter", FALSE);
+  planar_message_bar_set (bar, "b", PLANAR_MESSAGE_WARNING, "second", NULL, NULL, TRUE);
+  planar_message_bar_set (bar, "c", PLANAR_MESSAGE_ERROR, "third", "_Reload", "win.reload", TRUE);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 3);
+  g_assert_nonnull (planar_message_bar_get_button (bar, "a"));
+  g_assert_null (planar_message_bar_get_button (bar, "b"));
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (planar_message_bar_get_button (bar, "c"))),
+                   ==, "win.reload");
+
+  /* Replaced in place: still the first line, with the new text. */
+  planar_message_bar_set (bar, "a", PLANAR_MESSAGE_INFO, "first, again", NULL, NULL, FALSE);
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 3);
+  g_assert_cmpstr (planar_message_bar_get_text (bar, "a"), ==, "first, again");
+  g_assert_null (planar_message_bar_get_button (bar, "a"));
+  line = gtk_widget_get_first_child (GTK_WIDGET (bar));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (line_label (line))), ==, "first, again");
+  g_assert_true (gtk_widget_has_css_class (line, "info"));
+  line = gtk_widget_get_next_sibling (line);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (line_label (line))), ==, "second");
+  g_assert_true (gtk_widget_has_css_class (line, "warning"));
+
+  /* Its close button removes the second line and says so. */
+  close = gtk_widget_get_last_child (line);
+  g_assert_true (GTK_IS_BUTTON (close));
+  g_signal_emit_by_name (close, "clicked");
+  g_assert_cmpstr (closed, ==, "b");
+  g_assert_null (planar_message_bar_get_text (bar, "b"));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 2);
+
+  planar_message_bar_remove (bar, "nothing");
+  planar_message_bar_remove (bar, "a");
+  g_assert_cmpstr (planar_message_bar_get_text (bar, "c"), ==, "third");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  planar_message_bar_remove_all (bar);
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 0);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_object_unref (bar);
+}
+
 /* ------------------------------------------------------------------------
  * The Tracks filter, the message bar and the timeline's keys
  * ------------------------------------------------------------------------ */
@@ -2435,6 +2504,7 @@ main (int   argc,
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
+  g_test_add_func ("/app/message-bar", test_message_bar);
   g_test_add_func ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
   g_test_add_func ("/app/file-changed", test_file_changed);
   status = g_test_run ();
