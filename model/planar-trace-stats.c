@@ -207,6 +207,12 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   if (event->flags & PLANAR_EVENT_DERIVED)
     {
       _planar_trace_add_derived_stats (self, event, out, first);
+      /* Their strings may point into the file too. */
+      if (_planar_trace_check_changed (self, FALSE, error))
+        {
+          g_array_set_size (out, first);
+          return 0;
+        }
       return out->len - first;
     }
 

@@ -2431,6 +2431,108 @@ test_file_changed (void)
   destroy_all_windows ();
 }
 
+/* Starts the tests' ProfilerService in @mode (plus @extra, may be NULL)
+ * serving @xspace; @channel keeps its standard output. Returns: (transfer
+ * full): its address. */
+static char *
+start_profiler_server (const char  *mode,
+                       const char  *xspace,
+                       const char  *extra,
+                       GIOChannel **channel)
+{
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
+  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
+  const char *argv[] = { g_getenv ("PLANAR_TEST_PROFILER_SERVER"), mode_arg, xspace_arg, "--idle-ms=5000", extra, NULL };
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+  int out = -1;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &pid, NULL,
+                                           &out, NULL, &error));
+  *channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (*channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (*channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  return g_strdup_printf ("127.0.0.1:%d", atoi (line + strlen ("PORT ")));
+}
+
+static gboolean
+first_host_saved (gpointer data)
+{
+  PlanarCaptureDialog *dialog = data;
+
+  return planar_capture_session_get_host (planar_capture_dialog_get_session (dialog), 0)->state
+         == PLANAR_CAPTURE_HOST_SAVED;
+}
+
+static gboolean
+capture_ended (gpointer data)
+{
+  GtkButton *capture_button = data;
+
+  return gtk_widget_get_visible (GTK_WIDGET (capture_button));
+}
+
+/* Cancel while one host is saved and another's call is in flight: the
+ * call is cancelled, the saved host stays on disk, nothing half-written
+ * is left. */
+static void
+test_capture_cancel (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_autofree char *capture_dir = g_build_filename (tmp_dir, "captures-cancel", NULL);
+  g_autofree char *served = g_build_filename (tmp_dir, "cancel-served.xplane.pb", NULL);
+  const char *gen_argv[] = { g_getenv ("PLANAR_GEN"), "--events", "1000", "-o", served, NULL };
+  g_autoptr(GIOChannel) ok_out = NULL;
+  g_autoptr(GIOChannel) stall_out = NULL;
+  g_autofree char *ok = NULL;
+  g_autofree char *stall = NULL;
+  g_autofree char *addresses = NULL;
+  int status = 0;
+  g_autofree char *line = NULL;
+  g_autofree char *folder = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  PlanarCaptureDialog *dialog;
+  PlanarCaptureSession *session;
+  GtkButton *capture_button;
+
+  /* A profile of the test's own making: the samples are not needed. */
+  g_assert_true (g_spawn_sync (NULL, (char **) gen_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                               &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  ok = start_profiler_server ("ok", served, NULL, &ok_out);
+  stall = start_profiler_server ("stall", served, "--announce", &stall_out);
+  addresses = g_strdup_printf ("%s,%s", ok, stall);
+  wait_loaded (window);
+  activate (window, "capture", NULL);
+  dialog = find_capture_dialog ();
+  g_assert_nonnull (dialog);
+  g_object_set (planar_capture_dialog_get_options (dialog), "logdir", capture_dir, "duration-ms", 100, "delay-ms", 0,
+                "addresses", addresses, NULL);
+  capture_button = GTK_BUTTON (gtk_widget_get_template_child (GTK_WIDGET (dialog), PLANAR_TYPE_CAPTURE_DIALOG,
+                                                              "capture_button"));
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.start", NULL);
+  session = planar_capture_dialog_get_session (dialog);
+  g_assert_nonnull (session);
+  /* The stalling server has the call; the other host is saved. */
+  g_assert_cmpint (g_io_channel_read_line (stall_out, &line, NULL, NULL, NULL), ==, G_IO_STATUS_NORMAL);
+  g_assert_true (g_str_has_prefix (line, "CALL "));
+  wait_for (first_host_saved, dialog, 60, "the first host to be saved");
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.cancel", NULL);
+  wait_for (capture_ended, capture_button, 60, "the capture to end");
+
+  g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  g_assert_true (g_file_test (planar_capture_session_get_host (session, 0)->path, G_FILE_TEST_IS_REGULAR));
+  folder = g_path_get_dirname (planar_capture_session_get_host (session, 0)->path);
+  dir = g_dir_open (folder, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_false (name[0] == '.');
+  destroy_all_windows ();
+}
+
 static void
 print_without_accessibility_chatter (const char *string)
 {
@@ -2507,6 +2609,7 @@ main (int   argc,
   g_test_add_func ("/app/message-bar", test_message_bar);
   g_test_add_func ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
   g_test_add_func ("/app/file-changed", test_file_changed);
+  g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   status = g_test_run ();
 
   destroy_all_windows ();

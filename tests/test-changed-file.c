@@ -345,9 +345,12 @@ test_fifo (void)
 static void
 test_foreign_fault (void)
 {
+  g_autofree char *parent_dir = NULL;
+
   if (g_test_subprocess ())
     {
-      g_autofree char *dir = make_tmp_dir ();
+      /* The parent's folder: this process dies before it could clean up. */
+      const char *dir = g_getenv ("PLANAR_TEST_FOREIGN_DIR");
       g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
       g_autoptr(PlanarTrace) trace = NULL;
       volatile const guint8 *bytes;
@@ -366,7 +369,11 @@ test_foreign_fault (void)
       g_print ("read past the end and lived (%u)\n", sum);
       return;
     }
+  parent_dir = make_tmp_dir ();
+  g_setenv ("PLANAR_TEST_FOREIGN_DIR", parent_dir, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("PLANAR_TEST_FOREIGN_DIR");
+  remove_tree (parent_dir);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stdout_unmatched ("*lived*");
 }

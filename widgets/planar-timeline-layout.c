@@ -614,7 +614,6 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
             break;
           }
     }
-  /* An empty GArray's data is NULL, which qsort() must not be given. */
   if (candidates->len > 1)
     qsort (candidates->data, candidates->len, sizeof (Candidate), compare_candidates);
 
