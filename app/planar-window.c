@@ -161,10 +161,19 @@ check_files (PlanarWindow *self)
 }
 
 static void
-is_active_changed (PlanarWindow *self)
+is_active_changed (PlanarWindow *self,
+                   GParamSpec   *pspec,
+                   gpointer      user_data)
 {
   if (gtk_window_is_active (GTK_WINDOW (self)))
     check_files (self);
+}
+
+/* Reading an event's stats for the details pane found its file changed. */
+static void
+details_file_changed (PlanarWindow *self)
+{
+  check_files (self);
 }
 
 /* ------------------------------------------------------------------------
@@ -1278,7 +1287,7 @@ planar_window_init (PlanarWindow *self)
   g_object_bind_property (self->find_bar, "show-results", self->find_results, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_swapped (self->find_bar, "closed", G_CALLBACK (find_bar_closed), self);
   g_signal_connect_swapped (self->details_pane, "search", G_CALLBACK (details_search), self);
-  g_signal_connect_swapped (self->details_pane, "file-changed", G_CALLBACK (check_files), self);
+  g_signal_connect_swapped (self->details_pane, "file-changed", G_CALLBACK (details_file_changed), self);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_changed), NULL);
   g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
 
