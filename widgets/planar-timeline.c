@@ -1234,7 +1234,8 @@ planar_timeline_init (PlanarTimeline *self)
   _planar_timeline_init_input (self);
 
   /* Control accelerators act wherever the focus is in the window; the bare
-   * keys are class bindings, active only while the timeline has focus. */
+   * keys are class bindings, active while the timeline has focus (a window
+   * may hand them on: planar_shortcuts_activate_typed_key()). */
   gtk_widget_add_controller (GTK_WIDGET (self), planar_shortcuts_new_window_controller ("timeline."));
 
   _planar_timeline_update_actions (self);
