@@ -378,8 +378,12 @@ static gboolean
 find_bar_open (gpointer data)
 {
   PlanarWindow *window = data;
+  GtkWidget *revealer = gtk_widget_get_first_child (GTK_WIDGET (window->find_bar));
 
-  return planar_find_bar_get_open (window->find_bar);
+  /* Open, and done sliding in: a click computed from a button's place
+   * while the bar still moves lands beside it. */
+  return planar_find_bar_get_open (window->find_bar)
+         && GTK_IS_REVEALER (revealer) && gtk_revealer_get_child_revealed (GTK_REVEALER (revealer));
 }
 
 static gboolean
