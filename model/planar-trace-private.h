@@ -110,6 +110,15 @@ struct _PlanarTrace
 
   gboolean            has_start_time;
   guint64             profile_start_ns;
+  /* The wall-clock window the file covers as its structure tells: from the
+   * profile start to its stop time, widened to the lines' timestamps. Set
+   * with @has_start_time (planar_trace_get_time_window()). */
+  guint64             window_start_ns;
+  guint64             window_end_ns;
+  /* A file cut short or damaged past some point: what was lost, for people
+   * and in technical terms (planar_trace_get_damage()); NULL when whole. */
+  char               *damage;
+  char               *damage_detail;
   /* Lines at or past this many ns are wall-clock and rebased by this. */
   gboolean            has_epoch_base;
   gint64              epoch_base_ns;

@@ -90,6 +90,8 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
   g_clear_pointer (&self->import_report, _planar_import_report_free);
+  g_clear_pointer (&self->damage, g_free);
+  g_clear_pointer (&self->damage_detail, g_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->file_name, g_free);
   g_clear_pointer (&self->host_name, g_free);
@@ -309,6 +311,29 @@ planar_trace_get_profile_start_time (PlanarTrace *self,
   if (start_ns != NULL)
     *start_ns = self->has_start_time ? self->profile_start_ns : 0;
   return self->has_start_time;
+}
+
+gboolean
+planar_trace_get_time_window (PlanarTrace *self,
+                              guint64     *start_ns,
+                              guint64     *end_ns)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  if (start_ns != NULL)
+    *start_ns = self->has_start_time ? self->window_start_ns : 0;
+  if (end_ns != NULL)
+    *end_ns = self->has_start_time ? self->window_end_ns : 0;
+  return self->has_start_time;
+}
+
+const char *
+planar_trace_get_damage (PlanarTrace  *self,
+                         const char  **detail)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  if (detail != NULL)
+    *detail = self->damage_detail;
+  return self->damage;
 }
 
 gboolean
