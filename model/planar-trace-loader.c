@@ -644,16 +644,16 @@ set_damage (PlanarTrace       *self,
 
   if (cut_plane != NULL)
     {
-      g_string_append_printf (text, "%u %s read whole and %u %s of plane \"%s\"", n_whole,
-                              plural (n_whole, "plane was", "planes were"), cut_plane->n_lines,
+      g_string_append_printf (text, "read %u whole %s and %u %s of plane \"%s\"", n_whole,
+                              plural (n_whole, "plane", "planes"), cut_plane->n_lines,
                               plural (cut_plane->n_lines, "line", "lines"), cut_plane->name);
       if (cut_plane->n_metadata <= 1)
         g_string_append (text, " (without their event names)");
-      g_string_append (text, "; the rest of that plane and anything after it could not be read");
+      g_string_append (text, "; the rest of that plane and anything after it is lost");
     }
   else
-    g_string_append_printf (text, "%u %s read whole; anything after %s could not be read", n_whole,
-                            plural (n_whole, "plane was", "planes were"), plural (n_whole, "it", "them"));
+    g_string_append_printf (text, "read %u whole %s; anything after %s is lost", n_whole,
+                            plural (n_whole, "plane", "planes"), plural (n_whole, "it", "them"));
   self->damage = g_string_free (g_steal_pointer (&text), FALSE);
   self->damage_detail = g_strdup (detail->message);
 }
