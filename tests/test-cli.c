@@ -834,6 +834,56 @@ test_info_losses (void)
   remove_tree (tmp);
 }
 
+/* A generated profile cut at several points: the commands read its whole
+ * planes, print one warning line, and exit 0. */
+static void
+test_cut_generated (void)
+{
+  const char *gen = g_getenv ("PLANAR_GEN");
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *file = g_build_filename (tmp, "gen.xplane.pb", NULL);
+  g_autofree char *cut = g_build_filename (tmp, "cut.xplane.pb", NULL);
+  g_autofree char *contents = NULL;
+  const char *gen_args[] = { "--events", "20000", "--seed", "1", "-o", file, NULL };
+  static const guint percents[] = { 56, 80, 99 };
+  g_auto(CliResult) g = { 0 };
+  gsize size;
+
+  g_assert_nonnull (gen);
+  run_program (gen, gen_args, &g);
+  if (g.status != 0)
+    g_error ("planar-gen exited %d: %s", g.status, g.err);
+  g_assert_true (g_file_get_contents (file, &contents, &size, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (percents); i++)
+    {
+      const char *info_args[] = { "info", "--json", cut, NULL };
+      const char *summary_args[] = { "summary", cut, NULL };
+      g_auto(CliResult) info = { 0 };
+      g_auto(CliResult) summary = { 0 };
+      g_autoptr(JsonNode) root = NULL;
+      JsonArray *hosts;
+
+      g_assert_true (g_file_set_contents (cut, contents, (gssize) (size * percents[i] / 100), NULL));
+      run_cli (info_args, &info);
+      if (info.status != 0)
+        g_error ("planar-cli info on a file cut at %u%% exited %d: %s", percents[i], info.status, info.err);
+      g_assert_cmpuint (count_lines (info.err), ==, 1);
+      g_assert_true (g_str_has_prefix (info.err, "planar-cli: warning: cut.xplane.pb: the file ends early: read "));
+      root = parse_json (info.out);
+      hosts = member_array (json_node_get_object (root), "hosts");
+      g_assert_cmpuint (json_array_get_length (hosts), ==, 1);
+      g_assert_cmpuint (json_array_get_length (member_array (json_array_get_object_element (hosts, 0), "planes")),
+                        >=, 1);
+
+      run_cli (summary_args, &summary);
+      g_assert_cmpint (summary.status, ==, 0);
+      g_assert_cmpstr (summary.err, ==, info.err);
+    }
+
+  remove_tree (tmp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -853,6 +903,7 @@ main (int    argc,
   g_test_add_func ("/cli/no-arguments", test_no_arguments);
   g_test_add_func ("/cli/info-hosts-far-apart", test_info_hosts_far_apart);
   g_test_add_func ("/cli/info-losses", test_info_losses);
+  g_test_add_func ("/cli/cut-generated", test_cut_generated);
 
   return g_test_run ();
 }
