@@ -169,6 +169,9 @@ planar_health_check (PlanarProfile              *profile,
       const char *path = planar_profile_get_skipped_host (profile, i, &error);
       g_autofree char *name = g_path_get_basename (path);
 
+      /* Named as the other findings name hosts: the file less its suffix. */
+      if (g_str_has_suffix (name, ".xplane.pb") && strlen (name) > strlen (".xplane.pb"))
+        name[strlen (name) - strlen (".xplane.pb")] = '\0';
       add (issues, PLANAR_HEALTH_WARNING, "unreadable-host", name, NULL, NULL, 0,
            "%s could not be read and is left out; the other hosts are shown: %s", path, error->message);
     }
