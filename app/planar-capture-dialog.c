@@ -327,7 +327,12 @@ host_text (const PlanarCaptureHost *host)
         g_autofree char *size = g_format_size (host->bytes);
 
         /* Translators: the first %s is a size, the second a path. */
-        return g_strdup_printf (_("Saved %s as %s"), size, host->path);
+        g_autofree char *saved = g_strdup_printf (_("Saved %s as %s"), size, host->path);
+
+        /* What became of its tool data (renamed, skipped), when told. */
+        if (host->message != NULL)
+          return g_strconcat (saved, "\n", host->message, NULL);
+        return g_steal_pointer (&saved);
       }
     case PLANAR_CAPTURE_HOST_SAVED_REMOTELY:
     case PLANAR_CAPTURE_HOST_FAILED:
@@ -429,6 +434,29 @@ capture_done (GObject      *source,
   gtk_button_set_label (self->capture_button, _("_Try Again"));
   if (!g_error_matches (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED))
     adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("No profile was captured")));
+  else
+    {
+      guint kept = 0;
+
+      /* Cancel removed what was half-written and kept the hosts saved
+       * before: say which it was. */
+      for (guint i = 0; i < planar_capture_session_get_n_hosts (session); i++)
+        if (planar_capture_session_get_host (session, i)->state == PLANAR_CAPTURE_HOST_SAVED)
+          kept++;
+      if (kept == 0)
+        adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("Cancelled: nothing was kept")));
+      else
+        {
+          /* Translators: %u is a number of hosts, %s a folder. */
+          g_autofree char *text = g_strdup_printf (ngettext ("Cancelled: %u host saved before is kept in %s",
+                                                             "Cancelled: %u hosts saved before are kept in %s", kept),
+                                                   kept, planar_capture_session_get_folder (session));
+          g_autofree char *markup = g_markup_escape_text (text, -1);
+          AdwToast *toast = adw_toast_new (markup);
+
+          adw_toast_overlay_add_toast (self->toast_overlay, toast);
+        }
+    }
 }
 
 static void
@@ -500,7 +528,8 @@ cancel_activated (GtkWidget  *widget,
 {
   PlanarCaptureDialog *self = PLANAR_CAPTURE_DIALOG (widget);
 
-  /* Cancel stops a capture (keeping nothing), else closes. */
+  /* Cancel stops a capture (keeping only the hosts saved already), else
+   * closes. */
   if (self->session != NULL && self->running)
     planar_capture_session_cancel (self->session);
   else if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "progress") == 0)

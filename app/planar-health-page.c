@@ -20,6 +20,10 @@ struct _PlanarHealthPage
   GtkGrid    *counts_grid;
 
   GPtrArray  *issues;
+
+  /* Counting the damaged stats of @profile, which reads every event. */
+  PlanarProfile *profile;
+  GCancellable  *counting;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarHealthPage, planar_health_page, GTK_TYPE_WIDGET)
@@ -137,11 +141,20 @@ fill_counts (PlanarHealthPage *self,
 }
 
 static void
+stop_counting (PlanarHealthPage *self)
+{
+  g_cancellable_cancel (self->counting);
+  g_clear_object (&self->counting);
+  g_clear_object (&self->profile);
+}
+
+static void
 planar_health_page_dispose (GObject *object)
 {
   GtkWidget *child;
   PlanarHealthPage *self = PLANAR_HEALTH_PAGE (object);
 
+  stop_counting (self);
   g_clear_pointer (&self->issues, g_ptr_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_HEALTH_PAGE);
   /* The template's root is not a bound child: dispose_template() leaves
@@ -177,25 +190,13 @@ planar_health_page_new (void)
   return g_object_new (PLANAR_TYPE_HEALTH_PAGE, NULL);
 }
 
-void
-planar_health_page_set_profile (PlanarHealthPage           *self,
-                                PlanarProfile              *profile,
-                                const PlanarCatalogSession *session)
+/* The findings list and its heading, from self->issues. */
+static void
+show_issues (PlanarHealthPage *self)
 {
   g_autofree char *heading = NULL;
 
-  g_return_if_fail (PLANAR_IS_HEALTH_PAGE (self));
-
   clear (GTK_WIDGET (self->findings_list));
-  clear (GTK_WIDGET (self->counts_grid));
-  g_clear_pointer (&self->issues, g_ptr_array_unref);
-  if (profile == NULL || !planar_profile_is_loaded (profile))
-    {
-      gtk_label_set_text (self->findings_heading, "");
-      return;
-    }
-
-  self->issues = planar_health_check (profile, session);
   for (guint i = 0; i < self->issues->len; i++)
     gtk_list_box_append (self->findings_list, finding_row_new (g_ptr_array_index (self->issues, i)));
   if (self->issues->len == 0)
@@ -209,7 +210,107 @@ planar_health_page_set_profile (PlanarHealthPage           *self,
   heading = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u Finding", "%u Findings", self->issues->len),
                              self->issues->len);
   gtk_label_set_text (self->findings_heading, heading);
+}
+
+static void
+count_damaged_stats (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  PlanarProfile *profile = task_data;
+  guint64 n = 0;
+
+  for (guint i = 0; i < planar_profile_get_n_traces (profile) && !g_cancellable_is_cancelled (cancellable); i++)
+    n += planar_trace_count_damaged_stats (planar_profile_get_trace (profile, i), NULL);
+  g_task_return_int (task, (gssize) MIN (n, (guint64) G_MAXSSIZE));
+}
+
+static gboolean
+is_damaged_stats (const PlanarHealthIssue *issue)
+{
+  return issue != NULL && g_strcmp0 (issue->kind, "damaged-stats") == 0;
+}
+
+/* Takes the issue at @i out of @issues, leaving NULL in its place. */
+static PlanarHealthIssue *
+steal_issue (GPtrArray *issues,
+             guint      i)
+{
+  return g_steal_pointer (&g_ptr_array_index (issues, i));
+}
+
+/* Once every stat was read: the damaged-stats findings as counted replace
+ * those of the stats read so far, among the warnings. */
+static void
+damaged_stats_counted (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  PlanarHealthPage *self = PLANAR_HEALTH_PAGE (source);
+  PlanarProfile *profile = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GPtrArray) counted = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+
+  if (g_task_propagate_int (G_TASK (result), NULL) <= 0 || profile != self->profile || self->issues == NULL)
+    return;
+
+  counted = planar_health_check (profile, NULL);
+  issues = g_ptr_array_new_with_free_func ((GDestroyNotify) planar_health_issue_free);
+  /* Errors and warnings, the damaged stats as counted, then the notes. */
+  for (guint i = 0; i < self->issues->len; i++)
+    {
+      PlanarHealthIssue *issue = g_ptr_array_index (self->issues, i);
+
+      if (issue->severity >= PLANAR_HEALTH_WARNING && !is_damaged_stats (issue))
+        g_ptr_array_add (issues, steal_issue (self->issues, i));
+    }
+  for (guint i = 0; i < counted->len; i++)
+    if (is_damaged_stats (g_ptr_array_index (counted, i)))
+      g_ptr_array_add (issues, steal_issue (counted, i));
+  for (guint i = 0; i < self->issues->len; i++)
+    {
+      PlanarHealthIssue *issue = g_ptr_array_index (self->issues, i);
+
+      if (issue != NULL && !is_damaged_stats (issue))
+        g_ptr_array_add (issues, steal_issue (self->issues, i));
+    }
+  g_ptr_array_unref (self->issues);
+  self->issues = g_steal_pointer (&issues);
+  show_issues (self);
+}
+
+void
+planar_health_page_set_profile (PlanarHealthPage           *self,
+                                PlanarProfile              *profile,
+                                const PlanarCatalogSession *session)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PLANAR_IS_HEALTH_PAGE (self));
+
+  stop_counting (self);
+  clear (GTK_WIDGET (self->findings_list));
+  clear (GTK_WIDGET (self->counts_grid));
+  g_clear_pointer (&self->issues, g_ptr_array_unref);
+  if (profile == NULL || !planar_profile_is_loaded (profile))
+    {
+      gtk_label_set_text (self->findings_heading, "");
+      return;
+    }
+
+  self->issues = planar_health_check (profile, session);
+  show_issues (self);
   fill_counts (self, profile);
+
+  /* Damaged stats are found by reading every event's stats: off the main
+   * thread, and the list is updated if there are any. */
+  self->profile = g_object_ref (profile);
+  self->counting = g_cancellable_new ();
+  task = g_task_new (self, self->counting, damaged_stats_counted, NULL);
+  g_task_set_source_tag (task, planar_health_page_set_profile);
+  g_task_set_task_data (task, g_object_ref (profile), g_object_unref);
+  g_task_run_in_thread (task, count_damaged_stats);
 }
 
 GPtrArray *

@@ -47,7 +47,7 @@ planar_capture_response_parse (const guint8           *data,
         {
           PlanarWireReader t;
           PlanarWireField tf;
-          PlanarCaptureToolData tool = { NULL, NULL, 0 };
+          PlanarCaptureToolData tool = { NULL, NULL, 0, NULL, 0 };
 
           planar_wire_reader_init (&t, data, f.data, f.len);
           while ((rc = planar_wire_next (&t, &tf)) > 0)
@@ -56,6 +56,8 @@ planar_capture_response_parse (const guint8           *data,
                 {
                   g_free (tool.name);
                   tool.name = g_strndup ((const char *) tf.data, tf.len);
+                  tool.name_data = tf.data;
+                  tool.name_len = tf.len;
                 }
               else if (tf.number == 2 && tf.wire_type == PLANAR_WIRE_LEN)
                 {
@@ -104,4 +106,90 @@ void
 planar_capture_response_clear (PlanarCaptureResponse *response)
 {
   g_clear_pointer (&response->tools, g_array_unref);
+}
+
+/* Each field of [@data, @data + @len) read; fields 1..@n_known must have
+ * the wire types of @known (index = field number). Returns the number of
+ * known fields seen, or -1 with @error set. */
+static int
+scan_message (const guint8          *base,
+              const guint8          *data,
+              gsize                  len,
+              const PlanarWireType  *known,
+              guint                  n_known,
+              const char            *what,
+              gboolean               planes,
+              GError               **error)
+{
+  PlanarWireReader r;
+  PlanarWireField f;
+  int rc, seen = 0;
+
+  planar_wire_reader_init (&r, base, data, len);
+  while ((rc = planar_wire_next (&r, &f)) > 0)
+    {
+      if (f.number == 0 || f.number > n_known)
+        continue;
+      if (f.wire_type != known[f.number])
+        {
+          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
+                       "field %u of %s at byte %" G_GSIZE_FORMAT " has the wrong wire type", f.number, what,
+                       (gsize) (f.start - base));
+          return -1;
+        }
+      seen++;
+      if (planes && f.number == 1)
+        {
+          static const PlanarWireType plane[] = {
+            0, PLANAR_WIRE_VARINT, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN,
+          };
+
+          if (scan_message (base, f.data, f.len, plane, G_N_ELEMENTS (plane) - 1, "an XPlane", FALSE, error) < 0)
+            return -1;
+        }
+    }
+  if (rc < 0)
+    {
+      const char *reason = r.error_reason != NULL ? r.error_reason : "malformed";
+
+      /* The wire reader's reasons may end in their preposition ("malformed
+       * varint in"). */
+      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "%s%s %s at byte %" G_GSIZE_FORMAT,
+                   reason, g_str_has_suffix (reason, " in") || g_str_has_suffix (reason, " of") ? "" : " in", what,
+                   r.error_at != NULL && r.error_at >= base ? (gsize) (r.error_at - base) : (gsize) 0);
+      return -1;
+    }
+  return seen;
+}
+
+gboolean
+planar_capture_response_check_xspace (const guint8  *data,
+                                      gsize          len,
+                                      GError       **error)
+{
+  /* planes, errors, warnings, hostnames: all length-delimited. */
+  static const PlanarWireType space[] = {
+    0, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN, PLANAR_WIRE_LEN,
+  };
+  g_autoptr(GError) local = NULL;
+  int seen;
+
+  if (len == 0)
+    {
+      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "it is empty");
+      return FALSE;
+    }
+  seen = scan_message (data, data, len, space, G_N_ELEMENTS (space) - 1, "the XSpace", TRUE, &local);
+  if (seen < 0)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (seen == 0)
+    {
+      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
+                           "it holds no planes, host names, errors or warnings");
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "planar-grpc.h"
@@ -34,9 +36,6 @@ struct _PlanarCaptureSession
   GMutex                lock;
   GCancellable         *cancellable;
   GMainContext         *context;
-  /* The files this capture wrote (guarded by @lock): what Cancel removes.
-   * Nothing else in the folder is ever removed. */
-  GPtrArray            *written;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarCaptureSession, planar_capture_session, G_TYPE_OBJECT)
@@ -53,15 +52,20 @@ static guint signals[N_SIGNALS];
  * Files
  * ------------------------------------------------------------------------ */
 
+/* Bytes written between two looks at the cancellable. */
+#define WRITE_CHUNK (8 << 20)
+
 /* Writes @data to @dir/@name through a hidden temporary file in @dir,
- * renamed into place; never replaces an existing file. */
-gboolean
-planar_capture_write_new_file (const char    *dir,
-                               const char    *name,
-                               const guint8  *data,
-                               gsize          len,
-                               char         **path_out,
-                               GError       **error)
+ * linked into place; never replaces an existing file. A cancel between
+ * two chunks removes the temporary file (%PLANAR_CAPTURE_ERROR_CANCELLED). */
+static gboolean
+write_new_file (const char    *dir,
+                const char    *name,
+                const guint8  *data,
+                gsize          len,
+                GCancellable  *cancellable,
+                char         **path_out,
+                GError       **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autofree char *template = g_strdup_printf ("%s/.%s.XXXXXX", dir, name);
@@ -82,13 +86,22 @@ planar_capture_write_new_file (const char    *dir,
     }
   while (done < len)
     {
-      ssize_t n = write (fd, data + done, len - done);
+      ssize_t n;
 
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          close (fd);
+          g_unlink (template);
+          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED, "Cancelled while writing %s",
+                       path);
+          return FALSE;
+        }
+      n = write (fd, data + done, MIN (len - done, WRITE_CHUNK));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         {
-          int saved = errno;
+          int saved = n < 0 ? errno : ENOSPC;
 
           close (fd);
           g_unlink (template);
@@ -112,6 +125,75 @@ planar_capture_write_new_file (const char    *dir,
   if (path_out != NULL)
     *path_out = g_steal_pointer (&path);
   return TRUE;
+}
+
+gboolean
+planar_capture_write_new_file (const char    *dir,
+                               const char    *name,
+                               const guint8  *data,
+                               gsize          len,
+                               char         **path_out,
+                               GError       **error)
+{
+  return write_new_file (dir, name, data, len, NULL, path_out, error);
+}
+
+/* A hidden temporary of write_new_file() or g_file_set_contents():
+ * ".NAME.XXXXXX", six letters or digits after the last dot. */
+static gboolean
+is_temporary_name (const char *name)
+{
+  gsize len = strlen (name);
+
+  if (name[0] != '.' || len < 9 || name[len - 7] != '.')
+    return FALSE;
+  for (gsize i = len - 6; i < len; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Temporaries older than this were left by a capture that died (the age
+ * the index cache's eviction uses too); a younger one may be another
+ * capture's, still being written. */
+#define STALE_AGE_S 3600
+
+/* Removes the temporary files that captures killed on the way left in
+ * the session folders under @repository_root, and a session folder that
+ * this leaves empty. Only regular files untouched for STALE_AGE_S. */
+static void
+remove_stale_temporaries (const char *repository_root)
+{
+  g_autoptr(GDir) root = g_dir_open (repository_root, 0, NULL);
+  const char *session;
+  time_t now = time (NULL);
+
+  while (root != NULL && (session = g_dir_read_name (root)) != NULL)
+    {
+      g_autofree char *folder = g_build_filename (repository_root, session, NULL);
+      g_autoptr(GDir) d = NULL;
+      const char *name;
+      gboolean removed = FALSE;
+      GStatBuf st;
+
+      if (g_lstat (folder, &st) != 0 || !S_ISDIR (st.st_mode))
+        continue;
+      d = g_dir_open (folder, 0, NULL);
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = NULL;
+
+          if (!is_temporary_name (name))
+            continue;
+          path = g_build_filename (folder, name, NULL);
+          if (g_lstat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_mtime + STALE_AGE_S < now
+              && g_unlink (path) == 0)
+            removed = TRUE;
+        }
+      /* A folder of nothing but a dead capture's temporaries goes too. */
+      if (removed)
+        g_rmdir (folder);
+    }
 }
 
 /* A new session folder under @repository_root, named for now (the next
@@ -180,38 +262,244 @@ parse_response (GBytes    *bytes,
   return planar_capture_response_parse (data, len, out, error);
 }
 
-/* Writes what came back for one host into @folder. */
-static gboolean
-save_response (const char  *folder,
-               const char  *address,
-               Response    *response,
-               char       **path,
-               GPtrArray   *written,
-               GError     **error)
-{
-  g_autofree char *stem = host_file_stem (address);
-  g_autofree char *name = g_strconcat (stem, ".xplane.pb", NULL);
+/* Longest file name written: NAME_MAX less the temporary's ".NAME.XXXXXX". */
+#define MAX_FILE_NAME (255 - 8)
 
-  if (!planar_capture_write_new_file (folder, name, response->xspace, response->xspace_len, path, error))
-    return FALSE;
-  if (written != NULL)
-    g_ptr_array_add (written, g_strdup (*path));
-  /* Tool data beside it, as XProf's client saves it. */
+/* @data as text for people, at most @max bytes of it: printable ASCII and
+ * valid UTF-8 kept, every other byte \xNN. */
+static char *
+printable (const guint8 *data,
+           gsize         len,
+           gsize         max)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = (const char *) data;
+  const char *end;
+
+  /* A tool_data entry without a name has no bytes at all. */
+  if (len == 0)
+    return g_string_free (out, FALSE);
+  end = p + len;
+  while (p < end && out->len < max)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\\')
+        {
+          g_string_append_printf (out, "\\x%02x", (guint8) *p);
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+  if (p < end)
+    g_string_append (out, "…");
+  return g_string_free (out, FALSE);
+}
+
+/* The part of a file name a tool_data entry's name gives, or NULL when
+ * nothing safe is left of it: path separators and the "." and ".."
+ * components go (the parts left are joined by '_'), control characters,
+ * NUL and bytes that are no UTF-8 become '_', leading dots go (a hidden
+ * name would pass for a temporary), and a name too long for the file
+ * system keeps its head and its extension. A name that would make the
+ * file pass for another host's profile (*.xplane.pb) gets ".tool". */
+static char *
+tool_file_part (const guint8 *name,
+                gsize         len,
+                gsize         room)
+{
+  GString *out = g_string_new (NULL);
+  gsize i = 0;
+  char *text;
+  const char *p;
+
+  while (i < len)
+    {
+      gsize start = i, n;
+
+      while (i < len && name[i] != '/' && name[i] != '\\')
+        i++;
+      n = i - start;
+      i++;
+      if (n == 0 || (n == 1 && name[start] == '.') || (n == 2 && name[start] == '.' && name[start + 1] == '.'))
+        continue;
+      if (out->len > 0)
+        g_string_append_c (out, '_');
+      for (gsize k = start; k < start + n; k++)
+        g_string_append_c (out, name[k] < 0x20 || name[k] == 0x7f ? '_' : (char) name[k]);
+    }
+  /* Bytes that are no UTF-8 become '_' too. */
+  for (p = out->str; !g_utf8_validate (p, out->str + out->len - p, &p);)
+    *(char *) p = '_';
+  while (out->len > 0 && out->str[0] == '.')
+    g_string_erase (out, 0, 1);
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  if (strcmp (out->str, "xplane.pb") == 0 || g_str_has_suffix (out->str, ".xplane.pb"))
+    g_string_append (out, ".tool");
+  if (out->len > room)
+    {
+      /* The extension (".json.gz"), when short, and as much of the head
+       * as fits, cut on a character's boundary. */
+      const char *dot = strchr (out->str + MAX (out->len, 16) - 16, '.');
+      g_autofree char *ext = g_strdup (dot != NULL ? dot : "");
+      gsize keep = room - strlen (ext) - 1;
+
+      while (keep > 0 && (out->str[keep] & 0xc0) == 0x80)
+        keep--;
+      g_string_truncate (out, keep);
+      g_string_append_c (out, '~');
+      g_string_append (out, ext);
+    }
+  text = g_string_free (out, FALSE);
+  return text;
+}
+
+/* Saves the tool_data entries of @response beside the host's profile
+ * @xspace_path, each under "<stem>.<name>" (made safe, made unique by a
+ * number: "<stem>.2.<name>"), never replacing a file. Never fails: what
+ * was renamed, skipped or could not be written is appended to @notes. */
+static void
+save_tools (const char   *folder,
+            const char   *stem,
+            Response     *response,
+            const guint8 *xspace,
+            gsize         xspace_len,
+            GCancellable *cancellable,
+            GString      *notes)
+{
+  /* Room for "<stem>.", a number and the name. */
+  gsize room = MAX_FILE_NAME - MIN (strlen (stem), MAX_FILE_NAME - 64) - 5;
+
   for (guint i = 0; i < response->tools->len; i++)
     {
       const ToolData *tool = &g_array_index (response->tools, ToolData, i);
-      g_autofree char *tool_name = NULL;
-      g_autofree char *tool_path = NULL;
+      g_autofree char *shown = printable (tool->name_data, tool->name_len, 60);
+      g_autofree char *part = NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr(GError) error = NULL;
 
-      if (tool->name == NULL || tool->name[0] == '\0' || strchr (tool->name, '/') != NULL
-          || tool->name[0] == '.')
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          g_string_append_printf (notes, "%sthe capture was cancelled before the rest of its tool data was saved",
+                                  notes->len > 0 ? "; " : "");
+          return;
+        }
+      /* The profile itself again (legacy servers send it as tool
+       * "xplane.pb"): saved once. */
+      if (tool->data == xspace && tool->len == xspace_len)
         continue;
-      tool_name = g_strconcat (stem, ".", tool->name, NULL);
-      if (!planar_capture_write_new_file (folder, tool_name, tool->data, tool->len, &tool_path, error))
-        return FALSE;
-      if (written != NULL)
-        g_ptr_array_add (written, g_steal_pointer (&tool_path));
+      if (tool->len == xspace_len && xspace_len > 0 && memcmp (tool->data, xspace, xspace_len) == 0)
+        {
+          g_string_append_printf (notes, "%stool data “%s” is the profile itself: not saved twice",
+                                  notes->len > 0 ? "; " : "", shown);
+          continue;
+        }
+      part = tool_file_part (tool->name_data, tool->name_len, room);
+      if (part == NULL)
+        {
+          g_string_append_printf (notes, "%stool data “%s” was not saved: its name cannot be made a safe file name",
+                                  notes->len > 0 ? "; " : "", shown);
+          continue;
+        }
+      name = g_strconcat (stem, ".", part, NULL);
+      for (guint n = 2; n < 1000; n++)
+        {
+          g_autofree char *candidate = g_build_filename (folder, name, NULL);
+          GStatBuf st;
+
+          if (g_lstat (candidate, &st) != 0)
+            break;
+          g_free (name);
+          name = g_strdup_printf ("%s.%u.%s", stem, n, part);
+        }
+      if (!write_new_file (folder, name, tool->data, tool->len, cancellable, &path, &error))
+        {
+          g_string_append_printf (notes, "%stool data “%s” was not saved: %s", notes->len > 0 ? "; " : "", shown,
+                                  error->message);
+          continue;
+        }
+      if (tool->name_len != strlen (tool->name) || !g_str_has_prefix (name, stem)
+          || name[strlen (stem)] != '.' || strcmp (name + strlen (stem) + 1, tool->name) != 0)
+        g_string_append_printf (notes, "%stool data “%s” saved as %s", notes->len > 0 ? "; " : "", shown, name);
     }
+}
+
+/* The XSpace of @response: ProfileResponse.xspace, or else the tool_data
+ * entry "xplane.pb" of servers from before emit_xspace that were asked
+ * for that tool. */
+static gboolean
+response_xspace (Response      *response,
+                 const guint8 **data,
+                 gsize         *len)
+{
+  if (response->has_xspace && response->xspace_len > 0)
+    {
+      *data = response->xspace;
+      *len = response->xspace_len;
+      return TRUE;
+    }
+  for (guint i = 0; i < response->tools->len; i++)
+    {
+      const ToolData *tool = &g_array_index (response->tools, ToolData, i);
+
+      if (tool->len > 0 && tool->name_len == strlen ("xplane.pb")
+          && memcmp (tool->name_data, "xplane.pb", tool->name_len) == 0
+          && planar_capture_response_check_xspace (tool->data, tool->len, NULL))
+        {
+          *data = tool->data;
+          *len = tool->len;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Writes what came back for one host into @folder: the XSpace first, and
+ * only when it is one; then its tool data, whose trouble never fails the
+ * host but is told in @notes. */
+static gboolean
+save_response (const char    *folder,
+               const char    *address,
+               Response      *response,
+               GCancellable  *cancellable,
+               char         **path,
+               GString       *notes,
+               GError       **error)
+{
+  g_autofree char *stem = host_file_stem (address);
+  g_autofree char *name = g_strconcat (stem, ".xplane.pb", NULL);
+  g_autoptr(GError) local = NULL;
+  const guint8 *xspace = NULL;
+  gsize xspace_len = 0;
+
+  if (!response_xspace (response, &xspace, &xspace_len))
+    {
+      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "The answer holds no profile");
+      return FALSE;
+    }
+  if (!planar_capture_response_check_xspace (xspace, xspace_len, &local))
+    {
+      g_autofree char *head = printable (xspace, MIN (xspace_len, 32), 32);
+
+      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
+                   "%s sent a profile that is no XSpace (%s; it starts “%s”): nothing was saved", address,
+                   local->message, head);
+      return FALSE;
+    }
+  if (!write_new_file (folder, name, xspace, xspace_len, cancellable, path, error))
+    return FALSE;
+  save_tools (folder, stem, response, xspace, xspace_len, cancellable, notes);
   return TRUE;
 }
 
@@ -319,6 +607,15 @@ describe_failure (const char       *address,
     }
 }
 
+/* "1 s", "1.5 s": a deadline for people. */
+static char *
+format_seconds (gint64 ms)
+{
+  if (ms % 1000 == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " s", ms / 1000);
+  return g_strdup_printf ("%.1f s", (double) ms / 1000.0);
+}
+
 /* Sleeps @ms unless cancelled first. */
 static void
 sleep_cancellable (GCancellable *cancellable,
@@ -350,24 +647,60 @@ capture_host (gpointer data)
       g_autofree char *details = NULL;
       guint64 start_ns = delay_ms > 0 ? (guint64) (g_get_real_time () + (gint64) delay_ms * 1000) * 1000 : 0;
       PlanarGrpcStatus status;
+      PlanarGrpcProbe probe;
       Response response;
       g_autoptr(GError) error = NULL;
       g_autofree char *path = NULL;
+      const guint8 *xspace = NULL;
+      gsize xspace_len = 0;
 
       if (g_cancellable_is_cancelled (self->cancellable))
         break;
-      set_host (self, index, PLANAR_CAPTURE_HOST_PROFILING, attempt,
-                g_get_real_time () + ((gint64) delay_ms + duration_ms) * 1000, 0, NULL, NULL);
-      request = planar_capture_options_build_request (self->options, address, self->repository_root, self->session_id,
-                                                      start_ns);
-      status = planar_grpc_call (address, SERVICE "Profile", request, deadline_ms, self->cancellable,
-                                 &response_bytes, &details);
+
+      /* A plain look first, bounded by the capture's own deadline, so that
+       * a listener that is no profiler server is named as such, at once,
+       * and is not retried as if it were one starting up. */
+      probe = planar_grpc_probe (address, deadline_ms, self->cancellable, &details);
+      if (probe == PLANAR_GRPC_PROBE_CANCELLED)
+        break;
+      if (probe == PLANAR_GRPC_PROBE_REFUSED)
+        status = PLANAR_GRPC_UNAVAILABLE;
+      else if (probe == PLANAR_GRPC_PROBE_SILENT || probe == PLANAR_GRPC_PROBE_NOT_HTTP2
+               || probe == PLANAR_GRPC_PROBE_NO_CONNECTION)
+        {
+          g_autofree char *seconds = format_seconds (deadline_ms);
+
+          g_free (last_failure);
+          if (probe == PLANAR_GRPC_PROBE_SILENT)
+            last_failure = g_strdup_printf ("%s connected, no answer within %s: it is not a profiler server, or it "
+                                            "hangs", address, seconds);
+          else if (probe == PLANAR_GRPC_PROBE_NO_CONNECTION)
+            last_failure = g_strdup_printf ("%s did not accept the connection within %s", address, seconds);
+          else
+            last_failure = g_strdup_printf ("%s connected, but it does not speak gRPC (%s): it is not a profiler "
+                                            "server", address, details != NULL ? details : "no HTTP/2");
+          set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, last_failure);
+          return NULL;
+        }
+      else
+        {
+          g_clear_pointer (&details, g_free);
+          set_host (self, index, PLANAR_CAPTURE_HOST_PROFILING, attempt,
+                    g_get_real_time () + ((gint64) delay_ms + duration_ms) * 1000, 0, NULL, NULL);
+          request = planar_capture_options_build_request (self->options, address, self->repository_root,
+                                                          self->session_id, start_ns);
+          status = planar_grpc_call (address, SERVICE "Profile", request, deadline_ms, self->cancellable,
+                                     &response_bytes, &details);
+        }
       if (g_cancellable_is_cancelled (self->cancellable))
         break;
       if (status != PLANAR_GRPC_OK)
         {
           g_free (last_failure);
-          last_failure = describe_failure (address, status, details, deadline_ms);
+          last_failure = probe == PLANAR_GRPC_PROBE_REFUSED
+                         ? g_strdup_printf ("%s refused the connection: no profiler server listens there "
+                                            "(start one with jax.profiler.start_server(port))", address)
+                         : describe_failure (address, status, details, deadline_ms);
           if (retryable (status, details) && attempt <= retries)
             {
               g_autofree char *note = g_strdup_printf ("%s; trying again (%u of %u)", last_failure, attempt + 1,
@@ -387,18 +720,17 @@ capture_host (gpointer data)
           set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, error->message);
           return NULL;
         }
-      if (response.has_xspace && response.xspace_len > 0)
+      if (response_xspace (&response, &xspace, &xspace_len))
         {
-          g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
+          g_autoptr(GString) notes = g_string_new (NULL);
 
-          if (save_response (self->folder, address, &response, &path, written, &error))
-            set_host (self, index, PLANAR_CAPTURE_HOST_SAVED, attempt, 0, response.xspace_len, path, NULL);
+          if (save_response (self->folder, address, &response, self->cancellable, &path, notes, &error))
+            set_host (self, index, PLANAR_CAPTURE_HOST_SAVED, attempt, 0, xspace_len, path,
+                      notes->len > 0 ? notes->str : NULL);
+          else if (g_error_matches (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED))
+            set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, attempt, 0, 0, NULL, "Cancelled");
           else
             set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, error->message);
-          g_mutex_lock (&self->lock);
-          for (guint i = 0; i < written->len; i++)
-            g_ptr_array_add (self->written, g_strdup (g_ptr_array_index (written, i)));
-          g_mutex_unlock (&self->lock);
         }
       else if (response.empty_trace || response.has_xspace)
         set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL,
@@ -423,19 +755,6 @@ capture_host (gpointer data)
   return NULL;
 }
 
-static void
-remove_session_leftovers (PlanarCaptureSession *self,
-                          gboolean              written_too)
-{
-  if (self->folder == NULL)
-    return;
-  if (written_too)
-    for (guint i = 0; i < self->written->len; i++)
-      g_unlink (g_ptr_array_index (self->written, i));
-  /* Only removed when empty: what someone else wrote there stays. */
-  g_rmdir (self->folder);
-}
-
 static gboolean
 run (PlanarCaptureSession  *self,
      GError               **error)
@@ -447,6 +766,7 @@ run (PlanarCaptureSession  *self,
 
   g_object_get (self->options, "logdir", &logdir, NULL);
   self->repository_root = g_build_filename (logdir, "plugins", "profile", NULL);
+  remove_stale_temporaries (self->repository_root);
   self->folder = planar_capture_make_session_folder (self->repository_root, &self->session_id, error);
   if (self->folder == NULL)
     return FALSE;
@@ -467,13 +787,10 @@ run (PlanarCaptureSession  *self,
       g_free (g_ptr_array_index (threads, i + 1));
     }
 
-  if (g_cancellable_is_cancelled (self->cancellable))
-    {
-      remove_session_leftovers (self, TRUE);
-      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
-                           "The capture was cancelled; nothing was kept");
-      return FALSE;
-    }
+  /* A host's profile is the first file written for it and is in place
+   * before the host is SAVED; tool data follows it. So the files in the
+   * folder are those of saved hosts (temporaries are removed as they are
+   * given up), and what is saved stays, cancelled or not. */
   for (guint i = 0; i < self->n_hosts; i++)
     {
       g_mutex_lock (&self->lock);
@@ -484,7 +801,20 @@ run (PlanarCaptureSession  *self,
                                 self->hosts[i].message != NULL ? self->hosts[i].message : "no profile");
       g_mutex_unlock (&self->lock);
     }
-  remove_session_leftovers (self, saved == 0);
+  /* Only removed when empty: what someone else wrote there stays. */
+  if (saved == 0)
+    g_rmdir (self->folder);
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      if (saved == 0)
+        g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+                             "The capture was cancelled; nothing was kept");
+      else
+        g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+                     "The capture was cancelled; kept the %u of %u hosts saved before it, in %s", saved,
+                     self->n_hosts, self->folder);
+      return FALSE;
+    }
   if (saved == 0)
     {
       g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "No profile was captured:%s",
@@ -516,7 +846,6 @@ planar_capture_session_finalize (GObject *object)
   g_free (self->repository_root);
   g_clear_object (&self->options);
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->written, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (planar_capture_session_parent_class)->finalize (object);
@@ -537,7 +866,6 @@ planar_capture_session_init (PlanarCaptureSession *self)
 {
   g_mutex_init (&self->lock);
   self->cancellable = g_cancellable_new ();
-  self->written = g_ptr_array_new_with_free_func (g_free);
 }
 
 /* A copy, so that the dialog may go on editing its options. */
@@ -795,7 +1123,10 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
   g_autofree guint8 *buffer = NULL;
   gsize size;
   Response response;
+  const guint8 *xspace = NULL;
+  gsize xspace_len = 0;
   char *path = NULL;
+  g_autoptr(GString) notes = NULL;
 
   if (!check_address (options, address, &target, error))
     return NULL;
@@ -813,7 +1144,7 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
     return NULL;
   if (!parse_response (response_bytes, &response, error))
     return NULL;
-  if (!response.has_xspace || response.xspace_len == 0)
+  if (!response_xspace (&response, &xspace, &xspace_len))
     {
       g_array_unref (response.tools);
       g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
@@ -822,7 +1153,8 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
     }
   root = g_build_filename (logdir, "plugins", "profile", NULL);
   folder = planar_capture_make_session_folder (root, &session_id, error);
-  if (folder == NULL || !save_response (folder, target, &response, &path, NULL, error))
+  notes = g_string_new (NULL);
+  if (folder == NULL || !save_response (folder, target, &response, NULL, &path, notes, error))
     {
       if (folder != NULL)
         g_rmdir (folder);

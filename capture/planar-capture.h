@@ -16,7 +16,8 @@ typedef enum
 {
   /* No host produced a profile here; the message says why, per host. */
   PLANAR_CAPTURE_ERROR_FAILED,
-  /* The capture was cancelled; nothing was kept. */
+  /* The capture was cancelled; the message says what was kept (the hosts
+   * saved before, see planar_capture_session_cancel()). */
   PLANAR_CAPTURE_ERROR_CANCELLED,
   /* The session folder could not be made or written. */
   PLANAR_CAPTURE_ERROR_IO,
@@ -96,9 +97,14 @@ const PlanarCaptureHost *planar_capture_session_get_host   (PlanarCaptureSession
  * none) (nullable). */
 const char              *planar_capture_session_get_folder (PlanarCaptureSession *self);
 
-/* Captures, blocking. TRUE when at least one host's profile was saved
- * here; otherwise %PLANAR_CAPTURE_ERROR_FAILED with every host's reason,
- * and no folder or file left. */
+/* Captures, blocking. First removes what captures killed on the way left
+ * under <logdir>/plugins/profile (hidden temporaries untouched for an
+ * hour). TRUE when at least one host's profile was saved here; otherwise
+ * %PLANAR_CAPTURE_ERROR_FAILED with every host's reason, and no folder or
+ * file left. A host's XSpace is checked (planar_capture_response_check_xspace())
+ * and saved first; its tool data after, under safe unique names, never
+ * failing the host (PlanarCaptureHost.message tells what was renamed or
+ * skipped). */
 gboolean                 planar_capture_session_run        (PlanarCaptureSession *self,
                                                             GError              **error);
 void                     planar_capture_session_run_async  (PlanarCaptureSession *self,
@@ -110,7 +116,10 @@ gboolean                 planar_capture_session_run_finish (PlanarCaptureSession
 /* Asks every server still recording to stop now (Terminate); what they
  * recorded comes back and is kept. Any thread. */
 void                     planar_capture_session_stop_now   (PlanarCaptureSession *self);
-/* Cancels every call and keeps nothing. Any thread. */
+/* Cancels every call still running and every file being written (its
+ * temporary is removed); hosts already saved are kept, and the session
+ * folder is removed when none was. run() then fails with
+ * %PLANAR_CAPTURE_ERROR_CANCELLED. Any thread. */
 void                     planar_capture_session_cancel     (PlanarCaptureSession *self);
 
 /* Continuous profiling (servers from 2026): start it on @address with

@@ -9,7 +9,13 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 const char *
 planar_grpc_status_name (PlanarGrpcStatus status)
@@ -162,4 +168,232 @@ planar_grpc_call (const char    *target,
   grpc_completion_queue_destroy (queue);
   grpc_channel_destroy (channel);
   return cancelled && status == GRPC_STATUS_CANCELLED ? PLANAR_GRPC_CANCELLED : (PlanarGrpcStatus) status;
+}
+
+/* ------------------------------------------------------------------------
+ * A plain look at a listener
+ * ------------------------------------------------------------------------ */
+
+/* Splits "host:port" and "[v6]:port". */
+static gboolean
+split_target (const char  *target,
+              char       **host,
+              char       **port)
+{
+  const char *colon;
+
+  if (target[0] == '[')
+    {
+      const char *close = strchr (target, ']');
+
+      if (close == NULL || close[1] != ':' || close[2] == '\0')
+        return FALSE;
+      *host = g_strndup (target + 1, (gsize) (close - target - 1));
+      *port = g_strdup (close + 2);
+      return TRUE;
+    }
+  colon = strrchr (target, ':');
+  if (colon == NULL || colon == target || colon[1] == '\0')
+    return FALSE;
+  *host = g_strndup (target, (gsize) (colon - target));
+  *port = g_strdup (colon + 1);
+  return TRUE;
+}
+
+/* Waits for @events on @fd until @end (monotonic µs), in 100 ms slices
+ * that look at @cancellable. Returns 1 when ready, 0 at @end, -1 when
+ * cancelled. */
+static int
+wait_fd (int           fd,
+         short         events,
+         gint64        end,
+         GCancellable *cancellable)
+{
+  for (;;)
+    {
+      struct pollfd p = { fd, events, 0 };
+      gint64 left = end - g_get_monotonic_time ();
+      int n;
+
+      if (g_cancellable_is_cancelled (cancellable))
+        return -1;
+      if (left <= 0)
+        return 0;
+      n = poll (&p, 1, (int) MIN (left / 1000 + 1, 100));
+      if (n > 0)
+        return 1;
+      if (n < 0 && errno != EINTR)
+        return 1;
+    }
+}
+
+/* @data as text for people: printable ASCII kept, the rest \xNN. */
+static char *
+escape_bytes (const guint8 *data,
+              gsize         len)
+{
+  GString *out = g_string_new (NULL);
+
+  for (gsize i = 0; i < len; i++)
+    if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
+      g_string_append_c (out, (char) data[i]);
+    else if (data[i] == '\r' && i + 1 < len && data[i + 1] == '\n')
+      break;
+    else
+      g_string_append_printf (out, "\\x%02x", data[i]);
+  return g_string_free (out, FALSE);
+}
+
+PlanarGrpcProbe
+planar_grpc_probe (const char    *target,
+                   gint64         timeout_ms,
+                   GCancellable  *cancellable,
+                   char         **details)
+{
+  /* The client preface (RFC 9113 §3.4) and an empty SETTINGS frame. */
+  static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" "\0\0\0\4\0\0\0\0\0";
+  g_autofree char *host = NULL;
+  g_autofree char *port = NULL;
+  struct addrinfo hints, *list = NULL;
+  gint64 end = g_get_monotonic_time () + MAX (timeout_ms, 1) * 1000;
+  PlanarGrpcProbe result = PLANAR_GRPC_PROBE_UNREACHED;
+  int fd = -1, rc, last_error = 0;
+  gboolean timed_out = FALSE;
+  guint8 answer[64];
+  gsize got = 0;
+
+  if (details != NULL)
+    *details = NULL;
+  if (!split_target (target, &host, &port))
+    return PLANAR_GRPC_PROBE_UNREACHED;
+  memset (&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  rc = getaddrinfo (host, port, &hints, &list);
+  if (rc != 0)
+    {
+      if (details != NULL)
+        *details = g_strdup (gai_strerror (rc));
+      return PLANAR_GRPC_PROBE_UNREACHED;
+    }
+
+  /* Every address in turn, as gRPC would. */
+  result = PLANAR_GRPC_PROBE_REFUSED;
+  for (struct addrinfo *a = list; a != NULL && fd < 0; a = a->ai_next)
+    {
+      int s = socket (a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+      int error = 0;
+      socklen_t error_len = sizeof error;
+
+      if (s < 0)
+        {
+          last_error = errno;
+          continue;
+        }
+      if (connect (s, a->ai_addr, a->ai_addrlen) != 0)
+        {
+          if (errno != EINPROGRESS)
+            error = errno;
+          else
+            switch (wait_fd (s, POLLOUT, end, cancellable))
+              {
+              case -1:
+                close (s);
+                freeaddrinfo (list);
+                return PLANAR_GRPC_PROBE_CANCELLED;
+              case 0:
+                error = ETIMEDOUT;
+                timed_out = TRUE;
+                break;
+              default:
+                if (getsockopt (s, SOL_SOCKET, SO_ERROR, &error, &error_len) != 0)
+                  error = errno;
+              }
+        }
+      if (error == 0)
+        fd = s;
+      else
+        {
+          close (s);
+          last_error = error;
+          if (error != ECONNREFUSED)
+            result = timed_out ? PLANAR_GRPC_PROBE_NO_CONNECTION : PLANAR_GRPC_PROBE_UNREACHED;
+        }
+    }
+  freeaddrinfo (list);
+  if (fd < 0)
+    {
+      if (details != NULL)
+        *details = g_strdup (g_strerror (last_error != 0 ? last_error : ECONNREFUSED));
+      return result;
+    }
+
+  /* Connected: say hello in HTTP/2 and read what comes back. */
+  if (send (fd, preface, sizeof preface - 1, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
+    {
+      if (details != NULL)
+        *details = g_strdup (g_strerror (errno));
+      close (fd);
+      return PLANAR_GRPC_PROBE_NOT_HTTP2;
+    }
+  result = PLANAR_GRPC_PROBE_SILENT;
+  while (got < 9)
+    {
+      ssize_t n;
+
+      rc = wait_fd (fd, POLLIN, end, cancellable);
+      if (rc < 0)
+        {
+          result = PLANAR_GRPC_PROBE_CANCELLED;
+          break;
+        }
+      if (rc == 0)
+        {
+          result = got == 0 ? PLANAR_GRPC_PROBE_SILENT : PLANAR_GRPC_PROBE_NOT_HTTP2;
+          break;
+        }
+      n = recv (fd, answer + got, sizeof answer - got, 0);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n <= 0)
+        {
+          /* Closed (or reset) before a whole frame header. */
+          result = PLANAR_GRPC_PROBE_NOT_HTTP2;
+          if (details != NULL && got == 0)
+            *details = g_strdup (n < 0 ? g_strerror (errno) : "it closed the connection without answering");
+          break;
+        }
+      got += (gsize) n;
+    }
+  if (got >= 9)
+    {
+      /* A SETTINGS frame (type 4) on stream 0, not an acknowledgement. */
+      guint32 stream = ((guint32) (answer[5] & 0x7f) << 24) | ((guint32) answer[6] << 16) | ((guint32) answer[7] << 8)
+                       | answer[8];
+
+      if (answer[3] == 0x4 && (answer[4] & 0x1) == 0 && stream == 0)
+        result = PLANAR_GRPC_PROBE_HTTP2;
+      else
+        {
+          ssize_t n;
+
+          /* More of the answer, when it is already there, for the message. */
+          if (got < sizeof answer && (n = recv (fd, answer + got, sizeof answer - got, MSG_DONTWAIT)) > 0)
+            got += (gsize) n;
+          result = PLANAR_GRPC_PROBE_NOT_HTTP2;
+        }
+    }
+  if (result == PLANAR_GRPC_PROBE_NOT_HTTP2 && got > 0 && details != NULL)
+    {
+      g_autofree char *text = escape_bytes (answer, got);
+
+      /* A TLS record (alert 21, handshake 22) to a plain-text hello. */
+      if ((answer[0] == 21 || answer[0] == 22) && got >= 3 && answer[1] == 3)
+        *details = g_strdup_printf ("it answered in TLS, and Planar speaks gRPC without TLS: “%s”", text);
+      else
+        *details = g_strdup_printf ("it answered “%s”", text);
+    }
+  close (fd);
+  return result;
 }

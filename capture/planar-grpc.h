@@ -48,4 +48,34 @@ PlanarGrpcStatus planar_grpc_call (const char    *target,
                                    GBytes       **response,
                                    char         **details);
 
+/* What a plain look at @target finds before a gRPC call, so that a listener
+ * that is no gRPC server is named as such (gRPC's own channel only says
+ * that it failed to connect, and waits 20 s to say it). */
+typedef enum
+{
+  /* It answered the HTTP/2 preface with SETTINGS: a gRPC call may go on. */
+  PLANAR_GRPC_PROBE_HTTP2,
+  /* The name did not resolve or the network failed: gRPC says the rest. */
+  PLANAR_GRPC_PROBE_UNREACHED,
+  /* Every address refused the connection: nothing listens there. */
+  PLANAR_GRPC_PROBE_REFUSED,
+  /* No answer to the connection itself within the time given. */
+  PLANAR_GRPC_PROBE_NO_CONNECTION,
+  /* Connected; nothing came back within the time given. */
+  PLANAR_GRPC_PROBE_SILENT,
+  /* Connected; what came back (or the connection closing) is no HTTP/2. */
+  PLANAR_GRPC_PROBE_NOT_HTTP2,
+  PLANAR_GRPC_PROBE_CANCELLED,
+} PlanarGrpcProbe;
+
+/* Connects to @target ("host:port", "[v6]:port") over TCP, sends the
+ * HTTP/2 client preface and an empty SETTINGS frame, and reads the first
+ * frame back, all within @timeout_ms; @cancellable is checked every 100
+ * ms. @details (optional) receives, for people, what was seen: the error,
+ * or the first bytes of an answer that is no HTTP/2, escaped. Blocks. */
+PlanarGrpcProbe  planar_grpc_probe (const char    *target,
+                                    gint64         timeout_ms,
+                                    GCancellable  *cancellable,
+                                    char         **details);
+
 G_END_DECLS

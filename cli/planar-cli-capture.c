@@ -5,9 +5,82 @@
  */
 #include "planar-cli.h"
 
+#include <glib-unix.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "planar-capture.h"
+
+/* A capture run under a main loop that SIGINT and SIGTERM can reach. */
+typedef struct
+{
+  PlanarCaptureSession *session;
+  GMainLoop            *loop;
+  GError               *error;
+  gboolean              ok;
+  int                   signal;
+} Run;
+
+static gboolean
+stop_on_signal (gpointer data,
+                int      signum)
+{
+  Run *run = data;
+
+  /* The first signal decides the status; the capture winds down (calls
+   * cancelled, temporaries removed, saved hosts kept) and run_done()
+   * ends the loop. */
+  if (run->signal == 0)
+    run->signal = signum;
+  planar_capture_session_cancel (run->session);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  return stop_on_signal (data, SIGINT);
+}
+
+static gboolean
+on_sigterm (gpointer data)
+{
+  return stop_on_signal (data, SIGTERM);
+}
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  Run *run = data;
+
+  run->ok = planar_capture_session_run_finish (PLANAR_CAPTURE_SESSION (source), result, &run->error);
+  g_main_loop_quit (run->loop);
+}
+
+/* Runs @session; returns 0 or the signal that stopped it. */
+static int
+run_session (PlanarCaptureSession  *session,
+             gboolean              *ok,
+             GError               **error)
+{
+  Run run = { session, NULL, NULL, FALSE, 0 };
+  guint int_id, term_id;
+
+  run.loop = g_main_loop_new (NULL, FALSE);
+  int_id = g_unix_signal_add (SIGINT, on_sigint, &run);
+  term_id = g_unix_signal_add (SIGTERM, on_sigterm, &run);
+  planar_capture_session_run_async (session, run_done, &run);
+  g_main_loop_run (run.loop);
+  g_source_remove (int_id);
+  g_source_remove (term_id);
+  g_main_loop_unref (run.loop);
+  *ok = run.ok;
+  if (run.error != NULL)
+    g_propagate_error (error, run.error);
+  return run.signal;
+}
 
 static const char *
 state_name (PlanarCaptureHostState state)
@@ -42,7 +115,8 @@ planar_cli_capture (int    argc,
   gboolean json = FALSE;
   g_autofree char *warning = NULL;
   gboolean ok;
-  int status;
+  int status, signum;
+  guint saved = 0, failed = 0;
   GOptionEntry entries[] = {
     { "service", 0, 0, G_OPTION_ARG_STRING, &service, "Profiler servers, comma-separated", "H:P[,H:P...]" },
     { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, "Log directory; the session goes in plugins/profile", "DIR" },
@@ -84,16 +158,25 @@ planar_cli_capture (int    argc,
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
   warning = planar_capture_options_dup_warning (options);
   if (warning != NULL)
-    fprintf (stderr, "planar-cli: warning: %s\n", warning);
+    planar_cli_warn ("%s", warning);
 
-  ok = planar_capture_session_run (session, &error);
+  signum = run_session (session, &ok, &error);
+  for (guint i = 0; i < planar_capture_session_get_n_hosts (session); i++)
+    {
+      PlanarCaptureHostState state = planar_capture_session_get_host (session, i)->state;
+
+      if (state == PLANAR_CAPTURE_HOST_SAVED)
+        saved++;
+      else if (state == PLANAR_CAPTURE_HOST_FAILED)
+        failed++;
+    }
   if (json)
     {
       g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (TRUE);
 
       planar_json_writer_begin_object (w);
       planar_json_writer_key (w, "session");
-      if (ok)
+      if (saved > 0)
         planar_json_writer_string (w, planar_capture_session_get_folder (session));
       else
         planar_json_writer_null (w);
@@ -134,12 +217,33 @@ planar_cli_capture (int    argc,
         const PlanarCaptureHost *host = planar_capture_session_get_host (session, i);
 
         if (host->state == PLANAR_CAPTURE_HOST_SAVED)
-          printf ("%s\n", host->path);
+          {
+            printf ("%s\n", planar_cli_text (host->path));
+            /* What happened to its tool data (renamed, skipped). */
+            if (host->message != NULL)
+              planar_cli_warn ("%s: %s", host->address, host->message);
+          }
         else if (ok)
-          fprintf (stderr, "planar-cli: %s: %s\n", host->address, host->message != NULL ? host->message : "no profile");
+          fprintf (stderr, "planar-cli: %s: %s\n", planar_cli_text (host->address),
+                   host->message != NULL ? planar_cli_text (host->message) : "no profile");
       }
+  fflush (stdout);
+  if (signum != 0)
+    {
+      /* One line: what the interrupted capture kept. */
+      if (saved == 0)
+        fprintf (stderr, "planar-cli: capture stopped by %s: nothing was kept\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
+      else
+        fprintf (stderr, "planar-cli: capture stopped by %s: kept %u of %u hosts in %s\n",
+                 signum == SIGINT ? "SIGINT" : "SIGTERM", saved, planar_capture_session_get_n_hosts (session),
+                 planar_capture_session_get_folder (session));
+      return PLANAR_CLI_EXIT_SIGNAL (signum);
+    }
   if (!ok)
     return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
+  /* Some hosts saved, others failed: a negative answer all the same. */
+  if (failed > 0)
+    return PLANAR_CLI_EXIT_FAILURE;
   return PLANAR_CLI_EXIT_OK;
 }
 
@@ -169,7 +273,7 @@ planar_cli_snapshot (int    argc,
     {
       if (!planar_capture_continuous_start (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling started on %s\n", service);
+      printf ("continuous profiling started on %s\n", planar_cli_text (service));
     }
   else if (g_str_equal (argv[1], "get"))
     {
@@ -180,13 +284,13 @@ planar_cli_snapshot (int    argc,
       path = planar_capture_continuous_snapshot (options, service, &error);
       if (path == NULL)
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("%s\n", path);
+      printf ("%s\n", planar_cli_text (path));
     }
   else if (g_str_equal (argv[1], "stop"))
     {
       if (!planar_capture_continuous_stop (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling stopped on %s\n", service);
+      printf ("continuous profiling stopped on %s\n", planar_cli_text (service));
     }
   else
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown snapshot command '%s': use start, get or stop", argv[1]);

@@ -60,7 +60,7 @@ planar_cli_events (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
 
   for (guint i = 0; i < planar_profile_get_n_traces (profile) && track == NULL; i++)
     {
@@ -88,8 +88,9 @@ planar_cli_events (int    argc,
                             host_name ? host_name : "", argv[1]);
 
   /* Select first, and decode every selected event's stats once before
-   * printing, so that a damaged event fails the command with nothing
-   * printed. */
+   * printing, so that an event that cannot be read fails the command with
+   * nothing printed (a damaged stat alone is skipped, and said at the
+   * end). */
   /* Parents can be arbitrarily long, so the walk starts at the first event;
    * the span index of the model queries replaces this scan. */
   for (gsize i = 0; i < track->n_events; i++)
@@ -104,7 +105,7 @@ planar_cli_events (int    argc,
         break;
       g_array_set_size (stats, 0);
       if (planar_trace_get_event_stats (trace, plane, ev, stats, &error) == 0 && error != NULL)
-        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+        return planar_cli_fail_error (error, FALSE);
       g_array_append_val (selected, i);
     }
 
@@ -156,9 +157,12 @@ planar_cli_events (int    argc,
       planar_json_writer_end_array (w);
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
       printf ("\n");
-      return PLANAR_CLI_EXIT_OK;
+      status = planar_cli_finish_stdout ();
+      if (status == PLANAR_CLI_EXIT_OK)
+        planar_cli_warn_losses (profile);
+      return status;
     }
 
   printf ("# start_ps\tduration_ps\tdepth\tname\tstats\n");
@@ -175,12 +179,15 @@ planar_cli_events (int    argc,
           g_autofree char *name = planar_cli_stat_name (stat);
           g_autofree char *value = planar_stat_format_value (stat);
 
-          g_string_append_printf (line, "%s%s=%s", s ? "; " : "", name, value);
+          g_autofree char *safe_value = planar_cli_escape (value, -1);
+
+          g_string_append_printf (line, "%s%s=%s", s ? "; " : "", planar_cli_text (name), safe_value);
         }
       printf ("%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%u\t%s\t%s\n", ev->start_ps, ev->duration_ps,
-              ev->depth, planar_plane_get_event_name (plane, ev, TRUE), line->str);
+              ev->depth, planar_cli_text (planar_plane_get_event_name (plane, ev, TRUE)), line->str);
     }
-  if (fflush (stdout) != 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
-  return PLANAR_CLI_EXIT_OK;
+  status = planar_cli_finish_stdout ();
+  if (status == PLANAR_CLI_EXIT_OK)
+    planar_cli_warn_losses (profile);
+  return status;
 }

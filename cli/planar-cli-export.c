@@ -4,7 +4,24 @@
  */
 #include "planar-cli.h"
 
+#include <gio/gunixoutputstream.h>
 #include <stdio.h>
+#include <unistd.h>
+
+/* -o -: the document on standard output, never compressed. */
+static gboolean
+export_to_stdout (PlanarProfile       *profile,
+                  PlanarExportFormat   format,
+                  GError             **error)
+{
+  g_autoptr(GOutputStream) raw = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  g_autoptr(GOutputStream) out = G_OUTPUT_STREAM (g_buffered_output_stream_new_sized (raw, 1 << 20));
+
+  /* Whatever printf() holds goes first. */
+  fflush (stdout);
+  return planar_export_to_stream (profile, format, out, NULL, NULL, NULL, error) &&
+         g_output_stream_close (out, NULL, error);
+}
 
 int
 planar_cli_export (int    argc,
@@ -16,13 +33,16 @@ planar_cli_export (int    argc,
   g_autofree char *output = NULL;
   g_autofree char *session = NULL;
   gboolean force = FALSE;
+  gboolean to_stdout;
   PlanarExportFormat format;
   int status;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      "chrome-json or perfetto (default: from OUT's name: .pftrace and .perfetto-trace are Perfetto)", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write; gzip-compressed when it ends in .gz", "OUT" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace OUT if it exists", NULL },
+      "chrome-json or perfetto (default: from OUT's name: .pftrace and .perfetto-trace are Perfetto; "
+      "chrome-json for -o -)", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "The file to write, gzip-compressed when it ends in .gz; - for standard output", "OUT" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace OUT if it is an existing regular file", NULL },
     { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
     { NULL }
   };
@@ -38,17 +58,52 @@ planar_cli_export (int    argc,
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "export needs -o OUT (see 'planar-cli export --help')");
   if (format_name != NULL && !planar_export_format_from_string (format_name, &format))
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown format '%s': use chrome-json or perfetto", format_name);
+
+  to_stdout = g_strcmp0 (output, "-") == 0;
   if (format_name == NULL)
-    format = planar_export_format_for_path (output);
-  if (!force && g_file_test (output, G_FILE_TEST_EXISTS))
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s already exists (use --force to replace it)", output);
+    format = to_stdout ? PLANAR_EXPORT_CHROME_JSON : planar_export_format_for_path (output);
+
+  /* Refused before minutes go into loading. */
+  if (to_stdout)
+    {
+      if (format == PLANAR_EXPORT_PERFETTO && isatty (STDOUT_FILENO))
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT,
+                                "a Perfetto trace is binary and is not written to a terminal: "
+                                "redirect standard output, or use -o FILE");
+    }
+  else if (!planar_export_check_target (output, force, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s already exists (use --force to replace it)", output);
+      return planar_cli_fail_error (error, !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE));
+    }
 
   profile = planar_cli_load_profile (argv[1], session, NULL, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
+
+  if (to_stdout)
+    {
+      if (!export_to_stdout (profile, format, &error))
+        return planar_cli_fail (planar_cli_status_for_error (error, TRUE), "cannot write the output: %s",
+                                error->message);
+      planar_cli_warn_losses (profile);
+      /* Standard output holds the document: the report goes to stderr. */
+      fprintf (stderr, "wrote standard output (%s, %" G_GUINT64_FORMAT " events)\n",
+               planar_export_format_to_string (format), _planar_export_count_events (profile));
+      return PLANAR_CLI_EXIT_OK;
+    }
+
   if (!planar_export_to_file (profile, format, output, force, NULL, NULL, NULL, &error))
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-  printf ("wrote %s (%s, %" G_GUINT64_FORMAT " events)\n", output, planar_export_format_to_string (format),
-          _planar_export_count_events (profile));
-  return PLANAR_CLI_EXIT_OK;
+    {
+      /* Something else took the name while the export ran. */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS) ||
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE))
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+      return planar_cli_fail_error (error, TRUE);
+    }
+  planar_cli_warn_losses (profile);
+  printf ("wrote %s (%s, %" G_GUINT64_FORMAT " events)\n", planar_cli_text (output),
+          planar_export_format_to_string (format), _planar_export_count_events (profile));
+  return planar_cli_finish_stdout ();
 }

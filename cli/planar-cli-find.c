@@ -19,6 +19,19 @@ one_line (const char *message)
   return text;
 }
 
+/* The end of a search whose answer is printed: 1 when nothing matched. */
+static int
+finish (PlanarProfile *profile,
+        guint64        n_hits)
+{
+  int status = planar_cli_finish_stdout ();
+
+  if (status != PLANAR_CLI_EXIT_OK)
+    return status;
+  planar_cli_warn_losses (profile);
+  return n_hits > 0 ? PLANAR_CLI_EXIT_OK : PLANAR_CLI_EXIT_FAILURE;
+}
+
 int
 planar_cli_find (int    argc,
                  char **argv)
@@ -69,11 +82,11 @@ planar_cli_find (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, NULL, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
 
   search = planar_search_new (profile, pattern, flags, &error);
   if (search == NULL || !planar_search_run (search, NULL, &error))
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
 
   n_hits = planar_search_get_n_hits (search);
   n_shown = limit == 0 ? n_hits : MIN (n_hits, (guint64) limit);
@@ -117,11 +130,9 @@ planar_cli_find (int    argc,
       planar_json_writer_end_array (w);
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
       printf ("\n");
-      if (fflush (stdout) != 0)
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
-      return PLANAR_CLI_EXIT_OK;
+      return finish (profile, n_hits);
     }
 
   for (guint64 i = 0; i < n_shown; i++)
@@ -133,15 +144,14 @@ planar_cli_find (int    argc,
       const PlanarEvent *ev = planar_search_resolve_hit (search, hit, &trace, &plane, &track);
 
       printf ("%s\t%s\t%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\n",
-              planar_trace_get_host_name (trace), plane->name, track->name,
-              ev->start_ps, ev->duration_ps, planar_plane_get_event_name (plane, ev, TRUE));
+              planar_cli_text (planar_trace_get_host_name (trace)), planar_cli_text (plane->name),
+              planar_cli_text (track->name), ev->start_ps, ev->duration_ps,
+              planar_cli_text (planar_plane_get_event_name (plane, ev, TRUE)));
     }
   if (n_shown < n_hits)
     printf ("# %" G_GUINT64_FORMAT " matches, first %" G_GUINT64_FORMAT " shown (--limit 0 shows all)\n",
             n_hits, n_shown);
   else
     printf ("# %" G_GUINT64_FORMAT " %s\n", n_hits, n_hits == 1 ? "match" : "matches");
-  if (fflush (stdout) != 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
-  return PLANAR_CLI_EXIT_OK;
+  return finish (profile, n_hits);
 }

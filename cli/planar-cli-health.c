@@ -48,7 +48,8 @@ print_issue_text (const PlanarHealthIssue *issue)
 
   if (issue->plane == NULL)
     where[strlen (where) - 3] = '\0';
-  printf ("%-7s %s: %s\n", planar_health_severity_to_string (issue->severity), where, issue->message);
+  printf ("%-7s %s: %s\n", planar_health_severity_to_string (issue->severity), planar_cli_text (where),
+          planar_cli_text (issue->message));
 }
 
 /* Events per plane and line, so that a missing device or thread shows. */
@@ -71,7 +72,7 @@ write_counts (PlanarJsonWriter *w,
       if (w != NULL)
         planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else
-        printf ("Host %s\n", planar_trace_get_host_name (trace));
+        printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
@@ -88,7 +89,7 @@ write_counts (PlanarJsonWriter *w,
               planar_json_writer_begin_array (w);
             }
           else
-            printf ("  %10" G_GUINT64_FORMAT "  %s\n", plane->n_events, plane->name);
+            printf ("  %10" G_GUINT64_FORMAT "  %s\n", plane->n_events, planar_cli_text (plane->name));
 
           for (guint l = 0; l < plane->n_lines; l++)
             {
@@ -108,7 +109,7 @@ write_counts (PlanarJsonWriter *w,
                   planar_json_writer_end_object (w);
                 }
               else
-                printf ("  %10" G_GUINT64_FORMAT "      %s\n", line->n_events, line->display_name);
+                printf ("  %10" G_GUINT64_FORMAT "      %s\n", line->n_events, planar_cli_text (line->display_name));
             }
           if (w != NULL)
             planar_cli_end_named_list (w);
@@ -118,6 +119,24 @@ write_counts (PlanarJsonWriter *w,
     }
   if (w != NULL)
     planar_json_writer_end_array (w);
+}
+
+/* The status of a report printed: 1 when it holds a warning or an error
+ * (notes alone, such as an empty plane or flows with one end, are how
+ * many sound profiles look). */
+static int
+finish (PlanarProfile *profile,
+        GPtrArray     *issues)
+{
+  int status = planar_cli_finish_stdout ();
+
+  if (status != PLANAR_CLI_EXIT_OK)
+    return status;
+  planar_cli_warn_losses (profile);
+  for (guint i = 0; i < issues->len; i++)
+    if (((const PlanarHealthIssue *) g_ptr_array_index (issues, i))->severity >= PLANAR_HEALTH_WARNING)
+      return PLANAR_CLI_EXIT_FAILURE;
+  return PLANAR_CLI_EXIT_OK;
 }
 
 int
@@ -150,7 +169,10 @@ planar_cli_health (int    argc,
 
   profile = planar_cli_load_session (argv[1], session, &session_name, &catalog, &found, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
+  /* Every damaged stat, not only those the load happened to read. */
+  for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
+    planar_trace_count_damaged_stats (planar_profile_get_trace (profile, i), NULL);
   issues = planar_health_check (profile, found);
 
   if (json)
@@ -167,13 +189,13 @@ planar_cli_health (int    argc,
       write_counts (w, profile);
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      return PLANAR_CLI_EXIT_OK;
+        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+      return finish (profile, issues);
     }
 
-  printf ("Session %s: %u findings\n", session_name, issues->len);
+  printf ("Session %s: %u findings\n", planar_cli_text (session_name), issues->len);
   for (guint i = 0; i < issues->len; i++)
     print_issue_text (g_ptr_array_index (issues, i));
   write_counts (NULL, profile);
-  return PLANAR_CLI_EXIT_OK;
+  return finish (profile, issues);
 }

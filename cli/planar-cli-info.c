@@ -90,7 +90,7 @@ print_import_text (const PlanarImportReport *report)
     printf ("  Unmatched:  %" G_GUINT64_FORMAT " B without E, %" G_GUINT64_FORMAT " E without B\n",
             report->n_unmatched_begin, report->n_unmatched_end);
   if (ignored->len > 0)
-    printf ("  Skipped:    %s\n", ignored->str);
+    printf ("  Skipped:    %s\n", planar_cli_text (ignored->str));
 }
 
 static void
@@ -158,6 +158,8 @@ write_trace_json (PlanarJsonWriter *w,
   planar_json_writer_key (w, "events");
   planar_json_writer_uint (w, planar_trace_get_n_events (trace));
   write_span (w, has_span, first, last);
+  planar_json_writer_key (w, "damaged_stats");
+  planar_json_writer_uint (w, planar_trace_get_n_damaged_stats (trace, NULL));
   planar_json_writer_end_object (w);
 }
 
@@ -169,11 +171,13 @@ print_trace_text (PlanarTrace *trace)
   const char * const *warnings = planar_trace_get_warnings (trace);
   g_autofree char *joined = g_strjoinv (", ", (char **) hostnames);
   g_autofree char *size = g_format_size (planar_trace_get_file_size (trace));
+  g_autofree char *first_damaged = NULL;
+  guint64 damaged = planar_trace_get_n_damaged_stats (trace, &first_damaged);
   gint64 first, last;
 
-  printf ("Host %s\n", planar_trace_get_host_name (trace));
-  printf ("  File:       %s (%s)\n", planar_trace_get_path (trace), size);
-  printf ("  Hostnames:  %s\n", joined[0] ? joined : "(none)");
+  printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
+  printf ("  File:       %s (%s)\n", planar_cli_text (planar_trace_get_path (trace)), size);
+  printf ("  Hostnames:  %s\n", joined[0] ? planar_cli_text (joined) : "(none)");
   printf ("  Events:     %" G_GUINT64_FORMAT "\n", planar_trace_get_n_events (trace));
   if (planar_trace_get_import_report (trace) != NULL)
     print_import_text (planar_trace_get_import_report (trace));
@@ -192,23 +196,26 @@ print_trace_text (PlanarTrace *trace)
   if (planar_trace_get_n_overlaps (trace) > 0)
     printf ("  Overlaps:   %" G_GUINT64_FORMAT " events start inside another and end after it\n",
             planar_trace_get_n_overlaps (trace));
+  if (damaged > 0)
+    printf ("  Damaged:    %" G_GUINT64_FORMAT " event stat%s cannot be read and %s left out (the first: %s)\n",
+            damaged, damaged == 1 ? "" : "s", damaged == 1 ? "is" : "are", planar_cli_text (first_damaged));
   for (guint i = 0; errors[i] != NULL; i++)
-    printf ("  Error:      %s\n", errors[i]);
+    printf ("  Error:      %s\n", planar_cli_text (errors[i]));
   for (guint i = 0; warnings[i] != NULL; i++)
-    printf ("  Warning:    %s\n", warnings[i]);
+    printf ("  Warning:    %s\n", planar_cli_text (warnings[i]));
 
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
     {
       const PlanarPlane *plane = planar_trace_get_plane (trace, p);
 
       printf ("  Plane %s (id %" G_GINT64_FORMAT "): %" G_GUINT64_FORMAT " events\n",
-              plane->name, plane->id, plane->n_events);
+              planar_cli_text (plane->name), plane->id, plane->n_events);
       for (guint l = 0; l < plane->n_lines; l++)
         {
           const PlanarLine *line = &plane->lines[l];
 
           printf ("    %-40s id %-12" G_GINT64_FORMAT " %10" G_GUINT64_FORMAT " events%s\n",
-                  line->display_name, line->id, line->n_events, line->derived ? " (derived)" : "");
+                  planar_cli_text (line->display_name), line->id, line->n_events, line->derived ? " (derived)" : "");
         }
     }
 }
@@ -237,7 +244,10 @@ planar_cli_info (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
+  /* A profile read with losses says so: damaged stats are counted first. */
+  for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
+    planar_trace_count_damaged_stats (planar_profile_get_trace (profile, i), NULL);
 
   if (json)
     {
@@ -260,11 +270,12 @@ planar_cli_info (int    argc,
       planar_json_writer_string (w, planar_host_alignment_to_string (planar_profile_get_host_alignment (profile)));
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+      planar_cli_warn_losses (profile);
       return PLANAR_CLI_EXIT_OK;
     }
 
-  printf ("Session %s: %u host%s, %" G_GUINT64_FORMAT " events\n", session_name,
+  printf ("Session %s: %u host%s, %" G_GUINT64_FORMAT " events\n", planar_cli_text (session_name),
           planar_profile_get_n_traces (profile), planar_profile_get_n_traces (profile) == 1 ? "" : "s",
           planar_profile_get_n_events (profile));
   /* How the hosts share the time axis, when there are several. */
@@ -274,7 +285,9 @@ planar_cli_info (int    argc,
                                       : "common start (hosts placed by their profile start times)");
   for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
     print_trace_text (planar_profile_get_trace (profile, i));
-  if (fflush (stdout) != 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
+  status = planar_cli_finish_stdout ();
+  if (status != PLANAR_CLI_EXIT_OK)
+    return status;
+  planar_cli_warn_losses (profile);
   return PLANAR_CLI_EXIT_OK;
 }

@@ -61,7 +61,7 @@ merge_parts (const char *part_dir,
       return FALSE;
     }
   print_summary (&stats);
-  printf ("%s\n", path);
+  printf ("%s\n", planar_cli_text (path));
   fflush (stdout);
   if (stats.n_errors > 0 && stats.n_api_calls + stats.n_kernels + stats.n_copies + stats.n_memsets == 0)
     {
@@ -70,7 +70,7 @@ merge_parts (const char *part_dir,
       return FALSE;
     }
   if (stats.n_errors > 0)
-    g_printerr ("planar-cli: the recording has errors (see 'planar-cli health %s')\n", path);
+    g_printerr ("planar-cli: the recording has errors (see 'planar-cli health %s')\n", planar_cli_text (path));
   return TRUE;
 }
 

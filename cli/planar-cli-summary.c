@@ -38,7 +38,8 @@ print_row_text (const PlanarAggregate *row)
   g_autofree char *self = planar_format_duration (row->self_ps);
   g_autofree char *avg = planar_format_duration (row->count ? row->total_ps / (gint64) row->count : 0);
 
-  printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg, row->display_name);
+  printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg,
+          planar_cli_text (row->display_name));
 }
 
 int
@@ -70,7 +71,7 @@ planar_cli_summary (int    argc,
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", error->message);
+    return planar_cli_fail_error (error, FALSE);
 
   if (json)
     {
@@ -82,7 +83,8 @@ planar_cli_summary (int    argc,
       planar_json_writer_begin_array (w);
     }
   else
-    printf ("Session %s: self time per event name (self = wall less direct children)\n", session_name);
+    printf ("Session %s: self time per event name (self = wall less direct children)\n",
+            planar_cli_text (session_name));
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
@@ -91,7 +93,7 @@ planar_cli_summary (int    argc,
       if (json)
         planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else
-        printf ("Host %s\n", planar_trace_get_host_name (trace));
+        printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
@@ -125,7 +127,7 @@ planar_cli_summary (int    argc,
             }
           else
             {
-              printf ("  %s: %" G_GUINT64_FORMAT " events, %u names\n", plane->name,
+              printf ("  %s: %" G_GUINT64_FORMAT " events, %u names\n", planar_cli_text (plane->name),
                       planar_aggregator_get_n_events (agg), rows->len);
               printf ("    %14s %14s %10s %14s  %s\n", "self", "total", "count", "average", "name");
               for (guint i = 0; i < n; i++)
@@ -142,10 +144,8 @@ planar_cli_summary (int    argc,
       planar_json_writer_end_array (w);
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output: %s", error->message);
+        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
       return PLANAR_CLI_EXIT_OK;
     }
-  if (fflush (stdout) != 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot write output");
-  return PLANAR_CLI_EXIT_OK;
+  return planar_cli_finish_stdout ();
 }

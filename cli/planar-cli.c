@@ -4,7 +4,9 @@
  */
 #include "planar-cli.h"
 #include "planar-cache.h"
+#include "planar-mapping.h"
 
+#include <errno.h>
 #include <gio/gunixoutputstream.h>
 #include <locale.h>
 #include <stdio.h>
@@ -29,20 +31,195 @@ static const Command commands[] = {
   { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
 };
 
+/* An escaped control character or stray byte: \xNN. */
+static void
+append_escaped_byte (GString *out,
+                     guchar   byte)
+{
+  g_string_append_printf (out, "\\x%02x", byte);
+}
+
+char *
+planar_cli_escape (const char *text,
+                   gssize      len)
+{
+  GString *out;
+  const char *p, *end;
+
+  if (text == NULL)
+    return g_strdup ("");
+  if (len < 0)
+    len = (gssize) strlen (text);
+  out = g_string_sized_new ((gsize) len + 1);
+  p = text;
+  end = text + len;
+  while (p < end)
+    {
+      guchar c = (guchar) *p;
+      gunichar u;
+      int n;
+
+      if (c < 0x20 || c == 0x7f)
+        {
+          append_escaped_byte (out, c);
+          p++;
+          continue;
+        }
+      if (c < 0x80)
+        {
+          g_string_append_c (out, (char) c);
+          p++;
+          continue;
+        }
+      u = g_utf8_get_char_validated (p, end - p);
+      if (u == (gunichar) -1 || u == (gunichar) -2)
+        {
+          /* Not UTF-8: the byte alone, and the next one is looked at anew. */
+          append_escaped_byte (out, c);
+          p++;
+          continue;
+        }
+      n = g_utf8_skip[c];
+      /* C1 controls (U+0080 to U+009F: CSI, OSC, ...) act like ESC
+       * sequences in many terminals. */
+      if (u <= 0x9f)
+        for (int i = 0; i < n; i++)
+          append_escaped_byte (out, (guchar) p[i]);
+      else
+        g_string_append_len (out, p, n);
+      p += n;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+needs_escape (const char *text)
+{
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    if (*p < 0x20 || *p >= 0x7f)
+      return TRUE;
+  return FALSE;
+}
+
+const char *
+planar_cli_text (const char *text)
+{
+  /* Enough for the arguments of any one printf() of planar-cli. */
+  static char *ring[16];
+  static guint next;
+  char *escaped;
+
+  if (text == NULL)
+    return "";
+  if (!needs_escape (text))
+    return text;
+  escaped = planar_cli_escape (text, -1);
+  if (strcmp (escaped, text) == 0)
+    {
+      g_free (escaped);
+      return text;
+    }
+  g_free (ring[next]);
+  ring[next] = escaped;
+  next = (next + 1) % G_N_ELEMENTS (ring);
+  return escaped;
+}
+
+static void
+print_line (const char *prefix,
+            const char *format,
+            va_list     args)
+{
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  g_autofree char *escaped = planar_cli_escape (message, -1);
+
+  fflush (stdout);
+  fprintf (stderr, "planar-cli: %s%s\n", prefix, escaped);
+}
+
 int
 planar_cli_fail (int         status,
                  const char *format,
                  ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  print_line ("", format, args);
   va_end (args);
-  fflush (stdout);
-  fprintf (stderr, "planar-cli: %s\n", message);
   return status;
+}
+
+void
+planar_cli_warn (const char *format,
+                 ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  print_line ("warning: ", format, args);
+  va_end (args);
+}
+
+int
+planar_cli_status_for_error (const GError *error,
+                             gboolean      writing)
+{
+  g_return_val_if_fail (error != NULL, PLANAR_CLI_EXIT_FAILURE);
+
+  if (g_error_matches (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED) ||
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE) ||
+      g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC) ||
+      g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_IO))
+    return PLANAR_CLI_EXIT_IO;
+  /* What the profile holds is the input's fault even while the output is
+   * written (an export reads the stats as it goes). */
+  if (error->domain == PLANAR_TRACE_ERROR)
+    return PLANAR_CLI_EXIT_BAD_INPUT;
+  return writing ? PLANAR_CLI_EXIT_IO : PLANAR_CLI_EXIT_BAD_INPUT;
+}
+
+int
+planar_cli_fail_error (const GError *error,
+                       gboolean      writing)
+{
+  return planar_cli_fail (planar_cli_status_for_error (error, writing), "%s", error->message);
+}
+
+int
+planar_cli_finish_stdout (void)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      int saved = errno;
+
+      return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s",
+                              saved != 0 ? g_strerror (saved) : "write error");
+    }
+  return PLANAR_CLI_EXIT_OK;
+}
+
+guint
+planar_cli_warn_losses (PlanarProfile *profile)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, i);
+      g_autofree char *first = NULL;
+      guint64 damaged;
+
+      /* Counting reads every stat: only where a read met damage. */
+      if (planar_trace_get_n_damaged_stats (trace, NULL) == 0)
+        continue;
+      damaged = planar_trace_count_damaged_stats (trace, &first);
+      planar_cli_warn ("%s: %" G_GUINT64_FORMAT " damaged event stat%s skipped (the first: %s; "
+                       "see 'planar-cli health')", planar_trace_get_host_name (trace), damaged,
+                       damaged == 1 ? "" : "s", first);
+      n++;
+    }
+  return n;
 }
 
 gboolean
@@ -123,9 +300,8 @@ planar_cli_load_session (const char             *path,
   {
     g_auto(GStrv) losses = planar_profile_dup_losses (profile);
 
-    fflush (stdout);
     for (guint i = 0; losses[i] != NULL; i++)
-      fprintf (stderr, "planar-cli: warning: %s\n", losses[i]);
+      planar_cli_warn ("%s", losses[i]);
   }
   if (session_name_out != NULL)
     *session_name_out = g_strdup (found->name);
@@ -238,9 +414,16 @@ main (int    argc,
     if (strcmp (argv[1], commands[i].name) == 0)
       {
         int status = commands[i].run (argc - 1, argv + 1);
+        g_autofree char *changed = NULL;
 
         /* The cached indexes of what was loaded, before the process goes. */
         planar_cache_wait ();
+        /* A profile cut while the command read it (a read that faulted
+         * found zeros: planar-mapping.h) fails the command, whatever it
+         * made of them. */
+        changed = planar_mapping_dup_changed_path ();
+        if (changed != NULL && status != PLANAR_CLI_EXIT_IO && status < PLANAR_CLI_EXIT_SIGNAL (1))
+          return planar_cli_fail (PLANAR_CLI_EXIT_IO, "the file changed while it was read: %s; reload it", changed);
         return status;
       }
 

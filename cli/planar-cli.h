@@ -34,8 +34,47 @@ int  planar_cli_capture (int argc, char **argv);
 int  planar_cli_snapshot (int argc, char **argv);
 int  planar_cli_record (int argc, char **argv);
 
-/* Prints "planar-cli: MESSAGE" on stderr and returns @status. */
+/* Prints "planar-cli: MESSAGE" on stderr, its control characters escaped
+ * (planar_cli_escape()), and returns @status. */
 int  planar_cli_fail   (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Prints "planar-cli: warning: MESSAGE" on stderr, escaped the same way: one
+ * line per loss in a profile read with losses (the status stays 0). */
+void planar_cli_warn   (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+/* The exit status for @error by the table above: the file changed while it
+ * was read, a full disk or a failed read or write is PLANAR_CLI_EXIT_IO; any
+ * other error of the profile (PLANAR_TRACE_ERROR, a missing or unreadable
+ * PATH) PLANAR_CLI_EXIT_BAD_INPUT when @writing is FALSE, PLANAR_CLI_EXIT_IO
+ * when the error came from writing the output. */
+int  planar_cli_status_for_error (const GError *error,
+                                  gboolean      writing);
+
+/* planar_cli_fail() with planar_cli_status_for_error() and the message. */
+int  planar_cli_fail_error (const GError *error,
+                            gboolean      writing);
+
+/* Text for a terminal: @text with every C0 and C1 control character, DEL
+ * and byte of invalid UTF-8 written as \xNN, so that nothing a profile or
+ * a server holds can retitle, recolour or otherwise drive the terminal.
+ * @len may be -1 for a NUL-terminated @text; %NULL reads as "".
+ * Returns: (transfer full). */
+char *planar_cli_escape (const char *text,
+                         gssize      len);
+
+/* planar_cli_escape() for printf() arguments: returns @text itself when it
+ * needs no escaping, else an escaped copy that stays valid until the
+ * sixteenth next call. Returns: (transfer none). */
+const char *planar_cli_text (const char *text);
+
+/* After a command read @profile: one warning line per host whose events
+ * had damaged stats skipped (planar_trace_count_damaged_stats()), for the
+ * hosts where a read met one. Returns the number of lines printed. */
+guint planar_cli_warn_losses (PlanarProfile *profile);
+
+/* Flushes standard output; on failure prints why and returns
+ * PLANAR_CLI_EXIT_IO, else PLANAR_CLI_EXIT_OK. */
+int  planar_cli_finish_stdout (void);
 
 /* Parses @argc/@argv with @entries; on error prints it and the usage.
  * Returns FALSE when the command should exit with @status. */

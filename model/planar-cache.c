@@ -35,6 +35,8 @@
 #include "planar-counters.h"
 #include "planar-derive.h"
 #include "planar-flows.h"
+#include "planar-mapping.h"
+#include "planar-mapping-private.h"
 #include "planar-string-table.h"
 #include "planar-trace-private.h"
 
@@ -1438,6 +1440,8 @@ _planar_cache_try_restore (PlanarTrace   *self,
   g_autofree char *path = NULL;
   g_autoptr(GMappedFile) file = NULL;
   g_autoptr(GError) error = NULL;
+  PlanarMapping *guard;
+  RestoreResult result;
   gboolean repaired = FALSE;
 
   *restored = FALSE;
@@ -1447,8 +1451,22 @@ _planar_cache_try_restore (PlanarTrace   *self,
   file = g_mapped_file_new (path, FALSE, NULL);
   if (file == NULL)
     return TRUE;
-  switch (restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
-                   &repaired, cancellable, &error))
+  /* Cut under the restore, the file reads as zeros past the cut instead of
+   * faulting (planar-mapping.h): damage, which drops it. */
+  guard = planar_mapping_register (g_mapped_file_get_contents (file), g_mapped_file_get_length (file), path);
+  _planar_mapping_test_point ("cache-mapped", path);
+  result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
+                    &repaired, cancellable, &error);
+  /* Every section is checked against its checksum: a restore that is done
+   * read no zeros of a cut. One that failed on them drops the file. */
+  if (planar_mapping_has_changed (guard) && result == RESTORE_FAILED)
+    {
+      result = RESTORE_NOT_USED;
+      g_clear_error (&error);
+      g_set_error (&error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED, "%s changed while it was read", path);
+    }
+  g_clear_pointer (&guard, planar_mapping_unregister);
+  switch (result)
     {
     case RESTORE_DONE:
       *restored = TRUE;

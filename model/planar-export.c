@@ -7,8 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <unistd.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "planar-flows.h"
 #include "planar-json-writer.h"
@@ -465,6 +466,58 @@ planar_export_to_stream (PlanarProfile        *profile,
   return TRUE;
 }
 
+static const char *
+describe_file_type (mode_t mode)
+{
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISDIR (mode))
+    return "a folder";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+gboolean
+planar_export_check_target (const char  *path,
+                            gboolean     overwrite,
+                            GError     **error)
+{
+  struct stat st;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  /* lstat(): a link is judged as itself, never by what it points at. */
+  if (lstat (path, &st) != 0)
+    {
+      int saved = errno;
+
+      if (saved == ENOENT)
+        return TRUE;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s is %s: an export replaces regular files only", path, describe_file_type (st.st_mode));
+      return FALSE;
+    }
+  if (!overwrite)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 planar_export_to_file (PlanarProfile        *profile,
                        PlanarExportFormat    format,
@@ -488,11 +541,8 @@ planar_export_to_file (PlanarProfile        *profile,
   g_return_val_if_fail (PLANAR_IS_PROFILE (profile), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  if (!overwrite && g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
-      return FALSE;
-    }
+  if (!planar_export_check_target (path, overwrite, error))
+    return FALSE;
   dir = g_path_get_dirname (path);
   base = g_path_get_basename (path);
   tmp_name = g_strdup_printf (".%s-XXXXXX", base);
@@ -530,8 +580,12 @@ planar_export_to_file (PlanarProfile        *profile,
     }
   ok = io != NULL
        && planar_export_to_stream (profile, format, out, progress, user_data, cancellable, &local_error)
+       /* Not put in place when a host file changed while it was read. */
+       && planar_profile_check_files (profile, &local_error)
        && g_output_stream_close (out, cancellable, &local_error)
        && g_io_stream_close (G_IO_STREAM (io), cancellable, &local_error)
+       /* Again: what is there may have changed while the export ran. */
+       && planar_export_check_target (path, overwrite, &local_error)
        && g_file_move (tmp, target, overwrite ? G_FILE_COPY_OVERWRITE : G_FILE_COPY_NONE, cancellable, NULL, NULL,
                        &local_error);
   if (!ok)

@@ -44,10 +44,20 @@ gboolean    planar_export_to_stream          (PlanarProfile        *profile,
                                               GCancellable         *cancellable,
                                               GError              **error);
 
-/* The same into @path, gzip-compressed when it ends in ".gz", written to a
+/* Whether an export may write @path: when nothing is there, or a regular
+ * file and @overwrite. Anything else is refused, @overwrite or not: a
+ * symbolic link, a FIFO, a device, a folder or a socket with
+ * %G_IO_ERROR_NOT_REGULAR_FILE, a regular file without @overwrite with
+ * %G_IO_ERROR_EXISTS. */
+gboolean    planar_export_check_target       (const char           *path,
+                                              gboolean              overwrite,
+                                              GError              **error);
+
+/* planar_export_to_stream() into @path, gzip-compressed when it ends in ".gz", written to a
  * hidden temporary file beside it and renamed into place once complete, so
  * that a failure or a cancellation leaves nothing behind. An existing
- * @path is replaced only when @overwrite (else %G_IO_ERROR_EXISTS). */
+ * @path is replaced only when it is a regular file and @overwrite (see
+ * planar_export_check_target()). */
 gboolean    planar_export_to_file            (PlanarProfile        *profile,
                                               PlanarExportFormat    format,
                                               const char           *path,

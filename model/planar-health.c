@@ -217,6 +217,17 @@ planar_health_check (PlanarProfile              *profile,
       if (dropped_lines > 0)
         add (issues, PLANAR_HEALTH_WARNING, "dropped-derived-lines", host, NULL, NULL, dropped_lines,
              "%u derived lines (XLA Ops, Steps, ...) were left out for lack of room", dropped_lines);
+
+      /* What the reads so far met; planar-cli health counts them all first. */
+      {
+        g_autofree char *first = NULL;
+        guint64 damaged = planar_trace_get_n_damaged_stats (trace, &first);
+
+        if (damaged > 0)
+          add (issues, PLANAR_HEALTH_WARNING, "damaged-stats", host, NULL, NULL, damaged,
+               "%" G_GUINT64_FORMAT " damaged event stat%s cannot be read and %s left out (the first: %s)",
+               damaged, damaged == 1 ? "" : "s", damaged == 1 ? "is" : "are", first);
+      }
     }
 
   if (session != NULL)

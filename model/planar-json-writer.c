@@ -216,7 +216,12 @@ append_escaped (GString    *out,
               continue;
             }
           next = g_utf8_next_char (p);
-          g_string_append_len (out, p, next - p);
+          /* C1 controls (CSI, OSC, ...) drive many terminals as ESC does,
+           * and JSON output is read on terminals too. */
+          if (ch <= 0x9f)
+            g_string_append_printf (out, "\\u%04x", ch);
+          else
+            g_string_append_len (out, p, next - p);
           p = next;
         }
     }

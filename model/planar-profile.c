@@ -566,6 +566,30 @@ planar_profile_get_trace (PlanarProfile *self,
   return g_ptr_array_index (self->traces, index);
 }
 
+gboolean
+planar_profile_check_files (PlanarProfile  *self,
+                            GError        **error)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* The traces array is filled by the load; it is stable once open. */
+  if (!planar_profile_is_open (self))
+    return TRUE;
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (self->traces, i);
+
+      if (planar_trace_has_changed (trace))
+        {
+          g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
+                       "%s changed on disk since it was opened", planar_trace_get_file_name (trace));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 guint64
 planar_profile_get_n_events (PlanarProfile *self)
 {

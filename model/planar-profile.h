@@ -114,6 +114,14 @@ guint          planar_profile_get_n_traces      (PlanarProfile       *self);
 /* Returns: (transfer none). */
 PlanarTrace   *planar_profile_get_trace         (PlanarProfile       *self,
                                                  guint                index);
+/* Checks every host file against what was seen when it was opened: its
+ * size and modification time (ns) on disk, and whether a read of its mapping
+ * found it cut (planar_trace_has_changed()). Returns FALSE with
+ * PLANAR_TRACE_ERROR_CHANGED naming the first file that differs ("host0.xplane.pb
+ * changed on disk since it was opened"); hosts not opened yet are skipped.
+ * For the app's focus-in and Reload. */
+gboolean       planar_profile_check_files       (PlanarProfile       *self,
+                                                 GError             **error);
 guint64        planar_profile_get_n_events      (PlanarProfile       *self);
 /* How the hosts were placed in time; set when the load opened them
  * (PLANAR_HOST_ALIGNMENT_COMMON_START before). A hosts's window is what its

@@ -591,10 +591,11 @@ event_matches (const PlaneMatch  *pm,
           rc = -1;
           break;
         }
+      /* A damaged stat is skipped and counted, as the model's reader does. */
       if (!scan_stat (pm, m, &r, f.data, f.len, &metadata_id, &match))
         {
-          rc = -1;
-          break;
+          _planar_trace_note_damaged_stat (trace, (guint64) (f.start - trace->data), r.error_reason);
+          continue;
         }
       scratch_push (scratch, metadata_id, match);
       any |= match;
@@ -1119,6 +1120,12 @@ planar_search_run (PlanarSearch  *self,
   for (gsize i = 0; i < n_planes; i++)
     plane_match_clear (&planes[i]);
   g_free (planes);
+
+  /* A file cut under the search read as zeros (planar-mapping.h): whatever
+   * they made, errors included, the answer is that it changed. */
+  for (guint t = 0; t < self->traces->len; t++)
+    if (_planar_trace_check_changed (g_ptr_array_index (self->traces, t), FALSE, &failure))
+      break;
 
   if (failure != NULL)
     {

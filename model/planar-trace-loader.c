@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cache.h"
+#include "planar-mapping-private.h"
 #include "planar-trace-private.h"
 
 #include <errno.h>
@@ -1746,15 +1747,28 @@ _planar_trace_decode (PlanarTrace   *self,
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
 
+  /* For tests only (planar-mapping-private.h). */
+  _planar_mapping_test_point ("trace-opened", self->path);
+
   /* A cached index of this very file, when there is a sound one. */
   if (derive)
     {
       gboolean restored = FALSE;
 
       if (!_planar_cache_try_restore (self, cancellable, &restored, error))
-        return FALSE;
+        {
+          _planar_trace_check_changed (self, FALSE, error);
+          return FALSE;
+        }
       if (restored)
-        return TRUE;
+        {
+          /* The restore read the file's structure again, and its bytes
+           * answer every stat query after: cut, they cannot. */
+          if (_planar_trace_check_changed (self, FALSE, error))
+            return FALSE;
+          _planar_mapping_test_point ("trace-decoded", self->path);
+          return TRUE;
+        }
     }
 
   ctx.self = self;
@@ -1828,6 +1842,15 @@ _planar_trace_decode (PlanarTrace   *self,
   g_free (ctx.line_order);
   g_mutex_clear (&ctx.lock);
 
+  /* A file cut under the decoder read as zeros from the cut on: whatever
+   * the decoder made of them, the answer is that the file changed (and
+   * no index of it is cached). Rewritten in place without a fault, its
+   * size or time says so. */
+  if (_planar_trace_check_changed (self, TRUE, &ctx.error))
+    {
+      g_propagate_error (error, ctx.error);
+      return FALSE;
+    }
   if (ctx.error != NULL)
     {
       g_propagate_error (error, ctx.error);
@@ -1837,6 +1860,8 @@ _planar_trace_decode (PlanarTrace   *self,
   _planar_trace_finish_decode (self);
   if (derive)
     _planar_cache_store_later (self);
+  /* For tests only (planar-mapping-private.h). */
+  _planar_mapping_test_point ("trace-decoded", self->path);
   return TRUE;
 }
 
@@ -1935,6 +1960,8 @@ _planar_trace_decode_track (PlanarTrace  *self,
   g_free (ctx.line_jobs);
   g_free (tj.lines);
   g_mutex_clear (&ctx.lock);
+  if (_planar_trace_check_changed (self, FALSE, &ctx.error))
+    ok = FALSE;
   if (!ok || ctx.error != NULL)
     {
       if (ctx.error != NULL)

@@ -87,6 +87,12 @@ struct _PlanarTrace
   char               *file_name;
   char               *host_name;
   GMappedFile        *mapped;
+  /* @mapped's registration with the SIGBUS guard (planar-mapping.h): it
+   * says whether a read found the file cut. */
+  struct _PlanarMapping *guard;
+  /* The file, open while the trace lives: planar_trace_has_changed()
+   * compares its size and mtime with those seen at the open. */
+  int                 fd;
   const guint8       *data;
   gsize               size;
   /* The file's own size: @size is that of the XSpace read, which an import
@@ -164,6 +170,10 @@ struct _PlanarTrace
   /* planar-import.c: what an import of Chrome JSON found (NULL for an
    * xplane). */
   struct _PlanarImportReport *import_report;
+
+  /* planar-trace-stats.c: the event stats found damaged and skipped (NULL
+   * while none), under that file's lock. */
+  struct _PlanarStatDamage   *stat_damage;
 };
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
@@ -175,6 +185,23 @@ gboolean _planar_trace_decode_stat (PlanarTrace              *self,
                                     const guint8             *payload,
                                     gsize                     len,
                                     PlanarStat               *stat);
+
+/* When a read of the mapping found the file cut, or (@check_file) the
+ * file's size or mtime differ from those at the open: sets
+ * PLANAR_TRACE_ERROR_CHANGED (replacing an error already in @error, which a
+ * cut file explains) and returns TRUE. */
+gboolean _planar_trace_check_changed (PlanarTrace  *self,
+                                      gboolean      check_file,
+                                      GError      **error);
+
+/* Records that the XStat at byte @offset of the file could not be decoded
+ * (@reason: static, as PlanarWireReader gives it) and was skipped. Any
+ * thread. */
+void     _planar_trace_note_damaged_stat (PlanarTrace  *self,
+                                          guint64       offset,
+                                          const char   *reason);
+typedef struct _PlanarStatDamage PlanarStatDamage;
+void     _planar_stat_damage_free        (PlanarStatDamage *damage);
 
 /* Reads the XSpace's structure (see planar_trace_open()). */
 gboolean _planar_trace_scan        (PlanarTrace  *self,

@@ -207,6 +207,12 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   if (event->flags & PLANAR_EVENT_DERIVED)
     {
       _planar_trace_add_derived_stats (self, event, out, first);
+      /* Their strings may point into the file too. */
+      if (_planar_trace_check_changed (self, FALSE, error))
+        {
+          g_array_set_size (out, first);
+          return 0;
+        }
       return out->len - first;
     }
 
@@ -217,6 +223,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XEvent",
                              event->source, "malformed");
+      _planar_trace_check_changed (self, FALSE, error);
       g_array_set_size (out, first);
       return 0;
     }
@@ -228,16 +235,19 @@ planar_trace_get_event_stats (PlanarTrace       *self,
 
       if (f.number != 4)
         continue;
-      if (f.wire_type != PLANAR_WIRE_LEN ||
-          !_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
+      if (f.wire_type != PLANAR_WIRE_LEN)
         {
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            {
-              r.error_at = f.start;
-              r.error_reason = "unexpected wire type in";
-            }
+          r.error_at = f.start;
+          r.error_reason = "unexpected wire type in";
           rc = -1;
           break;
+        }
+      /* The event's framing holds, so one damaged stat costs that stat
+       * only: the others are still read. */
+      if (!_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
+        {
+          _planar_trace_note_damaged_stat (self, (guint64) (f.start - self->data), r.error_reason);
+          continue;
         }
 
       /* Event stats override the metadata's defaults of the same name, and
@@ -248,6 +258,14 @@ planar_trace_get_event_stats (PlanarTrace       *self,
     {
       planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, "XStat",
                              (guint64) (r.error_at - self->data), r.error_reason);
+      _planar_trace_check_changed (self, FALSE, error);
+      g_array_set_size (out, first);
+      return 0;
+    }
+  /* The file cut under this read (or an earlier one): the bytes read as
+   * zeros, which can look like an event without stats. One atomic load. */
+  if (_planar_trace_check_changed (self, FALSE, error))
+    {
       g_array_set_size (out, first);
       return 0;
     }
@@ -279,4 +297,277 @@ planar_stat_format_value (const PlanarStat *stat)
     default:
       return g_strdup ("");
     }
+}
+
+/* Damaged stats. They are rare, so one lock for every trace is enough. */
+
+struct _PlanarStatDamage
+{
+  /* Offsets of the damaged XStats met by reads, up to SEEN_MAX of them. */
+  GHashTable *seen;
+  guint64     n_seen;
+  /* The count of planar_trace_count_damaged_stats(), once it ran. */
+  gboolean    counted;
+  guint64     n_counted;
+  /* The first damaged stat in the file met so far. */
+  guint64     first_offset;
+  const char *first_reason;
+};
+
+#define SEEN_MAX 65536
+
+G_LOCK_DEFINE_STATIC (stat_damage);
+
+void
+_planar_stat_damage_free (PlanarStatDamage *damage)
+{
+  if (damage == NULL)
+    return;
+  g_clear_pointer (&damage->seen, g_hash_table_unref);
+  g_free (damage);
+}
+
+static guint
+offset_hash (gconstpointer p)
+{
+  return g_int64_hash (p);
+}
+
+static gboolean
+offset_equal (gconstpointer a,
+              gconstpointer b)
+{
+  return g_int64_equal (a, b);
+}
+
+/* Called with the lock held. */
+static PlanarStatDamage *
+ensure_damage (PlanarTrace *self)
+{
+  if (self->stat_damage == NULL)
+    {
+      self->stat_damage = g_new0 (PlanarStatDamage, 1);
+      self->stat_damage->seen = g_hash_table_new_full (offset_hash, offset_equal, g_free, NULL);
+      self->stat_damage->first_offset = G_MAXUINT64;
+    }
+  return self->stat_damage;
+}
+
+/* Called with the lock held. */
+static void
+note_first (PlanarStatDamage *damage,
+            guint64           offset,
+            const char       *reason)
+{
+  if (offset < damage->first_offset)
+    {
+      damage->first_offset = offset;
+      damage->first_reason = reason != NULL ? reason : "malformed";
+    }
+}
+
+void
+_planar_trace_note_damaged_stat (PlanarTrace *self,
+                                 guint64      offset,
+                                 const char  *reason)
+{
+  PlanarStatDamage *damage;
+
+  G_LOCK (stat_damage);
+  damage = ensure_damage (self);
+  note_first (damage, offset, reason);
+  /* Past SEEN_MAX distinct ones, no more are counted: the count stays a
+   * lower bound, and counting them all says the rest. */
+  if (g_hash_table_size (damage->seen) < SEEN_MAX && !g_hash_table_contains (damage->seen, &offset))
+    {
+      g_hash_table_add (damage->seen, g_memdup2 (&offset, sizeof offset));
+      damage->n_seen++;
+    }
+  G_UNLOCK (stat_damage);
+}
+
+/* Called with the lock held. */
+static guint64
+known_damage (PlanarTrace  *self,
+              char        **first)
+{
+  PlanarStatDamage *damage = self->stat_damage;
+  guint64 n;
+
+  if (first != NULL)
+    *first = NULL;
+  if (damage == NULL)
+    return 0;
+  n = damage->counted ? damage->n_counted : damage->n_seen;
+  if (n > 0 && first != NULL && damage->first_offset != G_MAXUINT64)
+    *first = g_strdup_printf ("%s XStat at byte %" G_GUINT64_FORMAT " of %s", damage->first_reason,
+                              damage->first_offset, self->file_name);
+  return n;
+}
+
+guint64
+planar_trace_get_n_damaged_stats (PlanarTrace  *self,
+                                  char        **first)
+{
+  guint64 n;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+
+  G_LOCK (stat_damage);
+  n = known_damage (self, first);
+  G_UNLOCK (stat_damage);
+  return n;
+}
+
+/* Counts the damaged stats of one XLine payload, noting the first. The
+ * loader checked the framing of the line and of its events; should it fail
+ * here anyway, the rest of the line is left alone. */
+static guint64
+count_damaged_in_line (PlanarTrace              *self,
+                       const PlanarPlanePrivate *ppriv,
+                       const PlanarLine         *line,
+                       guint64                  *first_offset,
+                       const char              **first_reason)
+{
+  PlanarWireReader r;
+  PlanarWireField f;
+  guint64 n = 0;
+
+  if (line->offset >= self->size || line->size > self->size - line->offset)
+    return 0;
+  planar_wire_reader_init (&r, self->data, self->data + line->offset, (gsize) line->size);
+  while (planar_wire_next (&r, &f) > 0)
+    {
+      PlanarWireReader er;
+      PlanarWireField ef;
+
+      if (f.number != 4 || f.wire_type != PLANAR_WIRE_LEN)
+        continue;
+      planar_wire_reader_init (&er, self->data, f.data, f.len);
+      while (planar_wire_next (&er, &ef) > 0)
+        {
+          PlanarStat stat;
+
+          if (ef.number != 4 || ef.wire_type != PLANAR_WIRE_LEN)
+            continue;
+          if (!_planar_trace_decode_stat (self, ppriv, &er, ef.data, ef.len, &stat))
+            {
+              guint64 offset = (guint64) (ef.start - self->data);
+
+              if (n++ == 0 && offset < *first_offset)
+                {
+                  *first_offset = offset;
+                  *first_reason = er.error_reason;
+                }
+            }
+        }
+    }
+  return n;
+}
+
+/* planar_trace_count_damaged_stats() on a few threads: each takes the next
+ * file line and counts its damaged stats; the lines are independent byte
+ * ranges. */
+typedef struct
+{
+  guint plane;
+  guint line;
+} LineRef;
+
+typedef struct
+{
+  PlanarTrace *self;
+  GArray      *lines;
+  gint         next;
+  GMutex       lock;
+  guint64      n;
+  guint64      first_offset;
+  const char  *first_reason;
+} CountJob;
+
+static gpointer
+count_worker (gpointer data)
+{
+  CountJob *job = data;
+  PlanarTrace *self = job->self;
+  guint64 n = 0, first_offset = G_MAXUINT64;
+  const char *first_reason = NULL;
+  gint i;
+
+  while ((i = g_atomic_int_add (&job->next, 1)) < (gint) job->lines->len)
+    {
+      const LineRef *ref = &g_array_index (job->lines, LineRef, (guint) i);
+
+      n += count_damaged_in_line (self, &self->planes_priv[ref->plane], &self->planes[ref->plane].lines[ref->line],
+                                  &first_offset, &first_reason);
+    }
+  g_mutex_lock (&job->lock);
+  job->n += n;
+  if (first_offset < job->first_offset)
+    {
+      job->first_offset = first_offset;
+      job->first_reason = first_reason;
+    }
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
+guint64
+planar_trace_count_damaged_stats (PlanarTrace  *self,
+                                  char        **first)
+{
+  gboolean counted;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+
+  G_LOCK (stat_damage);
+  counted = self->stat_damage != NULL && self->stat_damage->counted;
+  G_UNLOCK (stat_damage);
+
+  /* Two threads may both count; they find the same. */
+  if (!counted)
+    {
+      g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (LineRef));
+      g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+      CountJob job = { self, lines, 0, { 0 }, 0, G_MAXUINT64, NULL };
+      guint n_threads;
+
+      for (guint p = 0; p < self->n_planes; p++)
+        for (guint l = 0; l < self->planes[p].n_lines; l++)
+          if (!self->planes[p].lines[l].derived)
+            {
+              LineRef ref = { p, l };
+
+              g_array_append_val (lines, ref);
+            }
+
+      /* A thread for every 8 MiB of lines or so, up to 8 with this one. */
+      n_threads = (guint) MIN ((guint64) MIN (g_get_num_processors (), 8), self->line_bytes_total / (8 << 20) + 1);
+      n_threads = MAX (MIN (n_threads, lines->len), 1);
+      g_mutex_init (&job.lock);
+      for (guint t = 1; t < n_threads; t++)
+        {
+          GThread *thread = g_thread_try_new ("planar-stats", count_worker, &job, NULL);
+
+          if (thread != NULL)
+            g_ptr_array_add (threads, thread);
+        }
+      count_worker (&job);
+      for (guint t = 0; t < threads->len; t++)
+        g_thread_join (g_ptr_array_index (threads, t));
+      g_mutex_clear (&job.lock);
+
+      G_LOCK (stat_damage);
+      {
+        PlanarStatDamage *damage = ensure_damage (self);
+
+        damage->counted = TRUE;
+        /* What reads met is part of what the lines hold. */
+        damage->n_counted = MAX (job.n, damage->n_seen);
+        if (job.n > 0)
+          note_first (damage, job.first_offset, job.first_reason);
+      }
+      G_UNLOCK (stat_damage);
+    }
+  return planar_trace_get_n_damaged_stats (self, first);
 }

@@ -7,8 +7,13 @@
 #include "planar-derive.h"
 #include "planar-import.h"
 
+#include "planar-mapping.h"
+#include "planar-mapping-private.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string.h>
@@ -16,6 +21,9 @@
 G_DEFINE_FINAL_TYPE (PlanarTrace, planar_trace, G_TYPE_OBJECT)
 
 static const char * const empty_strv[] = { NULL };
+
+static void set_mapping (PlanarTrace *self,
+                         GMappedFile *mapped);
 
 gboolean
 _planar_trace_wants_spill (guint64 size)
@@ -85,13 +93,16 @@ planar_trace_finalize (GObject *object)
   _planar_trace_clear_derived (self);
   g_clear_pointer (&self->retired_metadata, g_ptr_array_unref);
   g_clear_pointer (&self->strings, planar_string_table_free);
-  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  set_mapping (self, NULL);
+  if (self->fd >= 0)
+    close (self->fd);
   g_clear_pointer (&self->hostnames, g_strfreev);
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
   g_clear_pointer (&self->import_report, _planar_import_report_free);
   g_clear_pointer (&self->damage, g_free);
   g_clear_pointer (&self->damage_detail, g_free);
+  g_clear_pointer (&self->stat_damage, _planar_stat_damage_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->file_name, g_free);
   g_clear_pointer (&self->host_name, g_free);
@@ -112,6 +123,7 @@ static void
 planar_trace_init (PlanarTrace *self)
 {
   g_mutex_init (&self->strings_lock);
+  self->fd = -1;
   self->strings = planar_string_table_new ();
 }
 
@@ -127,6 +139,37 @@ host_name_from_file_name (const char *file_name)
     if (g_str_has_suffix (file_name, suffixes[i]) && strlen (file_name) > strlen (suffixes[i]))
       return g_strndup (file_name, strlen (file_name) - strlen (suffixes[i]));
   return g_strdup (file_name);
+}
+
+/* Replaces the trace's mapping (NULL: drops it), registering the new one
+ * with the SIGBUS guard. */
+static void
+set_mapping (PlanarTrace *self,
+             GMappedFile *mapped)
+{
+  g_clear_pointer (&self->guard, planar_mapping_unregister);
+  g_clear_pointer (&self->mapped, g_mapped_file_unref);
+  self->mapped = mapped;
+  self->data = mapped != NULL ? (const guint8 *) g_mapped_file_get_contents (mapped) : NULL;
+  self->size = mapped != NULL ? g_mapped_file_get_length (mapped) : 0;
+  if (self->data != NULL)
+    self->guard = planar_mapping_register (self->data, self->size, self->path);
+}
+
+gboolean
+_planar_trace_check_changed (PlanarTrace  *self,
+                             gboolean      check_file,
+                             GError      **error)
+{
+  if (!planar_mapping_has_changed (self->guard) && !(check_file && planar_trace_has_changed (self)))
+    return FALSE;
+  if (error != NULL)
+    {
+      g_clear_error (error);
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
+                   "the file changed while it was read: %s; reload it", self->path);
+    }
+  return TRUE;
 }
 
 /* Chrome JSON: converted by a streaming parser into an XSpace in an
@@ -153,6 +196,12 @@ import_json (PlanarTrace  *self,
   if (!_planar_import_chrome_json (self->data, self->size, self->file_name, fd, &self->import_report, error))
     {
       close (fd);
+      _planar_trace_check_changed (self, FALSE, error);
+      return FALSE;
+    }
+  if (_planar_trace_check_changed (self, FALSE, error))
+    {
+      close (fd);
       return FALSE;
     }
   mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
@@ -163,74 +212,172 @@ import_json (PlanarTrace  *self,
                    local_error->message);
       return FALSE;
     }
-  g_mapped_file_unref (self->mapped);
-  self->mapped = mapped;
-  self->data = (const guint8 *) g_mapped_file_get_contents (self->mapped);
-  self->size = g_mapped_file_get_length (self->mapped);
+  set_mapping (self, mapped);
   return TRUE;
 }
 
-PlanarTrace *
-planar_trace_open (const char  *path,
-                   GError     **error)
+typedef enum
+{
+  /* The name says nothing: the bytes decide. */
+  FORMAT_SNIFF,
+  FORMAT_XSPACE,
+  FORMAT_JSON,
+} TraceFormat;
+
+/* The name decides first: a `.xplane.pb` is an XSpace whatever its first
+ * bytes (one whose first plane is 91 or 123 bytes long starts with "\n[" or
+ * "\n{"), a `.json` or `.json.gz` is Chrome JSON. */
+static TraceFormat
+format_from_name (const char *file_name)
+{
+  if (g_str_has_suffix (file_name, ".xplane.pb"))
+    return FORMAT_XSPACE;
+  if (g_str_has_suffix (file_name, ".json") || g_str_has_suffix (file_name, ".json.gz"))
+    return FORMAT_JSON;
+  return FORMAT_SNIFF;
+}
+
+/* Opens and maps @path: a regular file (a symbolic link to one is fine),
+ * never waited on (O_NONBLOCK: a FIFO is refused, not read). */
+static gboolean
+map_file (PlanarTrace  *self,
+          GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GMappedFile *mapped;
+  struct stat st;
+  int saved_errno;
+
+  self->fd = g_open (self->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (self->fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, PLANAR_TRACE_ERROR,
+                   saved_errno == ENOENT || saved_errno == ENOTDIR ? PLANAR_TRACE_ERROR_NOT_FOUND
+                                                                   : PLANAR_TRACE_ERROR_CORRUPT,
+                   "Cannot read %s: %s", self->path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (fstat (self->fd, &st) != 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot read %s: %s", self->path,
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
+                   "%s is a folder, not a profile file", self->path);
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
+                   "%s is not a regular file (%s); Planar reads profiles from regular files only", self->path,
+                   S_ISFIFO (st.st_mode) ? "a FIFO" : S_ISSOCK (st.st_mode) ? "a socket" : "a device");
+      return FALSE;
+    }
+  self->file_size = (guint64) st.st_size;
+  self->source_mtime_ns = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+  if (st.st_size == 0)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
+                   "%s is empty (0 bytes)", self->file_name);
+      return FALSE;
+    }
+
+  mapped = g_mapped_file_new_from_fd (self->fd, FALSE, &local_error);
+  if (mapped == NULL)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot read %s: %s", self->path,
+                   local_error->message);
+      return FALSE;
+    }
+  set_mapping (self, mapped);
+  if (self->size == 0 || self->data == NULL)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
+                   "%s is empty (0 bytes)", self->file_name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* planar_trace_open() in @format. With FORMAT_SNIFF, a gzip stream is JSON
+ * and anything else is scanned as an XSpace; when that scan fails on bytes
+ * that could be JSON, @try_json is set. */
+static PlanarTrace *
+open_as (const char   *path,
+         TraceFormat   format,
+         gboolean     *try_json,
+         GError      **error)
 {
   g_autoptr(PlanarTrace) self = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (PLANAR_TYPE_TRACE, NULL);
   self->path = g_strdup (path);
   self->file_name = g_path_get_basename (path);
   self->host_name = host_name_from_file_name (self->file_name);
 
-  if (g_str_has_suffix (self->file_name, ".xplane.riegeli"))
-    {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
-                   "%s is a chunked .xplane.riegeli profile, which Planar cannot read yet",
-                   self->file_name);
-      return NULL;
-    }
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                   "%s is a folder, not a profile file", path);
-      return NULL;
-    }
+  if (!map_file (self, error))
+    return NULL;
+  /* For tests only (planar-mapping-private.h). */
+  _planar_mapping_test_point ("trace-mapped", self->path);
 
-  self->mapped = g_mapped_file_new (path, FALSE, &local_error);
-  if (self->mapped == NULL)
-    {
-      int code = g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-        ? PLANAR_TRACE_ERROR_NOT_FOUND : PLANAR_TRACE_ERROR_CORRUPT;
-
-      g_set_error (error, PLANAR_TRACE_ERROR, code, "Cannot read %s: %s", path, local_error->message);
-      return NULL;
-    }
-  self->data = (const guint8 *) g_mapped_file_get_contents (self->mapped);
-  self->size = g_mapped_file_get_length (self->mapped);
-  if (self->size == 0 || self->data == NULL)
-    {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
-                   "%s is empty (0 bytes)", self->file_name);
-      return NULL;
-    }
-
-  self->file_size = self->size;
-  {
-    GStatBuf st;
-
-    if (g_stat (path, &st) == 0)
-      self->source_mtime_ns = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
-  }
-  if (planar_import_is_json (self->data, self->size) && !import_json (self, error))
+  if (format == FORMAT_SNIFF)
+    format = self->size >= 2 && self->data[0] == 0x1f && self->data[1] == 0x8b ? FORMAT_JSON : FORMAT_XSPACE;
+  else
+    try_json = NULL;
+  if (format == FORMAT_JSON && !import_json (self, error))
     return NULL;
 
   if (!_planar_trace_scan (self, error))
+    {
+      if (_planar_trace_check_changed (self, FALSE, error))
+        return NULL;
+      if (try_json != NULL && format == FORMAT_XSPACE && planar_import_is_json (self->data, self->size))
+        *try_json = TRUE;
+      return NULL;
+    }
+  if (_planar_trace_check_changed (self, FALSE, error))
     return NULL;
 
   return g_steal_pointer (&self);
+}
+
+PlanarTrace *
+planar_trace_open (const char  *path,
+                   GError     **error)
+{
+  g_autoptr(GError) scan_error = NULL;
+  g_autofree char *file_name = NULL;
+  gboolean try_json = FALSE;
+  TraceFormat format;
+  PlanarTrace *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  file_name = g_path_get_basename (path);
+  if (g_str_has_suffix (file_name, ".xplane.riegeli"))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
+                   "%s is a chunked .xplane.riegeli profile, which Planar cannot read yet",
+                   file_name);
+      return NULL;
+    }
+
+  format = format_from_name (file_name);
+  self = open_as (path, format, &try_json, &scan_error);
+  if (self != NULL || !try_json)
+    {
+      if (self == NULL)
+        g_propagate_error (error, g_steal_pointer (&scan_error));
+      return self;
+    }
+  /* A name that says nothing, bytes that are no XSpace but could be JSON. */
+  return open_as (path, FORMAT_JSON, NULL, error);
 }
 
 const PlanarImportReport *
@@ -452,6 +599,31 @@ planar_trace_is_decoded (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   return g_atomic_int_get (&self->decoded) != 0;
+}
+
+static gboolean
+stat_differs (PlanarTrace *self,
+              struct stat *st)
+{
+  return (guint64) st->st_size != self->file_size ||
+         (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec != self->source_mtime_ns;
+}
+
+gboolean
+planar_trace_has_changed (PlanarTrace *self)
+{
+  struct stat st;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+
+  if (planar_mapping_has_changed (self->guard))
+    return TRUE;
+  /* The file mapped, rewritten in place... */
+  if (self->fd >= 0 && fstat (self->fd, &st) == 0 && stat_differs (self, &st))
+    return TRUE;
+  /* ...or another file in its place (a rename over it). A file removed
+   * leaves the trace as it was: nothing to reload. */
+  return self->path != NULL && stat (self->path, &st) == 0 && stat_differs (self, &st);
 }
 
 PlanarStringTable *

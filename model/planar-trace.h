@@ -273,19 +273,48 @@ gboolean             planar_trace_is_track_ready        (PlanarTrace    *self,
                                                          guint           plane,
                                                          guint           track);
 gboolean             planar_trace_is_decoded            (PlanarTrace    *self);
+/* Whether the file changed on disk since it was opened: a read of the
+ * mapping found it cut (the pages past its new end read as zeros instead of
+ * crashing; see docs/loader.md), or its size or modification time is no
+ * longer the one seen at the open. What the trace answers after that is not
+ * to be trusted: reload the file. Cheap (an fstat() and a stat()); any
+ * thread. */
+gboolean             planar_trace_has_changed           (PlanarTrace    *self);
 /* Returns: (transfer none): the strings every name in the trace points to. */
 PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
 
 /* Appends the event's stats to @out (a GArray of PlanarStat): its metadata's
  * stats first, then the event's own, an event stat replacing a metadata stat
  * of the same name. String values point into the mapped file, valid while
- * @self lives. Returns the number appended; FALSE-like 0 with @error set if
- * the stats cannot be decoded. */
+ * @self lives. A damaged stat is skipped and counted (see
+ * planar_trace_get_n_damaged_stats()). Returns the number appended;
+ * FALSE-like 0 with @error set if the event itself cannot be read, or
+ * PLANAR_TRACE_ERROR_CHANGED when the file was found cut (by this read or
+ * an earlier one: see planar_trace_has_changed()), which a caller that
+ * skips damaged stats must not skip. */
 guint                planar_trace_get_event_stats       (PlanarTrace       *self,
                                                          const PlanarPlane *plane,
                                                          const PlanarEvent *event,
                                                          GArray            *out,
                                                          GError           **error);
+/* An event stat whose own bytes cannot be decoded (a damaged XStat inside
+ * a sound XEvent) is skipped by planar_trace_get_event_stats() and by the
+ * search, and counted here, so that a reader can say the profile was read
+ * with losses.
+ *
+ * The number known without reading more: every damaged stat once
+ * planar_trace_count_damaged_stats() ran, else the distinct ones the reads
+ * so far have met. @first (optional) receives (transfer full) where the
+ * first one is, a sentence like "malformed varint in XStat at byte 1234 of
+ * host.xplane.pb", or %NULL when there is none. Any thread. */
+guint64              planar_trace_get_n_damaged_stats   (PlanarTrace       *self,
+                                                         char             **first);
+/* Reads the stats of every event of the file, the first time only (it takes
+ * about as long as reading the file's lines), and returns how many are
+ * damaged, with @first as above. Any thread. */
+guint64              planar_trace_count_damaged_stats   (PlanarTrace       *self,
+                                                         char             **first);
+
 /* The event's name (display name when @display is TRUE). Interned. */
 const char          *planar_plane_get_event_name        (const PlanarPlane *plane,
                                                          const PlanarEvent *event,

@@ -9,12 +9,29 @@
  *   unavailable     UNAVAILABLE for the first --fail calls, then ok
  *   stream-removed  UNKNOWN "Stream removed" for the first --fail, then ok
  *   internal        INTERNAL (not to be retried)
+ *   hostile         INTERNAL with terminal escapes in its message
  *   slow            ok after --slow-ms, or at once when Terminate comes
  *   garbage         bytes that are no ProfileResponse
  *   drop            the process exits in the middle of the call
  *   old             like a server from before emit_xspace: the file is
  *                   written under repository_root, and no xspace comes back
  *   continuous-old  only the older continuous-profiling method names
+ *   not-xspace      ok, but ProfileResponse.xspace holds bytes that are no
+ *                   XSpace (a JSON text)
+ *   stall           like slow, for signal tests: with --announce the call
+ *                   is announced first, so that the test acts while the
+ *                   call is in flight
+ *   listen-silent   no gRPC at all: a TCP listener that accepts and never
+ *                   says anything
+ *   listen-garbage  a TCP listener that answers every connection with bytes
+ *                   that are no HTTP/2
+ *   listen-http1    a TCP listener that answers like an HTTP/1.1 server
+ *
+ * --tool NAME (repeated) replaces the tool of ok answers by entries named
+ * NAME, each holding "tool data N"; --tool-xspace makes an entry named
+ * xplane.pb hold the served XSpace instead, as legacy servers send it;
+ * --no-xspace leaves ProfileResponse.xspace out. --announce prints
+ * "CALL <method>" on standard output when a call arrives (keep reading it).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,9 +42,12 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "profiler_service.pb-c.h"
@@ -40,6 +60,10 @@ static char *record_path;
 static int idle_ms = 20000;
 static int fail_times = 0;
 static int slow_ms = 5000;
+static char **tool_names;
+static gboolean tool_xspace;
+static gboolean no_xspace;
+static gboolean announce;
 
 static GMutex lock;
 static GCond terminated_cond;
@@ -107,52 +131,82 @@ read_buffer (grpc_byte_buffer *buffer)
   return bytes;
 }
 
-/* A ProfileResponse with the XSpace file's bytes as field 8 and a tool. */
+/* Appends field @number holding @data as it is (length-delimited). */
+static void
+append_len_field (GByteArray   *out,
+                  guint         number,
+                  const guint8 *data,
+                  gsize         len)
+{
+  guint8 header[11];
+  guint n = 0;
+  guint64 v = len;
+
+  header[n++] = (guint8) ((number << 3) | 2);
+  do
+    {
+      header[n] = v & 0x7f;
+      v >>= 7;
+      if (v != 0)
+        header[n] |= 0x80;
+      n++;
+    }
+  while (v != 0);
+  g_byte_array_append (out, header, n);
+  g_byte_array_append (out, data, (guint) len);
+}
+
+/* A ProfileResponse with @xspace's bytes as field 8 and the tools. */
 static GBytes *
-profile_response (gboolean with_xspace,
-                  gboolean empty)
+profile_response_with (gboolean      with_xspace,
+                       gboolean      empty,
+                       const guint8 *xspace,
+                       gsize         xspace_len)
 {
   Tensorflow__ProfileResponse response = TENSORFLOW__PROFILE_RESPONSE__INIT;
-  Tensorflow__ProfileToolData tool = TENSORFLOW__PROFILE_TOOL_DATA__INIT;
-  Tensorflow__ProfileToolData *tools[] = { &tool };
-  g_autofree char *data = NULL;
-  gsize len = 0;
   GByteArray *out = g_byte_array_new ();
   gsize size;
 
   response.empty_trace = empty;
-  tool.name = (char *) "tool.json";
-  tool.data.data = (guint8 *) "{\"tool\": 1}";
-  tool.data.len = strlen ("{\"tool\": 1}");
-  if (with_xspace)
-    {
-      response.n_tool_data = 1;
-      response.tool_data = tools;
-    }
   size = tensorflow__profile_response__get_packed_size (&response);
   g_byte_array_set_size (out, (guint) size);
   tensorflow__profile_response__pack (&response, out->data);
-  /* Field 8 written by hand: the file's bytes as they are. */
-  if (with_xspace && xspace_path != NULL && g_file_get_contents (xspace_path, &data, &len, NULL))
+  if (with_xspace)
     {
-      guint8 header[11];
-      guint n = 0;
-      guint64 v = len;
+      guint n_tools = tool_names != NULL ? g_strv_length (tool_names) : 1;
 
-      header[n++] = (8 << 3) | 2;
-      do
+      /* Each tool_data entry written by hand too: a name may hold any byte. */
+      for (guint i = 0; i < n_tools; i++)
         {
-          header[n] = v & 0x7f;
-          v >>= 7;
-          if (v != 0)
-            header[n] |= 0x80;
-          n++;
+          const char *name = tool_names != NULL ? tool_names[i] : "tool.json";
+          g_autofree char *text = tool_names != NULL ? g_strdup_printf ("tool data %u", i) : g_strdup ("{\"tool\": 1}");
+          g_autoptr(GByteArray) entry = g_byte_array_new ();
+
+          append_len_field (entry, 1, (const guint8 *) name, strlen (name));
+          if (tool_xspace && strcmp (name, "xplane.pb") == 0 && xspace != NULL)
+            append_len_field (entry, 2, xspace, xspace_len);
+          else
+            append_len_field (entry, 2, (const guint8 *) text, strlen (text));
+          append_len_field (out, 6, entry->data, entry->len);
         }
-      while (v != 0);
-      g_byte_array_append (out, header, n);
-      g_byte_array_append (out, (const guint8 *) data, (guint) len);
+      /* Field 8 written by hand: the file's bytes as they are. */
+      if (xspace != NULL && !no_xspace)
+        append_len_field (out, 8, xspace, xspace_len);
     }
   return g_byte_array_free_to_bytes (out);
+}
+
+/* The same with the --xspace file. */
+static GBytes *
+profile_response (gboolean with_xspace,
+                  gboolean empty)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (with_xspace && xspace_path != NULL && g_file_get_contents (xspace_path, &data, &len, NULL))
+    return profile_response_with (TRUE, empty, (const guint8 *) data, len);
+  return profile_response_with (with_xspace, empty, NULL, 0);
 }
 
 /* Where an older server writes its file. */
@@ -223,6 +277,13 @@ handle (gpointer data)
   int call_number;
 
   record (c->method, request);
+  if (announce)
+    {
+      g_mutex_lock (&lock);
+      printf ("CALL %s\n", c->method);
+      fflush (stdout);
+      g_mutex_unlock (&lock);
+    }
   if (strcmp (c->method, SERVICE "Terminate") == 0)
     {
       g_mutex_lock (&lock);
@@ -269,6 +330,8 @@ handle (gpointer data)
     reply (c, GRPC_STATUS_UNKNOWN, "Stream removed", NULL);
   else if (strcmp (mode, "internal") == 0)
     reply (c, GRPC_STATUS_INTERNAL, "the profiler broke", NULL);
+  else if (strcmp (mode, "hostile") == 0)
+    reply (c, GRPC_STATUS_INTERNAL, "the profiler \x1b]0;owned\x07 broke \x1b[2J", NULL);
   else if (strcmp (mode, "garbage") == 0)
     {
       body = g_bytes_new_static ("\x42\xff\xff\xff\xff\x0f", 6);
@@ -276,6 +339,13 @@ handle (gpointer data)
     }
   else if (strcmp (mode, "drop") == 0)
     _exit (0);
+  else if (strcmp (mode, "not-xspace") == 0)
+    {
+      static const char text[] = "{\"traceEvents\": [], \"note\": \"JSON, not an XSpace\"}";
+
+      body = profile_response_with (TRUE, FALSE, (const guint8 *) text, strlen (text));
+      reply (c, GRPC_STATUS_OK, NULL, body);
+    }
   else if (strcmp (mode, "old") == 0)
     {
       write_like_old_server (request);
@@ -284,7 +354,7 @@ handle (gpointer data)
     }
   else
     {
-      if (strcmp (mode, "slow") == 0)
+      if (strcmp (mode, "slow") == 0 || strcmp (mode, "stall") == 0)
         {
           gint64 end = g_get_monotonic_time () + (gint64) slow_ms * 1000;
 
@@ -327,6 +397,72 @@ call_free (Call *c)
   g_free (c);
 }
 
+/* Modes listen-*: a plain TCP listener on 127.0.0.1, no gRPC. Serves one
+ * connection at a time until --idle-ms pass without one. */
+static int
+listen_plain (void)
+{
+  struct sockaddr_in addr;
+  socklen_t addr_len = sizeof addr;
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  memset (&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (fd, 16) != 0
+      || getsockname (fd, (struct sockaddr *) &addr, &addr_len) != 0)
+    {
+      fprintf (stderr, "cannot listen on 127.0.0.1\n");
+      return 1;
+    }
+  printf ("PORT %d\n", ntohs (addr.sin_port));
+  fflush (stdout);
+  signal (SIGPIPE, SIG_IGN);
+  for (;;)
+    {
+      GPollFD poll_fd = { fd, G_IO_IN, 0 };
+      int client;
+      char buffer[4096];
+
+      if (g_poll (&poll_fd, 1, idle_ms) <= 0)
+        break;
+      client = accept (fd, NULL, NULL);
+      if (client < 0)
+        continue;
+      if (announce)
+        {
+          printf ("CALL connection\n");
+          fflush (stdout);
+        }
+      if (strcmp (mode, "listen-garbage") == 0)
+        {
+          static const char garbage[] = "\x13\x37 this is not HTTP/2 \xff\xfe\n";
+
+          if (write (client, garbage, sizeof garbage - 1) < 0)
+            perror ("write");
+        }
+      else if (strcmp (mode, "listen-http1") == 0)
+        {
+          static const char answer[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+          if (read (client, buffer, sizeof buffer) >= 0 && write (client, answer, sizeof answer - 1) < 0)
+            perror ("write");
+        }
+      /* Silent: read what comes until the client goes, answer nothing. The
+       * others: the same, after their answer. */
+      for (;;)
+        {
+          GPollFD c = { client, G_IO_IN, 0 };
+
+          if (g_poll (&c, 1, idle_ms) <= 0 || read (client, buffer, sizeof buffer) <= 0)
+            break;
+        }
+      close (client);
+    }
+  close (fd);
+  return 0;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -341,6 +477,10 @@ main (int    argc,
     { "idle-ms", 0, 0, G_OPTION_ARG_INT, &idle_ms, "Exit after this long without calls", "MS" },
     { "fail", 0, 0, G_OPTION_ARG_INT, &fail_times, "Calls that fail first", "N" },
     { "slow-ms", 0, 0, G_OPTION_ARG_INT, &slow_ms, "How long a slow capture takes", "MS" },
+    { "tool", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tool_names, "A tool_data entry of this name", "NAME" },
+    { "tool-xspace", 0, 0, G_OPTION_ARG_NONE, &tool_xspace, "Tool xplane.pb holds the XSpace", NULL },
+    { "no-xspace", 0, 0, G_OPTION_ARG_NONE, &no_xspace, "No ProfileResponse.xspace", NULL },
+    { "announce", 0, 0, G_OPTION_ARG_NONE, &announce, "Print CALL <method> as calls arrive", NULL },
     { NULL }
   };
   grpc_server *server;
@@ -357,6 +497,8 @@ main (int    argc,
     }
   if (mode_arg != NULL)
     mode = mode_arg;
+  if (g_str_has_prefix (mode, "listen-"))
+    return listen_plain ();
 
   grpc_init ();
   server = grpc_server_create (NULL, NULL);

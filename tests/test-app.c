@@ -1295,6 +1295,54 @@ test_op_stats_and_health (void)
   destroy_all_windows ();
 }
 
+static gboolean
+health_page_has_damaged_stats (gpointer data)
+{
+  PlanarWindow *window = data;
+  GPtrArray *issues = planar_health_page_get_issues (window->health_page);
+
+  for (guint i = 0; issues != NULL && i < issues->len; i++)
+    {
+      const PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
+
+      if (g_strcmp0 (issue->kind, "damaged-stats") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A damaged stat no view reads (the event is never selected): Trace Health
+ * counts every stat in the background and lists it. */
+static void
+test_health_damaged_stat (void)
+{
+  /* XSpace { planes { id: 1, name: "/host:CPU", lines { id: 1, name: "m",
+   * events { metadata_id: 1, offset_ps: 0, duration_ps: 10, stats {
+   * metadata_id: 1, <field 5, str_value, as a varint> } } }, event_metadata
+   * { 1: "work" }, stat_metadata { 1: "note" } } } */
+  static const guint8 damaged[] = {
+    0x0a, '>', 0x08, 0x01, 0x12, 0x09, '/', 'h', 'o', 's', 't', ':', 'C', 'P', 'U', 0x1a, 0x13, 0x08, 0x01,
+    0x12, 0x01, 'm', '"', 0x0c, 0x08, 0x01, 0x10, 0x00, 0x18, 0x0a, '"', 0x04, 0x08, 0x01, '(', 0x05, '"',
+    0x0c, 0x08, 0x01, 0x12, 0x08, 0x08, 0x01, 0x12, 0x04, 'w', 'o', 'r', 'k', '*', 0x0c, 0x08, 0x01, 0x12,
+    0x08, 0x08, 0x01, 0x12, 0x04, 'n', 'o', 't', 'e',
+  };
+  g_autofree char *path = g_build_filename (tmp_dir, "damaged-stat.xplane.pb", NULL);
+  g_autoptr(GError) error = NULL;
+  PlanarWindow *window;
+  PlanarTrace *trace;
+
+  g_file_set_contents (path, (const char *) damaged, sizeof damaged, &error);
+  g_assert_no_error (error);
+  window = open_path (path);
+  wait_loaded (window);
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+
+  activate (window, "tool", g_variant_new_string ("trace-health"));
+  wait_for (health_page_has_damaged_stats, window, 30, "Trace Health to list the damaged stat");
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 1);
+  destroy_all_windows ();
+}
+
 static void
 test_record_options (void)
 {
@@ -1944,6 +1992,108 @@ test_capture (void)
   destroy_all_windows ();
 }
 
+/* Starts the tests' ProfilerService in @mode (plus @extra, may be NULL)
+ * serving @xspace; @channel keeps its standard output. Returns: (transfer
+ * full): its address. */
+static char *
+start_profiler_server (const char  *mode,
+                       const char  *xspace,
+                       const char  *extra,
+                       GIOChannel **channel)
+{
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
+  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
+  const char *argv[] = { g_getenv ("PLANAR_TEST_PROFILER_SERVER"), mode_arg, xspace_arg, "--idle-ms=5000", extra, NULL };
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+  int out = -1;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &pid, NULL,
+                                           &out, NULL, &error));
+  *channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (*channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (*channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  return g_strdup_printf ("127.0.0.1:%d", atoi (line + strlen ("PORT ")));
+}
+
+static gboolean
+first_host_saved (gpointer data)
+{
+  PlanarCaptureDialog *dialog = data;
+
+  return planar_capture_session_get_host (planar_capture_dialog_get_session (dialog), 0)->state
+         == PLANAR_CAPTURE_HOST_SAVED;
+}
+
+static gboolean
+capture_ended (gpointer data)
+{
+  GtkButton *capture_button = data;
+
+  return gtk_widget_get_visible (GTK_WIDGET (capture_button));
+}
+
+/* Cancel while one host is saved and another's call is in flight: the
+ * call is cancelled, the saved host stays on disk, nothing half-written
+ * is left. */
+static void
+test_capture_cancel (void)
+{
+  PlanarWindow *window = open_path (logdir);
+  g_autofree char *capture_dir = g_build_filename (tmp_dir, "captures-cancel", NULL);
+  g_autofree char *served = g_build_filename (tmp_dir, "cancel-served.xplane.pb", NULL);
+  const char *gen_argv[] = { g_getenv ("PLANAR_GEN"), "--events", "1000", "-o", served, NULL };
+  g_autoptr(GIOChannel) ok_out = NULL;
+  g_autoptr(GIOChannel) stall_out = NULL;
+  g_autofree char *ok = NULL;
+  g_autofree char *stall = NULL;
+  g_autofree char *addresses = NULL;
+  int status = 0;
+  g_autofree char *line = NULL;
+  g_autofree char *folder = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  PlanarCaptureDialog *dialog;
+  PlanarCaptureSession *session;
+  GtkButton *capture_button;
+
+  /* A profile of the test's own making: the samples are not needed. */
+  g_assert_true (g_spawn_sync (NULL, (char **) gen_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                               &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  ok = start_profiler_server ("ok", served, NULL, &ok_out);
+  stall = start_profiler_server ("stall", served, "--announce", &stall_out);
+  addresses = g_strdup_printf ("%s,%s", ok, stall);
+  wait_loaded (window);
+  activate (window, "capture", NULL);
+  dialog = find_capture_dialog ();
+  g_assert_nonnull (dialog);
+  g_object_set (planar_capture_dialog_get_options (dialog), "logdir", capture_dir, "duration-ms", 100, "delay-ms", 0,
+                "addresses", addresses, NULL);
+  capture_button = GTK_BUTTON (gtk_widget_get_template_child (GTK_WIDGET (dialog), PLANAR_TYPE_CAPTURE_DIALOG,
+                                                              "capture_button"));
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.start", NULL);
+  session = planar_capture_dialog_get_session (dialog);
+  g_assert_nonnull (session);
+  /* The stalling server has the call; the other host is saved. */
+  g_assert_cmpint (g_io_channel_read_line (stall_out, &line, NULL, NULL, NULL), ==, G_IO_STATUS_NORMAL);
+  g_assert_true (g_str_has_prefix (line, "CALL "));
+  wait_for (first_host_saved, dialog, 60, "the first host to be saved");
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.cancel", NULL);
+  wait_for (capture_ended, capture_button, 60, "the capture to end");
+
+  g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  g_assert_true (g_file_test (planar_capture_session_get_host (session, 0)->path, G_FILE_TEST_IS_REGULAR));
+  folder = g_path_get_dirname (planar_capture_session_get_host (session, 0)->path);
+  dir = g_dir_open (folder, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_assert_false (name[0] == '.');
+  destroy_all_windows ();
+}
+
 static void
 print_without_accessibility_chatter (const char *string)
 {
@@ -2008,6 +2158,7 @@ main (int   argc,
   g_test_add_func ("/app/find", test_find);
   g_test_add_func ("/app/details", test_details);
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
+  g_test_add_func ("/app/health-damaged-stat", test_health_damaged_stat);
   g_test_add_func ("/app/record-options", test_record_options);
   g_test_add_func ("/app/record", test_record);
   g_test_add_func ("/app/record-cupti", test_record_cupti);
@@ -2017,6 +2168,7 @@ main (int   argc,
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
+  g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   status = g_test_run ();
 
   destroy_all_windows ();

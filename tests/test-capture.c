@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <utime.h>
 
 #include "planar-capture.h"
 #include "planar-capture-response.h"
@@ -18,10 +19,12 @@
 
 typedef struct
 {
-  GPid  pid;
-  int   port;
-  char *address;
-  char *record;
+  GPid        pid;
+  int         port;
+  char       *address;
+  char       *record;
+  /* Its standard output, kept open: "CALL <method>" lines with --announce. */
+  GIOChannel *out;
 } Server;
 
 static char *
@@ -30,8 +33,49 @@ sample_path (void)
   return g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"), SAMPLE, NULL);
 }
 
-/* Starts the test server in @mode; it prints its port and exits by itself
- * a few seconds after its last call. */
+/* Starts the test server in @mode serving @xspace, with the options
+ * @extras (NULL-terminated, may be NULL); it prints its port and exits by
+ * itself a few seconds after its last call. */
+static void
+server_start_full (Server             *server,
+                   const char         *dir,
+                   const char         *mode,
+                   const char         *xspace,
+                   const char * const *extras)
+{
+  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
+  g_autofree char *record_arg = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  int out = -1;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  static guint count;
+
+  server->record = g_strdup_printf ("%s/requests-%u.txt", dir, count++);
+  record_arg = g_strdup_printf ("--record=%s", server->record);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("PLANAR_TEST_PROFILER_SERVER"));
+  g_ptr_array_add (argv, mode_arg);
+  g_ptr_array_add (argv, xspace_arg);
+  g_ptr_array_add (argv, record_arg);
+  g_ptr_array_add (argv, "--idle-ms=8000");
+  for (guint i = 0; extras != NULL && extras[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extras[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_nonnull (argv->pdata[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &server->pid, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  server->out = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (server->out, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (server->out, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  g_assert_true (g_str_has_prefix (line, "PORT "));
+  server->port = atoi (line + 5);
+  g_assert_cmpint (server->port, >, 0);
+  server->address = g_strdup_printf ("127.0.0.1:%d", server->port);
+}
+
+/* The same with the sample profile and one extra option. */
 static void
 server_start (Server      *server,
               const char  *dir,
@@ -39,37 +83,26 @@ server_start (Server      *server,
               const char  *extra)
 {
   g_autofree char *xspace = sample_path ();
-  g_autofree char *mode_arg = g_strdup_printf ("--mode=%s", mode);
-  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", xspace);
-  g_autofree char *record_arg = NULL;
-  const char *argv[8];
-  int n = 0, out = -1;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GIOChannel) channel = NULL;
-  g_autofree char *line = NULL;
-  static guint count;
+  const char *extras[] = { extra, NULL };
 
-  server->record = g_strdup_printf ("%s/requests-%u.txt", dir, count++);
-  record_arg = g_strdup_printf ("--record=%s", server->record);
-  argv[n++] = g_getenv ("PLANAR_TEST_PROFILER_SERVER");
-  argv[n++] = mode_arg;
-  argv[n++] = xspace_arg;
-  argv[n++] = record_arg;
-  argv[n++] = "--idle-ms=8000";
-  if (extra != NULL)
-    argv[n++] = extra;
-  argv[n] = NULL;
-  g_assert_nonnull (argv[0]);
-  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                           &server->pid, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  channel = g_io_channel_unix_new (out);
-  g_io_channel_set_close_on_unref (channel, TRUE);
-  g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
-  g_assert_true (g_str_has_prefix (line, "PORT "));
-  server->port = atoi (line + 5);
-  g_assert_cmpint (server->port, >, 0);
-  server->address = g_strdup_printf ("127.0.0.1:%d", server->port);
+  server_start_full (server, dir, mode, xspace, extras);
+}
+
+/* Blocks until the server (started with --announce) says that a call of
+ * @method arrived: a fixed point in the capture, with no clock. */
+static void
+server_wait_call (Server     *server,
+                  const char *method)
+{
+  for (;;)
+    {
+      g_autofree char *line = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_cmpint (g_io_channel_read_line (server->out, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+      if (g_str_has_prefix (line, "CALL ") && strstr (line, method) != NULL)
+        return;
+    }
 }
 
 static void
@@ -80,6 +113,7 @@ server_stop (Server *server)
   kill (server->pid, SIGTERM);
   waitpid (server->pid, &status, 0);
   g_spawn_close_pid (server->pid);
+  g_clear_pointer (&server->out, g_io_channel_unref);
   g_free (server->address);
   g_free (server->record);
 }
@@ -761,6 +795,525 @@ test_response_errors (void)
   planar_capture_response_clear (&response);
 }
 
+/* ------------------------------------------------------------------------
+ * A capture never throws a received profile away; odd tool_data names;
+ * signals; listeners that are no gRPC server. These run on a profile the
+ * test makes, so that they need no samples.
+ * ------------------------------------------------------------------------ */
+
+/* A small XSpace in @dir. Returns: (transfer full): its path. */
+static char *
+small_xspace (const char *dir)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (plane, 1, "main", 1000);
+
+  planar_test_plane_add_event_metadata (plane, 1, "step", NULL);
+  planar_test_line_add_event (line, 1, 0, 5000);
+  return planar_test_write_space (space, dir, "served.xplane.pb");
+}
+
+/* The names in @dir that start with a dot: temporaries. */
+static guint
+count_hidden (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (name[0] == '.')
+      n++;
+  return n;
+}
+
+static void
+assert_file_text (const char *dir,
+                  const char *name,
+                  const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    g_error ("%s was not saved", path);
+  g_assert_cmpstr (contents, ==, text);
+}
+
+/* Tool data named xplane.pb (the profile's own name), a 300-byte name,
+ * names with '/' and "..", a name that is only "..", twice the same name,
+ * a control character: the XSpace is saved, each entry under a safe and
+ * unique name in the session folder, the one that cannot be made safe is
+ * skipped and reported, and the host is saved. */
+static void
+test_tool_names (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *long_name = g_strnfill (295, 'a');
+  g_autofree char *long_tool = g_strconcat ("--tool=", long_name, ".json", NULL);
+  g_autofree char *stem = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *folder, *entry;
+  const PlanarCaptureHost *host;
+  gboolean found_long = FALSE;
+  const char *extras[] = {
+    "--tool=xplane.pb", long_tool, "--tool=../../escape.json", "--tool=sub/dir/x.json", "--tool=..",
+    "--tool=tool.json", "--tool=tool.json", "--tool=bell\anote.txt", NULL,
+  };
+
+  server_start_full (&server, f->dir, "ok", xspace, extras);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_true (planar_capture_session_run (session, &error));
+  g_assert_no_error (error);
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  g_test_message ("%s", host->message);
+  folder = planar_capture_session_get_folder (session);
+  stem = g_strdup_printf ("127.0.0.1_%d", server.port);
+
+  /* The profile, byte for byte, under its own name. */
+  name = g_strconcat (stem, ".xplane.pb", NULL);
+  g_assert_cmpstr (strrchr (host->path, '/') + 1, ==, name);
+  assert_same_file (host->path, xspace);
+  /* "xplane.pb" as tool data: beside it, never mistaken for a host. */
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".xplane.pb.tool", NULL);
+  assert_file_text (folder, name, "tool data 0");
+  /* Separators and ".." components go; nothing is written outside. */
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".escape.json", NULL);
+  assert_file_text (folder, name, "tool data 2");
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".sub_dir_x.json", NULL);
+  assert_file_text (folder, name, "tool data 3");
+  {
+    g_autofree char *root = profile_root (f->dir);
+    const char *outside[] = { f->dir, root, NULL };
+
+    for (guint i = 0; outside[i] != NULL; i++)
+      {
+        g_autofree char *path = g_build_filename (outside[i], "escape.json", NULL);
+
+        g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      }
+    g_assert_cmpuint (count_entries (root), ==, 1);
+  }
+  /* Two entries of one name: both kept. */
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".tool.json", NULL);
+  assert_file_text (folder, name, "tool data 5");
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".2.tool.json", NULL);
+  assert_file_text (folder, name, "tool data 6");
+  g_clear_pointer (&name, g_free);
+  name = g_strconcat (stem, ".bell_note.txt", NULL);
+  assert_file_text (folder, name, "tool data 7");
+  /* The long name: shortened to what the file system takes, its
+   * extension kept. */
+  dir = g_dir_open (folder, 0, NULL);
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (entry, stem) && g_str_has_suffix (entry, ".json") && strstr (entry, "aaaa") != NULL)
+      {
+        g_assert_cmpuint (strlen (entry), <=, 255 - 8);
+        assert_file_text (folder, entry, "tool data 1");
+        found_long = TRUE;
+      }
+  g_assert_true (found_long);
+  /* ".." cannot be made a name: skipped, and said. */
+  g_assert_nonnull (host->message);
+  g_assert_nonnull (strstr (host->message, "“..” was not saved"));
+  /* The profile, 7 tool files, no temporary. */
+  g_assert_cmpuint (count_entries (folder), ==, 8);
+  g_assert_cmpuint (count_hidden (folder), ==, 0);
+  server_stop (&server);
+}
+
+/* A server from before emit_xspace asked for the tool "xplane.pb" sends
+ * the profile that way: it is the host's profile. */
+static void
+test_tool_xspace (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  const char *extras[] = { "--tool=xplane.pb", "--tool-xspace", "--no-xspace", NULL };
+  const PlanarCaptureHost *host;
+
+  server_start_full (&server, f->dir, "ok", xspace, extras);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_true (planar_capture_session_run (session, &error));
+  g_assert_no_error (error);
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  g_assert_true (g_str_has_suffix (host->path, ".xplane.pb"));
+  assert_same_file (host->path, xspace);
+  /* Saved once. */
+  g_assert_cmpuint (count_entries (planar_capture_session_get_folder (session)), ==, 1);
+  server_stop (&server);
+}
+
+/* Bytes that are no XSpace are not saved as a profile: the host fails,
+ * says why, and nothing is left. */
+static void
+test_not_xspace (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  Server server;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *root = profile_root (f->dir);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const PlanarCaptureHost *host;
+  int status = 0;
+
+  server_start_full (&server, f->dir, "not-xspace", xspace, NULL);
+  options = options_for (server.address, f->dir);
+  session = planar_capture_session_new (options, &error);
+  g_assert_false (planar_capture_session_run (session, &error));
+  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+  host = planar_capture_session_get_host (session, 0);
+  g_test_message ("%s", host->message);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_FAILED);
+  g_assert_nonnull (strstr (host->message, "no XSpace"));
+  g_assert_nonnull (strstr (host->message, "traceEvents"));
+  g_assert_cmpuint (count_entries (root), ==, 0);
+
+  /* The CLI: exit 1, the reason on stderr. */
+  {
+    const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", server.address, "--logdir", f->dir,
+                           "--duration-ms", "100", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+    g_assert_nonnull (strstr (err, "no XSpace"));
+    g_assert_cmpuint (count_entries (root), ==, 0);
+  }
+  server_stop (&server);
+}
+
+/* One host saved and one failed: the saved one is printed and kept, the
+ * other's reason said, and the status is 1. */
+static void
+test_cli_partial (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  Server ok, bad;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *addresses = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  server_start_full (&ok, f->dir, "ok", xspace, NULL);
+  server_start_full (&bad, f->dir, "internal", xspace, NULL);
+  addresses = g_strdup_printf ("%s,%s", ok.address, bad.address);
+  {
+    const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", addresses, "--logdir", f->dir,
+                           "--duration-ms", "100", "--delay-ms", "0", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+  }
+  g_test_message ("%s", err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_strstrip (out);
+  g_assert_true (g_str_has_suffix (out, ".xplane.pb"));
+  assert_same_file (out, xspace);
+  g_assert_nonnull (strstr (err, bad.address));
+  g_assert_nonnull (strstr (err, "INTERNAL"));
+  server_stop (&ok);
+  server_stop (&bad);
+}
+
+/* The session folder holding @name, under @root, or NULL. */
+static char *
+find_saved (const char *root,
+            const char *name)
+{
+  g_autoptr(GDir) d = g_dir_open (root, 0, NULL);
+  const char *session;
+
+  while (d != NULL && (session = g_dir_read_name (d)) != NULL)
+    {
+      char *path = g_build_filename (root, session, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return path;
+      g_free (path);
+    }
+  return NULL;
+}
+
+/* SIGINT and SIGTERM while a call is in flight: the calls are cancelled,
+ * the hosts saved before are kept, nothing else is left (no temporary,
+ * no empty session folder), the status is 128 + the signal and one line
+ * says what was kept. The signal comes at a fixed point: once the
+ * stalling server has the call (and, with two hosts, once the other
+ * host's profile is in place). */
+static void
+test_signals (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  static const int signals_sent[] = { SIGINT, SIGTERM };
+  g_autofree char *xspace = small_xspace (f->dir);
+
+  for (guint s = 0; s < G_N_ELEMENTS (signals_sent); s++)
+    for (guint hosts = 1; hosts <= 2; hosts++)
+      {
+        Server stall = { 0 }, ok = { 0 };
+        g_autofree char *logdir = g_strdup_printf ("%s/logs-%u-%u", f->dir, s, hosts);
+        g_autofree char *root = profile_root (logdir);
+        g_autofree char *addresses = NULL;
+        g_autofree char *ok_name = NULL;
+        g_autofree char *saved = NULL;
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        g_autoptr(GError) error = NULL;
+        const char *stall_extras[] = { "--announce", "--slow-ms=60000", NULL };
+        GPid pid;
+        int out_fd = -1, err_fd = -1, status = 0;
+
+        server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
+        if (hosts == 2)
+          {
+            server_start_full (&ok, f->dir, "ok", xspace, NULL);
+            addresses = g_strdup_printf ("%s,%s", ok.address, stall.address);
+            ok_name = g_strdup_printf ("127.0.0.1_%d.xplane.pb", ok.port);
+          }
+        else
+          addresses = g_strdup (stall.address);
+        {
+          const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", addresses, "--logdir", logdir,
+                                 "--duration-ms", "100", "--delay-ms", "0", NULL };
+
+          g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                                   &pid, NULL, &out_fd, &err_fd, &error));
+          g_assert_no_error (error);
+        }
+        server_wait_call (&stall, "/Profile");
+        /* The other host's profile in place: linked whole, so kept. A
+         * bound on the wait, not a timing. */
+        for (guint i = 0; ok_name != NULL && saved == NULL; i++)
+          {
+            saved = find_saved (root, ok_name);
+            if (saved == NULL && i > 6000)
+              g_error ("%s was never saved", ok_name);
+            if (saved == NULL)
+              g_usleep (10000);
+          }
+        g_assert_cmpint (kill (pid, signals_sent[s]), ==, 0);
+        g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+        g_spawn_close_pid (pid);
+        {
+          g_autoptr(GIOChannel) o = g_io_channel_unix_new (out_fd);
+          g_autoptr(GIOChannel) e = g_io_channel_unix_new (err_fd);
+
+          g_io_channel_set_close_on_unref (o, TRUE);
+          g_io_channel_set_close_on_unref (e, TRUE);
+          g_io_channel_read_to_end (o, &out, NULL, NULL);
+          g_io_channel_read_to_end (e, &err, NULL, NULL);
+        }
+        g_test_message ("signal %d, %u hosts: %s", signals_sent[s], hosts, err);
+        g_assert_true (WIFEXITED (status));
+        g_assert_cmpint (WEXITSTATUS (status), ==, 128 + signals_sent[s]);
+        if (hosts == 1)
+          {
+            g_assert_nonnull (strstr (err, "nothing was kept"));
+            /* No session folder left. */
+            g_assert_cmpuint (count_entries (root), ==, 0);
+          }
+        else
+          {
+            g_autofree char *folder = g_path_get_dirname (saved);
+
+            g_assert_nonnull (strstr (err, "kept 1 of 2 hosts"));
+            assert_same_file (saved, xspace);
+            g_assert_nonnull (strstr (out, saved));
+            g_assert_cmpuint (count_entries (root), ==, 1);
+            g_assert_cmpuint (count_hidden (folder), ==, 0);
+            server_stop (&ok);
+          }
+        /* One line says it, the last. */
+        {
+          g_auto(GStrv) lines = g_strsplit (g_strstrip (err), "\n", -1);
+          guint n = g_strv_length (lines);
+
+          g_assert_cmpuint (n, >, 0);
+          g_assert_true (g_str_has_prefix (lines[n - 1], "planar-cli: capture stopped by "));
+          g_assert_nonnull (strstr (lines[n - 1], signals_sent[s] == SIGINT ? "SIGINT" : "SIGTERM"));
+          for (guint i = 0; i + 1 < n; i++)
+            g_assert_null (strstr (lines[i], "capture stopped"));
+        }
+        server_stop (&stall);
+      }
+}
+
+/* Cancel (the app's Cancel button calls it) once one host is saved and
+ * another's call is in flight: the saved host is kept, the other call
+ * cancelled, and the session says so. */
+static void
+test_cancel_keeps_saved (PlanarTestFixture *f,
+                         gconstpointer      data)
+{
+  Server ok, stall;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *addresses = NULL;
+  g_autofree char *root = profile_root (f->dir);
+  const char *stall_extras[] = { "--announce", "--slow-ms=60000", NULL };
+  const PlanarCaptureHost *host;
+  guint changes = 0;
+
+  server_start_full (&ok, f->dir, "ok", xspace, NULL);
+  server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
+  addresses = g_strdup_printf ("%s,%s", ok.address, stall.address);
+  options = options_for (addresses, f->dir);
+  g_object_set (options, "delay-ms", 0, NULL);
+  session = planar_capture_session_new (options, &error);
+  g_signal_connect (session, "host-changed", G_CALLBACK (host_changed), &changes);
+  planar_capture_session_run_async (session, run_done, &error);
+  server_wait_call (&stall, "/Profile");
+  /* The other host saved: a fixed point, the wait bounded. */
+  for (guint i = 0; planar_capture_session_get_host (session, 0)->state != PLANAR_CAPTURE_HOST_SAVED; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      if (i > 6000)
+        g_error ("the first host was never saved");
+      g_usleep (10000);
+    }
+  planar_capture_session_cancel (session);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_test_message ("%s", error->message);
+  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED);
+  g_assert_nonnull (strstr (error->message, "1 of 2"));
+  host = planar_capture_session_get_host (session, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  assert_same_file (host->path, xspace);
+  g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  g_assert_cmpuint (count_entries (root), ==, 1);
+  g_assert_cmpuint (count_hidden (planar_capture_session_get_folder (session)), ==, 0);
+  server_stop (&ok);
+  server_stop (&stall);
+}
+
+/* Temporaries that a capture killed on the way left are removed by the
+ * next capture into that log directory once untouched for an hour;
+ * younger ones (another capture may be writing them) and everything else
+ * stay. */
+static void
+test_stale_temporaries (PlanarTestFixture *f,
+                        gconstpointer      data)
+{
+  g_autofree char *root = profile_root (f->dir);
+  g_autofree char *old_session = g_build_filename (root, "2020_01_01_00_00_00", NULL);
+  g_autofree char *dead_session = g_build_filename (root, "2020_01_01_00_00_01", NULL);
+  g_autofree char *stale = g_build_filename (old_session, ".127.0.0.1_1.xplane.pb.AbC123", NULL);
+  g_autofree char *young = g_build_filename (old_session, ".127.0.0.1_2.xplane.pb.XyZ789", NULL);
+  g_autofree char *profile = g_build_filename (old_session, "127.0.0.1_3.xplane.pb", NULL);
+  g_autofree char *hidden_dir = g_build_filename (old_session, ".folder.QwE456", NULL);
+  g_autofree char *dead = g_build_filename (dead_session, ".127.0.0.1_4.xplane.pb.RtY321", NULL);
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 two_hours_ago = g_get_real_time () - (gint64) 7200 * G_USEC_PER_SEC;
+  Server server;
+  g_autofree char *address = NULL;
+  const char *old_files[] = { stale, profile, dead, hidden_dir };
+
+  g_assert_cmpint (g_mkdir_with_parents (old_session, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (dead_session, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (hidden_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (stale, "half", -1, NULL));
+  g_assert_true (g_file_set_contents (young, "being written", -1, NULL));
+  g_assert_true (g_file_set_contents (profile, "keep", -1, NULL));
+  g_assert_true (g_file_set_contents (dead, "half", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (old_files); i++)
+    {
+      struct utimbuf times = { (time_t) (two_hours_ago / G_USEC_PER_SEC), (time_t) (two_hours_ago / G_USEC_PER_SEC) };
+
+      g_assert_cmpint (g_utime (old_files[i], &times), ==, 0);
+    }
+
+  /* Any capture will do, even one that finds no server. */
+  server_start_full (&server, f->dir, "ok", profile, NULL);
+  address = g_strdup (server.address);
+  server_stop (&server);
+  options = options_for (address, f->dir);
+  g_object_set (options, "retries", 0, NULL);
+  session = planar_capture_session_new (options, &error);
+  g_assert_false (planar_capture_session_run (session, &error));
+
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (dead_session, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (young, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (profile, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (hidden_dir, G_FILE_TEST_IS_DIR));
+}
+
+/* Listeners that are no gRPC server are named as such, within the
+ * capture's deadline (1 s here; the test's own timeout is the only
+ * clock), and not retried. */
+static void
+test_listeners (PlanarTestFixture *f,
+                gconstpointer      data)
+{
+  static const struct
+  {
+    const char *mode;
+    const char *message;
+  } cases[] = {
+    { "listen-silent", "connected, no answer within 1 s" },
+    { "listen-garbage", "connected, but it does not speak gRPC" },
+    { "listen-http1", "connected, but it does not speak gRPC (it answered “HTTP/1.1 400 Bad Request”)" },
+  };
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *root = profile_root (f->dir);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Server server;
+      g_autoptr(PlanarCaptureOptions) options = NULL;
+      g_autoptr(PlanarCaptureSession) session = NULL;
+      g_autoptr(GError) error = NULL;
+      const PlanarCaptureHost *host;
+
+      server_start_full (&server, f->dir, cases[i].mode, xspace, NULL);
+      options = options_for (server.address, f->dir);
+      g_object_set (options, "deadline-floor-ms", 1000, "retries", 3, NULL);
+      session = planar_capture_session_new (options, &error);
+      g_assert_false (planar_capture_session_run (session, &error));
+      host = planar_capture_session_get_host (session, 0);
+      g_test_message ("%s: %s", cases[i].mode, host->message);
+      g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_FAILED);
+      if (strstr (host->message, cases[i].message) == NULL)
+        g_error ("%s: expected \"%s\" in \"%s\"", cases[i].mode, cases[i].message, host->message);
+      g_assert_null (strstr (host->message, "refused"));
+      /* Not retried. */
+      g_assert_cmpuint (host->attempt, ==, 1);
+      g_assert_cmpuint (count_entries (root), ==, 0);
+      server_stop (&server);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -783,5 +1336,13 @@ main (int    argc,
   ADD ("/capture/existing-session", test_existing_session);
   ADD ("/capture/cli", test_cli);
   ADD ("/capture/continuous", test_continuous);
+  ADD ("/capture/tool-names", test_tool_names);
+  ADD ("/capture/tool-xspace", test_tool_xspace);
+  ADD ("/capture/not-xspace", test_not_xspace);
+  ADD ("/capture/cli-partial", test_cli_partial);
+  ADD ("/capture/signals", test_signals);
+  ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
+  ADD ("/capture/stale-temporaries", test_stale_temporaries);
+  ADD ("/capture/listeners", test_listeners);
   return g_test_run ();
 }

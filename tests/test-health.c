@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "planar-model.h"
 #include "planar-test-xspace.h"
@@ -293,6 +294,131 @@ test_health_losses (PlanarTestFixture *f,
   g_assert_nonnull (strstr (issue->message, "at byte "));
 }
 
+/* One damaged XStat inside a sound XEvent: the event's other stats are
+ * still read, the damaged one is counted, and health reports it. */
+static void
+test_health_damaged_stat (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  static const char field[] = "\x2a\x05" "BROKE";
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (cpu, 1, "main", 0);
+  XEvent *ev;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *first = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(GError) error = NULL;
+  const PlanarHealthIssue *issue;
+  PlanarTrace *trace;
+  const PlanarPlane *plane;
+  char *at;
+  gsize len;
+
+  planar_test_add_task_environment (space, 1767225600000000000ull);
+  planar_test_plane_add_stat_metadata (cpu, 1, "before");
+  planar_test_plane_add_stat_metadata (cpu, 2, "broken");
+  planar_test_plane_add_stat_metadata (cpu, 3, "after");
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  ev = planar_test_line_add_event (line, 1, 0, 1000);
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_uint (1, 11));
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (2, "BROKE"));
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_uint (3, 33));
+  planar_test_line_add_event (line, 1, 2000, 1000);
+  path = planar_test_write_space (space, f->dir, "damaged.xplane.pb");
+
+  /* The string's field gets a wire type str_value cannot have. */
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+  at = memmem (contents, len, field, sizeof field - 1);
+  g_assert_nonnull (at);
+  at[0] = 0x29;
+  g_file_set_contents (path, contents, (gssize) len, &error);
+  g_assert_no_error (error);
+
+  profile = load_profile (path);
+  trace = planar_profile_get_trace (profile, 0);
+  plane = planar_trace_find_plane (trace, "/host:CPU");
+  g_assert_nonnull (plane);
+
+  /* The stats around it are read. */
+  g_assert_cmpuint (planar_trace_get_event_stats (trace, plane, &plane->tracks[0].events[0], stats, &error), ==, 2);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_array_index (stats, PlanarStat, 0).name, ==, "before");
+  g_assert_cmpuint (g_array_index (stats, PlanarStat, 0).v.u64, ==, 11);
+  g_assert_cmpstr (g_array_index (stats, PlanarStat, 1).name, ==, "after");
+  g_assert_cmpuint (g_array_index (stats, PlanarStat, 1).v.u64, ==, 33);
+
+  /* Met once or twice, it is one damaged stat. */
+  g_array_set_size (stats, 0);
+  planar_trace_get_event_stats (trace, plane, &plane->tracks[0].events[0], stats, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, &first), ==, 1);
+  g_assert_nonnull (strstr (first, "XStat at byte "));
+  g_assert_nonnull (strstr (first, "damaged.xplane.pb"));
+  g_clear_pointer (&first, g_free);
+  g_assert_cmpuint (planar_trace_count_damaged_stats (trace, &first), ==, 1);
+
+  issues = planar_health_check (profile, NULL);
+  issue = find_issue (issues, "damaged-stats", NULL);
+  g_assert_nonnull (issue);
+  g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_WARNING);
+  g_assert_cmpuint (issue->count, ==, 1);
+  g_assert_cmpstr (issue->host, ==, "damaged");
+  g_assert_nonnull (strstr (issue->message, first));
+}
+
+/* Counting reads every event: a damaged stat nobody asked for is found. */
+static void
+test_health_damaged_count (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  static const char field[] = "\x2a\x04" "GONE";
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (cpu, 1, "main", 0);
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *trace;
+  gsize len;
+  guint n_damaged = 0;
+
+  planar_test_add_task_environment (space, 1767225600000000000ull);
+  planar_test_plane_add_stat_metadata (cpu, 1, "note");
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  for (int i = 0; i < 5; i++)
+    {
+      XEvent *ev = planar_test_line_add_event (line, 1, i * 2000, 1000);
+
+      PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (1, i % 2 ? "GONE" : "kept"));
+    }
+  path = planar_test_write_space (space, f->dir, "two.xplane.pb");
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+  for (char *at = contents; (at = memmem (at, len - (gsize) (at - contents), field, sizeof field - 1)) != NULL; at++)
+    {
+      at[0] = 0x29;
+      n_damaged++;
+    }
+  g_assert_cmpuint (n_damaged, ==, 2);
+  g_file_set_contents (path, contents, (gssize) len, &error);
+  g_assert_no_error (error);
+
+  profile = load_profile (path);
+  trace = planar_profile_get_trace (profile, 0);
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 0);
+  g_assert_cmpuint (planar_trace_count_damaged_stats (trace, NULL), ==, 2);
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 2);
+  issues = planar_health_check (profile, NULL);
+  g_assert_cmpuint (find_issue (issues, "damaged-stats", NULL)->count, ==, 2);
+}
+
 /* On the real samples: every empty plane other than the metadata ones is
  * listed, and the overlaps reported are the model's count. */
 static void
@@ -358,5 +484,7 @@ main (int    argc,
   g_test_add_func ("/health/samples", test_health_samples);
   g_test_add ("/health/losses", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_losses,
               planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/health/damaged-stat", test_health_damaged_stat);
+  PLANAR_TEST_ADD ("/health/damaged-count", test_health_damaged_count);
   return g_test_run ();
 }

@@ -868,6 +868,76 @@ test_space_fields (Fixture       *f,
   g_assert_cmpuint (planar_trace_get_n_events (trace), ==, 0);
 }
 
+/* An XSpace whose first plane is exactly @plane_size bytes long (91 or 123:
+ * the file starts "\n[" or "\n{", like JSON after a newline). */
+static char *
+write_space_with_first_plane (const char *dir,
+                              const char *name,
+                              gsize       plane_size)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane = planar_test_space_add_plane (space, 1, "/device:GPU:0");
+  XLine *line;
+  gsize size = 0;
+
+  planar_test_plane_add_event_metadata (plane, 1, "kernel", NULL);
+  line = planar_test_plane_add_line (plane, 1, "Stream #1", 0);
+  planar_test_line_add_event (line, 1, 1000, 2000);
+  /* The plane's name pads it to the size wanted. */
+  for (gsize n = 1; n < 200; n++)
+    {
+      g_autofree char *padded = g_strnfill (n, 'g');
+
+      plane->name = planar_test_keep_str (padded);
+      size = tensorflow__profiler__xplane__get_packed_size (plane);
+      if (size >= plane_size)
+        break;
+    }
+  g_assert_cmpuint (size, ==, plane_size);
+  planar_test_add_task_environment (space, 1000);
+  return planar_test_write_space (space, dir, name);
+}
+
+/* The name decides the format first; a name that says nothing tries the
+ * XSpace structure before JSON, so an XSpace that starts like JSON loads. */
+static void
+test_format_from_name (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const gsize sizes[] = { 91, 123 };
+  static const char * const names[] = { "h.xplane.pb", "profile-without-suffix" };
+  g_autofree char *json = g_build_filename (f->dir, "trace.dat", NULL);
+  g_autoptr(PlanarTrace) json_trace = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+      {
+        g_autofree char *path = write_space_with_first_plane (f->dir, names[n], sizes[s]);
+        g_autofree char *bytes = NULL;
+        g_autoptr(PlanarTrace) trace = NULL;
+        gsize len;
+
+        g_assert_true (g_file_get_contents (path, &bytes, &len, NULL));
+        g_assert_cmpint (bytes[0], ==, '\n');
+        g_assert_cmpint (bytes[1], ==, sizes[s] == 91 ? '[' : '{');
+        trace = planar_trace_load (path, NULL, &error);
+        g_assert_no_error (error);
+        g_assert_null (planar_trace_get_import_report (trace));
+        g_assert_cmpuint (planar_trace_get_n_events (trace), ==, 1);
+        g_assert_nonnull (planar_trace_find_plane (trace, "Task Environment"));
+        g_unlink (path);
+      }
+
+  /* JSON under a name that says nothing is still read as JSON. */
+  g_file_set_contents (json, "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+                       "\"pid\":1,\"tid\":1}]}", -1, NULL);
+  json_trace = planar_trace_load (json, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (planar_trace_get_import_report (json_trace));
+  g_assert_cmpuint (planar_trace_get_n_events (json_trace), >=, 1);
+}
+
 static void
 test_format_duration (void)
 {
@@ -914,6 +984,7 @@ main (int    argc,
   ADD ("/trace/cut-file", test_cut_file);
   ADD ("/profile/host-alignment", test_host_alignment);
   ADD ("/profile/unreadable-host", test_unreadable_host);
+  ADD ("/trace/format-from-name", test_format_from_name);
 #undef ADD
   g_test_add_func ("/units/format-duration", test_format_duration);
 

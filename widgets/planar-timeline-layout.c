@@ -528,7 +528,8 @@ collect_candidates (PlanarProfile *profile,
 
           g_array_append_val (planes, order);
         }
-      qsort (planes->data, planes->len, sizeof (PlaneOrder), compare_planes);
+      if (planes->len > 1)
+        qsort (planes->data, planes->len, sizeof (PlaneOrder), compare_planes);
 
       for (guint i = 0; i < planes->len; i++)
         {
@@ -613,7 +614,8 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
             break;
           }
     }
-  qsort (candidates->data, candidates->len, sizeof (Candidate), compare_candidates);
+  if (candidates->len > 1)
+    qsort (candidates->data, candidates->len, sizeof (Candidate), compare_candidates);
 
   for (guint i = 0; i < candidates->len; i++)
     {
