@@ -28,7 +28,9 @@
  * are about); MODE_PLANAR: that plus the derived lines and the flow index,
  * as the application loads, with no cached index; MODE_PRIME: the same,
  * then writing its cached index (timed apart); MODE_CACHED: a reopen from
- * that cached index. MODE_STATS indexes the file, then counts its events'
+ * that cached index. MODE_CHECK: what a reopen does first, hashing the
+ * file for the cached index's content key (timed after the structure
+ * scan). MODE_STATS indexes the file, then counts its events'
  * stats (in a child of its own: reading them touches the whole file, which
  * would count in the index's RSS). MODE_SESSION_EAGER and MODE_SESSION_LAZY open a
  * session folder of several hosts as the application does, every host
@@ -41,6 +43,7 @@ typedef enum
   MODE_PLANAR,
   MODE_PRIME,
   MODE_CACHED,
+  MODE_CHECK,
   MODE_STATS,
   MODE_SESSION_EAGER,
   MODE_SESSION_LAZY,
@@ -48,7 +51,36 @@ typedef enum
 } Mode;
 
 static const char * const mode_names[N_MODES] = { "read", "unpack", "index", "planar", "prime", "cached",
-                                                  "stats", "session-eager", "session-lazy" };
+                                                  "check", "stats", "session-eager", "session-lazy" };
+
+/* Set (in the environment, for the children): each child first drops the
+ * profile's pages and its cached index's from the page cache, so that
+ * what it reads comes from the disk. */
+#define COLD_ENV "PLANAR_BENCH_COLD"
+
+/* The process's CPU time so far, every thread's. */
+static double
+cpu_now (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return (double) ru.ru_utime.tv_sec + (double) ru.ru_utime.tv_usec / 1e6 + (double) ru.ru_stime.tv_sec
+         + (double) ru.ru_stime.tv_usec / 1e6;
+}
+
+static void
+drop_from_page_cache (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return;
+  /* Dirty pages are not dropped: written first. */
+  fdatasync (fd);
+  posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+  close (fd);
+}
 
 /* The session of the lazy-hosts table: this many hosts of this many
  * events each. */
@@ -58,6 +90,10 @@ static const char * const mode_names[N_MODES] = { "read", "unpack", "index", "pl
 typedef struct
 {
   double  seconds;
+  /* User and system CPU time of the child up to the end of what is timed
+   * (the load's: start-up included; the check's: the check alone), every
+   * thread's: what a busy machine's wall-clock times hide. */
+  double  cpu_seconds;
   guint64 peak_rss;
   guint64 events;
   /* MODE_PLANAR only: the largest anonymous memory seen (file-backed pages
@@ -158,8 +194,39 @@ static int
 run_child (Mode        mode,
            const char *path)
 {
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 t0;
   guint64 events = 0;
+
+  if (g_getenv (COLD_ENV) != NULL)
+    {
+      g_autofree char *cache = planar_cache_get_path (path);
+
+      drop_from_page_cache (path);
+      drop_from_page_cache (cache);
+    }
+  t0 = g_get_monotonic_time ();
+  if (mode == MODE_CHECK)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PlanarTrace) trace = NULL;
+      guint8 hash[16];
+      gint64 c0;
+      double cpu0;
+
+      planar_cache_set_enabled (TRUE);
+      trace = planar_trace_open (path, &error);
+      c0 = g_get_monotonic_time ();
+      cpu0 = cpu_now ();
+      if (trace == NULL || !_planar_cache_check_content (trace, NULL, hash, &error))
+        {
+          fprintf (stderr, "planar-bench-load: %s\n", error->message);
+          return 1;
+        }
+      printf ("%.6f %" G_GUINT64_FORMAT " 0 0 0 0 0 0 %.6f\n", (double) (g_get_monotonic_time () - c0) / 1e6,
+              (guint64) planar_trace_get_file_size (trace), cpu_now () - cpu0);
+      fflush (stdout);
+      _exit (0);
+    }
 
   if (mode == MODE_SESSION_EAGER || mode == MODE_SESSION_LAZY)
     {
@@ -246,7 +313,7 @@ run_child (Mode        mode,
       Sampler sampler = { NULL, t0, 0, 0, -1.0 };
       GThread *thread = NULL;
       gboolean full = mode == MODE_PLANAR || mode == MODE_PRIME || mode == MODE_CACHED;
-      double seconds, write_seconds = 0, stats_per_event = 0;
+      double seconds, write_seconds = 0, stats_per_event = 0, cpu;
       guint64 spilled = 0, stats_stride = 0;
 
       /* Only the reopen reads a cached index; priming writes one afresh,
@@ -268,6 +335,7 @@ run_child (Mode        mode,
       if (trace != NULL && !_planar_trace_decode (trace, full, NULL, &error))
         g_clear_object (&trace);
       seconds = (double) (g_get_monotonic_time () - t0) / 1e6;
+      cpu = cpu_now ();
       if (mode == MODE_PRIME)
         {
           gint64 w0 = g_get_monotonic_time ();
@@ -290,10 +358,10 @@ run_child (Mode        mode,
       planar_spill_get_usage (&spilled, NULL);
       if (mode == MODE_STATS)
         stats_per_event = count_stats (trace, &stats_stride);
-      printf ("%.6f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %" G_GUINT64_FORMAT " %.6f %" G_GUINT64_FORMAT "\n",
+      printf ("%.6f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %" G_GUINT64_FORMAT " %.6f %" G_GUINT64_FORMAT " %.6f\n",
               seconds, events, sampler.peak_anon,
               sampler.first_track_seconds < 0 ? seconds : sampler.first_track_seconds,
-              write_seconds, spilled, stats_per_event, stats_stride);
+              write_seconds, spilled, stats_per_event, stats_stride, cpu);
       fflush (stdout);
       _exit (0);
     }
@@ -314,6 +382,7 @@ measure (const char  *self_exe,
   struct rusage usage;
   char buf[256] = { 0 };
   ssize_t n;
+  double cpu = -1;
 
   if (pipe (pipefd) != 0)
     return FALSE;
@@ -339,11 +408,16 @@ measure (const char  *self_exe,
   out->spilled = 0;
   out->stats_per_event = 0;
   out->stats_stride = 0;
-  if (sscanf (buf, "%lf %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %lf %lf %" G_GUINT64_FORMAT " %lf %" G_GUINT64_FORMAT,
+  if (sscanf (buf, "%lf %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %lf %lf %" G_GUINT64_FORMAT " %lf %" G_GUINT64_FORMAT " %lf",
               &out->seconds, &out->events, &out->peak_anon, &out->first_track_seconds, &out->write_seconds,
-              &out->spilled, &out->stats_per_event, &out->stats_stride) < 2)
+              &out->spilled, &out->stats_per_event, &out->stats_stride, &cpu) < 2)
     return FALSE;
   out->peak_rss = (guint64) usage.ru_maxrss * 1024;
+  /* The child's own figure when it gives one (up to the end of the timed
+   * part), else its whole run. */
+  out->cpu_seconds = cpu >= 0 ? cpu
+                     : (double) usage.ru_utime.tv_sec + (double) usage.ru_utime.tv_usec / 1e6
+                       + (double) usage.ru_stime.tv_sec + (double) usage.ru_stime.tv_usec / 1e6;
   return TRUE;
 }
 
@@ -365,7 +439,7 @@ measure_median (const char  *self_exe,
                 guint        repeats,
                 Measurement *out)
 {
-  double times[REPEATS];
+  double times[REPEATS], cpu[REPEATS];
 
   memset (out, 0, sizeof *out);
   for (guint i = 0; i < repeats; i++)
@@ -375,6 +449,7 @@ measure_median (const char  *self_exe,
       if (!measure (self_exe, mode, path, &m))
         return FALSE;
       times[i] = m.seconds;
+      cpu[i] = m.cpu_seconds;
       out->peak_rss = MAX (out->peak_rss, m.peak_rss);
       out->peak_anon = MAX (out->peak_anon, m.peak_anon);
       /* The first track's time goes with the median run below; the
@@ -387,7 +462,9 @@ measure_median (const char  *self_exe,
       out->events = m.events;
     }
   qsort (times, repeats, sizeof (double), compare_double);
+  qsort (cpu, repeats, sizeof (double), compare_double);
   out->seconds = times[repeats / 2];
+  out->cpu_seconds = cpu[repeats / 2];
   return TRUE;
 }
 
@@ -454,6 +531,59 @@ measure_spill (const char  *self_exe,
   return ok;
 }
 
+/* The cached index's content key (docs/loader.md), page cache warm and
+ * cold, in one row each: the application's load without hashing (the
+ * cache off) and with it (writing the index, timed apart), the check a
+ * reopen makes first, and the whole cached reopen. */
+static gboolean
+measure_content_key (const char *self_exe,
+                     const char *path,
+                     guint64     events,
+                     guint64     file_size,
+                     guint       repeats,
+                     GString    *rows)
+{
+  for (guint cold = 0; cold < 2; cold++)
+    {
+      Measurement plain, hashed, check, reopen;
+      gboolean ok;
+
+      if (cold)
+        g_setenv (COLD_ENV, "1", TRUE);
+      ok = measure_median (self_exe, MODE_PLANAR, path, repeats, &plain)
+        && measure_median (self_exe, MODE_PRIME, path, repeats, &hashed)
+        && measure_median (self_exe, MODE_CHECK, path, repeats, &check)
+        && measure_median (self_exe, MODE_CACHED, path, repeats, &reopen);
+      g_unsetenv (COLD_ENV);
+      if (!ok || reopen.events != events || hashed.events != events)
+        return FALSE;
+      g_string_append_printf (rows,
+                              "| %" G_GUINT64_FORMAT " | %.1f | %s | %.3f | %.3f | %.3fx | %.2f | %.2f | %.3fx "
+                              "| %.3f | %.2f | %.0f | %.3fx | %.3f | %.2fx | %.3f |\n",
+                              events, (double) file_size / (1024.0 * 1024.0), cold ? "cold" : "warm",
+                              plain.seconds, hashed.seconds, hashed.seconds / plain.seconds,
+                              plain.cpu_seconds, hashed.cpu_seconds, hashed.cpu_seconds / plain.cpu_seconds,
+                              check.seconds, check.cpu_seconds,
+                              (double) file_size / (1024.0 * 1024.0) / check.seconds, check.seconds / plain.seconds,
+                              reopen.seconds, check.seconds / reopen.seconds, reopen.first_track_seconds);
+      fflush (stdout);
+    }
+  return TRUE;
+}
+
+static void
+print_content_key (GString *rows)
+{
+  printf ("\nThe cached index's content key (XXH3-128 of every byte of the profile), page cache warm and "
+          "cold (dropped with posix_fadvise before each run): the load without hashing (cache off) and "
+          "with it, the check a reopen makes before using the index, and the whole cached reopen:\n\n"
+          "| events | file MB | page cache | load s, no hashing | load s, hashing | hashing / none "
+          "| load CPU s, no hashing | load CPU s, hashing | CPU: hashing / none "
+          "| reopen check s | check CPU s | check MB/s | check / load | cached reopen s | check / reopen "
+          "| cached first track s |\n"
+          "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n%s", rows->str);
+}
+
 static char *
 format_mb (guint64 bytes)
 {
@@ -474,7 +604,10 @@ main (int    argc,
   g_autoptr(GString) cache_rows = NULL;
   g_autoptr(GString) spill_rows = g_string_new (NULL);
   g_autofree char *scale_verdict = NULL;
+  g_autoptr(GString) key_rows = g_string_new (NULL);
+  gboolean key_only = FALSE;
   GOptionEntry entries[] = {
+    { "content-key-only", 0, 0, G_OPTION_ARG_NONE, &key_only, "Only the cached index's content key table", NULL },
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Event counts, comma-separated (default 1e5,1e6,1e7)", "LIST" },
     { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &data_dir, "Where generated profiles are kept", "DIR" },
     { "gen", 0, 0, G_OPTION_ARG_FILENAME, &gen, "The planar-gen program", "PATH" },
@@ -512,11 +645,14 @@ main (int    argc,
   }
   cache_rows = g_string_new (NULL);
 
-  printf ("| events | file MB | bytes/event | stats/event | read s | protobuf-c unpack s | index ready s | index / unpack "
-          "| events/s | unpack peak RSS MB | index peak RSS MB | RSS target MB | index RSS / target "
-          "| with derived lines + flows: s | / unpack | peak RSS MB | RSS / target "
-          "| first track ready s | first / full load | peak anon MB | anon / file | file-backed index MB |\n");
-  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  if (!key_only)
+    {
+      printf ("| events | file MB | bytes/event | stats/event | read s | protobuf-c unpack s | index ready s | index / unpack "
+              "| events/s | unpack peak RSS MB | index peak RSS MB | RSS target MB | index RSS / target "
+              "| with derived lines + flows: s | / unpack | peak RSS MB | RSS / target "
+              "| first track ready s | first / full load | peak anon MB | anon / file | file-backed index MB |\n");
+      printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    }
   for (guint i = 0; sizes[i] != NULL; i++)
     {
       guint64 events = (guint64) g_ascii_strtod (sizes[i], NULL);
@@ -531,6 +667,14 @@ main (int    argc,
 
       if (events == 0 || !ensure_profile (gen, path, events) || stat (path, &st) != 0)
         return 1;
+      huge = (guint64) st.st_size >= (G_GUINT64_CONSTANT (2) << 30);
+      if (!measure_content_key (self_exe, path, events, (guint64) st.st_size, huge ? 1 : REPEATS, key_rows))
+        {
+          fprintf (stderr, "planar-bench-load: the content key measurement of %s failed\n", path);
+          return 1;
+        }
+      if (key_only)
+        continue;
       /* Index in files against index on the heap, from 1e7 events up. */
       if (events >= 10000000)
         {
@@ -553,10 +697,9 @@ main (int    argc,
         }
       /* Past protobuf's 2 GiB limit a whole-message unpack cannot run (nor
        * XProf); such sizes are measured once. */
-      huge = (guint64) st.st_size >= (G_GUINT64_CONSTANT (2) << 30);
       memset (m, 0, sizeof m);
       for (int mode = 0; mode < MODE_SESSION_EAGER; mode++)
-        if ((!huge || (mode != MODE_READ && mode != MODE_UNPACK))
+        if (mode != MODE_CHECK && (!huge || (mode != MODE_READ && mode != MODE_UNPACK))
             && !measure_median (self_exe, (Mode) mode, path, huge || mode == MODE_STATS ? 1 : REPEATS, &m[mode]))
           {
             fprintf (stderr, "planar-bench-load: the %s measurement of %s failed\n", mode_names[mode], path);
@@ -623,6 +766,11 @@ main (int    argc,
                                 (double) m[MODE_CACHED].peak_anon / (1024.0 * 1024.0));
       }
     }
+  if (key_only)
+    {
+      print_content_key (key_rows);
+      return 0;
+    }
   printf ("\nCold load (no cached index) against a reopen from the cached index written after it:\n\n"
           "| events | cold load s | cold first track s | cache MB | cache bytes/event | cache write s "
           "| cached reopen s | reopen / cold | cached first track s | first track / cold load | reopen peak anon MB |\n"
@@ -634,6 +782,8 @@ main (int    argc,
             "| anon / file | in files MB | file-backed / heap time |\n"
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n%s",
             PLANAR_SPILL_FILE_MIN >> 20, spill_rows->str);
+
+  print_content_key (key_rows);
 
   /* A session of many hosts, all decoded or lazily. */
   {

@@ -3,17 +3,19 @@
  * One file per profile in the cache folder, named for the profile's path:
  *
  *   header     magic, version, the size of PlanarEvent, the key (the
- *              profile's size, modification time and time offset in its
- *              session) and a SHA-256 of the header and section table
+ *              profile's size, a hash of all its bytes and its time offset
+ *              in its session) and a SHA-256 of the header and section table
  *   sections   a table of (kind, plane, track, offset, size, raw size)
  *   frames     one zstd frame per section, each with its own checksum:
  *              META (planes, lines, derived metadata, track headers), one
  *              TRACK per track (events, aggregated events, children
  *              times), SOURCES per plane with derived events, FLOWS
  *
- * Reading checks all of it and every index in it against the trace the
- * file scan made; anything that does not fit means the file is not used
- * (and is removed), and the profile is decoded as if there were none.
+ * Reading checks the profile's bytes against the key's hash first, then
+ * all of the cache file and every index in it against the trace the file
+ * scan made; anything that does not fit means the file is not used (and
+ * is removed), and the profile is decoded as if there were none. A cache
+ * path that is not a regular file is neither read nor followed.
  * Writing goes through a hidden temporary file and a rename. Past the
  * size cap the least recently used files go (a file's modification time
  * is renewed each time it is used).
@@ -25,11 +27,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
-#include <utime.h>
 
 #include <glib/gstdio.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "planar-counters.h"
@@ -41,10 +45,13 @@
 #include "planar-trace-private.h"
 
 #define MAGIC "PLNRIDX1"
-#define VERSION 1
+/* 2: the key holds the content hash. */
+#define VERSION 2
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1
+/* As the decoder: past this, pages read are dropped from the process. */
+#define PLANAR_CACHE_DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
 
 enum
 {
@@ -62,8 +69,11 @@ typedef struct
   guint32 event_size;
   guint32 n_sections;
   guint64 source_size;
+  /* Kept for information: the content decides, not the time. */
   gint64  source_mtime_ns;
   gint64  time_offset_ps;
+  /* XXH3-128 of the profile's bytes (content_hash ()), canonical form. */
+  guint8  content_hash[16];
   guint8  digest[32];
 } Header;
 
@@ -277,6 +287,201 @@ get_str (Reader *r,
 }
 
 /* ------------------------------------------------------------------------
+ * The content key
+ *
+ * A hash of every byte of the profile, made of one XXH3-128 per XLine
+ * (taken by the decoder's worker right after decoding the line, while its
+ * bytes are in memory: _planar_cache_hash_line()) and of the bytes between
+ * the lines (the XSpace's and planes' own fields, which the structure scan
+ * reads), combined in file order. The order of the workers does not
+ * matter, so the hash is the same whatever the number of cores. A reopen
+ * takes the same hashes of the file as it is now, in parallel, before any
+ * of the cached index is used.
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  guint64 offset;
+  guint64 size;
+  guint   plane;
+  guint   line;
+} LineRange;
+
+static void
+hash_range (PlanarTrace     *self,
+            const LineRange *range)
+{
+  PlanarPlanePrivate *ppriv = &self->planes_priv[range->plane];
+  XXH128_hash_t h = XXH3_128bits (self->data + range->offset, (size_t) range->size);
+
+  ppriv->line_hashes[2 * range->line] = h.low64;
+  ppriv->line_hashes[2 * range->line + 1] = h.high64;
+}
+
+void
+_planar_cache_hash_line (PlanarTrace *self,
+                         guint        p,
+                         guint        l)
+{
+  const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+  LineRange range = { ppriv->line_offsets[l], ppriv->line_sizes[l], p, l };
+
+  /* An import's XSpace is of its own making and never cached; with the
+   * cache off nothing is hashed. */
+  if (self->import_report != NULL || !planar_cache_get_enabled ())
+    return;
+  hash_range (self, &range);
+}
+
+static int
+compare_range_offset (gconstpointer a,
+                      gconstpointer b)
+{
+  const LineRange *x = a, *y = b;
+
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int
+compare_range_size_desc (gconstpointer a,
+                         gconstpointer b)
+{
+  const LineRange *x = a, *y = b;
+
+  return x->size > y->size ? -1 : x->size < y->size;
+}
+
+/* The file's lines, in file order. Before the tracks are planned the
+ * planes hold only those; after, the derived ones follow them. */
+static GArray *
+line_ranges (PlanarTrace *self,
+             gboolean     planned)
+{
+  GArray *ranges = g_array_new (FALSE, FALSE, sizeof (LineRange));
+
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+      guint n = planned ? ppriv->n_file_lines : self->planes[p].n_lines;
+
+      for (guint l = 0; l < n; l++)
+        {
+          LineRange range = { ppriv->line_offsets[l], ppriv->line_sizes[l], p, l };
+
+          g_array_append_val (ranges, range);
+        }
+    }
+  g_array_sort (ranges, compare_range_offset);
+  return ranges;
+}
+
+/* Combines the lines' hashes (@ranges, in file order) with the bytes
+ * between them into @out. */
+static void
+content_hash (PlanarTrace *self,
+              GArray      *ranges,
+              guint8       out[16])
+{
+  XXH3_state_t *state = XXH3_createState ();
+  guint64 at = 0, size = self->size;
+
+  g_assert (state != NULL);
+  XXH3_128bits_reset (state);
+  XXH3_128bits_update (state, &size, sizeof size);
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      const LineRange *r = &g_array_index (ranges, LineRange, i);
+      const guint64 *h = &self->planes_priv[r->plane].line_hashes[2 * r->line];
+      guint64 record[4] = { r->offset, r->size, h[0], h[1] };
+
+      if (r->offset > at)
+        XXH3_128bits_update (state, self->data + at, (size_t) (r->offset - at));
+      XXH3_128bits_update (state, record, sizeof record);
+      at = MAX (at, r->offset + r->size);
+    }
+  if (at < size)
+    XXH3_128bits_update (state, self->data + at, (size_t) (size - at));
+  XXH128_canonicalFromHash ((XXH128_canonical_t *) (gpointer) out, XXH3_128bits_digest (state));
+  XXH3_freeState (state);
+}
+
+typedef struct
+{
+  PlanarTrace     *self;
+  const LineRange *ranges;
+  guint            n_ranges;
+  gint             next;
+  GCancellable    *cancellable;
+  gint             cancelled;
+} HashJobs;
+
+static gpointer
+hash_worker (gpointer data)
+{
+  HashJobs *jobs = data;
+  PlanarTrace *self = jobs->self;
+  gsize page_size = (gsize) sysconf (_SC_PAGESIZE);
+
+  for (;;)
+    {
+      gint i = g_atomic_int_add (&jobs->next, 1);
+      const LineRange *r;
+
+      if ((guint) i >= jobs->n_ranges || g_atomic_int_get (&jobs->cancelled))
+        break;
+      if (g_cancellable_is_cancelled (jobs->cancellable))
+        {
+          g_atomic_int_set (&jobs->cancelled, 1);
+          break;
+        }
+      r = &jobs->ranges[i];
+      hash_range (self, r);
+      /* As the decoder does for a large file: the pages stay in the page
+       * cache, not in the process. */
+      if (self->size >= PLANAR_CACHE_DROP_PAGES_MIN_SIZE)
+        {
+          guint64 begin = (r->offset + page_size - 1) / page_size * page_size;
+          guint64 end = (r->offset + r->size) / page_size * page_size;
+
+          if (end > begin)
+            madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
+        }
+    }
+  return NULL;
+}
+
+gboolean
+_planar_cache_check_content (PlanarTrace   *self,
+                             GCancellable  *cancellable,
+                             guint8         hash[16],
+                             GError       **error)
+{
+  g_autoptr(GArray) ranges = line_ranges (self, FALSE);
+  g_autoptr(GArray) by_size = g_array_copy (ranges);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+  HashJobs jobs = { self, NULL, by_size->len, 0, cancellable, 0 };
+  guint n_threads = MIN (MIN (g_get_num_processors (), 8), MAX (by_size->len, 1));
+
+  /* Biggest first, so that no worker is left with a long one at the end. */
+  g_array_sort (by_size, compare_range_size_desc);
+  jobs.ranges = (const LineRange *) (gconstpointer) by_size->data;
+  for (guint i = 1; i < n_threads; i++)
+    {
+      GThread *thread = g_thread_try_new ("planar-cache-hash", hash_worker, &jobs, NULL);
+
+      if (thread != NULL)
+        g_ptr_array_add (threads, thread);
+    }
+  hash_worker (&jobs);
+  for (guint i = 0; i < threads->len; i++)
+    g_thread_join (threads->pdata[i]);
+  if (jobs.cancelled)
+    return !g_cancellable_set_error_if_cancelled (cancellable, error);
+  content_hash (self, ranges, hash);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------
  * Writing
  * ------------------------------------------------------------------------ */
 
@@ -470,6 +675,7 @@ serialize_meta (PlanarTrace *self,
  * header and section table in the room left before them. */
 static gboolean
 write_cache (PlanarTrace  *self,
+             const guint8  content[16],
              int           fd,
              GError      **error)
 {
@@ -531,6 +737,7 @@ write_cache (PlanarTrace  *self,
   h.source_size = self->file_size;
   h.source_mtime_ns = self->source_mtime_ns;
   h.time_offset_ps = self->time_offset_ps;
+  memcpy (h.content_hash, content, sizeof h.content_hash);
   g_checksum_update (checksum, (const guint8 *) &h, sizeof h);
   g_checksum_update (checksum, (const guint8 *) w.sections->data, w.sections->len * sizeof (Section));
   g_checksum_get_digest (checksum, h.digest, &digest_len);
@@ -612,8 +819,9 @@ evict (const char *dir)
 }
 
 static gboolean
-store (PlanarTrace  *self,
-       GError      **error)
+store (PlanarTrace   *self,
+       const guint8   content[16],
+       GError       **error)
 {
   g_autofree char *path = planar_cache_get_path (self->path);
   g_autofree char *dir = g_path_get_dirname (path);
@@ -634,7 +842,7 @@ store (PlanarTrace  *self,
                    g_strerror (errno));
       return FALSE;
     }
-  if (!write_cache (self, fd, error))
+  if (!write_cache (self, content, fd, error))
     {
       close (fd);
       g_unlink (tmp);
@@ -661,28 +869,48 @@ store (PlanarTrace  *self,
   return TRUE;
 }
 
+typedef struct
+{
+  PlanarTrace *self;
+  guint8       content[16];
+} StoreJob;
+
 static gpointer
 store_thread (gpointer data)
 {
-  PlanarTrace *self = data;
+  StoreJob *job = data;
   g_autoptr(GError) error = NULL;
 
-  if (!store (self, &error))
-    g_debug ("Not caching %s: %s", self->file_name, error->message);
-  g_object_unref (self);
+  if (!store (job->self, job->content, &error))
+    g_debug ("Not caching %s: %s", job->self->file_name, error->message);
+  g_object_unref (job->self);
+  g_free (job);
   return NULL;
 }
 
 void
 _planar_cache_store_later (PlanarTrace *self)
 {
+  StoreJob *job;
+
   /* An import's index is of a file of its own making, gone with it. */
   if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
     return;
+  /* The lines were hashed as they were decoded (or checked); what lies
+   * between them is read here, before the load returns. (A cache turned
+   * on during the decode gives a key that matches nothing: the entry is
+   * dropped at the next open and written again.) */
+  job = g_new0 (StoreJob, 1);
+  job->self = g_object_ref (self);
+  {
+    g_autoptr(GArray) ranges = line_ranges (self, TRUE);
+
+    content_hash (self, ranges, job->content);
+  }
   g_mutex_lock (&config_lock);
   if (writers == NULL)
     writers = g_ptr_array_new ();
-  g_ptr_array_add (writers, g_thread_new ("planar-cache", store_thread, g_object_ref (self)));
+  g_ptr_array_add (writers, g_thread_new ("planar-cache", store_thread, job));
   g_mutex_unlock (&config_lock);
 }
 
@@ -1280,8 +1508,7 @@ restore (PlanarTrace   *self,
   if (memcmp (h.magic, MAGIC, sizeof h.magic) != 0 || h.version != VERSION || h.header_size != sizeof h
       || h.event_size != sizeof (PlanarEvent) || h.n_sections > (len - sizeof h) / sizeof (Section))
     goto bad_file;
-  if (check_key && (h.source_size != self->file_size || h.source_mtime_ns != self->source_mtime_ns
-                    || h.time_offset_ps != self->time_offset_ps))
+  if (check_key && (h.source_size != self->file_size || h.time_offset_ps != self->time_offset_ps))
     {
       g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
       return RESTORE_NOT_USED;
@@ -1293,6 +1520,20 @@ restore (PlanarTrace   *self,
   g_checksum_get_digest (checksum, digest, &digest_len);
   if (check_key && memcmp (digest, h.digest, sizeof digest) != 0)
     goto bad_file;
+  /* The same size and time say nothing of the bytes (a file rewritten in
+   * place, times copied over): they are hashed, before anything is used. */
+  if (check_key)
+    {
+      guint8 content[16];
+
+      if (!_planar_cache_check_content (self, cancellable, content, error))
+        return RESTORE_NOT_USED;
+      if (memcmp (content, h.content_hash, sizeof content) != 0)
+        {
+          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile's content changed)");
+          return RESTORE_NOT_USED;
+        }
+    }
   table.sections = g_new (Section, MAX (h.n_sections, 1));
   memcpy ((gpointer) table.sections, data + sizeof h, h.n_sections * sizeof (Section));
   table.n_sections = h.n_sections;
@@ -1383,11 +1624,13 @@ bad_file:
   return RESTORE_NOT_USED;
 }
 
-/* Puts @self back as planar_trace_open() left it. */
-static void
-reset (PlanarTrace *self)
+/* Puts @self back as planar_trace_open() left it. FALSE (with @error) when
+ * the file no longer scans as it did a moment ago: it changed on disk. */
+static gboolean
+reset (PlanarTrace  *self,
+       GError      **error)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) scan_error = NULL;
 
   _planar_trace_clear_derived (self);
   _planar_trace_free_planes (self);
@@ -1397,9 +1640,13 @@ reset (PlanarTrace *self)
   self->memory_claimed = 0;
   self->aligned_at_earliest_event = FALSE;
   g_atomic_int_set (&self->n_dropped_derived_lines, 0);
-  /* It read the same bytes a moment ago. */
-  if (!_planar_trace_scan (self, &error))
-    g_error ("Rescanning %s failed: %s", self->file_name, error->message);
+  if (!_planar_trace_scan (self, &scan_error))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
+                   "the file changed while it was read: %s", scan_error->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 guint
@@ -1416,19 +1663,61 @@ _planar_cache_restore_bytes (PlanarTrace   *self,
                              GError       **error)
 {
   gboolean repaired = FALSE;
+  GError *reset_error = NULL;
 
   switch (restore (self, data, len, check_key, &repaired, NULL, error))
     {
     case RESTORE_DONE:
       return TRUE;
     case RESTORE_NOT_USED:
-      reset (self);
-      return FALSE;
     case RESTORE_FAILED:
     default:
-      /* Only a file that no longer decodes gets here. */
-      g_error ("%s: %s", self->file_name, (*error)->message);
+      /* Nothing else reads this trace (the tests' and the fuzz harness's
+       * own), so even tracks already published can go: it is left as
+       * opened, and decodes from the file. */
+      if (!reset (self, &reset_error))
+        {
+          g_clear_error (error);
+          g_propagate_error (error, reset_error);
+        }
+      return FALSE;
     }
+}
+
+/* The cache file at @path mapped, or NULL when there is none to read: not
+ * there, or not a regular file (a FIFO would block the open, a symbolic
+ * link would read whatever it points at: neither is opened or followed). */
+static GMappedFile *
+open_cache_file (const char *path,
+                 int        *fd_out)
+{
+  g_autoptr(GError) error = NULL;
+  GMappedFile *file;
+  struct stat st;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+  *fd_out = -1;
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        g_debug ("Cached index %s not used: %s", path, g_strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_debug ("Cached index %s not used: not a regular file", path);
+      close (fd);
+      return NULL;
+    }
+  file = g_mapped_file_new_from_fd (fd, FALSE, &error);
+  if (file == NULL)
+    {
+      g_debug ("Cached index %s not used: %s", path, error->message);
+      close (fd);
+      return NULL;
+    }
+  *fd_out = fd;
+  return file;
 }
 
 gboolean
@@ -1441,14 +1730,15 @@ _planar_cache_try_restore (PlanarTrace   *self,
   g_autoptr(GMappedFile) file = NULL;
   g_autoptr(GError) error = NULL;
   PlanarMapping *guard;
-  RestoreResult result;
   gboolean repaired = FALSE;
+  RestoreResult result;
+  int fd = -1;
 
   *restored = FALSE;
   if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
     return TRUE;
   path = planar_cache_get_path (self->path);
-  file = g_mapped_file_new (path, FALSE, NULL);
+  file = open_cache_file (path, &fd);
   if (file == NULL)
     return TRUE;
   /* Cut under the restore, the file reads as zeros past the cut instead of
@@ -1477,23 +1767,32 @@ _planar_cache_try_restore (PlanarTrace   *self,
           _planar_cache_store_later (self);
         }
       else
-        /* Recently used, for the eviction. */
-        g_utime (path, NULL);
+        /* Recently used, for the eviction (the file itself, opened above). */
+        futimens (fd, NULL);
+      close (fd);
       return TRUE;
     case RESTORE_FAILED:
+      /* Tracks were published (readers may hold them) before the file
+       * failed to decode what the index could not give: the load fails,
+       * and the entry goes, so that the next open decodes the file. */
+      close (fd);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_unlink (path);
       g_propagate_error (error_out, g_steal_pointer (&error));
       return FALSE;
     case RESTORE_NOT_USED:
     default:
       break;
     }
+  close (fd);
   g_debug ("Cached index of %s not used: %s", self->file_name, error->message);
-  reset (self);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
+      if (!reset (self, NULL))
+        g_debug ("%s changed while its cached index was read", self->file_name);
       g_propagate_error (error_out, g_steal_pointer (&error));
       return FALSE;
     }
   g_unlink (path);
-  return TRUE;
+  return reset (self, error_out);
 }

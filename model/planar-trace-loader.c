@@ -480,6 +480,7 @@ scan_plane (PlanarTrace           *self,
   ppriv->line_offsets = (guint64 *) g_array_free (g_steal_pointer (&line_offsets), FALSE);
   ppriv->line_sizes = (guint64 *) g_array_free (g_steal_pointer (&line_sizes), FALSE);
   ppriv->line_timestamps = g_new0 (gint64, MAX (plane->n_lines, 1));
+  ppriv->line_hashes = g_new0 (guint64, 2 * MAX (plane->n_lines, 1));
   plane->lines = g_new0 (PlanarLine, MAX (plane->n_lines, 1));
 
   /* Only the timestamps are read here, to choose the time base before the
@@ -1155,6 +1156,8 @@ decode_line (DecodeContext *ctx,
   for (gsize i = 0; i < job->n_aggregated; i++)
     job->aggregated[i].start_ps = line_base_ps;
 
+  /* The cached index's key: the bytes just read, while they are here. */
+  _planar_cache_hash_line (self, job->plane, job->line);
   drop_pages (self, ppriv->line_offsets[job->line], len);
   return TRUE;
 

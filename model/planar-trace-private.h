@@ -61,6 +61,9 @@ typedef struct
   /* Byte ranges of the plane's XLine payloads, in file order. */
   guint64            *line_offsets;
   guint64            *line_sizes;
+  /* planar-cache.c: XXH3-128 of each XLine's bytes (two words a line),
+   * set as the line is decoded or its cached index checked. */
+  guint64            *line_hashes;
   /* Line timestamps read by the structure scan, used to pick the time base. */
   gint64             *line_timestamps;
   /* Room allocated in the plane's tracks and lines arrays (derived ones are

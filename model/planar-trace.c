@@ -72,6 +72,7 @@ _planar_trace_free_planes (PlanarTrace *self)
       g_free (ppriv->stat_metadata);
       g_free (ppriv->line_offsets);
       g_free (ppriv->line_sizes);
+      g_free (ppriv->line_hashes);
       g_free (ppriv->line_timestamps);
       _planar_id_map_clear (&ppriv->stat_map);
       _planar_id_map_clear (&ppriv->event_map);

@@ -3,15 +3,22 @@
  * A profile restored from its cache must be the profile decoded: every
  * plane, line, metadata entry (derived ones with their stats), track with
  * all its index arrays, flow, derived source, counter and event stat is
- * compared. A cache that is stale (the profile changed, or its time offset
- * in a session), truncated or damaged anywhere is not used, and the load
- * gives the decoded profile. The folder's cap evicts the least recently
+ * compared. A cache that is stale (the profile changed, even with the same
+ * size and modification time, or its time offset in a session), truncated
+ * or damaged anywhere is not used, and the load gives the decoded profile;
+ * one that fails after its first tracks are out never aborts the process.
+ * A cache path that is not a regular file (a FIFO, a symbolic link) is
+ * neither waited on nor followed. The folder's cap evicts the least recently
  * used files. An index in file-backed memory (planar-spill.c) is the same
  * index, and its files go with the trace.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <glib/gstdio.h>
@@ -461,6 +468,339 @@ test_damaged (PlanarTestFixture *f,
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Rewritten files and odd cache paths
+ * ------------------------------------------------------------------------ */
+
+/* Makes @contents @target bytes long with an unknown XSpace field at the
+ * end (the loader skips it), as two captures of equal size would be. */
+static char *
+pad_profile (const char *contents,
+             gsize       len,
+             gsize       target)
+{
+  gsize diff = target - len, n;
+  char *out = g_malloc (target);
+  gsize at = len;
+
+  g_assert_cmpuint (target, >=, len);
+  memcpy (out, contents, len);
+  if (diff == 0)
+    return out;
+  /* Field 15, length-delimited: tag, a varint length, the bytes. */
+  g_assert_cmpuint (diff, >=, 2);
+  out[at++] = (char) ((15 << 3) | 2);
+  if (diff - 2 < 128)
+    {
+      n = diff - 2;
+      out[at++] = (char) n;
+    }
+  else
+    {
+      n = diff - 3;
+      g_assert_cmpuint (n, <, 16384);
+      out[at++] = (char) (0x80 | (n & 0x7f));
+      out[at++] = (char) (n >> 7);
+    }
+  memset (out + at, 'p', n);
+  g_assert_cmpuint (at + n, ==, target);
+  return out;
+}
+
+/* Writes @contents over @path in place (same size, same inode) and puts
+ * its times back as they were in @before. */
+static void
+rewrite_keeping_times (const char     *path,
+                       const char     *contents,
+                       gsize           len,
+                       const struct stat *before)
+{
+  struct timespec times[2] = { before->st_atim, before->st_mtim };
+  struct stat after;
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpuint ((gsize) before->st_size, ==, len);
+  g_assert_cmpint (pwrite (fd, contents, len, 0), ==, (gssize) len);
+  g_assert_cmpint (close (fd), ==, 0);
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
+  g_assert_cmpint (stat (path, &after), ==, 0);
+  g_assert_cmpint (after.st_size, ==, before->st_size);
+  g_assert_cmpint (after.st_mtim.tv_sec, ==, before->st_mtim.tv_sec);
+  g_assert_cmpint (after.st_mtim.tv_nsec, ==, before->st_mtim.tv_nsec);
+}
+
+static guint64
+read_varint (const guint8 **p)
+{
+  guint64 v = 0;
+
+  for (guint shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b = *(*p)++;
+
+      v |= (guint64) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0)
+        break;
+    }
+  return v;
+}
+
+/* The byte of @trace's file that holds the lowest bits of an event's
+ * duration (field 3 of an XEvent), and (@tag_at) where that event's first
+ * field starts. */
+static gsize
+find_duration_byte (PlanarTrace *trace,
+                    const guint8 *data,
+                    gsize        *tag_at)
+{
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+
+          for (gsize i = 0; !track->derived && i < MIN (track->n_events, 64); i++)
+            {
+              const guint8 *q = data + track->events[i].source;
+              guint64 len = read_varint (&q);
+              const guint8 *end = q + len;
+
+              *tag_at = (gsize) (q - data);
+              while (q < end)
+                {
+                  guint64 tag = read_varint (&q);
+
+                  if (tag == ((3 << 3) | 0))
+                    return (gsize) (q - data);
+                  if ((tag & 7) == 0)
+                    read_varint (&q);
+                  else if ((tag & 7) == 2)
+                    q += read_varint (&q);
+                  else
+                    break;
+                }
+            }
+        }
+    }
+  g_assert_not_reached ();
+}
+
+/* A profile rewritten with the same size and modification time (times
+ * copied over, or within the file system's granularity) is another
+ * profile: its old cache is not used, and the load gives the new one. */
+static void
+test_same_size_and_time (PlanarTestFixture *f,
+                         gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *a = NULL, *b = NULL, *a_padded = NULL, *b_padded = NULL;
+  gsize a_len, b_len, len;
+  struct stat st;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "5000", "3");
+  other = generate (f->dir, "5000", "4");
+  g_assert_true (g_file_get_contents (path, &a, &a_len, NULL));
+  g_assert_true (g_file_get_contents (other, &b, &b_len, NULL));
+  len = MAX (a_len, b_len);
+  a_padded = pad_profile (a, a_len, len);
+  b_padded = pad_profile (b, b_len, len);
+  g_assert_true (g_file_set_contents (path, a_padded, (gssize) len, NULL));
+
+  /* Another capture of the same size, times kept. */
+  g_object_unref (load_twice (path));
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  rewrite_keeping_times (path, b_padded, len, &st);
+  {
+    g_autoptr(PlanarTrace) cold = load_cold (path);
+    guint restored = _planar_cache_get_n_restored ();
+    g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
+
+    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    compare_traces (cold, loaded);
+    /* Its own index is written, and used next time. */
+    planar_cache_wait ();
+    g_object_unref (g_steal_pointer (&loaded));
+    loaded = planar_test_load_ok (path);
+    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + 1);
+    compare_traces (cold, loaded);
+  }
+
+  /* One event's duration changed in place, times kept: the smallest
+   * change there is, anywhere in the file. */
+  {
+    g_autoptr(PlanarTrace) before = load_cold (path);
+    g_autofree char *bytes = NULL;
+    gsize n, tag_at, at;
+
+    g_assert_true (g_file_get_contents (path, &bytes, &n, NULL));
+    at = find_duration_byte (before, (const guint8 *) bytes, &tag_at);
+    bytes[at] ^= 0x01;
+    g_assert_cmpint (stat (path, &st), ==, 0);
+    rewrite_keeping_times (path, bytes, n, &st);
+    {
+      g_autoptr(PlanarTrace) cold = load_cold (path);
+      guint restored = _planar_cache_get_n_restored ();
+      g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
+
+      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+      compare_traces (cold, loaded);
+    }
+  }
+  planar_cache_wait ();
+}
+
+typedef struct
+{
+  guint32 kind, plane, track, reserved;
+  guint64 offset, size, raw_size;
+} TestSection;
+
+/* A cached index that fails once tracks are out (a track's frame damaged,
+ * and the profile's line behind it no longer decoding) does not abort the
+ * process: the restore returns an error, and the trace, left as opened,
+ * decodes from the file (here, to the file's own error). Run in a child,
+ * so that an abort is a failure of this test alone. */
+static void
+test_restore_failed (PlanarTestFixture *f,
+                     gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *index = NULL;
+  g_autofree char *profile = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize index_len, profile_len, frames, tag_at;
+  guint32 header_size, n_sections;
+  gboolean damaged = FALSE;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  use_cache_dir (f);
+  path = generate (f->dir, "4000", "5");
+  cache = planar_cache_get_path (path);
+  cold = load_cold (path);
+  g_object_unref (load_twice (path));
+  g_assert_true (g_file_get_contents (cache, &index, &index_len, NULL));
+  g_assert_true (g_file_get_contents (path, &profile, &profile_len, NULL));
+
+  /* The frame of the track that holds the event found below, damaged. */
+  find_duration_byte (cold, (const guint8 *) profile, &tag_at);
+  memcpy (&header_size, index + 12, sizeof header_size);
+  memcpy (&n_sections, index + 20, sizeof n_sections);
+  frames = header_size + (gsize) n_sections * sizeof (TestSection);
+  for (guint i = 0; i < n_sections; i++)
+    {
+      TestSection s;
+      const PlanarTrack *track;
+
+      memcpy (&s, index + header_size + i * sizeof s, sizeof s);
+      if (s.kind != 2)
+        continue;
+      track = &planar_trace_get_plane (cold, s.plane)->tracks[s.track];
+      for (gsize e = 0; e < track->n_events && !track->derived; e++)
+        if (track->events[e].source < tag_at && tag_at < track->events[e].source + 16)
+          {
+            index[frames + s.offset + s.size / 2] ^= 0xff;
+            damaged = TRUE;
+            break;
+          }
+    }
+  g_assert_true (damaged);
+  /* That event's first field gets a wire type that does not exist. */
+  profile[tag_at] = (char) ((1 << 3) | 7);
+  g_assert_true (g_file_set_contents (path, profile, (gssize) profile_len, NULL));
+
+  trace = planar_trace_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_false (_planar_cache_restore_bytes (trace, (const guint8 *) index, index_len, FALSE, &error));
+  g_assert_nonnull (error);
+  g_test_message ("restore: %s", error->message);
+  g_clear_error (&error);
+  planar_cache_set_enabled (FALSE);
+  g_assert_false (planar_trace_decode (trace, NULL, &error));
+  g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "XEvent"));
+  planar_cache_set_enabled (TRUE);
+}
+
+/* A FIFO or a symbolic link where the cache file would be: the load
+ * neither waits on it nor follows it, and decodes the profile; the index
+ * written afterwards replaces the entry, not what a link points at. A FIFO
+ * would block the open until the test's own timeout: no clock here. */
+static void
+test_not_regular (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *elsewhere = NULL;
+  g_autofree char *fifo = NULL;
+  g_autofree char *sound = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  gsize sound_len;
+  struct stat st, target_before;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "3000", "9");
+  cache = planar_cache_get_path (path);
+  elsewhere = g_build_filename (f->dir, "elsewhere.index", NULL);
+  fifo = g_build_filename (f->dir, "fifo", NULL);
+  cold = load_cold (path);
+  /* A sound cache file of this very profile, moved out of the way. */
+  g_object_unref (load_twice (path));
+  g_assert_cmpint (g_rename (cache, elsewhere), ==, 0);
+  g_assert_true (g_file_get_contents (elsewhere, &sound, &sound_len, NULL));
+  g_assert_cmpint (stat (elsewhere, &target_before), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(PlanarTrace) loaded = NULL;
+      guint restored;
+
+      g_unlink (cache);
+      if (i == 0)
+        g_assert_cmpint (mkfifo (cache, 0600), ==, 0);
+      else
+        g_assert_cmpint (symlink (i == 1 ? elsewhere : fifo, cache), ==, 0);
+      restored = _planar_cache_get_n_restored ();
+      loaded = planar_test_load_ok (path);
+      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
+      g_assert_cmpint (lstat (cache, &st), ==, 0);
+      g_assert_true (S_ISREG (st.st_mode));
+    }
+
+  /* What the link pointed at is as it was. */
+  {
+    g_autofree char *now = NULL;
+    gsize now_len;
+    struct stat target_after;
+
+    g_assert_true (g_file_get_contents (elsewhere, &now, &now_len, NULL));
+    g_assert_cmpuint (now_len, ==, sound_len);
+    g_assert_true (memcmp (now, sound, sound_len) == 0);
+    g_assert_cmpint (stat (elsewhere, &target_after), ==, 0);
+    g_assert_cmpint (target_after.st_mtim.tv_sec, ==, target_before.st_mtim.tv_sec);
+    g_assert_cmpint (target_after.st_mtim.tv_nsec, ==, target_before.st_mtim.tv_nsec);
+    g_assert_cmpint (lstat (fifo, &st), ==, 0);
+    g_assert_true (S_ISFIFO (st.st_mode));
+  }
+}
+
 /* Past the cap, the least recently used go; a restore counts as a use. */
 static void
 test_eviction (PlanarTestFixture *f,
@@ -655,6 +995,9 @@ main (int    argc,
               planar_test_fixture_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
               planar_test_fixture_setup, test_damaged, planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/cache/same-size-and-time", test_same_size_and_time);
+  PLANAR_TEST_ADD ("/cache/restore-failed", test_restore_failed);
+  PLANAR_TEST_ADD ("/cache/not-regular", test_not_regular);
   PLANAR_TEST_ADD ("/cache/eviction", test_eviction);
   PLANAR_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   PLANAR_TEST_ADD ("/cache/spilled-index", test_spilled_index);
