@@ -606,26 +606,6 @@ ran_off_the_end (PlanarTrace            *self,
          && eof - r->error_at <= 10;
 }
 
-/* Frees what scan_plane() left in a plane that is dropped. */
-static void
-clear_scanned_plane (PlanarPlane        *plane,
-                     PlanarPlanePrivate *ppriv)
-{
-  for (guint m = 0; m < plane->n_metadata; m++)
-    g_free (plane->metadata[m].stats);
-  g_free (plane->metadata);
-  g_free (plane->stats);
-  g_free (plane->lines);
-  g_free (ppriv->stat_metadata);
-  g_free (ppriv->line_offsets);
-  g_free (ppriv->line_sizes);
-  g_free (ppriv->line_timestamps);
-  _planar_id_map_clear (&ppriv->stat_map);
-  _planar_id_map_clear (&ppriv->event_map);
-  memset (plane, 0, sizeof *plane);
-  memset (ppriv, 0, sizeof *ppriv);
-}
-
 static const char *
 plural (guint       n,
         const char *one,
@@ -756,7 +736,7 @@ _planar_trace_scan (PlanarTrace  *self,
       if (!scan_plane (self, &cut_field, TRUE, plane, &self->planes_priv[n_whole], NULL) ||
           plane->n_lines == 0 || (n_whole == 0 && (plane->name[0] == '\0' || !g_utf8_validate (plane->name, -1, NULL))))
         {
-          clear_scanned_plane (plane, &self->planes_priv[n_whole]);
+          _planar_trace_clear_plane (self, n_whole);
           self->line_bytes_total = line_bytes;
           self->n_planes = n_whole;
         }

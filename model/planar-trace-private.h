@@ -210,6 +210,9 @@ void     _planar_stat_damage_free        (PlanarStatDamage *damage);
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Frees what plane @p holds and zeroes it (the planes array stays). */
+void     _planar_trace_clear_plane (PlanarTrace  *self,
+                                    guint         p);
 /* Whether the index of an XSpace of @size bytes goes to file-backed memory:
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
  * file, is more than a workstation gives a viewer), or as PLANAR_SPILL

@@ -54,31 +54,38 @@ _planar_track_clear_arrays (PlanarTrack *track)
 }
 
 void
+_planar_trace_clear_plane (PlanarTrace *self,
+                           guint        p)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    _planar_track_clear_arrays (&plane->tracks[t]);
+  for (guint m = 0; m < plane->n_metadata; m++)
+    g_free (plane->metadata[m].stats);
+  g_free (plane->tracks);
+  g_free (plane->metadata);
+  g_free (plane->stats);
+  g_free (plane->lines);
+  g_free (ppriv->stat_metadata);
+  g_free (ppriv->line_offsets);
+  g_free (ppriv->line_sizes);
+  g_free (ppriv->line_hashes);
+  g_free (ppriv->line_timestamps);
+  _planar_id_map_clear (&ppriv->stat_map);
+  _planar_id_map_clear (&ppriv->event_map);
+  if (self->track_ready != NULL)
+    g_clear_pointer (&self->track_ready[p], g_free);
+  memset (plane, 0, sizeof *plane);
+  memset (ppriv, 0, sizeof *ppriv);
+}
+
+void
 _planar_trace_free_planes (PlanarTrace *self)
 {
   for (guint p = 0; p < self->n_planes; p++)
-    {
-      PlanarPlane *plane = &self->planes[p];
-      PlanarPlanePrivate *ppriv = &self->planes_priv[p];
-
-      for (guint t = 0; t < plane->n_tracks; t++)
-        _planar_track_clear_arrays (&plane->tracks[t]);
-      for (guint m = 0; m < plane->n_metadata; m++)
-        g_free (plane->metadata[m].stats);
-      g_free (plane->tracks);
-      g_free (plane->metadata);
-      g_free (plane->stats);
-      g_free (plane->lines);
-      g_free (ppriv->stat_metadata);
-      g_free (ppriv->line_offsets);
-      g_free (ppriv->line_sizes);
-      g_free (ppriv->line_hashes);
-      g_free (ppriv->line_timestamps);
-      _planar_id_map_clear (&ppriv->stat_map);
-      _planar_id_map_clear (&ppriv->event_map);
-      if (self->track_ready != NULL)
-        g_free (self->track_ready[p]);
-    }
+    _planar_trace_clear_plane (self, p);
   g_clear_pointer (&self->track_ready, g_free);
   g_clear_pointer (&self->planes, g_free);
   g_clear_pointer (&self->planes_priv, g_free);
