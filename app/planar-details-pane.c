@@ -54,6 +54,7 @@ enum
 enum
 {
   SIGNAL_SEARCH,
+  SIGNAL_FILE_CHANGED,
   N_SIGNALS
 };
 
@@ -100,12 +101,13 @@ add_field (PlanarDetailsPane *self,
   g_string_append_printf (self->text, "%s: %s\n", label, value);
 }
 
+/* Times to the nanosecond, so that adjacent events read apart. */
 static void
 add_duration_field (PlanarDetailsPane *self,
                     const char        *label,
                     gint64             ps)
 {
-  g_autofree char *value = planar_format_duration (ps);
+  g_autofree char *value = planar_format_time_exact (ps);
 
   add_field (self, label, value, FALSE);
 }
@@ -147,6 +149,10 @@ add_stats (PlanarDetailsPane *self,
   g_autoptr(GError) error = NULL;
 
   planar_trace_get_event_stats (trace, plane, event, stats, &error);
+  /* The stats are read from the file: it may have changed since it was
+   * opened (the read then fails, or reads what is no longer the event's). */
+  if (g_error_matches (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED) || planar_trace_has_changed (trace))
+    g_signal_emit (self, signals[SIGNAL_FILE_CHANGED], 0);
   if (error != NULL)
     {
       add_field (self, _("Stats"), error->message, FALSE);
@@ -498,6 +504,9 @@ planar_details_pane_class_init (PlanarDetailsPaneClass *klass)
   /* Asks for a search of the profile for events named @name. */
   signals[SIGNAL_SEARCH] = g_signal_new ("search", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* Reading an event's stats found its host file changed on disk. */
+  signals[SIGNAL_FILE_CHANGED] = g_signal_new ("file-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_install_action (widget_class, "details.follow-flow", "u", follow_flow);
 

@@ -18,7 +18,9 @@ G_DECLARE_FINAL_TYPE (PlanarDetailsPane, planar_details_pane, PLANAR, DETAILS_PA
  * source and stack as text to copy, and its flows as links that select the
  * other end; several events or a time range show a table per name (count,
  * wall, self, average, min, max) made from the model, not from what is
- * drawn. Activating a row emits ::search with the row's name. */
+ * drawn. Activating a row emits ::search with the row's name; reading an
+ * event's stats from a host file that changed on disk emits
+ * ::file-changed. */
 
 GtkWidget  *planar_details_pane_new          (void);
 /* Returns: (transfer none) (nullable). */

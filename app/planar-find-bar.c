@@ -20,6 +20,7 @@ struct _PlanarFindBar
   GtkToggleButton  *case_button;
   GtkLabel         *count_label;
   GtkToggleButton  *results_button;
+  GtkButton        *zoom_button;
 
   PlanarTimeline   *timeline;
 
@@ -29,11 +30,17 @@ struct _PlanarFindBar
   GCancellable     *cancellable;
   PlanarSearch     *search;
   PlanarSearchHits *hits;
+  /* The same hits by track, for the timeline to highlight, built in a
+   * worker once the search has completed. */
+  PlanarSearchHitIndex *hit_index;
+  GCancellable     *index_cancellable;
   gint64            current;
   /* Set when a search is asked for while the profile still loads. */
   gboolean          pending;
-  /* A step asked for (Enter) while the search was running: 1, -1 or 0. */
+  /* A step asked for (Enter) while the search was running: 1, -1 or 0;
+   * and whether the view zooms to the hit then (Alt+Enter). */
   int               pending_step;
+  gboolean          pending_zoom;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarFindBar, planar_find_bar, GTK_TYPE_WIDGET)
@@ -59,6 +66,7 @@ static guint signals[N_SIGNALS];
 
 static void step (PlanarFindBar *self,
                   int            direction);
+static void zoom_to_hit (PlanarFindBar *self);
 
 static PlanarSearchFlags
 current_flags (PlanarFindBar *self)
@@ -103,6 +111,32 @@ update_count (PlanarFindBar *self)
   set_error_state (self, n == 0);
 }
 
+/* The timeline highlights the hits while the bar is open. */
+static void
+update_highlight (PlanarFindBar *self)
+{
+  if (self->timeline == NULL)
+    return;
+  planar_timeline_set_search_hits (self->timeline,
+                                   planar_find_bar_get_open (self) ? self->hit_index : NULL);
+}
+
+static void
+hit_index_built (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(PlanarFindBar) self = user_data;
+  g_autoptr(PlanarSearchHitIndex) index = planar_search_hit_index_new_finish (result, NULL);
+
+  /* Cancelled, or the hits of a search replaced since. */
+  if (index == NULL || planar_search_hit_index_get_search (index) != self->search)
+    return;
+  g_clear_object (&self->index_cancellable);
+  self->hit_index = g_steal_pointer (&index);
+  update_highlight (self);
+}
+
 static void
 set_search (PlanarFindBar *self,
             PlanarSearch  *search)
@@ -110,6 +144,16 @@ set_search (PlanarFindBar *self,
   g_set_object (&self->search, search);
   g_clear_object (&self->hits);
   self->hits = planar_search_hits_new (search);
+  g_clear_pointer (&self->hit_index, planar_search_hit_index_unref);
+  if (self->index_cancellable != NULL)
+    g_cancellable_cancel (self->index_cancellable);
+  g_clear_object (&self->index_cancellable);
+  if (search != NULL && planar_search_get_n_hits (search) > 0)
+    {
+      self->index_cancellable = g_cancellable_new ();
+      planar_search_hit_index_new_async (search, self->index_cancellable, hit_index_built, g_object_ref (self));
+    }
+  update_highlight (self);
   self->current = -1;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HITS]);
   update_count (self);
@@ -153,9 +197,13 @@ search_done (GObject      *source,
   if (self->pending_step != 0)
     {
       int direction = self->pending_step;
+      gboolean zoom = self->pending_zoom;
 
       self->pending_step = 0;
+      self->pending_zoom = FALSE;
       step (self, direction);
+      if (zoom)
+        zoom_to_hit (self);
     }
 }
 
@@ -170,6 +218,7 @@ start_search (PlanarFindBar *self)
   cancel_running (self);
   self->pending = FALSE;
   self->pending_step = 0;
+  self->pending_zoom = FALSE;
   /* The old hits answer another pattern. */
   set_search (self, NULL);
 
@@ -261,6 +310,36 @@ step (PlanarFindBar *self,
   planar_find_bar_select_hit (self, next);
 }
 
+/* What f does on the timeline, for the hit selected (the first in view
+ * when none is yet). */
+static void
+zoom_to_hit (PlanarFindBar *self)
+{
+  if (self->running != NULL)
+    {
+      if (self->pending_step == 0)
+        self->pending_step = 1;
+      self->pending_zoom = TRUE;
+      return;
+    }
+  if (self->search == NULL || self->timeline == NULL || planar_search_get_n_hits (self->search) == 0)
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  if (self->current < 0)
+    step (self, 1);
+  gtk_widget_activate_action (GTK_WIDGET (self->timeline), "timeline.zoom-to-selection", NULL);
+}
+
+static void
+zoom_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  zoom_to_hit (PLANAR_FIND_BAR (widget));
+}
+
 static void
 next_activated (GtkWidget  *widget,
                 const char *action_name,
@@ -298,13 +377,18 @@ entry_activated (PlanarFindBar *self)
   step (self, 1);
 }
 
+/* Escape closes the hit list when it is open, otherwise the bar. */
 static void
 entry_stopped (PlanarFindBar *self)
 {
-  planar_find_bar_close (self);
+  if (gtk_toggle_button_get_active (self->results_button))
+    gtk_toggle_button_set_active (self->results_button, FALSE);
+  else
+    planar_find_bar_close (self);
 }
 
-/* Shift+Enter goes back; GtkSearchEntry activates on both. */
+/* Shift+Enter goes back; GtkSearchEntry activates on both. Alt+Enter zooms
+ * to the hit. */
 static gboolean
 entry_key_pressed (GtkEventControllerKey *controller,
                    guint                  keyval,
@@ -318,7 +402,27 @@ entry_key_pressed (GtkEventControllerKey *controller,
       step (self, -1);
       return TRUE;
     }
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter)
+      && (state & GDK_ALT_MASK) != 0)
+    {
+      zoom_to_hit (self);
+      return TRUE;
+    }
   return FALSE;
+}
+
+/* Escape on the bar's buttons does what it does in the entry. */
+static gboolean
+bar_key_pressed (GtkEventControllerKey *controller,
+                 guint                  keyval,
+                 guint                  keycode,
+                 GdkModifierType        state,
+                 PlanarFindBar         *self)
+{
+  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return FALSE;
+  entry_stopped (self);
+  return TRUE;
 }
 
 static void
@@ -327,8 +431,11 @@ search_mode_changed (PlanarFindBar *self)
   if (!gtk_revealer_get_reveal_child (self->revealer))
     {
       cancel_running (self);
+      /* Closing the bar closes its list. */
+      gtk_toggle_button_set_active (self->results_button, FALSE);
       g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
     }
+  update_highlight (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPEN]);
 }
 
@@ -341,6 +448,10 @@ planar_find_bar_dispose (GObject *object)
   g_clear_object (&self->timeline);
   g_clear_object (&self->search);
   g_clear_object (&self->hits);
+  g_clear_pointer (&self->hit_index, planar_search_hit_index_unref);
+  if (self->index_cancellable != NULL)
+    g_cancellable_cancel (self->index_cancellable);
+  g_clear_object (&self->index_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_FIND_BAR);
   G_OBJECT_CLASS (planar_find_bar_parent_class)->dispose (object);
 }
@@ -421,6 +532,7 @@ planar_find_bar_class_init (PlanarFindBarClass *klass)
   gtk_widget_class_install_action (widget_class, "find.next", NULL, next_activated);
   gtk_widget_class_install_action (widget_class, "find.previous", NULL, previous_activated);
   gtk_widget_class_install_action (widget_class, "find.close", NULL, close_activated);
+  gtk_widget_class_install_action (widget_class, "find.zoom", NULL, zoom_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "planar-find-bar");
@@ -431,6 +543,7 @@ planar_find_bar_class_init (PlanarFindBarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, case_button);
   gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, count_label);
   gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, results_button);
+  gtk_widget_class_bind_template_child (widget_class, PlanarFindBar, zoom_button);
 }
 
 static void
@@ -455,6 +568,10 @@ planar_find_bar_init (PlanarFindBar *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (entry_key_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self->entry), keys);
+
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (bar_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }
 
 GtkWidget *
@@ -470,6 +587,8 @@ planar_find_bar_set_timeline (PlanarFindBar  *self,
   g_return_if_fail (PLANAR_IS_FIND_BAR (self));
   g_return_if_fail (timeline == NULL || PLANAR_IS_TIMELINE (timeline));
 
+  if (self->timeline != NULL)
+    planar_timeline_set_search_hits (self->timeline, NULL);
   g_set_object (&self->timeline, timeline);
   planar_find_bar_refresh (self);
 }
@@ -573,6 +692,6 @@ planar_find_bar_select_hit (PlanarFindBar *self,
   self->current = (gint64) index;
   selection = planar_selection_new_for_event (profile, &ref);
   planar_timeline_set_selection (self->timeline, selection);
-  planar_timeline_reveal_event (self->timeline, &ref);
+  planar_timeline_show_event (self->timeline, &ref);
   update_count (self);
 }

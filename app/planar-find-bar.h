@@ -17,11 +17,15 @@ G_DECLARE_FINAL_TYPE (PlanarFindBar, planar_find_bar, PLANAR, FIND_BAR, GtkWidge
 /* The find bar searches every event of PlanarFindBar:timeline's profile
  * with the model's search (names, display names, string stats such as
  * hlo_op, hlo_module, tf_op and source; substring or regular expression),
- * shows the count, and steps through the hits in time order, selecting
- * each on the timeline and moving the view to it. Its commands are "find."
- * actions: find.next, find.previous, find.close. ::closed is emitted when
- * the user closes it (Escape), so that the window can give the focus
- * back. */
+ * shows the count as the user types, and steps through the hits in time
+ * order, selecting each on the timeline and bringing it on screen
+ * (planar_timeline_show_event(): zoomed in when too narrow to see). While
+ * it is open the timeline highlights every hit. Its commands are "find."
+ * actions: find.next (Enter), find.previous (Shift+Enter), find.zoom
+ * (Alt+Enter: what f does on the timeline, for the hit) and find.close.
+ * Escape closes the list of hits when it is shown, otherwise the bar;
+ * closing the bar closes the list. ::closed is emitted when the bar
+ * closes, so that the window can give the focus back. */
 
 GtkWidget      *planar_find_bar_new           (void);
 void            planar_find_bar_set_timeline  (PlanarFindBar  *self,

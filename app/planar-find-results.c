@@ -85,6 +85,22 @@ row_activated (GtkListView       *view,
     planar_find_bar_select_hit (self->find_bar, position);
 }
 
+/* Escape in the list closes it and gives the keys back to the entry. */
+static gboolean
+key_pressed (GtkEventControllerKey *controller,
+             guint                  keyval,
+             guint                  keycode,
+             GdkModifierType        state,
+             PlanarFindResults     *self)
+{
+  if (keyval != GDK_KEY_Escape || self->find_bar == NULL
+      || (state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return FALSE;
+  g_object_set (self->find_bar, "show-results", FALSE, NULL);
+  planar_find_bar_open (self->find_bar);
+  return TRUE;
+}
+
 static void
 planar_find_results_dispose (GObject *object)
 {
@@ -111,6 +127,7 @@ planar_find_results_init (PlanarFindResults *self)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   GtkWidget *scrolled = self->scrolled = gtk_scrolled_window_new ();
+  GtkEventController *keys;
 
   g_signal_connect (factory, "setup", G_CALLBACK (row_setup), NULL);
   g_signal_connect (factory, "bind", G_CALLBACK (row_bind), NULL);
@@ -124,6 +141,10 @@ planar_find_results_init (PlanarFindResults *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->list_view));
   gtk_widget_set_parent (scrolled, GTK_WIDGET (self));
   gtk_widget_set_size_request (GTK_WIDGET (self), 240, -1);
+
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }
 
 GtkWidget *

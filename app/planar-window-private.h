@@ -13,6 +13,7 @@
 #include "planar-find-bar.h"
 #include "planar-find-results.h"
 #include "planar-health-page.h"
+#include "planar-message-bar.h"
 #include "planar-op-stats-page.h"
 #include "planar-timeline.h"
 #include "planar-welcome-page.h"
@@ -34,6 +35,9 @@ struct _PlanarWindow
   GtkRevealer          *progress_revealer;
   GtkLabel             *progress_label;
   GtkProgressBar       *progress_bar;
+  /* One line per thing to know about the profile shown; each part of the
+   * window sets and removes its own line by key (MESSAGE_* below). */
+  PlanarMessageBar     *message_bar;
   GtkStack             *stack;
   PlanarWelcomePage    *welcome_page;
   AdwStatusPage        *message_page;
@@ -93,6 +97,15 @@ struct _PlanarWindow
    * their change signals are not taken for the user's. */
   gboolean              updating_controls;
 };
+
+/* The keys of the message bar's lines, in the order they are first set:
+ * the Tracks filter in force (planar-window-views.c), a host file changed
+ * on disk (planar-window.c), hosts shown each from its own start, a file
+ * cut short whose complete part was read. */
+#define MESSAGE_TRACK_FILTER    "track-filter"
+#define MESSAGE_FILE_CHANGED    "file-changed"
+#define MESSAGE_HOST_ALIGNMENT  "host-alignment"
+#define MESSAGE_FILE_CUT        "file-cut"
 
 /* The tools, in the order of the Tools menu; a tool's name is its page in
  * the stack. */

@@ -2,6 +2,9 @@
  * Tracks menu, remembering each profile's arrangement, and exporting the
  * view as an image.
  *
+ * The Tracks filter's line in the message bar, and the timeline's keys
+ * handed on from the rest of the window, are here too.
+ *
  * What is hidden, collapsed and moved is kept per profile, named by the
  * session folder (or file) it was loaded from, in
  * $XDG_STATE_HOME/planar/views.ini (see PlanarViewState). It is read when
@@ -14,6 +17,8 @@
 #include "planar-window-private.h"
 
 #include <glib/gi18n.h>
+
+#include "planar-shortcuts.h"
 
 /* ------------------------------------------------------------------------
  * Remembering the arrangement
@@ -186,6 +191,85 @@ export_view_activated (GSimpleAction *action,
 }
 
 /* ------------------------------------------------------------------------
+ * The Tracks filter
+ *
+ * The filter stays in force once the Tracks menu closes: it is there to
+ * work on the matching tracks (select, zoom, measure), which needs the
+ * menu closed. So that it is never a hidden state, the message bar says
+ * which tracks are shown while it is set, with a button that clears it.
+ * ------------------------------------------------------------------------ */
+
+static void
+track_filter_changed (PlanarWindow *self)
+{
+  const char *filter = planar_timeline_get_track_filter (self->timeline);
+  g_autofree char *text = NULL;
+
+  if (filter[0] == '\0')
+    {
+      planar_message_bar_remove (self->message_bar, MESSAGE_TRACK_FILTER);
+      return;
+    }
+  /* Translators: %s is what the user typed in the Tracks menu's filter. */
+  text = g_strdup_printf (_("Showing tracks matching “%s”"), filter);
+  planar_message_bar_set (self->message_bar, MESSAGE_TRACK_FILTER, PLANAR_MESSAGE_INFO, text,
+                          _("_Clear"), "win.clear-track-filter", FALSE);
+}
+
+static void
+clear_track_filter_activated (GSimpleAction *action,
+                              GVariant      *parameter,
+                              gpointer       user_data)
+{
+  PlanarWindow *self = PLANAR_WINDOW (user_data);
+
+  planar_timeline_set_track_filter (self->timeline, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * The timeline's keys
+ *
+ * The timeline's bare keys (W/A/S/D, 0, 1-4, f, m, ...) are bound on it
+ * and act while it has the focus. They also act while the focus is on
+ * anything else of the window that takes no text (a button or drop-down
+ * of the header bar, the find bar's hit list, the details pane), as in
+ * XProf, where they work whenever no text field has the focus: the window
+ * sees them after the focused widget left them (bubble phase) and hands
+ * them to the timeline. Never from an entry (typing stays text), nor from
+ * an open popover or menu (its keys stay with it).
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+focus_takes_keys (GtkWidget *focus,
+                  GtkWidget *timeline)
+{
+  if (focus == NULL)
+    return FALSE;
+  return GTK_IS_EDITABLE (focus)
+         || gtk_widget_get_ancestor (focus, GTK_TYPE_EDITABLE) != NULL
+         || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL
+         || focus == timeline
+         || gtk_widget_is_ancestor (focus, timeline);
+}
+
+static gboolean
+window_key_pressed (GtkEventControllerKey *controller,
+                    guint                  keyval,
+                    guint                  keycode,
+                    GdkModifierType        state,
+                    PlanarWindow          *self)
+{
+  GtkWidget *timeline = GTK_WIDGET (self->timeline);
+  GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
+
+  if (event == NULL || planar_timeline_get_profile (self->timeline) == NULL || !gtk_widget_is_drawable (timeline))
+    return FALSE;
+  if (focus_takes_keys (gtk_root_get_focus (GTK_ROOT (self)), timeline))
+    return FALSE;
+  return planar_shortcuts_activate_typed_key (timeline, "timeline.", event);
+}
+
+/* ------------------------------------------------------------------------
  * Actions
  * ------------------------------------------------------------------------ */
 
@@ -203,6 +287,7 @@ show_tracks_activated (GSimpleAction *action,
 static const GActionEntry view_entries[] = {
   { .name = "show-tracks", .activate = show_tracks_activated },
   { .name = "export-view", .activate = export_view_activated },
+  { .name = "clear-track-filter", .activate = clear_track_filter_activated },
 };
 
 static void
@@ -219,11 +304,22 @@ update_view_actions (PlanarWindow *self)
 void
 _planar_window_init_views (PlanarWindow *self)
 {
+  GtkEventController *keys;
+
   g_action_map_add_action_entries (G_ACTION_MAP (self), view_entries, G_N_ELEMENTS (view_entries), self);
   /* The Tracks button shows with the other controls of a session. */
   g_object_bind_property (self->tool_drop_down, "visible", self->tracks_button, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->timeline, "notify::profile", G_CALLBACK (update_view_actions), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->timeline, "notify::track-filter", G_CALLBACK (track_filter_changed), self,
+                           G_CONNECT_SWAPPED);
   update_view_actions (self);
+  track_filter_changed (self);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_name (keys, "planar-timeline-keys");
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_BUBBLE);
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (window_key_pressed), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }
 
 void

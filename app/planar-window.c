@@ -129,6 +129,54 @@ show_message (PlanarWindow *self,
 }
 
 /* ------------------------------------------------------------------------
+ * Host files that change on disk
+ *
+ * The profile reads its files while it is open (lazy stats, hosts decoded
+ * on demand); another program may cut or rewrite them meanwhile (a
+ * profiler writing over the file, a copy). The model turns reads of what
+ * is gone into PLANAR_TRACE_ERROR_CHANGED, never a crash; the window says
+ * so in the message bar, with Reload, when such a read fails and whenever
+ * it regains the focus, the moment a user has been elsewhere (perhaps
+ * writing the file).
+ * ------------------------------------------------------------------------ */
+
+static void
+show_file_changed (PlanarWindow *self,
+                   const GError *error)
+{
+  planar_message_bar_set (self->message_bar, MESSAGE_FILE_CHANGED, PLANAR_MESSAGE_WARNING, error->message,
+                          _("_Reload"), "win.reload", TRUE);
+}
+
+/* Returns: whether every host file is as it was opened. */
+static gboolean
+check_files (PlanarWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->profile == NULL || planar_profile_check_files (self->profile, &error))
+    return TRUE;
+  show_file_changed (self, error);
+  return FALSE;
+}
+
+static void
+is_active_changed (PlanarWindow *self,
+                   GParamSpec   *pspec,
+                   gpointer      user_data)
+{
+  if (gtk_window_is_active (GTK_WINDOW (self)))
+    check_files (self);
+}
+
+/* Reading an event's stats for the details pane found its file changed. */
+static void
+details_file_changed (PlanarWindow *self)
+{
+  check_files (self);
+}
+
+/* ------------------------------------------------------------------------
  * State shown in the header bar
  * ------------------------------------------------------------------------ */
 
@@ -556,6 +604,11 @@ show_host_error (PlanarWindow *self,
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
+  if (g_error_matches (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED))
+    {
+      show_file_changed (self, error);
+      return;
+    }
   /* The host that failed (the others may have loaded since). */
   for (guint i = 0; i < planar_profile_get_n_traces (self->profile) && path == NULL; i++)
     if (planar_profile_get_trace_state (self->profile, i) == PLANAR_PROFILE_TRACE_FAILED)
@@ -723,6 +776,13 @@ load_done (GObject      *source,
           path = host->path;
       }
   show_message (self, "dialog-error-symbolic", _("Could Not Load the Session"), error->message);
+  /* A file that changed while it was read may read whole once it is
+   * written: the page offers Load Again, and the message bar says why. */
+  if (g_error_matches (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED))
+    {
+      show_file_changed (self, error);
+      return;
+    }
   _planar_window_show_error (self, _("Could Not Load the Profile"), path, error);
 }
 
@@ -764,6 +824,7 @@ load (PlanarWindow *self)
   g_assert (paths->len > 1);
 
   g_set_object (&self->profile, NULL);
+  planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CHANGED);
   self->profile = planar_profile_new ((const char * const *) paths->pdata);
   /* Many hosts: the first is shown at once, the others when asked for. */
   planar_profile_set_lazy_hosts (self->profile, lazy_hosts_threshold ());
@@ -1171,6 +1232,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   g_type_ensure (PLANAR_TYPE_OP_STATS_PAGE);
   g_type_ensure (PLANAR_TYPE_HEALTH_PAGE);
   g_type_ensure (PLANAR_TYPE_TRACKS_POPOVER);
+  g_type_ensure (PLANAR_TYPE_MESSAGE_BAR);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, toast_overlay);
@@ -1183,6 +1245,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_revealer);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_label);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_bar);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
@@ -1227,6 +1290,8 @@ planar_window_init (PlanarWindow *self)
   g_object_bind_property (self->find_bar, "show-results", self->find_results, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_swapped (self->find_bar, "closed", G_CALLBACK (find_bar_closed), self);
   g_signal_connect_swapped (self->details_pane, "search", G_CALLBACK (details_search), self);
+  g_signal_connect_swapped (self->details_pane, "file-changed", G_CALLBACK (details_file_changed), self);
+  g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_changed), NULL);
   g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
 
   _planar_window_init_actions (self);
@@ -1271,6 +1336,7 @@ planar_window_open (PlanarWindow *self,
       g_clear_object (&self->profile);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
     }
+  planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CHANGED);
   g_set_object (&self->file, file);
 
   if (g_file_peek_path (file) == NULL)

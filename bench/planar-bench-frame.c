@@ -8,6 +8,11 @@
  * pixels, not the events: the table ends with the ratio of the 1e7 frame
  * to the 1e6 one at each zoom.
  *
+ * With --find PATTERN, the profiles are searched for PATTERN (a regular
+ * expression: "." matches every event) and every hit is highlighted, as
+ * the find bar does: the frames then include the hits' marks, and the
+ * time to lay the hits out for the timeline is printed.
+ *
  * Prints figures; asserts nothing. Needs a display: run it under xvfb-run,
  *   xvfb-run -a -s '-screen 0 1920x1200x24' build/bench/planar-bench-frame [--events-small N] [--events-large N] [--runs N]
  *
@@ -29,6 +34,8 @@
 static const double zooms[] = { 1, 1e-2, 1e-4, 1e-6 };
 /* --zoom: measure only this index of zooms[] (for profiling), or -1. */
 static int only_zoom = -1;
+/* --find: the pattern whose hits are highlighted, or NULL. */
+static char *find_pattern = NULL;
 
 typedef struct
 {
@@ -37,6 +44,13 @@ typedef struct
   double frame_ms;
   guint  nodes;
 } Figures;
+
+/* With --find: the hits, and the time to index them. */
+typedef struct
+{
+  guint64 n_hits;
+  double  index_ms;
+} FindFigures;
 
 static char *
 generate (const char *dir,
@@ -111,10 +125,11 @@ wait_until_allocated (GtkWidget *widget)
 
 /* Median frame at each zoom of the profile at @path. */
 static void
-measure (const char *path,
-         guint       runs,
-         Figures    *figures,
-         double     *load_s)
+measure (const char  *path,
+         guint        runs,
+         Figures     *figures,
+         double      *load_s,
+         FindFigures *find)
 {
   const char *paths[] = { path, NULL };
   g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
@@ -141,6 +156,19 @@ measure (const char *path,
   timeline = PLANAR_TIMELINE (planar_timeline_new ());
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (timeline));
   planar_timeline_set_profile (timeline, profile);
+  if (find_pattern != NULL)
+    {
+      g_autoptr(PlanarSearch) search = planar_search_new (profile, find_pattern, PLANAR_SEARCH_REGEX, &error);
+      g_autoptr(PlanarSearchHitIndex) index = NULL;
+
+      if (search == NULL || !planar_search_run (search, NULL, &error))
+        g_error ("%s", error->message);
+      t0 = g_get_monotonic_time ();
+      index = planar_search_hit_index_new (search);
+      find->index_ms = (double) (g_get_monotonic_time () - t0) / 1000.0;
+      find->n_hits = planar_search_get_n_hits (search);
+      planar_timeline_set_search_hits (timeline, index);
+    }
   gtk_window_present (GTK_WINDOW (window));
   wait_until_allocated (GTK_WIDGET (timeline));
 
@@ -200,6 +228,7 @@ main (int   argc,
     { "events-large", 0, 0, G_OPTION_ARG_INT64, &large, "Events in the larger profile (1e7)", "N" },
     { "runs", 0, 0, G_OPTION_ARG_INT, &runs, "Frames measured per zoom (9)", "N" },
     { "zoom", 0, 0, G_OPTION_ARG_INT, &only_zoom, "Measure only the zoom of this index (0 to 3), to profile it", "I" },
+    { "find", 0, 0, G_OPTION_ARG_STRING, &find_pattern, "Highlight the hits of this regular expression", "PATTERN" },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- time the timeline's frames");
@@ -210,6 +239,7 @@ main (int   argc,
   Figures small_figures[G_N_ELEMENTS (zooms)] = { 0 };
   Figures large_figures[G_N_ELEMENTS (zooms)] = { 0 };
   double small_load, large_load;
+  FindFigures small_find = { 0 }, large_find = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -230,12 +260,16 @@ main (int   argc,
   small_path = generate (dir, (guint64) small);
   large_path = generate (dir, (guint64) large);
 
-  measure (small_path, (guint) runs, small_figures, &small_load);
-  measure (large_path, (guint) runs, large_figures, &large_load);
+  measure (small_path, (guint) runs, small_figures, &small_load, &small_find);
+  measure (large_path, (guint) runs, large_figures, &large_load, &large_find);
 
   g_print ("Frame of a %dx%d timeline (snapshot + cairo render), median of %d; profiles from planar-gen --seed 1\n"
            "(loaded in %.2f s and %.2f s).\n\n",
            WIDTH, HEIGHT, runs, small_load, large_load);
+  if (find_pattern != NULL)
+    g_print ("Every hit of the regular expression \"%s\" highlighted: %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT
+             " hits, laid out for the timeline in %.0f ms and %.0f ms.\n\n",
+             find_pattern, small_find.n_hits, large_find.n_hits, small_find.index_ms, large_find.index_ms);
   g_print ("| window (x span) | %" G_GINT64_FORMAT " events: snapshot / frame | nodes "
            "| %" G_GINT64_FORMAT " events: snapshot / frame | nodes | frame ratio |\n", small, large);
   g_print ("|---|---|---|---|---|---|\n");
@@ -249,5 +283,6 @@ main (int   argc,
   g_remove (small_path);
   g_remove (large_path);
   g_rmdir (dir);
+  g_free (find_pattern);
   return 0;
 }

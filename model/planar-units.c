@@ -35,12 +35,68 @@ planar_format_duration (gint64 ps)
   return g_strdup_printf ("%" G_GINT64_FORMAT " ps", ps);
 }
 
+/* U+202F NARROW NO-BREAK SPACE: groups digits without letting a line
+ * break inside a number. */
+#define DIGIT_GROUP_SEPARATOR "\xe2\x80\xaf"
+
+char *
+planar_format_time_exact (gint64 ps)
+{
+  static const struct { gint64 scale; guint digits; const char *unit; } units[] = {
+    { G_GINT64_CONSTANT (1000000000000), 12, "s" },
+    { 1000000000, 9, "ms" },
+    { 1000000, 6, "\xc2\xb5s" },  /* U+00B5 MICRO SIGN */
+    { 1000, 3, "ns" },
+  };
+  guint64 mag = ps < 0 ? (guint64) 0 - (guint64) ps : (guint64) ps;
+  GString *text = g_string_new (ps < 0 ? "-" : "");
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (mag >= (guint64) units[i].scale || (mag == 0 && i == 0))
+      {
+        guint64 scale = (guint64) units[i].scale;
+        guint64 frac = mag % scale;
+        /* Down to the nanosecond, or the picosecond when there is one. */
+        guint decimals = mag == 0 ? 0 : frac % 1000 != 0 ? units[i].digits : units[i].digits - 3;
+        char digits[16];
+
+        g_string_append_printf (text, "%" G_GUINT64_FORMAT, mag / scale);
+        if (decimals > 0)
+          {
+            g_snprintf (digits, sizeof digits, "%0*" G_GUINT64_FORMAT, (int) units[i].digits, frac);
+            g_string_append_c (text, '.');
+            for (guint d = 0; d < decimals; d++)
+              {
+                if (d > 0 && d % 3 == 0)
+                  g_string_append (text, DIGIT_GROUP_SEPARATOR);
+                g_string_append_c (text, digits[d]);
+              }
+          }
+        g_string_append_printf (text, " %s", units[i].unit);
+        return g_string_free (text, FALSE);
+      }
+  g_string_append_printf (text, "%" G_GUINT64_FORMAT " ps", mag);
+  return g_string_free (text, FALSE);
+}
+
 static const char *
 skip_blanks (const char *p)
 {
   while (*p == ' ' || *p == '\t')
     p++;
   return p;
+}
+
+/* The length of the digit group separator at @s (a space, a thin space
+ * or a narrow no-break space), or 0. */
+static gsize
+digit_separator_length (const char *s)
+{
+  if (*s == ' ')
+    return 1;
+  if (g_str_has_prefix (s, "\xe2\x80\x89") || g_str_has_prefix (s, DIGIT_GROUP_SEPARATOR))
+    return 3;
+  return 0;
 }
 
 /* A decimal number at *@p: its whole part and up to 12 fraction digits
@@ -72,8 +128,15 @@ read_decimal (const char **p,
   if (*s == '.' || *s == ',')
     {
       s++;
-      while (g_ascii_isdigit (*s))
+      for (;;)
         {
+          gsize separator = digit_separator_length (s);
+
+          /* A separator between digits of the fraction: "0.804 123". */
+          if (separator > 0 && g_ascii_isdigit (s[-1]) && g_ascii_isdigit (s[separator]))
+            s += separator;
+          if (!g_ascii_isdigit (*s))
+            break;
           frac_scale /= 10;
           *frac_ps += (guint64) (*s - '0') * frac_scale;
           any = TRUE;

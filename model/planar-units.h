@@ -34,9 +34,20 @@ GQuark planar_units_error_quark (void);
  * with up to three decimals: "12.345 ms". Returns: (transfer full). */
 char     *planar_format_duration (gint64       ps);
 
+/* @ps exactly, for a details pane that must tell adjacent events apart:
+ * in the largest unit that keeps it >= 1 (s, ms, µs, ns; ps below a
+ * nanosecond), with every decimal down to the nanosecond (to the
+ * picosecond when @ps has a part below one), the decimals grouped by three
+ * with a narrow no-break space (U+202F): "33.804 123 456 s",
+ * "146.123 µs", "4.512 345 ms", "0 s". planar_parse_duration() reads it
+ * back exactly. Returns: (transfer full). */
+char     *planar_format_time_exact (gint64     ps);
+
 /* Reads a duration a person typed: a number with an optional unit, blanks
  * allowed around and between ("1.5 ms", "250us", "3 s", "12345 ns", "7 µs",
- * "40ps"), or minutes and seconds ("1:02.5", "1:00:02" with hours). The
+ * "40ps", and "33.804 123 456 s": the digits of a fraction may be grouped
+ * by spaces, thin spaces or narrow no-break spaces), or minutes and
+ * seconds ("1:02.5", "1:00:02" with hours). The
  * units are ps, ns, us, µs, ms and s, in any case; a bare number is in
  * @default_unit_ps picoseconds (PLANAR_PS_PER_MS for milliseconds).
  * Decimals are exact to the picosecond (further digits are dropped).

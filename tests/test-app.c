@@ -10,9 +10,11 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planar-application.h"
 #include "planar-shortcuts.h"
@@ -1188,8 +1190,9 @@ test_details (void)
   plane = planar_trace_get_plane (trace, ref.plane);
   event = &plane->tracks[ref.track].events[ref.index];
   g_assert_true (g_str_has_prefix (text, planar_plane_get_event_name (plane, event, TRUE)));
-  start = planar_format_duration (event->start_ps);
-  duration = planar_format_duration (event->duration_ps);
+  /* Times to the nanosecond. */
+  start = planar_format_time_exact (event->start_ps);
+  duration = planar_format_time_exact (event->duration_ps);
   line = g_strdup_printf ("Start: %s\n", start);
   g_assert_nonnull (strstr (text, line));
   g_free (line);
@@ -1992,6 +1995,501 @@ test_capture (void)
   destroy_all_windows ();
 }
 
+/* ------------------------------------------------------------------------
+ * Real keys and clicks (xdotool, over XTEST), as a person's reach the app
+ * ------------------------------------------------------------------------ */
+
+/* Runs xdotool with the arguments, NULL-terminated, as they are. */
+static void
+xdotool_run (const char *first_arg,
+             ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *xdotool = g_getenv ("XDOTOOL");
+  int status = 0;
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) (xdotool != NULL ? xdotool : "xdotool"));
+  va_start (ap, first_arg);
+  for (const char *arg = first_arg; arg != NULL; arg = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("xdotool failed: %s", err);
+}
+
+/* The regular expression xdotool finds @window by. */
+static char *
+window_title_pattern (GtkWindow *window)
+{
+  g_autofree char *escaped = g_regex_escape_string (gtk_window_get_title (window), -1);
+
+  return g_strdup_printf ("^%s$", escaped);
+}
+
+static gboolean
+window_active (gpointer data)
+{
+  return gtk_window_is_active (data);
+}
+
+static gboolean
+window_inactive (gpointer data)
+{
+  return !gtk_window_is_active (data);
+}
+
+/* Gives @window the keyboard focus, as a click on it would. */
+static void
+focus_window (GtkWindow *window)
+{
+  g_autofree char *title = window_title_pattern (window);
+
+  xdotool_run ("search", "--sync", "--name", title, "windowfocus", "--sync", NULL);
+  wait_for (window_active, window, 10, "the window to have the focus");
+}
+
+/* Types @keys (xdotool key names, separated by spaces) at the focused
+ * window, one press and release each, then lets GTK handle them. */
+static void
+press_keys (const char *keys)
+{
+  g_auto(GStrv) names = g_strsplit (keys, " ", -1);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *xdotool = g_getenv ("XDOTOOL");
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) (xdotool != NULL ? xdotool : "xdotool"));
+  g_ptr_array_add (argv, (gpointer) "key");
+  g_ptr_array_add (argv, (gpointer) "--delay");
+  g_ptr_array_add (argv, (gpointer) "30");
+  for (guint i = 0; names[i] != NULL; i++)
+    g_ptr_array_add (argv, names[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("xdotool failed: %s", err);
+  for (guint i = 0; i < 50 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Clicks @widget of @window at (@x, @y) in the widget's coordinates with
+ * the real pointer. */
+static void
+click_at (GtkWindow *window,
+          GtkWidget *widget,
+          double     x,
+          double     y)
+{
+  g_autofree char *title = window_title_pattern (window);
+  g_autofree char *sx = NULL, *sy = NULL;
+  graphene_point_t point;
+  double tx, ty;
+
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (window), &GRAPHENE_POINT_INIT ((float) x, (float) y),
+                                           &point));
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &tx, &ty);
+  sx = g_strdup_printf ("%d", (int) (point.x + tx));
+  sy = g_strdup_printf ("%d", (int) (point.y + ty));
+  xdotool_run ("search", "--sync", "--name", title, "mousemove", "--window", "%1", "--sync", sx, sy,
+               "click", "1", NULL);
+  for (guint i = 0; i < 50 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static void
+click_widget (GtkWindow *window,
+              GtkWidget *widget)
+{
+  g_assert_true (gtk_widget_is_drawable (widget));
+  click_at (window, widget, gtk_widget_get_width (widget) / 2.0, gtk_widget_get_height (widget) / 2.0);
+}
+
+/* The message bar's lines: in the order first set, replaced in place,
+ * removed by key, closed by their close button (which says which); the
+ * bar takes no room without a line. */
+static void
+closed_cb (PlanarMessageBar *bar,
+           const char       *key,
+           char            **closed)
+{
+  g_free (*closed);
+  *closed = g_strdup (key);
+}
+
+static GtkWidget *
+line_label (GtkWidget *line)
+{
+  return gtk_widget_get_next_sibling (gtk_widget_get_first_child (line));
+}
+
+static void
+test_message_bar (void)
+{
+  PlanarMessageBar *bar = PLANAR_MESSAGE_BAR (g_object_ref_sink (planar_message_bar_new ()));
+  g_autofree char *closed = NULL;
+  GtkWidget *line, *close;
+
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 0);
+  g_signal_connect (bar, "closed", G_CALLBACK (closed_cb), &closed);
+
+  planar_message_bar_set (bar, "a", PLANAR_MESSAGE_INFO, "first", "_Clear", "win.clear-track-filter", FALSE);
+  planar_message_bar_set (bar, "b", PLANAR_MESSAGE_WARNING, "second", NULL, NULL, TRUE);
+  planar_message_bar_set (bar, "c", PLANAR_MESSAGE_ERROR, "third", "_Reload", "win.reload", TRUE);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 3);
+  g_assert_nonnull (planar_message_bar_get_button (bar, "a"));
+  g_assert_null (planar_message_bar_get_button (bar, "b"));
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (planar_message_bar_get_button (bar, "c"))),
+                   ==, "win.reload");
+
+  /* Replaced in place: still the first line, with the new text. */
+  planar_message_bar_set (bar, "a", PLANAR_MESSAGE_INFO, "first, again", NULL, NULL, FALSE);
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 3);
+  g_assert_cmpstr (planar_message_bar_get_text (bar, "a"), ==, "first, again");
+  g_assert_null (planar_message_bar_get_button (bar, "a"));
+  line = gtk_widget_get_first_child (GTK_WIDGET (bar));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (line_label (line))), ==, "first, again");
+  g_assert_true (gtk_widget_has_css_class (line, "info"));
+  line = gtk_widget_get_next_sibling (line);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (line_label (line))), ==, "second");
+  g_assert_true (gtk_widget_has_css_class (line, "warning"));
+
+  /* Its close button removes the second line and says so. */
+  close = gtk_widget_get_last_child (line);
+  g_assert_true (GTK_IS_BUTTON (close));
+  g_signal_emit_by_name (close, "clicked");
+  g_assert_cmpstr (closed, ==, "b");
+  g_assert_null (planar_message_bar_get_text (bar, "b"));
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 2);
+
+  planar_message_bar_remove (bar, "nothing");
+  planar_message_bar_remove (bar, "a");
+  g_assert_cmpstr (planar_message_bar_get_text (bar, "c"), ==, "third");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  planar_message_bar_remove_all (bar);
+  g_assert_cmpuint (planar_message_bar_get_n_lines (bar), ==, 0);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (bar)));
+  g_object_unref (bar);
+}
+
+/* ------------------------------------------------------------------------
+ * The Tracks filter, the message bar and the timeline's keys
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  PlanarWindow *window;
+  const char   *text;
+  gint64        start_ps;
+  gint64        end_ps;
+  PlanarTimelineTool tool;
+} Expect;
+
+static GtkWidget *
+tracks_popover (PlanarWindow *window)
+{
+  return GTK_WIDGET (gtk_menu_button_get_popover (window->tracks_button));
+}
+
+static GtkWidget *
+tracks_entry (PlanarWindow *window)
+{
+  for (GtkWidget *w = tracks_popover (window); w != NULL;)
+    {
+      if (GTK_IS_SEARCH_ENTRY (w))
+        return w;
+      /* Depth first. */
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && gtk_widget_get_next_sibling (w) == NULL)
+            {
+              w = gtk_widget_get_parent (w);
+              if (w == tracks_popover (window))
+                return NULL;
+            }
+          if (w != NULL)
+            w = gtk_widget_get_next_sibling (w);
+        }
+    }
+  return NULL;
+}
+
+static gboolean
+tracks_popover_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (tracks_popover (data));
+}
+
+static gboolean
+tracks_popover_hidden (gpointer data)
+{
+  return !gtk_widget_get_visible (tracks_popover (data));
+}
+
+static gboolean
+filter_is (gpointer data)
+{
+  const Expect *expect = data;
+
+  return g_strcmp0 (planar_timeline_get_track_filter (expect->window->timeline), expect->text) == 0;
+}
+
+static gboolean
+view_changed (gpointer data)
+{
+  const Expect *expect = data;
+
+  return planar_timeline_get_start_ps (expect->window->timeline) != expect->start_ps
+         || planar_timeline_get_end_ps (expect->window->timeline) != expect->end_ps;
+}
+
+static gboolean
+view_is (gpointer data)
+{
+  return !view_changed (data);
+}
+
+static gboolean
+tool_is (gpointer data)
+{
+  const Expect *expect = data;
+
+  return planar_timeline_get_tool (expect->window->timeline) == expect->tool;
+}
+
+static gboolean
+timeline_has_focus (PlanarWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && (focus == GTK_WIDGET (window->timeline)
+                           || gtk_widget_is_ancestor (focus, GTK_WIDGET (window->timeline)));
+}
+
+/* Issue 18 §1-§3, with the keys and clicks of a person: Ctrl+T, type
+ * "XLA", click the timeline (the menu closes), again and again (the
+ * Tracks menu handed the timeline's own filter string to the entry, which
+ * freed it on the way: garbage, then a crash); the filter in force is
+ * said above the tracks, with Clear; and the timeline's keys work while
+ * the focus is on the header bar, but not in an entry or an open menu. */
+static void
+test_tracks_filter_and_keys (void)
+{
+  g_autofree char *path = g_build_filename (logdir, "plugins", "profile", NEWEST, "tw003.xplane.pb", NULL);
+  PlanarWindow *window = open_path (path);
+  GtkWidget *timeline = GTK_WIDGET (window->timeline);
+  Expect expect = { window, NULL, 0, 0, 0 };
+  gint64 full_start, full_end;
+  const char *line;
+  GtkWidget *clear;
+
+  wait_loaded (window);
+  wait_for (timeline_settled, window, 30, "the timeline to settle");
+  focus_window (GTK_WINDOW (window));
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_TRACK_FILTER));
+  full_start = planar_timeline_get_start_ps (window->timeline);
+  full_end = planar_timeline_get_end_ps (window->timeline);
+
+  for (guint round = 0; round < 3; round++)
+    {
+      press_keys ("ctrl+t");
+      wait_for (tracks_popover_shown, window, 10, "the Tracks menu");
+      /* The entry shows the filter in force, selected: typing replaces it. */
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (tracks_entry (window))), ==, round == 0 ? "" : "XLA");
+      press_keys ("shift+x shift+l shift+a");
+      expect.text = "XLA";
+      wait_for (filter_is, &expect, 10, "the filter to apply");
+      /* A click on the tracks closes the menu; the filter stays. */
+      click_at (GTK_WINDOW (window), timeline, gtk_widget_get_width (timeline) * 0.6,
+                gtk_widget_get_height (timeline) * 0.5);
+      wait_for (tracks_popover_hidden, window, 10, "the Tracks menu to close");
+      g_assert_cmpstr (planar_timeline_get_track_filter (window->timeline), ==, "XLA");
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (tracks_entry (window))), ==, "XLA");
+      line = planar_message_bar_get_text (window->message_bar, MESSAGE_TRACK_FILTER);
+      g_assert_cmpstr (line, ==, "Showing tracks matching “XLA”");
+      g_assert_cmpuint (planar_timeline_layout_get_n_rows (window->timeline->layout), >, 0);
+    }
+  save_screenshot ("tracks-filter.png", G_USEC_PER_SEC / 2);
+
+  /* The keys after a header control: Ctrl+T then Escape leaves the focus on
+   * the Tracks button; W zooms, 0 shows the whole profile, 2 picks the Pan
+   * tool, and the filter is untouched. */
+  press_keys ("ctrl+t");
+  wait_for (tracks_popover_shown, window, 10, "the Tracks menu");
+  press_keys ("Escape");
+  wait_for (tracks_popover_hidden, window, 10, "the Tracks menu to close");
+  g_assert_false (timeline_has_focus (window));
+  expect.start_ps = planar_timeline_get_start_ps (window->timeline);
+  expect.end_ps = planar_timeline_get_end_ps (window->timeline);
+  press_keys ("w w w");
+  wait_for (view_changed, &expect, 10, "W to zoom in from the header bar");
+  g_assert_cmpint (planar_timeline_get_end_ps (window->timeline) - planar_timeline_get_start_ps (window->timeline),
+                   <, expect.end_ps - expect.start_ps);
+  press_keys ("0");
+  expect.start_ps = full_start;
+  expect.end_ps = full_end;
+  wait_for (view_is, &expect, 10, "0 to show the whole profile");
+  expect.tool = PLANAR_TIMELINE_TOOL_PAN;
+  press_keys ("2");
+  wait_for (tool_is, &expect, 10, "2 to pick the Pan tool");
+  g_assert_cmpstr (planar_timeline_get_track_filter (window->timeline), ==, "XLA");
+  g_assert_false (timeline_has_focus (window));
+
+  /* While a menu is open, its keys stay with it: 1 does not pick the Select
+   * tool. */
+  press_keys ("F10");
+  wait_for (widget_mapped, gtk_menu_button_get_popover (window->menu_button), 10, "the main menu");
+  press_keys ("1");
+  g_assert_cmpint (planar_timeline_get_tool (window->timeline), ==, PLANAR_TIMELINE_TOOL_PAN);
+  press_keys ("Escape");
+  /* Nor from the Tracks menu's entry: typing stays text. */
+  press_keys ("ctrl+t");
+  wait_for (tracks_popover_shown, window, 10, "the Tracks menu");
+  press_keys ("End 1 0");
+  expect.text = "XLA10";
+  wait_for (filter_is, &expect, 10, "the typed filter");
+  g_assert_cmpint (planar_timeline_get_tool (window->timeline), ==, PLANAR_TIMELINE_TOOL_PAN);
+  press_keys ("BackSpace BackSpace Escape");
+  expect.text = "XLA";
+  wait_for (filter_is, &expect, 10, "the filter back");
+  wait_for (tracks_popover_hidden, window, 10, "the Tracks menu to close");
+  press_keys ("1");
+  expect.tool = PLANAR_TIMELINE_TOOL_SELECT;
+  wait_for (tool_is, &expect, 10, "1 to pick the Select tool");
+
+  /* Clear, clicked, shows every track again and takes the line away. */
+  clear = planar_message_bar_get_button (window->message_bar, MESSAGE_TRACK_FILTER);
+  g_assert_nonnull (clear);
+  click_widget (GTK_WINDOW (window), clear);
+  expect.text = "";
+  wait_for (filter_is, &expect, 10, "Clear to clear the filter");
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_TRACK_FILTER));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (window->message_bar)));
+  press_keys ("ctrl+t");
+  wait_for (tracks_popover_shown, window, 10, "the Tracks menu");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (tracks_entry (window))), ==, "");
+  press_keys ("Escape");
+  wait_for (tracks_popover_hidden, window, 10, "the Tracks menu to close");
+
+  destroy_all_windows ();
+}
+
+/* ------------------------------------------------------------------------
+ * A host file that changes on disk while it is open (issue 17 §1)
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+file_changed_shown (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED) != NULL;
+}
+
+static gboolean
+window_settled_without_file_changed (gpointer data)
+{
+  return window_loaded (data) && !file_changed_shown (data);
+}
+
+/* The file is cut to nothing while the app has it open (a profiler
+ * writing over it with O_TRUNC): reading an event's stats, which come
+ * from the file, then finds them gone. The app stays alive and says so in
+ * the message bar, and again when its window regains the focus; once the
+ * file is whole again, the line's Reload loads it. */
+static void
+test_file_changed (void)
+{
+  g_autofree char *folder = g_build_filename (tmp_dir, "changed", "plugins", "profile", NEWEST, NULL);
+  g_autofree char *path = g_build_filename (folder, "host0.xplane.pb", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *details = NULL;
+  g_autoptr(PlanarSelection) one = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *argv[] = { (char *) gen, (char *) "--events", (char *) "20000", (char *) "-o", path, NULL };
+  PlanarProfileEventRef ref;
+  PlanarWindow *window;
+  GtkWindow *other;
+  const char *line;
+  gsize length;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_file_get_contents (path, &contents, &length, &error);
+  g_assert_no_error (error);
+
+  window = open_path (path);
+  wait_loaded (window);
+  focus_window (GTK_WINDOW (window));
+  g_assert_true (find_event (planar_window_get_profile (window), 1, FALSE, &ref));
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+
+  /* Cut while open; then the details pane reads the event's stats. */
+  g_assert_cmpint (truncate (path, 0), ==, 0);
+  one = planar_selection_new_for_event (planar_window_get_profile (window), &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  wait_for (file_changed_shown, window, 10, "the message bar to say the file changed");
+  line = planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED);
+  g_assert_nonnull (strstr (line, "host0.xplane.pb"));
+  g_assert_nonnull (planar_message_bar_get_button (window->message_bar, MESSAGE_FILE_CHANGED));
+
+  /* Closed, it comes back when the window regains the focus (from another
+   * window) and the file is still not what was opened. */
+  planar_message_bar_remove (window->message_bar, MESSAGE_FILE_CHANGED);
+  other = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_title (other, "planar-test-other-window");
+  gtk_window_present (other);
+  wait_for (widget_mapped, other, 10, "the other window");
+  focus_window (other);
+  wait_for (window_inactive, window, 10, "the window to lose the focus");
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+  focus_window (GTK_WINDOW (window));
+  wait_for (file_changed_shown, window, 10, "the message bar to say the file changed");
+  g_assert_nonnull (strstr (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED),
+                            "host0.xplane.pb"));
+  gtk_window_destroy (other);
+  save_screenshot ("file-changed.png", G_USEC_PER_SEC);
+
+  /* Written whole again (in place, as cp does), Reload, clicked, loads it. */
+  {
+    FILE *out = fopen (path, "r+b");
+
+    g_assert_nonnull (out);
+    g_assert_cmpuint (fwrite (contents, 1, length, out), ==, length);
+    g_assert_cmpint (fclose (out), ==, 0);
+  }
+  focus_window (GTK_WINDOW (window));
+  click_widget (GTK_WINDOW (window), planar_message_bar_get_button (window->message_bar, MESSAGE_FILE_CHANGED));
+  wait_for (window_settled_without_file_changed, window, 30, "Reload to load the file again");
+  wait_loaded (window);
+  g_assert_true (planar_profile_check_files (planar_window_get_profile (window), NULL));
+  planar_timeline_set_selection (window->timeline, NULL);
+  g_clear_object (&one);
+  one = planar_selection_new_for_event (planar_window_get_profile (window), &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+  details = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (strstr (details, "Start: "));
+
+  destroy_all_windows ();
+}
+
 /* Starts the tests' ProfilerService in @mode (plus @extra, may be NULL)
  * serving @xspace; @channel keeps its standard output. Returns: (transfer
  * full): its address. */
@@ -2168,6 +2666,9 @@ main (int   argc,
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   g_test_add_func ("/app/export-and-open-json", test_export_and_open_json);
   g_test_add_func ("/app/capture", test_capture);
+  g_test_add_func ("/app/message-bar", test_message_bar);
+  g_test_add_func ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
+  g_test_add_func ("/app/file-changed", test_file_changed);
   g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   status = g_test_run ();
 

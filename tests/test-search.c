@@ -552,6 +552,223 @@ test_generated_session (void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The hits laid out for the timeline */
+
+/* The hits of @search on one track at @depth that meet [t0, t1], counted
+ * the slow way. */
+static guint64
+count_hits_in_window (PlanarSearch *search,
+                      guint         trace,
+                      guint         plane,
+                      guint         track,
+                      guint         depth,
+                      gint64        t0,
+                      gint64        t1)
+{
+  guint64 n = 0;
+
+  for (guint64 i = 0; i < planar_search_get_n_hits (search); i++)
+    {
+      const PlanarSearchHit *hit = planar_search_get_hit (search, i);
+      const PlanarEvent *event;
+
+      if (hit->trace != trace || hit->plane != plane || hit->track != track)
+        continue;
+      event = planar_search_resolve_hit (search, hit, NULL, NULL, NULL);
+      if (event->depth == depth && event->start_ps <= t1 && event->start_ps + event->duration_ps >= t0)
+        n++;
+    }
+  return n;
+}
+
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Every hit in a window is reported once, folded so that a frame draws
+ * O(columns) spans however many hits there are. */
+static void
+test_hit_index (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(PlanarProfile) profile = load_generated_session (&dir);
+  g_autoptr(PlanarSearch) search = search_profile (profile, "a|e", PLANAR_SEARCH_REGEX);
+  g_autoptr(PlanarSearchHitIndex) index = planar_search_hit_index_new (search);
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (PlanarSearchHitSpan));
+  guint64 total = 0, n = planar_search_get_n_hits (search);
+  gint64 first = G_MAXINT64, last = G_MININT64;
+  guint checked = 0;
+
+  g_assert_cmpuint (n, >, 100000);
+  g_assert_true (planar_search_hit_index_get_search (index) == search);
+  for (guint64 i = 0; i < n; i++)
+    {
+      const PlanarEvent *event = planar_search_resolve_hit (search, planar_search_get_hit (search, i), NULL, NULL, NULL);
+
+      first = MIN (first, event->start_ps);
+      last = MAX (last, event->start_ps + event->duration_ps);
+    }
+
+  for (guint t = 0; t < planar_profile_get_n_traces (profile); t++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, t);
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        for (guint k = 0; k < planar_trace_get_plane (trace, p)->n_tracks; k++)
+          {
+            guint n_depths = planar_search_hit_index_get_n_depths (index, t, p, k);
+            guint64 on_track = 0;
+
+            if (planar_search_get_track_count (search, t, p, k) == 0)
+              {
+                g_assert_cmpuint (n_depths, ==, 0);
+                continue;
+              }
+            g_assert_cmpuint (n_depths, >, 0);
+            for (guint d = 0; d < n_depths + 1; d++)
+              {
+                /* The whole profile, one picosecond a column: nothing
+                 * folded, every hit once, in time order. */
+                g_array_set_size (spans, 0);
+                planar_search_hit_index_query (index, t, p, k, d, first, last, 1, spans);
+                for (guint i = 0; i < spans->len; i++)
+                  {
+                    const PlanarSearchHitSpan *span = &g_array_index (spans, PlanarSearchHitSpan, i);
+
+                    on_track += span->n_hits;
+                    if (i > 0)
+                      g_assert_cmpint (span->start_ps, >=, g_array_index (spans, PlanarSearchHitSpan, i - 1).start_ps);
+                  }
+
+                /* A window of a thousand columns over a part of the
+                 * profile: the same hits, in at most two spans a column. */
+                if (d < n_depths && checked < 40)
+                  {
+                    gint64 t0 = first + (last - first) / 3, t1 = first + (last - first) / 3 * 2;
+                    guint64 folded = 0;
+
+                    g_array_set_size (spans, 0);
+                    planar_search_hit_index_query (index, t, p, k, d, t0, t1, (double) (t1 - t0) / 1000, spans);
+                    g_assert_cmpuint (spans->len, <=, 2 * 1001);
+                    for (guint i = 0; i < spans->len; i++)
+                      folded += g_array_index (spans, PlanarSearchHitSpan, i).n_hits;
+                    g_assert_cmpuint (folded, ==, count_hits_in_window (search, t, p, k, d, t0, t1));
+                    checked++;
+                  }
+              }
+            g_assert_cmpuint (on_track, ==, planar_search_get_track_count (search, t, p, k));
+            total += on_track;
+          }
+    }
+  g_assert_cmpuint (total, ==, n);
+  g_assert_cmpuint (checked, >, 3);
+
+  /* Built in a worker, the same; cancelled, nothing. */
+  {
+    g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(PlanarSearchHitIndex) built = NULL;
+    g_autoptr(GError) error = NULL;
+
+    planar_search_hit_index_new_async (search, NULL, store_result, &result);
+    while (result == NULL)
+      g_main_context_iteration (context, TRUE);
+    built = planar_search_hit_index_new_finish (result, &error);
+    g_assert_no_error (error);
+    g_assert_true (planar_search_hit_index_get_search (built) == search);
+    g_array_set_size (spans, 0);
+    planar_search_hit_index_query (built, 0, 0, 0, 0, first, last, 1, spans);
+    g_assert_cmpuint (spans->len, ==, planar_search_hit_index_query (index, 0, 0, 0, 0, first, last, 1, spans));
+    g_clear_object (&result);
+
+    g_cancellable_cancel (cancellable);
+    planar_search_hit_index_new_async (search, cancellable, store_result, &result);
+    while (result == NULL)
+      g_main_context_iteration (context, TRUE);
+    g_assert_null (planar_search_hit_index_new_finish (result, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  }
+
+  /* Nothing on a track without hits, or out of range. */
+  g_array_set_size (spans, 0);
+  g_assert_cmpuint (planar_search_hit_index_query (index, 99, 0, 0, 0, first, last, 1, spans), ==, 0);
+  g_assert_cmpuint (planar_search_hit_index_get_n_depths (index, 99, 0, 0), ==, 0);
+
+  g_clear_pointer (&index, planar_search_hit_index_unref);
+  g_clear_object (&search);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
+/* A million hits on one track at one depth, a column of them per pixel:
+ * a query of the whole reports at most two spans a column. */
+static void
+test_hit_index_million (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("planar-test-search-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarSearch) search = NULL;
+  g_autoptr(PlanarSearchHitIndex) index = NULL;
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (PlanarSearchHitSpan));
+  const PlanarSearchHit *busiest = NULL;
+  guint64 most = 0, folded = 0;
+  gint64 first, last;
+  int status;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "big.xplane.pb", NULL);
+  {
+    const char *argv[] = { gen, "--events", "2000000", "-o", path, NULL };
+
+    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  profile = load_profile (path);
+  /* Every event has a name with a letter in it. */
+  search = search_profile (profile, ".", PLANAR_SEARCH_REGEX);
+  g_assert_cmpuint (planar_search_get_n_hits (search), >=, 1000000);
+  index = planar_search_hit_index_new (search);
+
+  for (guint64 i = 0; i < planar_search_get_n_hits (search); i += 997)
+    {
+      const PlanarSearchHit *hit = planar_search_get_hit (search, i);
+      guint64 count = planar_search_get_track_count (search, hit->trace, hit->plane, hit->track);
+
+      if (count > most)
+        {
+          most = count;
+          busiest = hit;
+        }
+    }
+  g_assert_nonnull (busiest);
+  g_assert_true (planar_profile_get_span (profile, &first, &last));
+  for (guint d = 0; d < planar_search_hit_index_get_n_depths (index, busiest->trace, busiest->plane, busiest->track); d++)
+    {
+      g_array_set_size (spans, 0);
+      planar_search_hit_index_query (index, busiest->trace, busiest->plane, busiest->track, d, first, last,
+                                     (double) (last - first) / 1500, spans);
+      g_assert_cmpuint (spans->len, <=, 2 * 1501);
+      for (guint i = 0; i < spans->len; i++)
+        folded += g_array_index (spans, PlanarSearchHitSpan, i).n_hits;
+    }
+  g_assert_cmpuint (folded, ==, most);
+
+  g_clear_pointer (&index, planar_search_hit_index_unref);
+  g_clear_object (&search);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
+/* ------------------------------------------------------------------------ */
 /* A hand-made profile where each way to match is tried alone */
 
 enum
@@ -1221,6 +1438,8 @@ main (int    argc,
   g_test_add_func ("/search/samples-match-brute-force", test_samples_match_brute_force);
   g_test_add_func ("/search/generated-session", test_generated_session);
   g_test_add_func ("/search/hand-made", test_hand_made);
+  g_test_add_func ("/search/hit-index", test_hit_index);
+  g_test_add_func ("/search/hit-index-million", test_hit_index_million);
   g_test_add_func ("/search/bad-patterns", test_bad_patterns);
   g_test_add_func ("/search/cancelled", test_cancelled);
   g_test_add_func ("/search/async", test_async);

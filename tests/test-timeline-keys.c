@@ -1,8 +1,10 @@
 /* test-timeline-keys.c: real input, sent to the X server with xdotool.
- * Key presses reach the timeline's bare-key bindings only while it has the
+ * Key presses reach the timeline's bare-key bindings while it has the
  * focus: typing in an entry of the same window never moves the view, while
- * Control accelerators work from anywhere in the window. Pointer drags
- * work each tool.
+ * Control accelerators work from anywhere in the window. (The application's
+ * window also hands the bare keys on from its controls that take no text:
+ * test-app.c, /app/tracks-filter-and-keys.) Pointer drags work each
+ * tool.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

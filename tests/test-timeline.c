@@ -730,11 +730,15 @@ test_time_axis (void)
   g_assert_cmpstr (label, ==, "1.5 s");
   g_assert_cmpint (ticks.first_ps, ==, 0);
 
-  /* 40 ms: 5 ms steps, in ms. */
+  /* 40 ms at 1.75 s: 5 ms steps, in ms from a base ("1755 ms" would be
+   * a second's worth of milliseconds). */
   planar_time_ticks_compute (&ticks, 1750000000000, 1790000000000, 1400, 110);
   g_assert_cmpint (ticks.step_ps, ==, 5000000000);
+  g_assert_true (ticks.relative);
   planar_time_ticks_format (&ticks, 1755000000000, label, sizeof label);
-  g_assert_cmpstr (label, ==, "1755 ms");
+  g_assert_cmpstr (label, ==, "+5 ms");
+  planar_time_ticks_format_base (&ticks, label, sizeof label);
+  g_assert_cmpstr (label, ==, "1.75 s");
 
   /* A microsecond window 1.8 s in: labels count from a round base. */
   planar_time_ticks_compute (&ticks, 1799123456789, 1799124456789, 1400, 110);

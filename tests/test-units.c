@@ -3,6 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-units.h"
+#include "planar-time-axis.h"
+
+#include <string.h>
 
 #define PS_PER_MS G_GINT64_CONSTANT (1000000000)
 
@@ -111,6 +114,165 @@ test_round_trip (void)
     }
 }
 
+/* Times in the details pane: every digit down to the nanosecond, grouped
+ * by three, so that two events a nanosecond apart read differently. */
+static void
+test_format_exact (void)
+{
+  static const struct { gint64 ps; const char *text; } cases[] = {
+    { G_GINT64_CONSTANT (33804123456000), "33.804 123 456 s" },
+    { G_GINT64_CONSTANT (4588000000000), "4.588 000 000 s" },
+    { G_GINT64_CONSTANT (4588000001000), "4.588 000 001 s" },
+    { 146123000, "146.123 µs" },
+    { 146000000, "146.000 µs" },
+    { G_GINT64_CONSTANT (4512345000), "4.512 345 ms" },
+    { G_GINT64_CONSTANT (1000000000000), "1.000 000 000 s" },
+    { 1000, "1 ns" },
+    { 999000, "999 ns" },
+    /* Picoseconds only when there are some. */
+    { 1234567, "1.234 567 µs" },
+    { 1500, "1.500 ns" },
+    { 42, "42 ps" },
+    { 0, "0 s" },
+    { -G_GINT64_CONSTANT (2500000000), "-2.500 000 ms" },
+    { G_MAXINT64, "9223372.036 854 775 807 s" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = planar_format_time_exact (cases[i].ps);
+      g_autofree char *expected = NULL;
+      GString *plain = g_string_new (NULL);
+
+      /* The cases above write the narrow no-break space as a space. */
+      for (const char *c = text; *c != '\0'; c++)
+        {
+          if (g_str_has_prefix (c, "\xe2\x80\xaf"))
+            {
+              g_string_append_c (plain, ' ');
+              c += 2;
+            }
+          else
+            g_string_append_c (plain, *c);
+        }
+      expected = g_string_free (plain, FALSE);
+      g_assert_cmpstr (expected, ==, cases[i].text);
+      g_assert_null (strstr (text, "  "));
+    }
+}
+
+/* What planar_format_time_exact() writes, copied from the pane, reads back
+ * exactly, and so do the groups typed with plain or thin spaces. */
+static void
+test_exact_round_trip (void)
+{
+  static const gint64 values[] = {
+    0, 1, 999, 1000, 146123000, 1234567, G_GINT64_CONSTANT (33804123456000), G_GINT64_CONSTANT (33804123456789),
+    G_GINT64_CONSTANT (98765432109), G_GINT64_CONSTANT (5000000000000),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *text = planar_format_time_exact (values[i]);
+      g_autoptr(GError) error = NULL;
+      gint64 ps = -1;
+
+      g_test_message ("%s", text);
+      g_assert_true (planar_parse_duration (text, PS_PER_MS, &ps, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (ps, ==, values[i]);
+    }
+  {
+    gint64 ps = -1;
+
+    g_assert_true (planar_parse_duration ("33.804 123 456 s", PS_PER_MS, &ps, NULL));
+    g_assert_cmpint (ps, ==, G_GINT64_CONSTANT (33804123456000));
+    g_assert_true (planar_parse_duration ("33.804\xe2\x80\x89" "123 s", PS_PER_MS, &ps, NULL));
+    g_assert_cmpint (ps, ==, G_GINT64_CONSTANT (33804123000000));
+    /* Only digits of a fraction are grouped. */
+    g_assert_false (planar_parse_duration ("33 804 s", PS_PER_MS, &ps, NULL));
+    g_assert_false (planar_parse_duration ("1. 5 ms", PS_PER_MS, &ps, NULL));
+  }
+}
+
+/* The integer part of an axis label: its digits before the point. */
+static guint
+label_integer_digits (const char *label)
+{
+  guint n = 0;
+
+  if (*label == '+' || *label == '-')
+    label++;
+  while (g_ascii_isdigit (label[n]))
+    n++;
+  return n;
+}
+
+/* The value of an axis label ("+1.5 ms") in ps, read back. */
+static gint64
+label_ps (const char *label)
+{
+  gint64 ps = -1;
+
+  g_assert_true (planar_parse_duration (label[0] == '+' ? label + 1 : label, PS_PER_MS, &ps, NULL));
+  return ps;
+}
+
+/* The axis never reads "143700 ms": a window 143.7 s in counts from a
+ * base, in the unit of its span, and every label reads back to its tick. */
+static void
+test_axis_labels (void)
+{
+  PlanarTimeTicks ticks;
+  char label[64], base[64];
+
+  /* 150 ms at 143.6 s over 1400 px: the bug's window. */
+  planar_time_ticks_compute (&ticks, G_GINT64_CONSTANT (143600000000000), G_GINT64_CONSTANT (143750000000000), 1400, 110);
+  g_assert_cmpint (ticks.unit_ps, ==, PLANAR_PS_PER_MS);
+  g_assert_true (ticks.relative);
+  planar_time_ticks_format (&ticks, G_GINT64_CONSTANT (143700000000000), label, sizeof label);
+  g_assert_cmpstr (label, ==, "+100 ms");
+  planar_time_ticks_format_base (&ticks, base, sizeof base);
+  g_assert_cmpstr (base, ==, "143.6 s");
+
+  /* The whole of a 150 s profile: plain seconds. */
+  planar_time_ticks_compute (&ticks, 0, G_GINT64_CONSTANT (150000000000000), 1400, 110);
+  g_assert_false (ticks.relative);
+  g_assert_cmpint (ticks.unit_ps, ==, PLANAR_PS_PER_S);
+  planar_time_ticks_format (&ticks, G_GINT64_CONSTANT (140000000000000), label, sizeof label);
+  g_assert_cmpstr (label, ==, "140 s");
+
+  /* 150 ms at 9.6 s: "+20 ms" from "9.6 s", not "9620 ms". */
+  planar_time_ticks_compute (&ticks, G_GINT64_CONSTANT (9600000000000), G_GINT64_CONSTANT (9750000000000), 1180, 110);
+  g_assert_true (ticks.relative);
+  planar_time_ticks_format (&ticks, G_GINT64_CONSTANT (9620000000000), label, sizeof label);
+  g_assert_cmpstr (label, ==, "+20 ms");
+  planar_time_ticks_format_base (&ticks, base, sizeof base);
+  g_assert_cmpstr (base, ==, "9.6 s");
+
+  /* Any window, anywhere in an hour: labels of at most three digits
+   * before the point (seconds, the largest unit, go on counting), which
+   * read back to their ticks. */
+  for (gint64 span = 1000; span < G_GINT64_CONSTANT (4000000000000000); span = span * 7 / 2 + 13)
+    for (gint64 t0 = 0; t0 < G_GINT64_CONSTANT (3600000000000000); t0 = t0 * 5 + span / 3 + 7)
+      {
+        planar_time_ticks_compute (&ticks, t0, t0 + span, 1400, 110);
+        g_assert_cmpint (ticks.first_ps, >=, t0);
+        for (gint64 t = ticks.first_ps; t <= t0 + span; t += ticks.step_ps)
+          {
+            planar_time_ticks_format (&ticks, t, label, sizeof label);
+            g_assert_cmpuint (label_integer_digits (label), <=, ticks.unit_ps == PLANAR_PS_PER_S ? 4 : 3);
+            g_assert_cmpint (label_ps (label) + ticks.base_ps, ==, t);
+          }
+        if (ticks.relative)
+          {
+            planar_time_ticks_format_base (&ticks, base, sizeof base);
+            g_assert_cmpint (label_ps (base), ==, ticks.base_ps);
+            g_assert_cmpint (ticks.base_ps, <=, t0);
+          }
+      }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -121,6 +283,9 @@ main (int   argc,
   g_test_add_func ("/units/parse-default-unit", test_parse_default_unit);
   g_test_add_func ("/units/parse-errors", test_parse_errors);
   g_test_add_func ("/units/round-trip", test_round_trip);
+  g_test_add_func ("/units/format-exact", test_format_exact);
+  g_test_add_func ("/units/exact-round-trip", test_exact_round_trip);
+  g_test_add_func ("/units/axis-labels", test_axis_labels);
 
   return g_test_run ();
 }

@@ -152,6 +152,55 @@ planar_shortcuts_bind_class (GtkWidgetClass *widget_class,
     }
 }
 
+/* Whether @accel is a bare key that types a character (w, 0, !, [), not
+ * one that moves the focus or the cursor (Tab, arrows, Escape). */
+static gboolean
+accel_types_character (const char *accel)
+{
+  guint key = 0;
+  GdkModifierType mods = 0;
+
+  if (accel[0] == '\0' || planar_shortcuts_is_window_accel (accel))
+    return FALSE;
+  if (!gtk_accelerator_parse (accel, &key, &mods))
+    return FALSE;
+  return g_unichar_isgraph (gdk_keyval_to_unicode (key));
+}
+
+gboolean
+planar_shortcuts_activate_typed_key (GtkWidget  *widget,
+                                     const char *prefix,
+                                     GdkEvent   *event)
+{
+  g_return_val_if_fail (GTK_IS_WIDGET (widget), FALSE);
+  g_return_val_if_fail (prefix != NULL, FALSE);
+  g_return_val_if_fail (event != NULL, FALSE);
+
+  if (gdk_event_get_event_type (event) != GDK_KEY_PRESS)
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    {
+      g_auto(GStrv) accels = NULL;
+
+      if (!g_str_has_prefix (shortcuts[i].action, prefix))
+        continue;
+      accels = g_strsplit (shortcuts[i].accels, " ", -1);
+      for (guint a = 0; accels[a] != NULL; a++)
+        {
+          g_autoptr(GtkShortcut) shortcut = NULL;
+
+          if (!accel_types_character (accels[a]))
+            continue;
+          shortcut = shortcut_new (&shortcuts[i], accels[a]);
+          if (gtk_shortcut_trigger_trigger (gtk_shortcut_get_trigger (shortcut), event, FALSE) != GDK_KEY_MATCH_EXACT)
+            continue;
+          return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), GTK_SHORTCUT_ACTION_EXCLUSIVE,
+                                               widget, gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  return FALSE;
+}
+
 GtkEventController *
 planar_shortcuts_new_window_controller (const char *prefix)
 {

@@ -28,8 +28,8 @@ const PlanarShortcut *planar_shortcuts_get_table        (gsize          *n_short
 
 /* Whether @accel (one accelerator) holds Control, Alt or Super. Those are
  * window-wide accelerators; keys without them are bound on the widget and
- * act only while it has the focus, so that typing in an entry never fires
- * them. */
+ * act while it has the focus, so that typing in an entry never fires them
+ * (a window may hand them on: planar_shortcuts_activate_typed_key()). */
 gboolean              planar_shortcuts_is_window_accel  (const char     *accel);
 
 /* Binds, on @widget_class, the keys without a modifier of every entry
@@ -43,6 +43,16 @@ void                  planar_shortcuts_bind_class       (GtkWidgetClass *widget_
  * actions are activated on that widget wherever the focus is in the
  * window. Returns: (transfer full). */
 GtkEventController   *planar_shortcuts_new_window_controller (const char *prefix);
+
+/* Activates on @widget the action of the entry starting with @prefix
+ * whose key without Control, Alt or Super types a character (w, 0, f, !)
+ * and matches the key press @event: for a window that hands those keys to
+ * its timeline while the focus is on a button or a menu of its header.
+ * Keys that move the focus or a cursor (Tab, arrows, Escape) are never
+ * handed on. Returns: whether an action was activated. */
+gboolean              planar_shortcuts_activate_typed_key (GtkWidget  *widget,
+                                                           const char *prefix,
+                                                           GdkEvent   *event);
 
 /* A shortcuts window listing the table: one group per section, in table
  * order. GTK 4.8 builds these windows only from GtkBuilder XML, so the

@@ -160,18 +160,17 @@ planar_time_ticks_compute (PlanarTimeTicks *ticks,
   ticks->unit_ps = unit;
   ticks->decimals = log10_i64 (unit) > step_exp ? log10_i64 (unit) - step_exp : 0;
 
-  /* Labels with more than six digits are unreadable at a glance: count
-   * from a round base before the window instead. */
+  /* Labels of four digits or more before the point ("9720 ms",
+   * "143700 ms") are a larger unit's worth, unreadable at a glance: count
+   * from a round base before the window instead. The base is a multiple
+   * of ten times the step's decade, so that the offsets stay below a
+   * thousand units. Seconds, the largest unit, go on counting. */
   magnitude = MAX (ABS (t0_ps), ABS (t1_ps)) / unit;
-  ticks->relative = log10_i64 (MAX (magnitude, 1)) + 1 + ticks->decimals > 6;
-  ticks->base_step_ps = decade;
+  ticks->relative = magnitude >= 1000 && unit < PLANAR_PS_PER_S;
+  ticks->base_step_ps = decade <= G_MAXINT64 / 10 ? decade * 10 : decade;
   ticks->base_ps = 0;
   if (ticks->relative)
-    {
-      while (ticks->base_step_ps < t1_ps - t0_ps && ticks->base_step_ps <= G_MAXINT64 / 10)
-        ticks->base_step_ps *= 10;
-      ticks->base_ps = floor_div (t0_ps, ticks->base_step_ps) * ticks->base_step_ps;
-    }
+    ticks->base_ps = floor_div (t0_ps, ticks->base_step_ps) * ticks->base_step_ps;
 
   /* The first multiple of the step at or after t0. */
   ticks->first_ps = floor_div (t0_ps, step) * step;

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <glib.h>
 
 G_BEGIN_DECLS
 
@@ -15,9 +15,12 @@ G_BEGIN_DECLS
 
 /* The ticks of a window of time, all in ps since the profile start. Labels
  * are in @unit_ps (1 ps, 1 ns, 1 us, 1 ms or 1 s) with @decimals decimals,
- * relative to @base_ps: when the window is so narrow that absolute labels
- * would need more than a few digits, the base is a round time just before
- * it, shown once, and the ticks read "+20 ns", "+40 ns"... */
+ * relative to @base_ps: when absolute labels would need four digits or
+ * more before the point ("143700 ms"), the base is a round time just
+ * before the window (a multiple of ten steps, "143.6 s"), shown once, and
+ * the ticks read "+20 ms", "+40 ms"..., never more than three digits
+ * before the point (but seconds, which count on). The unit is the one that fits the step, so a label has
+ * at most one decimal. */
 typedef struct
 {
   /* Between labelled ticks: 1, 2 or 5 times a power of ten. */

@@ -520,6 +520,7 @@ draw_tracks_layer (PlanarTimeline *self,
       gtk_snapshot_append_node (snapshot, labels_node);
       gsk_render_node_unref (labels_node);
     }
+  _planar_timeline_draw_hits (self, snapshot, width);
 
   if (self->show_flows && self->profile != NULL)
     draw_all_flows (self, snapshot, palette, width, height);

@@ -24,6 +24,10 @@ G_BEGIN_DECLS
 #define PLANAR_TIMELINE_PAN_STEP_FAST  0.5
 /* The narrowest window, ps. */
 #define PLANAR_TIMELINE_MIN_WINDOW_PS  G_GINT64_CONSTANT (1000)
+/* planar_timeline_show_event() zooms in on an event narrower than this. */
+#define PLANAR_TIMELINE_SHOW_MIN_PX    40
+/* The narrowest mark of a find's hit. */
+#define PLANAR_TIMELINE_HIT_TICK_WIDTH 3
 /* zoom-to-selection leaves this share of the selection free on each side. */
 #define PLANAR_TIMELINE_FIT_MARGIN     0.05
 
@@ -85,6 +89,10 @@ struct _PlanarTimeline
   /* Reused by every frame: PlanarFlow, PlanarCounterColumn. */
   GArray               *flows;
   GArray               *counter_columns;
+  /* The hits of a find, highlighted (nullable), and the spans of one
+   * query, reused by every frame. */
+  PlanarSearchHitIndex *search_hits;
+  GArray               *hit_spans;
 
   /* The tracks as last drawn, reused while only the overlay (hover,
    * selection, drags) changes. */
@@ -273,6 +281,13 @@ void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             int                    height);
 void     _planar_timeline_snapshot         (GtkWidget             *widget,
                                             GtkSnapshot           *snapshot);
+
+/* planar-timeline-hits.c */
+/* Outlines the find's hits in the rows in view; a hit too narrow to
+ * outline gets a bar. */
+void     _planar_timeline_draw_hits        (PlanarTimeline        *self,
+                                            GtkSnapshot           *snapshot,
+                                            double                 width);
 
 /* planar-timeline-input.c */
 /* Adds the event controllers and the tooltip. */

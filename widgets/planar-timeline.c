@@ -513,6 +513,8 @@ planar_timeline_set_profile (PlanarTimeline *self,
   planar_timeline_layout_reset (self->layout);
   planar_track_renderer_reset (self->renderer);
   g_array_set_size (self->marks, 0);
+  /* A find's hits name the old profile's tracks. */
+  g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   self->has_hover = FALSE;
   self->view_touched = FALSE;
   self->drag = DRAG_NONE;
@@ -998,6 +1000,8 @@ planar_timeline_finalize (GObject *object)
   g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_clear_pointer (&self->counter_columns, g_array_unref);
+  g_clear_pointer (&self->hit_spans, g_array_unref);
+  g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   g_clear_pointer (&self->track_filter, g_free);
 
   G_OBJECT_CLASS (planar_timeline_parent_class)->finalize (object);
@@ -1211,6 +1215,7 @@ planar_timeline_init (PlanarTimeline *self)
   self->marks = g_array_new (FALSE, FALSE, sizeof (PlanarTimeRange));
   self->flows = g_array_new (FALSE, FALSE, sizeof (PlanarFlow));
   self->counter_columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
+  self->hit_spans = g_array_new (FALSE, FALSE, sizeof (PlanarSearchHitSpan));
   self->tracks_dirty = TRUE;
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
@@ -1229,7 +1234,8 @@ planar_timeline_init (PlanarTimeline *self)
   _planar_timeline_init_input (self);
 
   /* Control accelerators act wherever the focus is in the window; the bare
-   * keys are class bindings, active only while the timeline has focus. */
+   * keys are class bindings, active while the timeline has focus (a window
+   * may hand them on: planar_shortcuts_activate_typed_key()). */
   gtk_widget_add_controller (GTK_WIDGET (self), planar_shortcuts_new_window_controller ("timeline."));
 
   _planar_timeline_update_actions (self);

@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "planar-profile.h"
+#include "planar-search-hits.h"
 #include "planar-selection.h"
 #include "planar-view-state.h"
 
@@ -72,6 +73,22 @@ void                planar_timeline_set_selection    (PlanarTimeline     *self,
  * centred on it when it lies outside, and its row scrolled into view. */
 void                planar_timeline_reveal_event     (PlanarTimeline              *self,
                                                       const PlanarProfileEventRef *ref);
+
+/* Brings the event @ref points to on screen as a find does: when it is
+ * narrower than a few dozen pixels, the view zooms in around it until it
+ * is a tenth of the view wide; otherwise the zoom is kept, and the view
+ * moves only when the event is outside it or cut by its edge. Its row is
+ * scrolled into view. */
+void                planar_timeline_show_event       (PlanarTimeline              *self,
+                                                      const PlanarProfileEventRef *ref);
+
+/* The hits of a find, highlighted on the tracks: each hit in view is
+ * outlined, or marked with a bar when too narrow to outline, at any zoom.
+ * @hits: (nullable): NULL for none; referenced. */
+void                planar_timeline_set_search_hits  (PlanarTimeline       *self,
+                                                      PlanarSearchHitIndex *hits);
+/* Returns: (transfer none) (nullable). */
+PlanarSearchHitIndex *planar_timeline_get_search_hits (PlanarTimeline      *self);
 
 gboolean            planar_timeline_get_show_flows   (PlanarTimeline     *self);
 void                planar_timeline_set_show_flows   (PlanarTimeline     *self,

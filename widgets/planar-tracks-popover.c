@@ -206,7 +206,20 @@ planar_tracks_popover_show (GtkWidget *widget)
   PlanarTracksPopover *self = PLANAR_TRACKS_POPOVER (widget);
 
   if (self->timeline != NULL)
-    gtk_editable_set_text (GTK_EDITABLE (self->search_entry), planar_timeline_get_track_filter (self->timeline));
+    {
+      /* A copy: the timeline's own string goes when its filter changes, and
+       * setting the text empties the entry first, which the search entry
+       * reports at once. The timeline's filter is already this text: the
+       * entry is told without telling the timeline back. */
+      g_autofree char *filter = g_strdup (planar_timeline_get_track_filter (self->timeline));
+
+      if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)), filter) != 0)
+        {
+          g_signal_handlers_block_by_func (self->search_entry, search_changed, self);
+          gtk_editable_set_text (GTK_EDITABLE (self->search_entry), filter);
+          g_signal_handlers_unblock_by_func (self->search_entry, search_changed, self);
+        }
+    }
   rebuild (self);
   GTK_WIDGET_CLASS (planar_tracks_popover_parent_class)->show (widget);
   gtk_widget_grab_focus (self->search_entry);
@@ -306,6 +319,9 @@ planar_tracks_popover_init (PlanarTracksPopover *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Filter tracks by name"),
                                   -1);
   g_signal_connect_object (self->search_entry, "search-changed", G_CALLBACK (search_changed), self, G_CONNECT_SWAPPED);
+  /* Escape in the entry closes the menu (the search entry takes Escape for
+   * ::stop-search), rather than leaving it open to take the next key. */
+  g_signal_connect_object (self->search_entry, "stop-search", G_CALLBACK (gtk_popover_popdown), self, G_CONNECT_SWAPPED);
 
   gtk_box_append (GTK_BOX (buttons), button_new (self, _("Show _All"), G_CALLBACK (show_all_clicked)));
   gtk_box_append (GTK_BOX (buttons), button_new (self, _("_Collapse All"), G_CALLBACK (collapse_all_clicked)));
