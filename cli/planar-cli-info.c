@@ -192,7 +192,7 @@ print_trace_text (PlanarTrace *trace)
   if (planar_trace_is_aligned_at_earliest_event (trace))
     printf ("  Time 0:     earliest event (the file has no Task Environment start time)\n");
   if (planar_trace_get_damage (trace, NULL) != NULL)
-    printf ("  Damaged:    %s\n", planar_trace_get_damage (trace, NULL));
+    printf ("  Cut short:  %s\n", planar_cli_text (planar_trace_get_damage (trace, NULL)));
   if (planar_trace_get_n_overlaps (trace) > 0)
     printf ("  Overlaps:   %" G_GUINT64_FORMAT " events start inside another and end after it\n",
             planar_trace_get_n_overlaps (trace));
