@@ -566,7 +566,8 @@ open_done (GObject      *source,
   hosts = g_steal_pointer (&opened->hosts);
   set_catalog (self, g_steal_pointer (&opened->catalog), opened->root);
   _planar_discovery_free (opened);
-  add_to_recent (self);
+  /* Recent Profiles gets it once a session of it has loaded (load_done()):
+   * a file that fails to open is not offered again. */
   _planar_window_select_session (self, session, (const char * const *) hosts);
 }
 
@@ -740,6 +741,8 @@ load_done (GObject      *source,
 
   if (loaded)
     {
+      if (self->file != NULL)
+        add_to_recent (self);
       profile_ready (self);
       gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
       /* A lazy profile: the tools over the whole profile need every host. */

@@ -191,6 +191,8 @@ print_trace_text (PlanarTrace *trace)
     }
   if (planar_trace_is_aligned_at_earliest_event (trace))
     printf ("  Time 0:     earliest event (the file has no Task Environment start time)\n");
+  if (planar_trace_get_damage (trace, NULL) != NULL)
+    printf ("  Cut short:  %s\n", planar_cli_text (planar_trace_get_damage (trace, NULL)));
   if (planar_trace_get_n_overlaps (trace) > 0)
     printf ("  Overlaps:   %" G_GUINT64_FORMAT " events start inside another and end after it\n",
             planar_trace_get_n_overlaps (trace));
@@ -264,6 +266,8 @@ planar_cli_info (int    argc,
       planar_json_writer_key (w, "events");
       planar_json_writer_uint (w, planar_profile_get_n_events (profile));
       write_span (w, has_span, first, last);
+      planar_json_writer_key (w, "host_alignment");
+      planar_json_writer_string (w, planar_host_alignment_to_string (planar_profile_get_host_alignment (profile)));
       planar_json_writer_end_object (w);
       if (!planar_json_writer_finish (w, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
@@ -274,6 +278,11 @@ planar_cli_info (int    argc,
   printf ("Session %s: %u host%s, %" G_GUINT64_FORMAT " events\n", planar_cli_text (session_name),
           planar_profile_get_n_traces (profile), planar_profile_get_n_traces (profile) == 1 ? "" : "s",
           planar_profile_get_n_events (profile));
+  /* How the hosts share the time axis, when there are several. */
+  if (planar_profile_get_n_traces (profile) > 1)
+    printf ("Host alignment: %s\n", planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START
+                                      ? "own start (hosts do not overlap in time; each is shown from its own start)"
+                                      : "common start (hosts placed by their profile start times)");
   for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
     print_trace_text (planar_profile_get_trace (profile, i));
   status = planar_cli_finish_stdout ();

@@ -295,6 +295,14 @@ planar_cli_load_session (const char             *path,
   profile = planar_profile_new ((const char * const *) paths);
   if (!planar_profile_load (profile, NULL, error))
     return NULL;
+  /* What was read with losses (a host skipped, a file cut short): one
+   * warning line each, and the command goes on. */
+  {
+    g_auto(GStrv) losses = planar_profile_dup_losses (profile);
+
+    for (guint i = 0; losses[i] != NULL; i++)
+      planar_cli_warn ("%s", losses[i]);
+  }
   if (session_name_out != NULL)
     *session_name_out = g_strdup (found->name);
   if (session_out != NULL)

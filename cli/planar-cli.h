@@ -87,9 +87,11 @@ gboolean planar_cli_parse (const char    *command,
                            int           *status);
 
 /* Finds the profile at @path (a file, session, run or log directory),
- * picks @session (or the newest) and loads its hosts. Returns: (transfer
- * full): the loaded profile, or %NULL with @error set. @session_name_out
- * receives the session's name. */
+ * picks @session (or the newest) and loads its hosts. What the load lost
+ * (a host skipped, a file cut short) is printed as one "planar-cli:
+ * warning: ..." line each on stderr. Returns: (transfer full): the loaded
+ * profile, or %NULL with @error set. @session_name_out receives the
+ * session's name. */
 PlanarProfile *planar_cli_load_profile (const char  *path,
                                         const char  *session,
                                         char       **session_name_out,

@@ -162,12 +162,36 @@ planar_health_check (PlanarProfile              *profile,
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (profile), issues);
 
+  /* Hosts the load left out, and how the others share the time axis. */
+  for (guint i = 0; i < planar_profile_get_n_skipped_hosts (profile); i++)
+    {
+      const GError *error = NULL;
+      const char *path = planar_profile_get_skipped_host (profile, i, &error);
+      g_autofree char *name = g_path_get_basename (path);
+
+      /* Named as the other findings name hosts: the file less its suffix. */
+      if (g_str_has_suffix (name, ".xplane.pb") && strlen (name) > strlen (".xplane.pb"))
+        name[strlen (name) - strlen (".xplane.pb")] = '\0';
+      add (issues, PLANAR_HEALTH_WARNING, "unreadable-host", name, NULL, NULL, 0,
+           "%s could not be read and is left out; the other hosts are shown: %s", path, error->message);
+    }
+  if (planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START)
+    add (issues, PLANAR_HEALTH_INFO, "hosts-not-overlapping", NULL, NULL, NULL, 0,
+         "The hosts do not overlap in time; each is shown from its own start, so times of different "
+         "hosts cannot be compared");
+
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
       const char *host = planar_trace_get_host_name (trace);
       const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
       guint dropped_lines = planar_trace_get_n_dropped_derived_lines (trace);
+      const char *detail = NULL;
+      const char *damage = planar_trace_get_damage (trace, &detail);
+
+      if (damage != NULL)
+        add (issues, PLANAR_HEALTH_WARNING, "file-cut-short", host, NULL, NULL, 0,
+             "%s: %c%s (%s)", planar_trace_get_file_name (trace), g_ascii_toupper (damage[0]), damage + 1, detail);
 
       check_messages (issues, host, planar_trace_get_errors (trace), PLANAR_HEALTH_ERROR);
       check_messages (issues, host, planar_trace_get_warnings (trace), PLANAR_HEALTH_WARNING);

@@ -24,7 +24,9 @@ typedef struct
    * "xspace-warning", "dropped-events", "no-task-environment",
    * "empty-plane", "partial-overlaps", "aggregated-events",
    * "dangling-flows", "dropped-derived-lines", "damaged-stats",
-   * "unsupported-file". Static. */
+   * "unsupported-file", "unreadable-host" (a host the load left out),
+   * "hosts-not-overlapping" (each host shown from its own start),
+   * "file-cut-short" (a file that ends early, read up to the cut). Static. */
   const char           *kind;
   /* Where: the host (NULL for the session), the plane and the line or
    * track (NULL when the finding is about something wider). */

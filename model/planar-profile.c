@@ -20,7 +20,27 @@ struct _PlanarProfile
   gint       loading;
   /* planar_profile_load_traces() calls under way (atomic). */
   gint       busy;
+  /* A PlanarHostAlignment, set by the load. */
+  gint       alignment;
+  /* SkippedHost: hosts the load could not open. */
+  GPtrArray *skipped;
 };
+
+typedef struct
+{
+  char   *path;
+  GError *error;
+} SkippedHost;
+
+static void
+skipped_host_free (gpointer data)
+{
+  SkippedHost *host = data;
+
+  g_free (host->path);
+  g_clear_error (&host->error);
+  g_free (host);
+}
 
 G_DEFINE_FINAL_TYPE (PlanarProfile, planar_profile, G_TYPE_OBJECT)
 
@@ -42,6 +62,7 @@ planar_profile_finalize (GObject *object)
   g_clear_pointer (&self->traces, g_ptr_array_unref);
   g_clear_pointer (&self->paths, g_strfreev);
   g_clear_pointer (&self->states, g_free);
+  g_clear_pointer (&self->skipped, g_ptr_array_unref);
 
   G_OBJECT_CLASS (planar_profile_parent_class)->finalize (object);
 }
@@ -97,6 +118,7 @@ static void
 planar_profile_init (PlanarProfile *self)
 {
   self->traces = g_ptr_array_new_with_free_func (g_object_unref);
+  self->skipped = g_ptr_array_new_with_free_func (skipped_host_free);
 }
 
 PlanarProfile *
@@ -315,14 +337,78 @@ planar_profile_load_traces_finish (PlanarProfile  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* Whether host window @i overlaps another host's (closed intervals). */
+static gboolean
+overlaps_another (const guint64 *lo,
+                  const guint64 *hi,
+                  guint          n,
+                  guint          i)
+{
+  for (guint j = 0; j < n; j++)
+    if (j != i && lo[i] <= hi[j] && lo[j] <= hi[i])
+      return TRUE;
+  return FALSE;
+}
+
+/* Places each host with a start time: by its start since the earliest
+ * start when every host's window overlaps another's (and the offsets fit
+ * in int64 ps), else at its own start. */
+static PlanarHostAlignment
+place_hosts (GPtrArray *traces)
+{
+  g_autofree guint64 *lo = g_new0 (guint64, MAX (traces->len, 1));
+  g_autofree guint64 *hi = g_new0 (guint64, MAX (traces->len, 1));
+  PlanarHostAlignment alignment = PLANAR_HOST_ALIGNMENT_COMMON_START;
+  guint64 earliest_start = G_MAXUINT64;
+  guint n = 0;
+
+  for (guint i = 0; i < traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (traces, i);
+      guint64 start;
+
+      if (!planar_trace_get_profile_start_time (trace, &start))
+        continue;
+      planar_trace_get_time_window (trace, &lo[n], &hi[n]);
+      earliest_start = MIN (earliest_start, start);
+      n++;
+    }
+  /* One host overlaps nothing, and shares its axis with nobody either. */
+  for (guint i = 0; n > 1 && i < n && alignment == PLANAR_HOST_ALIGNMENT_COMMON_START; i++)
+    if (!overlaps_another (lo, hi, n, i))
+      alignment = PLANAR_HOST_ALIGNMENT_OWN_START;
+
+  /* Overlapping windows can still be too far apart for int64 ps (a window
+   * of months): then each host starts at 0 too. */
+  for (guint i = 0; i < traces->len && alignment == PLANAR_HOST_ALIGNMENT_COMMON_START; i++)
+    {
+      guint64 start;
+
+      if (planar_trace_get_profile_start_time (g_ptr_array_index (traces, i), &start) &&
+          start - earliest_start > (guint64) (G_MAXINT64 / 1000))
+        alignment = PLANAR_HOST_ALIGNMENT_OWN_START;
+    }
+
+  for (guint i = 0; i < traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (traces, i);
+      guint64 start;
+
+      if (!planar_trace_get_profile_start_time (trace, &start))
+        continue;
+      planar_trace_set_time_offset (trace, alignment == PLANAR_HOST_ALIGNMENT_COMMON_START
+                                           ? (gint64) (start - earliest_start) * 1000 : 0);
+    }
+  return alignment;
+}
+
 gboolean
 planar_profile_load (PlanarProfile  *self,
                      GCancellable   *cancellable,
                      GError        **error)
 {
   g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func (g_object_unref);
-  gboolean have_start = FALSE;
-  guint64 earliest_start = 0;
+  g_autoptr(GStrvBuilder) opened = g_strv_builder_new ();
   guint first = 0;
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), FALSE);
@@ -330,41 +416,43 @@ planar_profile_load (PlanarProfile  *self,
   g_return_val_if_fail (g_atomic_int_compare_and_exchange (&self->loading, 0, 1), FALSE);
 
   /* Every host is opened (a cheap structure scan) before any is decoded,
-   * so that a broken host fails the load before minutes are spent. */
+   * so that a broken host is known before minutes are spent. One that
+   * cannot be opened is left out, and the others open. */
+  g_ptr_array_set_size (self->skipped, 0);
   for (guint i = 0; self->paths[i] != NULL; i++)
     {
-      PlanarTrace *trace = planar_trace_open (self->paths[i], error);
-      guint64 start;
+      GError *local_error = NULL;
+      PlanarTrace *trace = planar_trace_open (self->paths[i], &local_error);
 
       if (trace == NULL)
-        goto fail;
-      g_ptr_array_add (traces, trace);
-      if (planar_trace_get_profile_start_time (trace, &start) && (!have_start || start < earliest_start))
         {
-          earliest_start = start;
-          have_start = TRUE;
+          SkippedHost *host = g_new0 (SkippedHost, 1);
+
+          host->path = g_strdup (self->paths[i]);
+          host->error = local_error;
+          g_ptr_array_add (self->skipped, host);
+          continue;
         }
+      g_ptr_array_add (traces, trace);
+      g_strv_builder_add (opened, self->paths[i]);
+    }
+  if (traces->len == 0)
+    {
+      /* Not one host: the first one's reason. */
+      g_propagate_error (error, g_error_copy (((SkippedHost *) g_ptr_array_index (self->skipped, 0))->error));
+      goto fail;
+    }
+  /* From here on a host's index is its place among those opened. */
+  if (self->skipped->len > 0)
+    {
+      g_strfreev (self->paths);
+      self->paths = g_strv_builder_end (opened);
+      self->n_paths = traces->len;
     }
 
   /* Each host's place in the session is known from its start time before
    * any event is decoded, so that times never move once published. */
-  for (guint i = 0; i < traces->len; i++)
-    {
-      PlanarTrace *trace = g_ptr_array_index (traces, i);
-      guint64 start, delta_ns;
-
-      if (!planar_trace_get_profile_start_time (trace, &start))
-        continue;
-      delta_ns = start - earliest_start;
-      if (delta_ns > (guint64) (G_MAXINT64 / 1000))
-        {
-          g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
-                       "%s starts %" G_GUINT64_FORMAT " ns after the other hosts, too far to align",
-                       planar_trace_get_file_name (trace), delta_ns);
-          goto fail;
-        }
-      planar_trace_set_time_offset (trace, (gint64) delta_ns * 1000);
-    }
+  g_atomic_int_set (&self->alignment, place_hosts (traces));
 
   /* Published before decoding so that progress covers all hosts. */
   g_ptr_array_extend_and_steal (self->traces, g_steal_pointer (&traces));
@@ -539,4 +627,79 @@ planar_profile_get_span (PlanarProfile *self,
   if (last_ps != NULL)
     *last_ps = last;
   return any;
+}
+
+const char *
+planar_host_alignment_to_string (PlanarHostAlignment alignment)
+{
+  return alignment == PLANAR_HOST_ALIGNMENT_OWN_START ? "own_start" : "common_start";
+}
+
+const char *
+planar_host_alignment_describe (PlanarHostAlignment alignment)
+{
+  if (alignment == PLANAR_HOST_ALIGNMENT_OWN_START)
+    return "hosts do not overlap in time; each is shown from its own start";
+  return NULL;
+}
+
+PlanarHostAlignment
+planar_profile_get_host_alignment (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), PLANAR_HOST_ALIGNMENT_COMMON_START);
+  return (PlanarHostAlignment) g_atomic_int_get (&self->alignment);
+}
+
+guint
+planar_profile_get_n_skipped_hosts (PlanarProfile *self)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
+  return self->skipped->len;
+}
+
+const char *
+planar_profile_get_skipped_host (PlanarProfile  *self,
+                                 guint           index,
+                                 const GError  **error)
+{
+  const SkippedHost *host;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (index < self->skipped->len, NULL);
+
+  host = g_ptr_array_index (self->skipped, index);
+  if (error != NULL)
+    *error = host->error;
+  return host->path;
+}
+
+GStrv
+planar_profile_dup_losses (PlanarProfile *self)
+{
+  g_autoptr(GStrvBuilder) lines = g_strv_builder_new ();
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+
+  for (guint i = 0; i < self->skipped->len; i++)
+    {
+      const SkippedHost *host = g_ptr_array_index (self->skipped, i);
+      g_autofree char *name = g_path_get_basename (host->path);
+      g_autofree char *line = g_strdup_printf ("%s could not be read and is left out: %s", name,
+                                               host->error->message);
+
+      g_strv_builder_add (lines, line);
+    }
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      PlanarTrace *trace = g_ptr_array_index (self->traces, i);
+      const char *damage = planar_trace_get_damage (trace, NULL);
+
+      if (damage != NULL)
+        {
+          g_autofree char *line = g_strdup_printf ("%s: %s", planar_trace_get_file_name (trace), damage);
+
+          g_strv_builder_add (lines, line);
+        }
+    }
+  return g_strv_builder_end (lines);
 }

@@ -13,7 +13,27 @@ G_DECLARE_FINAL_TYPE (PlanarProfile, planar_profile, PLANAR, PROFILE, GObject)
 
 /* A profile of one or more host files. Hosts with a Task Environment are
  * placed by their profile_start_time (time 0 is the earliest start among
- * them); a host without one is placed with its earliest event at 0. */
+ * them) when their time windows overlap (see PlanarHostAlignment); a host
+ * without one is placed with its earliest event at 0. A host that cannot
+ * be opened is skipped (planar_profile_get_skipped_host()) and the others
+ * open; the load fails only when none can. */
+
+typedef enum
+{
+  /* Every host's window overlaps another host's: all share the earliest
+   * profile_start_time as time 0 ("common_start"). */
+  PLANAR_HOST_ALIGNMENT_COMMON_START,
+  /* Some host's window overlaps no other host's (captures from different
+   * runs, hosts months apart): each host's own start is its time 0
+   * ("own_start"). */
+  PLANAR_HOST_ALIGNMENT_OWN_START,
+} PlanarHostAlignment;
+
+/* "common_start" or "own_start", for JSON and scripts. */
+const char    *planar_host_alignment_to_string  (PlanarHostAlignment  alignment);
+/* The sentence a viewer shows for @alignment, or NULL when there is
+ * nothing to say (common_start). */
+const char    *planar_host_alignment_describe   (PlanarHostAlignment  alignment);
 
 /* Returns: (transfer full): a profile of @paths, not loaded yet. */
 PlanarProfile *planar_profile_new               (const char * const  *paths);
@@ -103,6 +123,26 @@ PlanarTrace   *planar_profile_get_trace         (PlanarProfile       *self,
 gboolean       planar_profile_check_files       (PlanarProfile       *self,
                                                  GError             **error);
 guint64        planar_profile_get_n_events      (PlanarProfile       *self);
+/* How the hosts were placed in time; set when the load opened them
+ * (PLANAR_HOST_ALIGNMENT_COMMON_START before). A hosts's window is what its
+ * structure tells (planar_trace_get_time_window()), known before any event
+ * is decoded, so that times never move once shown. */
+PlanarHostAlignment planar_profile_get_host_alignment (PlanarProfile *self);
+
+/* Hosts of the session that could not be opened and were left out, set by
+ * the load. Returns: (transfer none): the path of skipped host @index, and
+ * in @error (optional) why. */
+guint          planar_profile_get_n_skipped_hosts (PlanarProfile     *self);
+const char    *planar_profile_get_skipped_host  (PlanarProfile       *self,
+                                                 guint                index,
+                                                 const GError       **error);
+
+/* What the load lost, one line per loss, for a message bar or a
+ * "warning:" line: each host skipped (its file name and why), each file
+ * cut short (planar_trace_get_damage()). Returns: (transfer full): a
+ * NULL-terminated array, empty when nothing was lost. */
+GStrv          planar_profile_dup_losses        (PlanarProfile       *self);
+
 /* First start and last end over all hosts, ps. FALSE when there is none. */
 gboolean       planar_profile_get_span          (PlanarProfile       *self,
                                                  gint64              *first_ps,

@@ -340,13 +340,18 @@ decode_stats_of (PlanarTrace              *self,
   return TRUE;
 }
 
+/* Scans one XPlane. A @cut plane is the one the end of the file cut
+ * short: its fields up to the cut are kept (whole lines and metadata), the
+ * field the cut runs through is dropped. */
 static gboolean
 scan_plane (PlanarTrace           *self,
             const PlanarWireField *plane_field,
+            gboolean               cut,
             PlanarPlane           *plane,
             PlanarPlanePrivate    *ppriv,
             GError               **error)
 {
+  PlanarWireField whole = *plane_field;
   g_autoptr(GArray) line_offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) line_sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) stat_md = g_array_new (FALSE, FALSE, sizeof (PlanarStatMetadata));
@@ -419,8 +424,11 @@ scan_plane (PlanarTrace           *self,
           break;
         }
     }
-  if (rc < 0)
+  if (rc < 0 && !cut)
     return scan_fail (self, &r, "XPlane", error);
+  /* What is left of a cut plane: its fields before the one cut. */
+  if (rc < 0)
+    whole.len = (gsize) (r.p - plane_field->data);
 
   if (!claim_structure (self, (guint64) line_offsets->len * PLANAR_LINE_COST +
                               (guint64) event_md->len * PLANAR_METADATA_COST +
@@ -464,7 +472,7 @@ scan_plane (PlanarTrace           *self,
   /* Ids map to indices from 1: index 0 is the placeholder above. */
   _planar_id_map_init (&ppriv->event_map, ids + 1, plane->n_metadata - 1, 1);
 
-  if (!decode_stats_of (self, ppriv, plane_field->data, plane_field->len, 6, FALSE, "XPlane",
+  if (!decode_stats_of (self, ppriv, whole.data, whole.len, 6, FALSE, "XPlane",
                         &plane->stats, &plane->n_stats, error))
     return FALSE;
 
@@ -502,9 +510,38 @@ scan_plane (PlanarTrace           *self,
   return TRUE;
 }
 
+/* The window a file with a start time covers (see PlanarTrace.window_*):
+ * line timestamps are ns since the start, or wall-clock ones past
+ * PLANAR_EPOCH_THRESHOLD_NS. */
+static void
+set_time_window (PlanarTrace *self,
+                 guint64      stop_ns)
+{
+  gint64 lo = 0, hi = 0;
+  guint64 neg;
+
+  for (guint i = 0; i < self->n_planes; i++)
+    for (guint j = 0; j < self->planes[i].n_lines; j++)
+      {
+        gint64 ts = self->planes_priv[i].line_timestamps[j];
+        gint64 rel = ts >= PLANAR_EPOCH_THRESHOLD_NS ? ts - (gint64) self->profile_start_ns : ts;
+
+        lo = MIN (lo, rel);
+        hi = MAX (hi, rel);
+      }
+  /* The start and @hi are at most G_MAXINT64: their sum fits in 64 bits. */
+  neg = lo == G_MININT64 ? (guint64) G_MAXINT64 + 1 : (guint64) -lo;
+  self->window_start_ns = neg > self->profile_start_ns ? 0 : self->profile_start_ns - neg;
+  self->window_end_ns = self->profile_start_ns + (guint64) hi;
+  if (stop_ns > self->window_end_ns && stop_ns <= G_MAXINT64)
+    self->window_end_ns = stop_ns;
+}
+
 static void
 read_task_environment (PlanarTrace *self)
 {
+  guint64 stop_ns = 0;
+
   for (guint i = 0; i < self->n_planes; i++)
     {
       const PlanarPlane *plane = &self->planes[i];
@@ -515,6 +552,9 @@ read_task_environment (PlanarTrace *self)
         {
           const PlanarStat *stat = &plane->stats[j];
 
+          if (g_strcmp0 (stat->name, "profile_stop_time") == 0 &&
+              (stat->kind == PLANAR_STAT_UINT64 || stat->kind == PLANAR_STAT_INT64))
+            stop_ns = stat->v.u64;
           if (g_strcmp0 (stat->name, "profile_start_time") != 0)
             continue;
           if (stat->kind == PLANAR_STAT_UINT64 || stat->kind == PLANAR_STAT_INT64)
@@ -527,6 +567,9 @@ read_task_environment (PlanarTrace *self)
             }
         }
     }
+
+  if (self->has_start_time)
+    set_time_window (self, stop_ns);
 
   /* Without a start time, wall-clock lines are rebased on the earliest of
    * them; small (already relative) timestamps are left as they are. */
@@ -546,6 +589,57 @@ read_task_environment (PlanarTrace *self)
     }
 }
 
+/* Whether a failed read ran into the end of the file (a file cut short)
+ * rather than into damaged bytes. */
+static gboolean
+ran_off_the_end (PlanarTrace            *self,
+                 const PlanarWireReader *r)
+{
+  const guint8 *eof = self->data + self->size;
+
+  if (r->end != eof || r->error_reason == NULL)
+    return FALSE;
+  if (strcmp (r->error_reason, "length past the end of") == 0)
+    return TRUE;
+  /* A tag, length or value whose bytes the end cuts. */
+  return (strcmp (r->error_reason, "truncated") == 0 || g_str_has_prefix (r->error_reason, "malformed "))
+         && eof - r->error_at <= 10;
+}
+
+static const char *
+plural (guint       n,
+        const char *one,
+        const char *many)
+{
+  return n == 1 ? one : many;
+}
+
+/* Says what a file cut short lost: @n_whole planes read whole, and the one
+ * the cut runs through kept in part (@cut_plane, or NULL when dropped). */
+static void
+set_damage (PlanarTrace       *self,
+            guint              n_whole,
+            const PlanarPlane *cut_plane,
+            const GError      *detail)
+{
+  g_autoptr(GString) text = g_string_new ("the file ends early: ");
+
+  if (cut_plane != NULL)
+    {
+      g_string_append_printf (text, "read %u whole %s and %u %s of plane \"%s\"", n_whole,
+                              plural (n_whole, "plane", "planes"), cut_plane->n_lines,
+                              plural (cut_plane->n_lines, "line", "lines"), cut_plane->name);
+      if (cut_plane->n_metadata <= 1)
+        g_string_append (text, " (without their event names)");
+      g_string_append (text, "; the rest of that plane and anything after it is lost");
+    }
+  else
+    g_string_append_printf (text, "read %u whole %s; anything after %s is lost", n_whole,
+                            plural (n_whole, "plane", "planes"), plural (n_whole, "it", "them"));
+  self->damage = g_string_free (g_steal_pointer (&text), FALSE);
+  self->damage_detail = g_strdup (detail->message);
+}
+
 gboolean
 _planar_trace_scan (PlanarTrace  *self,
                     GError      **error)
@@ -554,9 +648,16 @@ _planar_trace_scan (PlanarTrace  *self,
   g_autoptr(GPtrArray) hostnames = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autoptr(GPtrArray) errors = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
+  g_autoptr(GError) cut_error = NULL;
+  PlanarWireField cut_field = { 0 };
+  gboolean have_cut_field = FALSE;
+  guint n_whole;
   PlanarWireReader r;
   PlanarWireField f;
   int rc;
+
+  g_clear_pointer (&self->damage, g_free);
+  g_clear_pointer (&self->damage_detail, g_free);
 
   planar_wire_reader_init (&r, self->data, self->data, self->size);
   while ((rc = planar_wire_next (&r, &f)) > 0)
@@ -581,8 +682,31 @@ _planar_trace_scan (PlanarTrace  *self,
           break;
         }
     }
-  if (rc < 0)
+  if (rc < 0 && !ran_off_the_end (self, &r))
     return scan_fail (self, &r, "XSpace", error);
+  if (rc < 0)
+    {
+      /* Cut short: what is whole before the cut opens, and the plane the
+       * cut runs through keeps its whole lines. */
+      scan_fail (self, &r, "XSpace", &cut_error);
+      if (strcmp (r.error_reason, "length past the end of") == 0 && f.number == 1 &&
+          f.wire_type == PLANAR_WIRE_LEN)
+        {
+          const guint8 *q = r.error_at;
+          guint64 len;
+
+          if (planar_wire_read_varint (&q, r.end, &len) && q < r.end)
+            {
+              cut_field = f;
+              cut_field.data = q;
+              cut_field.len = (gsize) (r.end - q);
+              have_cut_field = TRUE;
+            }
+        }
+    }
+  n_whole = plane_fields->len;
+  if (have_cut_field)
+    g_array_append_val (plane_fields, cut_field);
 
   self->hostnames = (GStrv) g_ptr_array_free (g_steal_pointer (&hostnames), FALSE);
   self->errors = (GStrv) g_ptr_array_free (g_steal_pointer (&errors), FALSE);
@@ -598,10 +722,36 @@ _planar_trace_scan (PlanarTrace  *self,
   self->n_planes = plane_fields->len;
   self->planes = g_new0 (PlanarPlane, MAX (self->n_planes, 1));
   self->planes_priv = g_new0 (PlanarPlanePrivate, MAX (self->n_planes, 1));
-  for (guint i = 0; i < self->n_planes; i++)
-    if (!scan_plane (self, &g_array_index (plane_fields, PlanarWireField, i),
+  for (guint i = 0; i < n_whole; i++)
+    if (!scan_plane (self, &g_array_index (plane_fields, PlanarWireField, i), FALSE,
                      &self->planes[i], &self->planes_priv[i], error))
       return FALSE;
+  if (have_cut_field)
+    {
+      guint64 line_bytes = self->line_bytes_total;
+      PlanarPlane *plane = &self->planes[n_whole];
+
+      /* Kept when it has a whole line; with no whole plane before it, only
+       * when it looks like a plane at all (a name), lest any bytes pass. */
+      if (!scan_plane (self, &cut_field, TRUE, plane, &self->planes_priv[n_whole], NULL) ||
+          plane->n_lines == 0 || (n_whole == 0 && (plane->name[0] == '\0' || !g_utf8_validate (plane->name, -1, NULL))))
+        {
+          _planar_trace_clear_plane (self, n_whole);
+          self->line_bytes_total = line_bytes;
+          self->n_planes = n_whole;
+        }
+    }
+  if (cut_error != NULL)
+    {
+      /* Nothing whole: refused, saying so. */
+      if (self->n_planes == 0)
+        {
+          g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                       "the file ends early, before any plane or line in it is whole: %s", cut_error->message);
+          return FALSE;
+        }
+      set_damage (self, n_whole, self->n_planes > n_whole ? &self->planes[n_whole] : NULL, cut_error);
+    }
 
   read_task_environment (self);
   return TRUE;

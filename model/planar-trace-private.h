@@ -119,6 +119,15 @@ struct _PlanarTrace
 
   gboolean            has_start_time;
   guint64             profile_start_ns;
+  /* The wall-clock window the file covers as its structure tells: from the
+   * profile start to its stop time, widened to the lines' timestamps. Set
+   * with @has_start_time (planar_trace_get_time_window()). */
+  guint64             window_start_ns;
+  guint64             window_end_ns;
+  /* A file cut short or damaged past some point: what was lost, for people
+   * and in technical terms (planar_trace_get_damage()); NULL when whole. */
+  char               *damage;
+  char               *damage_detail;
   /* Lines at or past this many ns are wall-clock and rebased by this. */
   gboolean            has_epoch_base;
   gint64              epoch_base_ns;
@@ -201,6 +210,9 @@ void     _planar_stat_damage_free        (PlanarStatDamage *damage);
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Frees what plane @p holds and zeroes it (the planes array stays). */
+void     _planar_trace_clear_plane (PlanarTrace  *self,
+                                    guint         p);
 /* Whether the index of an XSpace of @size bytes goes to file-backed memory:
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
  * file, is more than a workstation gives a viewer), or as PLANAR_SPILL

@@ -54,31 +54,38 @@ _planar_track_clear_arrays (PlanarTrack *track)
 }
 
 void
+_planar_trace_clear_plane (PlanarTrace *self,
+                           guint        p)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    _planar_track_clear_arrays (&plane->tracks[t]);
+  for (guint m = 0; m < plane->n_metadata; m++)
+    g_free (plane->metadata[m].stats);
+  g_free (plane->tracks);
+  g_free (plane->metadata);
+  g_free (plane->stats);
+  g_free (plane->lines);
+  g_free (ppriv->stat_metadata);
+  g_free (ppriv->line_offsets);
+  g_free (ppriv->line_sizes);
+  g_free (ppriv->line_hashes);
+  g_free (ppriv->line_timestamps);
+  _planar_id_map_clear (&ppriv->stat_map);
+  _planar_id_map_clear (&ppriv->event_map);
+  if (self->track_ready != NULL)
+    g_clear_pointer (&self->track_ready[p], g_free);
+  memset (plane, 0, sizeof *plane);
+  memset (ppriv, 0, sizeof *ppriv);
+}
+
+void
 _planar_trace_free_planes (PlanarTrace *self)
 {
   for (guint p = 0; p < self->n_planes; p++)
-    {
-      PlanarPlane *plane = &self->planes[p];
-      PlanarPlanePrivate *ppriv = &self->planes_priv[p];
-
-      for (guint t = 0; t < plane->n_tracks; t++)
-        _planar_track_clear_arrays (&plane->tracks[t]);
-      for (guint m = 0; m < plane->n_metadata; m++)
-        g_free (plane->metadata[m].stats);
-      g_free (plane->tracks);
-      g_free (plane->metadata);
-      g_free (plane->stats);
-      g_free (plane->lines);
-      g_free (ppriv->stat_metadata);
-      g_free (ppriv->line_offsets);
-      g_free (ppriv->line_sizes);
-      g_free (ppriv->line_hashes);
-      g_free (ppriv->line_timestamps);
-      _planar_id_map_clear (&ppriv->stat_map);
-      _planar_id_map_clear (&ppriv->event_map);
-      if (self->track_ready != NULL)
-        g_free (self->track_ready[p]);
-    }
+    _planar_trace_clear_plane (self, p);
   g_clear_pointer (&self->track_ready, g_free);
   g_clear_pointer (&self->planes, g_free);
   g_clear_pointer (&self->planes_priv, g_free);
@@ -101,6 +108,8 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
   g_clear_pointer (&self->import_report, _planar_import_report_free);
+  g_clear_pointer (&self->damage, g_free);
+  g_clear_pointer (&self->damage_detail, g_free);
   g_clear_pointer (&self->stat_damage, _planar_stat_damage_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->file_name, g_free);
@@ -457,6 +466,29 @@ planar_trace_get_profile_start_time (PlanarTrace *self,
   if (start_ns != NULL)
     *start_ns = self->has_start_time ? self->profile_start_ns : 0;
   return self->has_start_time;
+}
+
+gboolean
+planar_trace_get_time_window (PlanarTrace *self,
+                              guint64     *start_ns,
+                              guint64     *end_ns)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  if (start_ns != NULL)
+    *start_ns = self->has_start_time ? self->window_start_ns : 0;
+  if (end_ns != NULL)
+    *end_ns = self->has_start_time ? self->window_end_ns : 0;
+  return self->has_start_time;
+}
+
+const char *
+planar_trace_get_damage (PlanarTrace  *self,
+                         const char  **detail)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  if (detail != NULL)
+    *detail = self->damage_detail;
+  return self->damage;
 }
 
 gboolean

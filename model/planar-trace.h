@@ -231,6 +231,19 @@ const char * const  *planar_trace_get_warnings          (PlanarTrace    *self);
 /* The Task Environment's profile_start_time, in wall-clock nanoseconds. */
 gboolean             planar_trace_get_profile_start_time (PlanarTrace   *self,
                                                           guint64       *start_ns);
+/* The wall-clock window (ns) the file covers as far as its structure
+ * tells, known once it is opened: its Task Environment's start to stop
+ * time, widened to its lines' timestamps. FALSE without a start time. */
+gboolean             planar_trace_get_time_window       (PlanarTrace   *self,
+                                                         guint64       *start_ns,
+                                                         guint64       *end_ns);
+/* A file cut short (a crashed capture, an interrupted copy) opens with the
+ * planes and lines that are whole before the cut. Returns: (nullable): one
+ * sentence for people saying what was lost ("the file ends early: ..."),
+ * or NULL when the file was read whole; @detail (optional) receives the
+ * technical detail ("length past the end of XSpace at byte N of F"). */
+const char          *planar_trace_get_damage            (PlanarTrace   *self,
+                                                         const char   **detail);
 /* TRUE when the file has no profile_start_time and its time 0 is its
  * earliest event instead. */
 gboolean             planar_trace_is_aligned_at_earliest_event (PlanarTrace *self);

@@ -722,6 +722,16 @@ test_broken_file (void)
   g_assert_false (planar_window_get_loading (window));
   adw_message_dialog_response (dialog, "close");
   gtk_window_destroy (GTK_WINDOW (dialog));
+  /* A file that failed to open is not offered among the recent ones. */
+  {
+    g_autoptr(GFile) file = g_file_new_for_path (bad);
+    g_autofree char *uri = g_file_get_uri (file);
+    GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+
+    for (GList *l = items; l != NULL; l = l->next)
+      g_assert_cmpstr (gtk_recent_info_get_uri (l->data), !=, uri);
+    g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  }
 
   /* Nothing there at all: the window stays free for the next profile. */
   missing_window = planar_application_new_window (app);

@@ -708,6 +708,195 @@ test_generated (void)
   remove_tree (tmp);
 }
 
+/* A host file of one CPU line and event, started at @start_ns. */
+static char *
+write_session_host (const char *dir,
+                    const char *name,
+                    guint64     start_ns)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane;
+
+  planar_test_add_task_environment (space, start_ns);
+  plane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  planar_test_plane_add_event_metadata (plane, 1, "step", NULL);
+  planar_test_line_add_event (planar_test_plane_add_line (plane, 1, "main", 10), 1, 0, 1000);
+  return planar_test_write_space (space, dir, name);
+}
+
+/* Lines of @text that start with @prefix. */
+static guint
+count_prefixed_lines (const char *text,
+                      const char *prefix)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    n += g_str_has_prefix (lines[i], prefix);
+  return n;
+}
+
+/* A session whose hosts started 200 days apart (past what int64 ps can
+ * align) opens, each host from its own start, and says so. */
+static void
+test_info_hosts_far_apart (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *session = g_build_filename (tmp, "plugins", "profile", "2026_01_01_00_00_00", NULL);
+  const char *json_args[] = { "info", "--json", tmp, NULL };
+  const char *text_args[] = { "info", tmp, NULL };
+  g_auto(CliResult) json = { 0 };
+  g_auto(CliResult) text = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *doc;
+  JsonArray *hosts;
+
+  planar_test_scratch_begin ();
+  g_assert_cmpint (g_mkdir_with_parents (session, 0700), ==, 0);
+  g_free (write_session_host (session, "worker0.xplane.pb", start + G_GUINT64_CONSTANT (200) * 86400 * 1000000000));
+  g_free (write_session_host (session, "worker1.xplane.pb", start));
+
+  run_cli (json_args, &json);
+  if (json.status != 0)
+    g_error ("planar-cli info --json exited %d: %s", json.status, json.err);
+  g_assert_cmpstr (json.err, ==, "");
+  root = parse_json (json.out);
+  doc = json_node_get_object (root);
+  g_assert_cmpstr (member_string (doc, "host_alignment"), ==, "own_start");
+  hosts = member_array (doc, "hosts");
+  g_assert_cmpuint (json_array_get_length (hosts), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *host = json_array_get_object_element (hosts, i);
+      JsonArray *span = member_array (host, "span_ps");
+
+      /* The per-host alignment keeps its meaning. */
+      g_assert_cmpstr (member_string (host, "alignment"), ==, "profile_start_time");
+      g_assert_cmpint (json_array_get_int_element (span, 0), ==, 10000);
+    }
+
+  run_cli (text_args, &text);
+  g_assert_cmpint (text.status, ==, 0);
+  g_assert_nonnull (strstr (text.out, "Host alignment: own start"));
+
+  planar_test_scratch_end ();
+  remove_tree (tmp);
+}
+
+/* What a load loses is one warning line each on stderr, and the command
+ * goes on with exit 0: a host that cannot be read, a file cut short. */
+static void
+test_info_losses (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *session = g_build_filename (tmp, "plugins", "profile", "2026_01_01_00_00_00", NULL);
+  g_autofree char *bad = g_build_filename (session, "worker1.xplane.pb", NULL);
+  g_autofree char *cut = NULL;
+  g_autofree char *contents = NULL;
+  const char *info_args[] = { "info", "--json", tmp, NULL };
+  const char *health_args[] = { "health", "--json", tmp, NULL };
+  g_auto(CliResult) info = { 0 };
+  g_auto(CliResult) health = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) health_root = NULL;
+  JsonArray *issues;
+  gboolean saw_unreadable = FALSE, saw_cut = FALSE;
+  gsize size;
+
+  planar_test_scratch_begin ();
+  g_assert_cmpint (g_mkdir_with_parents (session, 0700), ==, 0);
+  g_free (write_session_host (session, "worker0.xplane.pb", start));
+  g_assert_true (g_file_set_contents (bad, "\x0d\x01\x02\x03\x04 not a profile", -1, NULL));
+  /* worker2: its Task Environment whole, its CPU plane cut 3 bytes short. */
+  cut = write_session_host (session, "worker2.xplane.pb", start + 1000);
+  g_assert_true (g_file_get_contents (cut, &contents, &size, NULL));
+  g_assert_true (g_file_set_contents (cut, contents, (gssize) size - 3, NULL));
+
+  run_cli (info_args, &info);
+  if (info.status != 0)
+    g_error ("planar-cli info --json exited %d: %s", info.status, info.err);
+  g_assert_cmpuint (count_lines (info.err), ==, 2);
+  g_assert_cmpuint (count_prefixed_lines (info.err, "planar-cli: warning: "), ==, 2);
+  g_assert_nonnull (strstr (info.err, "planar-cli: warning: worker1.xplane.pb could not be read"));
+  g_assert_nonnull (strstr (info.err, "planar-cli: warning: worker2.xplane.pb: the file ends early"));
+  root = parse_json (info.out);
+  g_assert_cmpuint (json_array_get_length (member_array (json_node_get_object (root), "hosts")), ==, 2);
+  g_assert_cmpstr (member_string (json_node_get_object (root), "host_alignment"), ==, "common_start");
+
+  run_cli (health_args, &health);
+  g_assert_cmpuint (count_prefixed_lines (health.err, "planar-cli: warning: "), ==, 2);
+  health_root = parse_json (health.out);
+  issues = member_array (json_node_get_object (health_root), "issues");
+  for (guint i = 0; i < json_array_get_length (issues); i++)
+    {
+      JsonObject *issue = json_array_get_object_element (issues, i);
+      const char *kind = member_string (issue, "kind");
+
+      saw_unreadable |= g_str_equal (kind, "unreadable-host") &&
+                        strstr (member_string (issue, "message"), "worker1.xplane.pb") != NULL;
+      saw_cut |= g_str_equal (kind, "file-cut-short") &&
+                 strstr (member_string (issue, "message"), "at byte ") != NULL;
+    }
+  g_assert_true (saw_unreadable);
+  g_assert_true (saw_cut);
+
+  planar_test_scratch_end ();
+  remove_tree (tmp);
+}
+
+/* A generated profile cut at several points: the commands read its whole
+ * planes, print one warning line, and exit 0. */
+static void
+test_cut_generated (void)
+{
+  const char *gen = g_getenv ("PLANAR_GEN");
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *file = g_build_filename (tmp, "gen.xplane.pb", NULL);
+  g_autofree char *cut = g_build_filename (tmp, "cut.xplane.pb", NULL);
+  g_autofree char *contents = NULL;
+  const char *gen_args[] = { "--events", "20000", "--seed", "1", "-o", file, NULL };
+  static const guint percents[] = { 56, 80, 99 };
+  g_auto(CliResult) g = { 0 };
+  gsize size;
+
+  g_assert_nonnull (gen);
+  run_program (gen, gen_args, &g);
+  if (g.status != 0)
+    g_error ("planar-gen exited %d: %s", g.status, g.err);
+  g_assert_true (g_file_get_contents (file, &contents, &size, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (percents); i++)
+    {
+      const char *info_args[] = { "info", "--json", cut, NULL };
+      const char *summary_args[] = { "summary", cut, NULL };
+      g_auto(CliResult) info = { 0 };
+      g_auto(CliResult) summary = { 0 };
+      g_autoptr(JsonNode) root = NULL;
+      JsonArray *hosts;
+
+      g_assert_true (g_file_set_contents (cut, contents, (gssize) (size * percents[i] / 100), NULL));
+      run_cli (info_args, &info);
+      if (info.status != 0)
+        g_error ("planar-cli info on a file cut at %u%% exited %d: %s", percents[i], info.status, info.err);
+      g_assert_cmpuint (count_lines (info.err), ==, 1);
+      g_assert_true (g_str_has_prefix (info.err, "planar-cli: warning: cut.xplane.pb: the file ends early: read "));
+      root = parse_json (info.out);
+      hosts = member_array (json_node_get_object (root), "hosts");
+      g_assert_cmpuint (json_array_get_length (hosts), ==, 1);
+      g_assert_cmpuint (json_array_get_length (member_array (json_array_get_object_element (hosts, 0), "planes")),
+                        >=, 1);
+
+      run_cli (summary_args, &summary);
+      g_assert_cmpint (summary.status, ==, 0);
+      g_assert_cmpstr (summary.err, ==, info.err);
+    }
+
+  remove_tree (tmp);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Profiles made for these tests */
 
@@ -1358,6 +1547,9 @@ main (int    argc,
   g_test_add_func ("/cli/generated", test_generated);
   g_test_add_func ("/cli/health", test_health);
   g_test_add_func ("/cli/no-arguments", test_no_arguments);
+  g_test_add_func ("/cli/info-hosts-far-apart", test_info_hosts_far_apart);
+  g_test_add_func ("/cli/info-losses", test_info_losses);
+  g_test_add_func ("/cli/cut-generated", test_cut_generated);
   g_test_add_func ("/cli/escape-text", test_escape_text);
   g_test_add_func ("/cli/escape-json", test_escape_json);
   g_test_add_func ("/cli/escape-capture", test_escape_capture);

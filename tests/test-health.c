@@ -232,6 +232,68 @@ test_health_clean (PlanarTestFixture *f,
   g_assert_cmpuint (issues->len, ==, 0);
 }
 
+static char *
+write_cpu_host (const char *dir,
+                const char *name,
+                guint64     start_ns)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu;
+
+  planar_test_add_task_environment (space, start_ns);
+  cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  planar_test_line_add_event (planar_test_plane_add_line (cpu, 1, "main", 0), 1, 0, 1000);
+  return planar_test_write_space (space, dir, name);
+}
+
+/* What a load lost or decided is in the report: a host left out, hosts
+ * shown from their own starts, a file cut short (with the technical
+ * detail). */
+static void
+test_health_losses (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  const guint64 start = 1767225600000000000ull;
+  g_autofree char *a = write_cpu_host (f->dir, "a.xplane.pb", start);
+  g_autofree char *far = write_cpu_host (f->dir, "far.xplane.pb", start + 200ull * 86400 * 1000000000);
+  g_autofree char *bad = g_build_filename (f->dir, "bad.xplane.pb", NULL);
+  g_autofree char *cut = write_cpu_host (f->dir, "cut.xplane.pb", start + 5000);
+  g_autofree char *contents = NULL;
+  const char *paths[] = { a, bad, far, cut, NULL };
+  g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+  g_autoptr(GPtrArray) issues = NULL;
+  g_autoptr(GError) error = NULL;
+  const PlanarHealthIssue *issue;
+  gsize size;
+
+  g_assert_true (g_file_set_contents (bad, "\x0d\x01\x02\x03\x04 not a profile", -1, NULL));
+  g_assert_true (g_file_get_contents (cut, &contents, &size, NULL));
+  g_assert_true (g_file_set_contents (cut, contents, (gssize) size - 3, NULL));
+
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  issues = planar_health_check (profile, NULL);
+
+  issue = find_issue (issues, "unreadable-host", NULL);
+  g_assert_nonnull (issue);
+  g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_WARNING);
+  g_assert_cmpstr (issue->host, ==, "bad");
+  g_assert_nonnull (strstr (issue->message, bad));
+
+  issue = find_issue (issues, "hosts-not-overlapping", NULL);
+  g_assert_nonnull (issue);
+  g_assert_null (issue->host);
+  g_assert_nonnull (strstr (issue->message, "each is shown from its own start"));
+
+  issue = find_issue (issues, "file-cut-short", NULL);
+  g_assert_nonnull (issue);
+  g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_WARNING);
+  g_assert_cmpstr (issue->host, ==, "cut");
+  g_assert_nonnull (strstr (issue->message, "The file ends early"));
+  g_assert_nonnull (strstr (issue->message, "at byte "));
+}
+
 /* One damaged XStat inside a sound XEvent: the event's other stats are
  * still read, the damaged one is counted, and health reports it. */
 static void
@@ -420,6 +482,8 @@ main (int    argc,
   g_test_add ("/health/clean", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_clean,
               planar_test_fixture_teardown);
   g_test_add_func ("/health/samples", test_health_samples);
+  g_test_add ("/health/losses", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_losses,
+              planar_test_fixture_teardown);
   PLANAR_TEST_ADD ("/health/damaged-stat", test_health_damaged_stat);
   PLANAR_TEST_ADD ("/health/damaged-count", test_health_damaged_count);
   return g_test_run ();

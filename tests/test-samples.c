@@ -973,6 +973,7 @@ test_samples_cli_session (void)
   gboolean any_start = FALSE;
   guint64 earliest_start = 0;
   gint64 shifts[2] = { 0, 0 };
+  gboolean own_start = FALSE;
   gboolean has_span = FALSE;
   gint64 first = 0, last = 0;
   JsonObject *doc;
@@ -1006,16 +1007,30 @@ test_samples_cli_session (void)
           any_start = TRUE;
         }
     }
-  /* Hosts with a start time are placed by it; the others keep their
-   * earliest event at 0. */
+  /* Hosts with a start time are placed by it when they overlap in time
+   * (their events' wall-clock spans meet); otherwise, as two captures of
+   * different runs, each keeps its own start at 0. Hosts without one keep
+   * their earliest event at 0. */
+  if (refs[0]->has_start && refs[1]->has_start && refs[0]->has_span && refs[1]->has_span)
+    {
+      gint64 lo[2], hi[2];
+
+      for (guint i = 0; i < 2; i++)
+        {
+          lo[i] = (gint64) refs[i]->start_ns + refs[i]->first_ps / 1000;
+          hi[i] = (gint64) refs[i]->start_ns + refs[i]->last_ps / 1000;
+        }
+      own_start = lo[0] > hi[1] || lo[1] > hi[0];
+    }
   for (guint i = 0; i < 2; i++)
-    if (refs[i]->has_start)
+    if (refs[i]->has_start && !own_start)
       shifts[i] = (gint64) (refs[i]->start_ns - earliest_start) * 1000;
 
   node = run_info_json (root);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
   doc = json_node_get_object (node);
   g_assert_cmpstr (member_string (doc, "session"), ==, "2026_01_01_00_00_00");
+  g_assert_cmpstr (member_string (doc, "host_alignment"), ==, own_start ? "own_start" : "common_start");
   hosts = member_array (doc, "hosts");
   n = json_array_get_length (hosts);
   g_assert_cmpuint (n, ==, 2);

@@ -395,6 +395,227 @@ test_multi_host (Fixture       *f,
   g_assert_true (planar_profile_get_span (profile, &first, &last));
   g_assert_cmpint (first, ==, 0);
   g_assert_cmpint (last, ==, 10000 + G_GINT64_CONSTANT (5000000000) + 1000);
+  /* a and b overlap: one time axis. */
+  g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_COMMON_START);
+}
+
+/* 200 days in ns: past the ~106 days int64 picoseconds hold. */
+#define FAR_APART_NS (G_GUINT64_CONSTANT (200) * 86400 * 1000000000)
+
+static gint64
+first_event_start (PlanarProfile *profile,
+                   guint          host)
+{
+  const PlanarPlane *plane = planar_trace_find_plane (planar_profile_get_trace (profile, host), "/host:CPU");
+
+  return plane->tracks[0].events[0].start_ps;
+}
+
+/* Hosts whose windows do not overlap (months apart, or seconds apart with
+ * one-second captures) open, each from its own start; overlapping ones
+ * share the earliest start. */
+static void
+test_host_alignment (Fixture       *f,
+                     gconstpointer  data)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *a = write_host (f, f->dir, "a.xplane.pb", start, 10, 0);
+  g_autofree char *far = write_host (f, f->dir, "far.xplane.pb", start + FAR_APART_NS, 20, 0);
+  g_autofree char *later = write_host (f, f->dir, "later.xplane.pb", start + G_GUINT64_CONSTANT (10000000000), 30, 0);
+  g_autofree char *near = write_host (f, f->dir, "near.xplane.pb", start + 500000000, 40, 0);
+  const char *far_paths[] = { far, a, NULL };
+  const char *later_paths[] = { a, later, NULL };
+  const char *near_paths[] = { a, near, NULL };
+  const char *mixed_paths[] = { a, near, far, NULL };
+  const char *one_path[] = { far, NULL };
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(PlanarProfile) profile = planar_profile_new (one_path);
+
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_COMMON_START);
+  }
+
+  {
+    g_autoptr(PlanarProfile) profile = planar_profile_new (far_paths);
+
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_OWN_START);
+    g_assert_cmpstr (planar_host_alignment_to_string (planar_profile_get_host_alignment (profile)), ==,
+                     "own_start");
+    g_assert_cmpstr (planar_host_alignment_describe (PLANAR_HOST_ALIGNMENT_OWN_START), ==,
+                     "hosts do not overlap in time; each is shown from its own start");
+    g_assert_cmpint (first_event_start (profile, 0), ==, 20000);
+    g_assert_cmpint (first_event_start (profile, 1), ==, 10000);
+    g_assert_cmpuint (planar_profile_get_n_skipped_hosts (profile), ==, 0);
+  }
+  {
+    g_autoptr(PlanarProfile) profile = planar_profile_new (later_paths);
+
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_OWN_START);
+    g_assert_cmpint (first_event_start (profile, 1), ==, 30000);
+  }
+  {
+    g_autoptr(PlanarProfile) profile = planar_profile_new (near_paths);
+
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_COMMON_START);
+    g_assert_null (planar_host_alignment_describe (PLANAR_HOST_ALIGNMENT_COMMON_START));
+    g_assert_cmpint (first_event_start (profile, 1), ==, 40000 + G_GINT64_CONSTANT (500000000000));
+  }
+  {
+    /* Two overlap, the third overlaps neither: each from its own start. */
+    g_autoptr(PlanarProfile) profile = planar_profile_new (mixed_paths);
+
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_cmpint (planar_profile_get_host_alignment (profile), ==, PLANAR_HOST_ALIGNMENT_OWN_START);
+    g_assert_cmpint (first_event_start (profile, 1), ==, 40000);
+    g_assert_cmpint (first_event_start (profile, 2), ==, 20000);
+  }
+}
+
+/* A host that cannot be opened is named and left out; the others open.
+ * When none can, the first one's reason fails the load. */
+static void
+test_unreadable_host (Fixture       *f,
+                      gconstpointer  data)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *a = write_host (f, f->dir, "a.xplane.pb", start, 10, 0);
+  g_autofree char *bad = g_build_filename (f->dir, "bad.xplane.pb", NULL);
+  g_autofree char *c = write_host (f, f->dir, "c.xplane.pb", start + 1000, 30, 0);
+  g_autofree char *empty = g_build_filename (f->dir, "empty.xplane.pb", NULL);
+  const char *paths[] = { a, bad, c, NULL };
+  const char *none_paths[] = { bad, empty, NULL };
+  g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+  g_autoptr(PlanarProfile) none = planar_profile_new (none_paths);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) losses = NULL;
+  const GError *why = NULL;
+
+  /* A field 1 of wire type 5 (fixed32): not an XSpace. */
+  g_assert_true (g_file_set_contents (bad, "\x0d\x01\x02\x03\x04 not a profile", -1, NULL));
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_profile_is_loaded (profile));
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 2);
+  g_assert_cmpstr (planar_trace_get_file_name (planar_profile_get_trace (profile, 0)), ==, "a.xplane.pb");
+  g_assert_cmpstr (planar_trace_get_file_name (planar_profile_get_trace (profile, 1)), ==, "c.xplane.pb");
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 1), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpuint (planar_profile_get_n_pending (profile), ==, 0);
+  g_assert_cmpuint (planar_profile_get_n_skipped_hosts (profile), ==, 1);
+  g_assert_cmpstr (planar_profile_get_skipped_host (profile, 0, &why), ==, bad);
+  g_assert_error (why, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT);
+  losses = planar_profile_dup_losses (profile);
+  g_assert_cmpuint (g_strv_length (losses), ==, 1);
+  g_assert_true (g_str_has_prefix (losses[0], "bad.xplane.pb could not be read"));
+  g_assert_cmpint (first_event_start (profile, 1), ==, 30000 + 1000000);
+
+  g_assert_false (planar_profile_load (none, NULL, &error));
+  g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "bad.xplane.pb"));
+  g_assert_cmpuint (planar_profile_get_n_traces (none), ==, 0);
+}
+
+/* A file cut short opens with its whole planes (and the whole lines of the
+ * plane the cut runs through), identical to the file's, and says what was
+ * lost; cut before anything is whole, it is refused saying so. */
+static void
+test_cut_file (Fixture       *f,
+               gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(PlanarTrace) whole = NULL;
+  gsize size;
+  static const guint percents[] = { 20, 56, 80, 95 };
+  gboolean saw_part = FALSE;
+
+  planar_test_add_task_environment (space, G_GUINT64_CONSTANT (1767225600000000000));
+  for (guint p = 0; p < 10; p++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", p);
+      XPlane *plane = planar_test_space_add_plane (space, p, name);
+
+      planar_test_plane_add_event_metadata (plane, 1, "kernel", NULL);
+      for (guint l = 0; l < 3; l++)
+        {
+          XLine *line = planar_test_plane_add_line (plane, l, "Stream", 0);
+
+          for (guint e = 0; e < 20; e++)
+            planar_test_line_add_event (line, 1, e * 1000, 500);
+        }
+    }
+  path = planar_test_write_space (space, f->dir, "whole.xplane.pb");
+  whole = planar_test_load_ok (path);
+  g_assert_null (planar_trace_get_damage (whole, NULL));
+  g_assert_true (g_file_get_contents (path, &contents, &size, NULL));
+
+  for (guint i = 0; i <= G_N_ELEMENTS (percents); i++)
+    {
+      gsize len = i < G_N_ELEMENTS (percents) ? size * percents[i] / 100 : size - 1;
+      g_autofree char *cut = g_strdup_printf ("%s/cut%u.xplane.pb", f->dir, i);
+      g_autoptr(PlanarTrace) trace = NULL;
+      const char *detail = NULL;
+      const char *damage;
+      guint n;
+
+      g_assert_true (g_file_set_contents (cut, contents, (gssize) len, NULL));
+      trace = planar_test_load_ok (cut);
+      damage = planar_trace_get_damage (trace, &detail);
+      g_test_message ("cut at %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ": %s (%s)", len, size, damage, detail);
+      g_assert_nonnull (damage);
+      g_assert_true (g_str_has_prefix (damage, "the file ends early: "));
+      g_assert_nonnull (strstr (detail, "at byte "));
+      g_assert_true (planar_trace_get_profile_start_time (trace, NULL));
+
+      /* Whole planes first, as in the file, with all their events; the
+       * last may be the one cut, with fewer lines. */
+      n = planar_trace_get_n_planes (trace);
+      g_assert_cmpuint (n, >=, 1);
+      g_assert_cmpuint (n, <=, planar_trace_get_n_planes (whole));
+      for (guint p = 0; p < n; p++)
+        {
+          const PlanarPlane *got = planar_trace_get_plane (trace, p);
+          const PlanarPlane *want = planar_trace_get_plane (whole, p);
+
+          g_assert_cmpstr (got->name, ==, want->name);
+          for (guint t = 0; t < got->n_tracks; t++)
+            planar_test_check_track (got, &got->tracks[t], 0, 0, FALSE);
+          if (p == n - 1 && strstr (damage, " of plane \"") != NULL)
+            {
+              g_assert_cmpuint (got->n_lines, <=, want->n_lines);
+              g_assert_nonnull (strstr (damage, want->name));
+              g_assert_cmpuint (got->n_events, ==, (guint64) got->n_lines * 20);
+              saw_part = TRUE;
+            }
+          else if (want->n_tracks > 0)
+            {
+              g_assert_cmpuint (got->n_events, ==, want->n_events);
+              g_assert_cmpstr (planar_plane_get_event_name (got, &got->tracks[0].events[0], FALSE), ==,
+                               planar_plane_get_event_name (want, &want->tracks[0].events[0], FALSE));
+            }
+        }
+    }
+  g_assert_true (saw_part);
+
+  /* Cut inside the first plane's name: nothing whole. */
+  {
+    g_autofree char *cut = g_build_filename (f->dir, "nothing.xplane.pb", NULL);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (g_file_set_contents (cut, contents, 6, NULL));
+    g_assert_null (planar_trace_load (cut, NULL, &error));
+    g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT);
+    g_assert_nonnull (strstr (error->message, "ends early"));
+    g_assert_nonnull (strstr (error->message, "nothing.xplane.pb"));
+  }
 }
 
 typedef struct
@@ -760,6 +981,9 @@ main (int    argc,
   ADD ("/trace/cancelled-decode", test_cancelled_decode);
   ADD ("/trace/open-errors", test_open_errors);
   ADD ("/trace/space-fields", test_space_fields);
+  ADD ("/trace/cut-file", test_cut_file);
+  ADD ("/profile/host-alignment", test_host_alignment);
+  ADD ("/profile/unreadable-host", test_unreadable_host);
   ADD ("/trace/format-from-name", test_format_from_name);
 #undef ADD
   g_test_add_func ("/units/format-duration", test_format_duration);
