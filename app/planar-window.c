@@ -721,6 +721,42 @@ _planar_window_load_all_hosts (PlanarWindow *self)
   load_next_host (self);
 }
 
+/* What the load placed or lost that the timeline cannot show by itself:
+ * hosts shown from their own starts, files cut short, hosts left out. One
+ * line each in the message bar; Trace Health has the detail. */
+static void
+show_load_notes (PlanarWindow  *self,
+                 PlanarProfile *profile)
+{
+  g_auto(GStrv) losses = planar_profile_dup_losses (profile);
+  guint n_losses = losses != NULL ? g_strv_length (losses) : 0;
+
+  if (planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START)
+    planar_message_bar_set (self->message_bar, MESSAGE_HOST_ALIGNMENT, PLANAR_MESSAGE_INFO,
+                            _("The hosts do not overlap in time: each is shown from its own start"),
+                            NULL, NULL, TRUE);
+  else
+    planar_message_bar_remove (self->message_bar, MESSAGE_HOST_ALIGNMENT);
+
+  if (n_losses == 0)
+    {
+      planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CUT);
+      return;
+    }
+  if (n_losses == 1)
+    planar_message_bar_set (self->message_bar, MESSAGE_FILE_CUT, PLANAR_MESSAGE_WARNING, losses[0],
+                            _("_Details"), "win.tool::trace-health", TRUE);
+  else
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (and %u more loss)", "%s (and %u more losses)",
+                                                            n_losses - 1),
+                                               losses[0], n_losses - 1);
+
+      planar_message_bar_set (self->message_bar, MESSAGE_FILE_CUT, PLANAR_MESSAGE_WARNING, text,
+                              _("_Details"), "win.tool::trace-health", TRUE);
+    }
+}
+
 static void
 load_done (GObject      *source,
            GAsyncResult *result,
@@ -744,6 +780,7 @@ load_done (GObject      *source,
       if (self->file != NULL)
         add_to_recent (self);
       profile_ready (self);
+      show_load_notes (self, profile);
       gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
       /* A lazy profile: the tools over the whole profile need every host. */
       if (!planar_profile_is_loaded (profile) && (planar_find_bar_get_open (self->find_bar)
@@ -825,6 +862,8 @@ load (PlanarWindow *self)
 
   g_set_object (&self->profile, NULL);
   planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CHANGED);
+  planar_message_bar_remove (self->message_bar, MESSAGE_HOST_ALIGNMENT);
+  planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CUT);
   self->profile = planar_profile_new ((const char * const *) paths->pdata);
   /* Many hosts: the first is shown at once, the others when asked for. */
   planar_profile_set_lazy_hosts (self->profile, lazy_hosts_threshold ());

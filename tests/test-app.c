@@ -28,6 +28,7 @@
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-window-private.h"
+#include "planar-test-xspace.h"
 
 /* Two sessions of one run, as XProf lays them out, made of real profiles:
  *   <logdir>/plugins/profile/2026_01_01_00_00_00/{tw003,fused}.xplane.pb
@@ -2490,6 +2491,90 @@ test_file_changed (void)
   destroy_all_windows ();
 }
 
+/* A host of one step at @start_ns (its Task Environment's start). */
+static void
+write_host_at (const char *dir,
+               const char *name,
+               guint64     start_ns)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane;
+
+  planar_test_add_task_environment (space, start_ns);
+  plane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  planar_test_plane_add_event_metadata (plane, 1, "step", NULL);
+  planar_test_line_add_event (planar_test_plane_add_line (plane, 1, "main", 10), 1, 0, 1000);
+  g_free (planar_test_write_space (space, dir, name));
+}
+
+static gboolean
+load_notes_shown (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return planar_message_bar_get_text (window->message_bar, MESSAGE_HOST_ALIGNMENT) != NULL
+         && planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CUT) != NULL;
+}
+
+static gboolean
+health_shown (gpointer data)
+{
+  PlanarWindow *window = data;
+  g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (window), "tool");
+
+  return g_strcmp0 (g_variant_get_string (state, NULL), "trace-health") == 0;
+}
+
+/* A session of hosts 200 days apart, one of them a file cut short, opens:
+ * the message bar says that each host is shown from its own start and
+ * what the cut file lost, and its Details button opens Trace Health. */
+static void
+test_load_notes (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *folder = g_build_filename (tmp_dir, "notes", "plugins", "profile", NEWEST, NULL);
+  g_autofree char *cut = g_build_filename (folder, "worker2.xplane.pb", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *argv[] = { (char *) gen, (char *) "--events", (char *) "20000", (char *) "-o", cut, NULL };
+  PlanarWindow *window;
+  const char *line;
+  gsize length;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  planar_test_scratch_begin ();
+  write_host_at (folder, "worker0.xplane.pb", start + G_GUINT64_CONSTANT (200) * 86400 * 1000000000);
+  write_host_at (folder, "worker1.xplane.pb", start);
+  planar_test_scratch_end ();
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_file_get_contents (cut, &contents, &length, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (cut, contents, (gssize) (length * 56 / 100), &error);
+  g_assert_no_error (error);
+
+  window = open_path (folder);
+  wait_loaded (window);
+  wait_for (load_notes_shown, window, 10, "the message bar's lines on alignment and the cut file");
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CHANGED));
+  line = planar_message_bar_get_text (window->message_bar, MESSAGE_HOST_ALIGNMENT);
+  g_assert_nonnull (strstr (line, "own start"));
+  line = planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CUT);
+  g_assert_nonnull (strstr (line, "worker2.xplane.pb"));
+  g_assert_nonnull (strstr (line, "ends early"));
+  save_screenshot ("load-notes.png", G_USEC_PER_SEC / 2);
+
+  focus_window (GTK_WINDOW (window));
+  click_widget (GTK_WINDOW (window), planar_message_bar_get_button (window->message_bar, MESSAGE_FILE_CUT));
+  wait_for (health_shown, window, 10, "Details to open Trace Health");
+  save_screenshot ("load-notes-health.png", G_USEC_PER_SEC / 2);
+
+  destroy_all_windows ();
+}
+
 /* Starts the tests' ProfilerService in @mode (plus @extra, may be NULL)
  * serving @xspace; @channel keeps its standard output. Returns: (transfer
  * full): its address. */
@@ -2649,6 +2734,7 @@ main (int   argc,
   g_test_add_func ("/app/tracks-remembered", test_tracks_remembered);
   g_test_add_func ("/app/cancel-load", test_cancel_load);
   g_test_add_func ("/app/broken-file", test_broken_file);
+  g_test_add_func ("/app/load-notes", test_load_notes);
   g_test_add_func ("/app/open-session-folder-and-file", test_open_session_folder_and_file);
   g_test_add_func ("/app/new-session-appears", test_new_session_appears);
   g_test_add_func ("/app/accessible-labels", test_accessible_labels);
