@@ -228,6 +228,36 @@ planar_shortcuts_new_window_controller (const char *prefix)
   return controller;
 }
 
+/* @accels as the shortcuts window shows them: the keyval some keyboards
+ * send for Shift+Tab (ISO_Left_Tab) is bound too, but reads as Shift+Tab,
+ * once. */
+static char *
+accels_for_display (const char *accels)
+{
+  g_auto(GStrv) list = g_strsplit (accels, " ", -1);
+  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint a = 0; list[a] != NULL; a++)
+    {
+      guint key = 0;
+      GdkModifierType mods = 0;
+      char *name;
+
+      if (list[a][0] == '\0')
+        continue;
+      if (gtk_accelerator_parse (list[a], &key, &mods) && key == GDK_KEY_ISO_Left_Tab)
+        name = gtk_accelerator_name (GDK_KEY_Tab, mods | GDK_SHIFT_MASK);
+      else
+        name = g_strdup (list[a]);
+      if (g_ptr_array_find_with_equal_func (shown, name, g_str_equal, NULL))
+        g_free (name);
+      else
+        g_ptr_array_add (shown, name);
+    }
+  g_ptr_array_add (shown, NULL);
+  return g_strjoinv (" ", (char **) shown->pdata);
+}
+
 GtkShortcutsWindow *
 planar_shortcuts_new_window (void)
 {
@@ -248,7 +278,8 @@ planar_shortcuts_new_window (void)
   for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
     {
       g_autofree char *title = g_markup_escape_text (_(shortcuts[i].title), -1);
-      g_autofree char *accels = g_markup_escape_text (shortcuts[i].accels, -1);
+      g_autofree char *shown = accels_for_display (shortcuts[i].accels);
+      g_autofree char *accels = g_markup_escape_text (shown, -1);
 
       if (current == NULL || strcmp (current, shortcuts[i].section) != 0)
         {
