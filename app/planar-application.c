@@ -7,6 +7,9 @@
 #include "planar-application.h"
 
 #include <glib/gi18n.h>
+/* g_settings_backend_get_default(), g_memory_settings_backend_new(). */
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
 
 #include "planar-cache.h"
 #include "planar-preferences.h"
@@ -20,6 +23,52 @@ struct _PlanarApplication
 };
 
 G_DEFINE_FINAL_TYPE (PlanarApplication, planar_application, ADW_TYPE_APPLICATION)
+
+/* Whether @backend can store what is written to it. dconf writes through
+ * its D-Bus service: without a session bus each write fails after the fact
+ * and dconf puts the old value back, so a switch flipped in the app would
+ * silently flip back. */
+static gboolean
+backend_can_store (GSettingsBackend *backend)
+{
+  g_autoptr(GDBusConnection) bus = NULL;
+
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (backend), "DConfSettingsBackend") != 0)
+    return TRUE;
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  return bus != NULL;
+}
+
+/* Settings on the default backend or, where that cannot store anything, on
+ * a memory backend that starts from the stored values: changes then apply
+ * until the app quits instead of reverting. */
+static GSettings *
+settings_new_keeping_changes (GSettingsSchema *schema)
+{
+  g_autoptr(GSettingsBackend) backend = g_settings_backend_get_default ();
+  g_autoptr(GSettingsBackend) memory = NULL;
+  g_autoptr(GSettings) stored = NULL;
+  g_auto(GStrv) keys = NULL;
+  GSettings *settings;
+
+  if (backend_can_store (backend))
+    return g_settings_new_full (schema, backend, NULL);
+
+  g_message ("Settings cannot be stored (no D-Bus session bus for dconf): "
+             "changes apply until Planar quits");
+  stored = g_settings_new_full (schema, backend, NULL);
+  memory = g_memory_settings_backend_new ();
+  settings = g_settings_new_full (schema, memory, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_user_value (stored, keys[i]);
+
+      if (value != NULL)
+        g_settings_set_value (settings, keys[i], value);
+    }
+  return settings;
+}
 
 /* The installed schema, or the one compiled in the build folder when Planar
  * runs from there (./dev run), where nothing is installed yet. */
@@ -42,7 +91,7 @@ settings_new (void)
   if (schema == NULL)
     g_error ("The settings schema %s is not installed: install Planar, or point "
              "GSETTINGS_SCHEMA_DIR at a folder where it is compiled", APPLICATION_ID);
-  return g_settings_new_full (schema, NULL, NULL);
+  return settings_new_keeping_changes (schema);
 }
 
 static PlanarWindow *
