@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "planar-stat-format.h"
 #include "planar-units.h"
 
 struct _PlanarAggregateRow
@@ -15,6 +16,8 @@ struct _PlanarAggregateRow
   GObject  parent_instance;
   char    *name;
   char    *display_name;
+  char    *kind;
+  guint    kind_order;
   guint64  count;
   gint64   total_ps;
   gint64   self_ps;
@@ -30,6 +33,8 @@ enum
   ROW_PROP_0,
   ROW_PROP_NAME,
   ROW_PROP_DISPLAY_NAME,
+  ROW_PROP_KIND,
+  ROW_PROP_KIND_ORDER,
   ROW_PROP_COUNT,
   ROW_PROP_TOTAL_PS,
   ROW_PROP_SELF_PS,
@@ -46,6 +51,7 @@ planar_aggregate_row_finalize (GObject *object)
 
   g_free (self->name);
   g_free (self->display_name);
+  g_free (self->kind);
   G_OBJECT_CLASS (planar_aggregate_row_parent_class)->finalize (object);
 }
 
@@ -64,6 +70,12 @@ planar_aggregate_row_get_property (GObject    *object,
       break;
     case ROW_PROP_DISPLAY_NAME:
       g_value_set_string (value, self->display_name);
+      break;
+    case ROW_PROP_KIND:
+      g_value_set_string (value, self->kind);
+      break;
+    case ROW_PROP_KIND_ORDER:
+      g_value_set_uint (value, self->kind_order);
       break;
     case ROW_PROP_COUNT:
       g_value_set_uint64 (value, self->count);
@@ -100,6 +112,8 @@ planar_aggregate_row_class_init (PlanarAggregateRowClass *klass)
 
   props[ROW_PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
   props[ROW_PROP_DISPLAY_NAME] = g_param_spec_string ("display-name", NULL, NULL, NULL, flags);
+  props[ROW_PROP_KIND] = g_param_spec_string ("kind", NULL, NULL, NULL, flags);
+  props[ROW_PROP_KIND_ORDER] = g_param_spec_uint ("kind-order", NULL, NULL, 0, G_MAXUINT, 0, flags);
   props[ROW_PROP_COUNT] = g_param_spec_uint64 ("count", NULL, NULL, 0, G_MAXUINT64, 0, flags);
   props[ROW_PROP_TOTAL_PS] = g_param_spec_int64 ("total-ps", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
   props[ROW_PROP_SELF_PS] = g_param_spec_int64 ("self-ps", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
@@ -121,6 +135,8 @@ planar_aggregate_row_new (const PlanarAggregate *aggregate)
 
   self->name = g_strdup (aggregate->name);
   self->display_name = g_strdup (aggregate->display_name);
+  self->kind = g_strdup (aggregate->kind);
+  self->kind_order = aggregate->kind_order;
   self->count = aggregate->count;
   self->total_ps = aggregate->total_ps;
   self->self_ps = aggregate->self_ps;
@@ -177,7 +193,8 @@ cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
             gpointer                  user_data)
 {
-  gboolean numeric = !g_str_equal ((const char *) user_data, "display-name");
+  gboolean numeric = !g_str_equal ((const char *) user_data, "display-name")
+                     && !g_str_equal ((const char *) user_data, "kind");
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), numeric ? 1.0f : 0.0f);
@@ -203,14 +220,22 @@ cell_bind (GtkSignalListItemFactory *factory,
       gtk_widget_set_tooltip_text (GTK_WIDGET (label), row->name);
       return;
     }
+  if (g_str_equal (property, "kind"))
+    {
+      gtk_label_set_text (label, row->kind != NULL ? row->kind : "");
+      return;
+    }
   if (g_str_equal (property, "count"))
     text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->count);
   else
     {
       gint64 value = 0;
 
+      g_autofree char *ascii = NULL;
+
       g_object_get (row, property, &value, NULL);
-      text = planar_format_duration (value);
+      ascii = planar_format_duration (value);
+      text = planar_stat_micro_sign (ascii);
     }
   gtk_label_set_text (label, text);
 }
@@ -246,15 +271,18 @@ add_column (GtkColumnView *view,
   return column;
 }
 
-GtkSortListModel *
-planar_aggregate_view_setup (GtkColumnView *view,
-                             GListStore    *rows,
-                             gboolean       min_max)
+static GtkSortListModel *
+view_setup (GtkColumnView *view,
+            GListStore    *rows,
+            gboolean       min_max,
+            gboolean       by_kind)
 {
   GtkColumnViewColumn *self_column;
   GtkSortListModel *sorted;
   g_autoptr(GtkSingleSelection) model = NULL;
 
+  if (by_kind)
+    add_column (view, _("Kind"), "kind", FALSE);
   add_column (view, _("Name"), "display-name", FALSE);
   add_column (view, _("Count"), "count", TRUE);
   add_column (view, _("Wall"), "total-ps", TRUE);
@@ -265,8 +293,21 @@ planar_aggregate_view_setup (GtkColumnView *view,
       add_column (view, _("Min"), "min-ps", TRUE);
       add_column (view, _("Max"), "max-ps", TRUE);
     }
-  sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (rows)),
-                                    g_object_ref (gtk_column_view_get_sorter (view)));
+  if (by_kind)
+    {
+      /* Rows stay in their kind's group whichever column sorts them. */
+      GtkMultiSorter *sorter = gtk_multi_sorter_new ();
+
+      gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_numeric_sorter_new (
+        gtk_property_expression_new (PLANAR_TYPE_AGGREGATE_ROW, NULL, "kind-order"))));
+      gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_string_sorter_new (
+        gtk_property_expression_new (PLANAR_TYPE_AGGREGATE_ROW, NULL, "kind"))));
+      gtk_multi_sorter_append (sorter, g_object_ref (gtk_column_view_get_sorter (view)));
+      sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (rows)), GTK_SORTER (sorter));
+    }
+  else
+    sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (rows)),
+                                      g_object_ref (gtk_column_view_get_sorter (view)));
   model = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (sorted)));
   gtk_single_selection_set_autoselect (model, FALSE);
   gtk_single_selection_set_can_unselect (model, TRUE);
@@ -274,4 +315,34 @@ planar_aggregate_view_setup (GtkColumnView *view,
   /* Where the time goes: self time, largest first. */
   gtk_column_view_sort_by_column (view, self_column, GTK_SORT_DESCENDING);
   return sorted;
+}
+
+const char *
+planar_aggregate_row_get_kind (PlanarAggregateRow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_AGGREGATE_ROW (self), NULL);
+  return self->kind;
+}
+
+const char *
+planar_aggregate_row_get_display_name (PlanarAggregateRow *self)
+{
+  g_return_val_if_fail (PLANAR_IS_AGGREGATE_ROW (self), NULL);
+  return self->display_name;
+}
+
+GtkSortListModel *
+planar_aggregate_view_setup (GtkColumnView *view,
+                             GListStore    *rows,
+                             gboolean       min_max)
+{
+  return view_setup (view, rows, min_max, FALSE);
+}
+
+GtkSortListModel *
+planar_aggregate_view_setup_by_kind (GtkColumnView *view,
+                                     GListStore    *rows,
+                                     gboolean       min_max)
+{
+  return view_setup (view, rows, min_max, TRUE);
 }

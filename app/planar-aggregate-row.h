@@ -35,5 +35,13 @@ void                planar_aggregate_rows_fill        (GListStore            *ro
 GtkSortListModel   *planar_aggregate_view_setup       (GtkColumnView         *view,
                                                        GListStore            *rows,
                                                        gboolean               min_max);
+/* Like planar_aggregate_view_setup(), for rows of an aggregator grouped by
+ * kind: a Kind column first, and the rows of a kind kept together, in the
+ * kinds' order, whichever column sorts them. */
+GtkSortListModel   *planar_aggregate_view_setup_by_kind (GtkColumnView       *view,
+                                                         GListStore          *rows,
+                                                         gboolean             min_max);
+const char         *planar_aggregate_row_get_kind     (PlanarAggregateRow    *self);
+const char         *planar_aggregate_row_get_display_name (PlanarAggregateRow *self);
 
 G_END_DECLS

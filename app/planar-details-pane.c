@@ -21,6 +21,7 @@ struct _PlanarDetailsPane
 
   GtkStack           *stack;
   GtkLabel           *title_label;
+  GtkLabel           *table_total_label;
   GtkGrid            *fields_grid;
   GtkLabel           *flows_heading;
   GtkBox             *flows_box;
@@ -82,8 +83,10 @@ add_field (PlanarDetailsPane *self,
            const char        *value,
            gboolean           monospace)
 {
+  /* One spelling of microseconds in the GUI: µs. */
+  g_autofree char *shown = planar_stat_micro_sign (value);
   GtkWidget *key = gtk_label_new (label);
-  GtkWidget *text = gtk_label_new (value);
+  GtkWidget *text = gtk_label_new (shown);
 
   gtk_label_set_xalign (GTK_LABEL (key), 0);
   gtk_label_set_yalign (GTK_LABEL (key), 0);
@@ -98,7 +101,7 @@ add_field (PlanarDetailsPane *self,
   gtk_grid_attach (self->fields_grid, key, 0, (int) self->n_fields, 1, 1);
   gtk_grid_attach (self->fields_grid, text, 1, (int) self->n_fields, 1, 1);
   self->n_fields++;
-  g_string_append_printf (self->text, "%s: %s\n", label, value);
+  g_string_append_printf (self->text, "%s: %s\n", label, shown);
 }
 
 /* Times to the nanosecond, so that adjacent events read apart. */
@@ -139,6 +142,23 @@ stat_label (const PlanarStat *stat)
   return g_strdup (stat->name);
 }
 
+/* A numeric stat's value; 0 for the others. */
+static double
+stat_number (const PlanarStat *stat)
+{
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      return (double) stat->v.i64;
+    case PLANAR_STAT_UINT64:
+      return (double) stat->v.u64;
+    case PLANAR_STAT_DOUBLE:
+      return stat->v.f64;
+    default:
+      return 0;
+    }
+}
+
 static void
 add_stats (PlanarDetailsPane *self,
            PlanarTrace       *trace,
@@ -147,6 +167,9 @@ add_stats (PlanarDetailsPane *self,
 {
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   g_autoptr(GError) error = NULL;
+  g_autofree char *flops_rate = NULL;
+  g_autofree char *bytes_rate = NULL;
+  double flops = 0, bytes = 0;
 
   planar_trace_get_event_stats (trace, plane, event, stats, &error);
   /* The stats are read from the file: it may have changed since it was
@@ -177,11 +200,24 @@ add_stats (PlanarDetailsPane *self,
       g_autofree char *label = NULL;
       g_autofree char *value = NULL;
 
-      if (planar_stat_is_key_stat (stat->name))
+      if (planar_stat_is_key_stat (stat->name) || planar_stat_is_internal (stat->name))
         continue;
+      if (g_strcmp0 (stat->name, "flops") == 0)
+        flops = stat_number (stat);
+      else if (g_strcmp0 (stat->name, "bytes_accessed") == 0)
+        bytes = stat_number (stat);
       label = stat_label (stat);
       value = planar_stat_format_display (stat);
       add_field (self, label, value, g_str_has_suffix (label, "_details"));
+    }
+
+  /* With the work done and the time it took: the rates achieved. */
+  if (planar_format_achieved_rates (flops, bytes, event->duration_ps, &flops_rate, &bytes_rate))
+    {
+      if (flops_rate != NULL)
+        add_field (self, _("Achieved FLOP rate"), flops_rate, FALSE);
+      if (bytes_rate != NULL)
+        add_field (self, _("Achieved bandwidth"), bytes_rate, FALSE);
     }
 }
 
@@ -301,6 +337,38 @@ show_event (PlanarDetailsPane *self,
   gtk_stack_set_visible_child_name (self->stack, "event");
 }
 
+/* The table's total row: count, wall and self time over every row, and
+ * the span of the selection. */
+static void
+show_total (PlanarDetailsPane *self,
+            PlanarAggregator  *aggregator,
+            gint64             span_ps)
+{
+  g_autoptr(GArray) results = planar_aggregator_get_results (aggregator, PLANAR_AGGREGATE_SORT_NAME);
+  gint64 wall = 0, self_time = 0;
+  g_autofree char *wall_text = NULL;
+  g_autofree char *self_text = NULL;
+  g_autofree char *span_text = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
+
+  for (guint i = 0; i < results->len; i++)
+    {
+      const PlanarAggregate *row = &g_array_index (results, PlanarAggregate, i);
+
+      wall += row->total_ps;
+      self_time += row->self_ps;
+    }
+  wall_text = planar_format_duration (wall);
+  self_text = planar_format_duration (self_time);
+  span_text = planar_format_duration (span_ps);
+  /* Translators: the total row under the selection's table. */
+  text = g_strdup_printf (_("Total: %" G_GUINT64_FORMAT " events · wall %s · self %s · span %s"),
+                          planar_aggregator_get_n_events (aggregator), wall_text, self_text, span_text);
+  shown = planar_stat_micro_sign (text);
+  gtk_label_set_text (self->table_total_label, shown);
+}
+
 static void
 show_table (PlanarDetailsPane *self,
             PlanarSelection   *selection)
@@ -312,7 +380,10 @@ show_table (PlanarDetailsPane *self,
   gsize n_events = planar_selection_get_n_events (selection);
   gint64 t0, t1;
   gboolean has_range = planar_selection_get_range (selection, &t0, &t1);
+  gint64 first_ps = G_MAXINT64, last_ps = G_MININT64;
 
+  /* One group per kind of track, one row per name inside it. */
+  planar_aggregator_set_group_by_kind (aggregator, TRUE);
   if (n_events > 0)
     {
       for (gsize i = 0; i < n_events; i++)
@@ -320,9 +391,14 @@ show_table (PlanarDetailsPane *self,
           const PlanarPlane *plane;
           const PlanarTrack *track;
           const PlanarProfileEventRef *refs = planar_selection_get_events (selection, NULL);
+          const PlanarEvent *ev = planar_selection_resolve (selection, i, NULL, &plane, &track);
 
-          if (planar_selection_resolve (selection, i, NULL, &plane, &track) != NULL)
-            planar_aggregator_add_event (aggregator, plane, track, refs[i].index);
+          if (ev != NULL)
+            {
+              planar_aggregator_add_event (aggregator, plane, track, refs[i].index);
+              first_ps = MIN (first_ps, ev->start_ps);
+              last_ps = MAX (last_ps, ev->start_ps + ev->duration_ps);
+            }
         }
     }
   else if (has_range)
@@ -344,6 +420,12 @@ show_table (PlanarDetailsPane *self,
     }
 
   planar_aggregate_rows_fill (self->rows, aggregator);
+  if (has_range)
+    {
+      first_ps = t0;
+      last_ps = t1;
+    }
+  show_total (self, aggregator, first_ps <= last_ps ? last_ps - first_ps : 0);
 
   count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GUINT64_FORMAT " event", "%" G_GUINT64_FORMAT " events",
                                         planar_aggregator_get_n_events (aggregator)),
@@ -352,9 +434,11 @@ show_table (PlanarDetailsPane *self,
     {
       g_autofree char *width = planar_format_duration (t1 - t0);
       g_autofree char *start = planar_format_duration (t0);
+      g_autofree char *text = NULL;
 
       /* Translators: "12 events in 1.500 ms from 3.000 ms". */
-      label = g_strdup_printf (_("%s in %s from %s"), count, width, start);
+      text = g_strdup_printf (_("%s in %s from %s"), count, width, start);
+      label = planar_stat_micro_sign (text);
     }
   else
     label = g_strdup_printf (_("%s selected"), count);
@@ -516,6 +600,7 @@ planar_details_pane_class_init (PlanarDetailsPaneClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/planar/Planar/planar-details-pane.ui");
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, stack);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, title_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, table_total_label);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, fields_grid);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_heading);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_box);
@@ -531,7 +616,7 @@ planar_details_pane_init (PlanarDetailsPane *self)
   self->flow_targets = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
 
   self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
-  self->sorted_rows = planar_aggregate_view_setup (self->table_view, self->rows, TRUE);
+  self->sorted_rows = planar_aggregate_view_setup_by_kind (self->table_view, self->rows, TRUE);
   g_signal_connect (self->table_view, "activate", G_CALLBACK (row_activated), self);
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }

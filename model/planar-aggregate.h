@@ -23,6 +23,11 @@ typedef struct
   gint64      self_ps;
   gint64      min_ps;
   gint64      max_ps;
+  /* With planar_aggregator_set_group_by_kind(): the kind of track the row
+   * counts (planar_aggregate_kind_for_track()) and its place among the
+   * kinds; NULL and 0 otherwise. */
+  const char *kind;
+  guint       kind_order;
 } PlanarAggregate;
 
 typedef enum
@@ -40,6 +45,21 @@ typedef struct _PlanarAggregator PlanarAggregator;
 
 PlanarAggregator *planar_aggregator_new       (void);
 void              planar_aggregator_free      (PlanarAggregator  *self);
+/* What kind of track @track is, for tables grouped by kind: "Steps",
+ * "XLA Modules", "XLA Ops", "Framework ops" (Framework Ops and Name Scope),
+ * "Device kernels" (the other tracks of a /device: plane), "Host threads"
+ * (tracks of /host:CPU), else the plane's name. Sets *@order (when not
+ * NULL) to the kind's place in that list. Returns: (transfer none): a
+ * string that lives as long as @plane. */
+const char       *planar_aggregate_kind_for_track (const PlanarPlane *plane,
+                                                   const PlanarTrack *track,
+                                                   guint             *order);
+/* Makes the aggregator keep one row per kind of track and display name
+ * (instead of one per full name): the same op on several devices' XLA Ops
+ * tracks is one row, and a kernel and an op of the same name are two.
+ * Call before adding events. */
+void              planar_aggregator_set_group_by_kind (PlanarAggregator *self,
+                                                       gboolean          group);
 /* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps]. */
 void              planar_aggregator_add_track (PlanarAggregator  *self,
                                                const PlanarPlane *plane,
@@ -51,8 +71,8 @@ void              planar_aggregator_add_event (PlanarAggregator  *self,
                                                const PlanarPlane *plane,
                                                const PlanarTrack *track,
                                                gsize              index);
-/* Returns: (transfer full): a GArray of PlanarAggregate, sorted (largest
- * first for numbers, then by name). Names stay valid while the aggregator
+/* Returns: (transfer full): a GArray of PlanarAggregate, sorted (by kind
+ * when grouped, then largest first for numbers, then by name). Names stay valid while the aggregator
  * lives. */
 GArray           *planar_aggregator_get_results (PlanarAggregator  *self,
                                                  PlanarAggregateSort sort);

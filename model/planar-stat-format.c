@@ -216,6 +216,25 @@ format_details (const char *text,
   return g_string_free (out, FALSE);
 }
 
+/* Bytes values (serialized protobufs such as memory_access_breakdown) as
+ * hex with their length. */
+static char *
+format_hex (const char *data,
+            gsize       len)
+{
+  const gsize shown = MIN (len, 64);
+  GString *out = g_string_new (NULL);
+
+  for (gsize i = 0; i < shown; i++)
+    g_string_append_printf (out, i == 0 ? "%02x" : " %02x", (guint8) data[i]);
+  if (shown < len)
+    g_string_append (out, " \xe2\x80\xa6");
+  if (out->len > 0)
+    g_string_append_c (out, ' ');
+  g_string_append_printf (out, "(%" G_GSIZE_FORMAT " %s)", len, len == 1 ? "byte" : "bytes");
+  return g_string_free (out, FALSE);
+}
+
 char *
 planar_stat_format_display (const PlanarStat *stat)
 {
@@ -259,6 +278,7 @@ planar_stat_format_display (const PlanarStat *stat)
         }
       break;
     case PLANAR_STAT_BYTES:
+      return format_hex (stat->str.data, stat->str.len);
     case PLANAR_STAT_NONE:
     default:
       break;
@@ -274,4 +294,58 @@ planar_stat_is_key_stat (const char *name)
   };
 
   return name != NULL && g_strv_contains (keys, name);
+}
+
+gboolean
+planar_stat_is_internal (const char *name)
+{
+  static const char * const internal[] = { "_pt", "_p", "_ct", "_c", "_r", "_a", NULL };
+
+  return name != NULL && g_strv_contains (internal, name);
+}
+
+gboolean
+planar_format_achieved_rates (double   flops,
+                              double   bytes,
+                              gint64   duration_ps,
+                              char   **flops_rate,
+                              char   **bytes_rate)
+{
+  double seconds = (double) duration_ps / 1e12;
+
+  g_return_val_if_fail (flops_rate != NULL && bytes_rate != NULL, FALSE);
+
+  *flops_rate = NULL;
+  *bytes_rate = NULL;
+  if (duration_ps <= 0)
+    return FALSE;
+  if (flops > 0)
+    *flops_rate = format_si (flops / seconds, "FLOP/s");
+  if (bytes > 0)
+    *bytes_rate = format_si (bytes / seconds, "B/s");
+  return TRUE;
+}
+
+char *
+planar_stat_micro_sign (const char *text)
+{
+  GString *out;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  out = g_string_new (NULL);
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      /* "us" as a unit: after a digit and a space, before the end or a
+       * character that is not a letter. */
+      if (p[0] == 'u' && p[1] == 's' && p > text + 1 && p[-1] == ' ' && g_ascii_isdigit (p[-2])
+          && !g_ascii_isalpha (p[2]))
+        {
+          g_string_append (out, "\xc2\xb5s");
+          p++;
+          continue;
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
 }

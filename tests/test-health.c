@@ -85,6 +85,64 @@ test_format (void)
   g_assert_false (planar_stat_is_key_stat ("flops"));
 }
 
+/* Bytes stats (serialized protobufs like memory_access_breakdown) read as
+ * hex, never "<N bytes>"; XProf's internal stats are known; the achieved
+ * rates; the GUI's one spelling of microseconds. */
+static void
+test_details_rules (void)
+{
+  static const char breakdown[] = { 0x0a, 0x06, 0x08, 0x01, 0x10, 0x01, 0x18, 0x40 };
+  PlanarStat stat = { .name = "memory_access_breakdown", .kind = PLANAR_STAT_BYTES };
+  g_autofree char *hex = NULL;
+  g_autofree char *long_hex = NULL;
+  g_autofree char *empty = NULL;
+  g_autofree char *long_bytes = g_malloc0 (100);
+  char *flops_rate = NULL, *bytes_rate = NULL;
+
+  stat.str.data = breakdown;
+  stat.str.len = sizeof breakdown;
+  hex = planar_stat_format_display (&stat);
+  g_assert_cmpstr (hex, ==, "0a 06 08 01 10 01 18 40 (8 bytes)");
+  stat.str.data = long_bytes;
+  stat.str.len = 100;
+  long_hex = planar_stat_format_display (&stat);
+  g_assert_true (g_str_has_suffix (long_hex, "00 \xe2\x80\xa6 (100 bytes)"));
+  stat.str.len = 0;
+  empty = planar_stat_format_display (&stat);
+  g_assert_cmpstr (empty, ==, "(0 bytes)");
+
+  for (guint i = 0; i < 6; i++)
+    g_assert_true (planar_stat_is_internal ((const char *[]) { "_pt", "_p", "_ct", "_c", "_r", "_a" }[i]));
+  g_assert_false (planar_stat_is_internal ("flops"));
+  g_assert_false (planar_stat_is_internal ("_cx"));
+  g_assert_false (planar_stat_is_internal ("correlation_id"));
+  g_assert_false (planar_stat_is_internal (NULL));
+
+  /* 2 GFLOP and 1 GB in 1 ms. */
+  g_assert_true (planar_format_achieved_rates (2e9, 1e9, 1000000000, &flops_rate, &bytes_rate));
+  g_assert_cmpstr (flops_rate, ==, "2.00 TFLOP/s");
+  g_assert_cmpstr (bytes_rate, ==, "1.00 TB/s");
+  g_clear_pointer (&flops_rate, g_free);
+  g_clear_pointer (&bytes_rate, g_free);
+  g_assert_true (planar_format_achieved_rates (0, 5e8, 1000000000000, &flops_rate, &bytes_rate));
+  g_assert_null (flops_rate);
+  g_assert_cmpstr (bytes_rate, ==, "500.00 MB/s");
+  g_clear_pointer (&bytes_rate, g_free);
+  g_assert_false (planar_format_achieved_rates (1, 1, 0, &flops_rate, &bytes_rate));
+  g_assert_null (flops_rate);
+  g_assert_null (bytes_rate);
+
+  {
+    g_autofree char *a = planar_stat_micro_sign ("12 events in 2.500 us from 1.000 s");
+    g_autofree char *b = planar_stat_micro_sign ("status: 3 users");
+    g_autofree char *c = planar_stat_micro_sign ("us 5 us");
+
+    g_assert_cmpstr (a, ==, "12 events in 2.500 \xc2\xb5s from 1.000 s");
+    g_assert_cmpstr (b, ==, "status: 3 users");
+    g_assert_cmpstr (c, ==, "us 5 \xc2\xb5s");
+  }
+}
+
 static const PlanarHealthIssue *
 find_issue (GPtrArray  *issues,
             const char *kind,
@@ -477,6 +535,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/stat-format/units", test_units);
   g_test_add_func ("/stat-format/format", test_format);
+  g_test_add_func ("/stat-format/details-rules", test_details_rules);
   g_test_add ("/health/findings", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_findings,
               planar_test_fixture_teardown);
   g_test_add ("/health/clean", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_clean,

@@ -386,6 +386,84 @@ test_samples (void)
   g_assert_cmpuint (n, >, 0);
 }
 
+/* Tables grouped by kind: which kind each track is, and one row per kind
+ * and display name, the kinds kept together in their order. */
+static void
+test_aggregate_by_kind (void)
+{
+  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
+  g_autofree char *path = g_build_filename (dir, "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb", NULL);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint64 n_counted = 0;
+  guint order = 99;
+
+  /* The rule, on names alone. */
+  {
+    PlanarPlane device = { .name = "/device:GPU:0" };
+    PlanarPlane host = { .name = "/host:CPU" };
+    PlanarPlane other = { .name = "/host:metadata" };
+    PlanarTrack xla_ops = { .name = "XLA Ops", .display_name = "XLA Ops - from #7" };
+    PlanarTrack modules = { .name = "XLA Modules", .display_name = "XLA Modules" };
+    PlanarTrack scope = { .name = "Framework Name Scope", .display_name = "Framework Name Scope" };
+    PlanarTrack ops = { .name = "Framework Ops", .display_name = "Framework Ops" };
+    PlanarTrack stream = { .name = "Stream #7(MemcpyH2D)", .display_name = "Stream #7(MemcpyH2D)" };
+    PlanarTrack thread = { .name = "python3", .display_name = "python3" };
+
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&device, &xla_ops, &order), ==, "XLA Ops");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&host, &xla_ops, NULL), ==, "XLA Ops");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&device, &modules, NULL), ==, "XLA Modules");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&device, &scope, NULL), ==, "Framework ops");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&device, &ops, NULL), ==, "Framework ops");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&device, &stream, NULL), ==, "Device kernels");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&host, &thread, NULL), ==, "Host threads");
+    g_assert_cmpstr (planar_aggregate_kind_for_track (&other, &thread, NULL), ==, "/host:metadata");
+  }
+
+  /* A real profile: every track of every plane. */
+  trace = planar_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  planar_aggregator_set_group_by_kind (agg, TRUE);
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (planar_trace_is_track_ready (trace, p, t))
+          planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+    }
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+  g_assert_cmpuint (rows->len, >, 1);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PlanarAggregate *row = &g_array_index (rows, PlanarAggregate, i);
+      char *key = g_strconcat (row->kind, "/", row->display_name, NULL);
+
+      g_assert_nonnull (row->kind);
+      /* One row per name inside a kind. */
+      g_assert_false (g_hash_table_contains (seen, key));
+      g_hash_table_add (seen, key);
+      n_counted += row->count;
+      if (i > 0)
+        {
+          const PlanarAggregate *prev = &g_array_index (rows, PlanarAggregate, i - 1);
+
+          /* Kinds in their order, each kind's rows together, self time
+           * largest first inside a kind. */
+          g_assert_cmpuint (prev->kind_order, <=, row->kind_order);
+          if (g_strcmp0 (prev->kind, row->kind) == 0)
+            g_assert_cmpint (prev->self_ps, >=, row->self_ps);
+          else
+            for (guint j = 0; j + 1 < i; j++)
+              g_assert_cmpstr (g_array_index (rows, PlanarAggregate, j).kind, !=, row->kind);
+        }
+    }
+  g_assert_cmpuint (n_counted, ==, planar_aggregator_get_n_events (agg));
+}
+
 static void
 test_generated (void)
 {
@@ -575,6 +653,7 @@ main (int    argc,
 
   g_test_add_func ("/span-index/random", test_random);
   g_test_add_func ("/span-index/samples", test_samples);
+  g_test_add_func ("/aggregate/by-kind", test_aggregate_by_kind);
   g_test_add_func ("/span-index/generated", test_generated);
   g_test_add_func ("/span-index/concurrent-readers", test_concurrent_readers);
   g_test_add_func ("/span-index/query-while-loading", test_query_while_loading);
