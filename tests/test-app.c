@@ -1329,6 +1329,137 @@ test_details (void)
   destroy_all_windows ();
 }
 
+static void save_screenshot (const char *name,
+                             gint64      settle_us);
+
+/* The first GtkLabel under @widget whose text starts with @prefix. */
+static GtkLabel *
+find_label_with_prefix (GtkWidget  *widget,
+                        const char *prefix)
+{
+  if (GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), prefix))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label_with_prefix (child, prefix);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether @text writes a time unit "us" (a digit, a space, "us"). */
+static gboolean
+has_ascii_micro (const char *text)
+{
+  for (const char *p = strstr (text, " us"); p != NULL; p = strstr (p + 1, " us"))
+    if (p > text && g_ascii_isdigit (p[-1]) && !g_ascii_isalpha (p[3]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The details pane of an XLA op with flops and bytes: the achieved rates,
+ * µs, the name in normal weight; a range's table grouped by kind with a
+ * total row. */
+static void
+test_details_rates_and_groups (void)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "rates", NULL);
+  g_autofree char *path = g_build_filename (dir, "gen.xplane.pb", NULL);
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", "20000", "--no-task-env", "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarSelection) one = NULL;
+  g_autoptr(PlanarSelection) range = NULL;
+  g_autofree char *text = NULL;
+  PlanarProfileEventRef ref = { 0 };
+  gboolean found = FALSE;
+  PlanarWindow *window;
+  PlanarProfile *profile;
+  PlanarTrace *trace;
+  GtkLabel *title;
+  GtkLabel *total;
+  GListModel *rows;
+  gint64 first, last;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  window = open_path (path);
+  wait_loaded (window);
+  profile = planar_window_get_profile (window);
+  trace = planar_profile_get_trace (profile, 0);
+
+  /* An op of the TPU's XLA Ops line (its metadata has flops and bytes). */
+  for (guint p = 0; p < planar_trace_get_n_planes (trace) && !found; p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      if (strstr (plane->name, "TPU") == NULL)
+        continue;
+      for (guint t = 0; t < plane->n_tracks && !found; t++)
+        if (g_strcmp0 (plane->tracks[t].name, "XLA Ops") == 0 && plane->tracks[t].n_events > 0)
+          {
+            ref = (PlanarProfileEventRef) { 0, p, t, 0 };
+            found = TRUE;
+          }
+    }
+  g_assert_true (found);
+  one = planar_selection_new_for_event (profile, &ref);
+  planar_timeline_set_selection (window->timeline, one);
+  text = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "Achieved FLOP rate: "));
+  g_assert_nonnull (strstr (text, "Achieved bandwidth: "));
+  g_assert_false (has_ascii_micro (text));
+  g_assert_null (strstr (text, " bytes>"));
+  /* The name wraps in the body's weight. */
+  title = find_label_with_prefix (GTK_WIDGET (window->details_pane),
+                                  planar_plane_get_event_name (planar_trace_get_plane (trace, ref.plane),
+                                                               &planar_trace_get_plane (trace, ref.plane)->tracks[ref.track].events[0],
+                                                               TRUE));
+  g_assert_nonnull (title);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (title), "title-4"));
+  g_assert_true (gtk_label_get_selectable (title));
+  g_assert_true (gtk_label_get_wrap (title));
+  save_screenshot ("details-rates.png", G_USEC_PER_SEC / 2);
+
+  /* A range over everything: rows grouped by kind, one per name inside a
+   * kind, and a total row. */
+  g_assert_true (planar_profile_get_span (profile, &first, &last));
+  range = planar_selection_new_for_range (profile, first, last);
+  planar_timeline_set_selection (window->timeline, range);
+  rows = planar_details_pane_get_rows (window->details_pane);
+  g_assert_nonnull (rows);
+  {
+    g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) kinds = g_hash_table_new (g_str_hash, g_str_equal);
+
+    for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+      {
+        g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+        char *key = g_strconcat (planar_aggregate_row_get_kind (row), "/",
+                                 planar_aggregate_row_get_display_name (row), NULL);
+
+        g_assert_false (g_hash_table_contains (seen, key));
+        g_hash_table_add (seen, key);
+        g_hash_table_add (kinds, (gpointer) planar_aggregate_row_get_kind (row));
+      }
+    g_assert_true (g_hash_table_contains (kinds, "XLA Ops"));
+    g_assert_true (g_hash_table_contains (kinds, "Device kernels"));
+    g_assert_true (g_hash_table_contains (kinds, "Host threads"));
+  }
+  total = find_label_with_prefix (GTK_WIDGET (window->details_pane), "Total: ");
+  g_assert_nonnull (total);
+  g_assert_nonnull (strstr (gtk_label_get_label (total), " events · wall "));
+  g_assert_nonnull (strstr (gtk_label_get_label (total), " · span "));
+  g_assert_false (has_ascii_micro (gtk_label_get_label (total)));
+  save_screenshot ("details-groups.png", G_USEC_PER_SEC / 2);
+  destroy_all_windows ();
+}
+
 static void
 test_op_stats_and_health (void)
 {
@@ -2815,6 +2946,7 @@ main (int   argc,
   g_test_add_func ("/app/shortcuts-shift-tab", test_shortcuts_shift_tab);
   g_test_add_func ("/app/find", test_find);
   g_test_add_func ("/app/details", test_details);
+  g_test_add_func ("/app/details-rates-and-groups", test_details_rates_and_groups);
   g_test_add_func ("/app/op-stats-and-health", test_op_stats_and_health);
   g_test_add_func ("/app/health-damaged-stat", test_health_damaged_stat);
   g_test_add_func ("/app/record-options", test_record_options);
