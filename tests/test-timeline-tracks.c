@@ -483,6 +483,39 @@ test_go_to_time (Fixture       *f,
   g_assert_cmpint (planar_timeline_get_start_ps (f->timeline) + width / 2, ==, 2 * PLANAR_PS_PER_MS);
 }
 
+/* At overview zoom, Go to Time zooms in to 1% of the view (at least 1 µs)
+ * centred on the time; the entry spells microseconds µs. */
+static void
+test_go_to_time_overview (Fixture       *f,
+                          gconstpointer  data)
+{
+  gint64 first, last, width;
+
+  g_assert_true (planar_profile_get_span (planar_timeline_get_profile (f->timeline), &first, &last));
+  planar_timeline_set_view (f->timeline, first, last);
+  width = planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline);
+  g_assert_cmpint (width, >=, last - first);
+
+  planar_timeline_go_to_time (f->timeline, first + (last - first) / 3);
+  g_assert_cmpint (planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline), ==,
+                   MAX (width / 100, PLANAR_PS_PER_US));
+  g_assert_cmpint (planar_timeline_get_start_ps (f->timeline) + MAX (width / 100, PLANAR_PS_PER_US) / 2, ==,
+                   first + (last - first) / 3);
+
+  /* Zoomed in already: the width stays. */
+  width = planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline);
+  planar_timeline_go_to_time (f->timeline, first + (last - first) / 2);
+  g_assert_cmpint (planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline), ==, width);
+
+  /* The entry starts with the time in the middle, in µs. */
+  planar_timeline_set_view (f->timeline, 0, 500 * PLANAR_PS_PER_US);
+  activate (f, "timeline.go-to-time", NULL);
+  drain ();
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (f->timeline->go_to_entry)), ==, "250.000 \xc2\xb5s");
+  gtk_popover_popdown (GTK_POPOVER (f->timeline->go_to_popover));
+  drain ();
+}
+
 /* The PNG's width and height from its IHDR chunk. */
 static void
 read_png_size (const guchar *data,
@@ -1041,6 +1074,8 @@ main (int   argc,
   g_test_add ("/timeline-tracks/reorder", Fixture, NULL, fixture_setup, test_reorder, fixture_teardown);
   g_test_add ("/timeline-tracks/view-state", Fixture, NULL, fixture_setup, test_view_state, fixture_teardown);
   g_test_add ("/timeline-tracks/go-to-time", Fixture, NULL, fixture_setup, test_go_to_time, fixture_teardown);
+  g_test_add ("/timeline-tracks/go-to-time-overview", Fixture, NULL, fixture_setup, test_go_to_time_overview,
+              fixture_teardown);
   g_test_add ("/timeline-tracks/export", Fixture, NULL, fixture_setup, test_export, fixture_teardown);
   g_test_add ("/timeline-tracks/popover", Fixture, NULL, fixture_setup, test_tracks_popover, fixture_teardown);
   g_test_add ("/timeline-tracks/go-to-time-keys", Fixture, NULL, fixture_setup, test_go_to_time_keys, fixture_teardown);

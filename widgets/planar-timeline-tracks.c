@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "planar-stat-format.h"
 #include "planar-time-axis.h"
 #include "planar-units.h"
 
@@ -374,7 +375,8 @@ go_to_time (GtkWidget  *widget,
             GVariant   *parameter)
 {
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
-  g_autofree char *now = planar_format_duration ((self->start_ps + self->end_ps) / 2);
+  g_autofree char *ascii = planar_format_duration ((self->start_ps + self->end_ps) / 2);
+  g_autofree char *now = planar_stat_micro_sign (ascii);
   int middle = PLANAR_TIMELINE_LABEL_WIDTH + (int) _planar_timeline_time_area_width (self) / 2;
 
   /* The popover points at the middle of the axis, where the time lands. */

@@ -621,6 +621,15 @@ planar_timeline_go_to_time (PlanarTimeline *self,
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
 
   width = self->end_ps - self->start_ps;
+  /* At overview zoom (the whole profile in view) the time alone would not
+   * move the view: zoom in to 1% of it, at least a microsecond. */
+  {
+    gint64 first_ps, last_ps;
+
+    get_span (self, &first_ps, &last_ps);
+    if (width >= last_ps - first_ps)
+      width = MAX (width / 100, PLANAR_PS_PER_US);
+  }
   planar_timeline_set_view (self, t_ps - width / 2, t_ps - width / 2 + width);
 }
 

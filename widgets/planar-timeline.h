@@ -124,7 +124,8 @@ const char         *planar_timeline_get_track_filter (PlanarTimeline     *self);
 void                planar_timeline_set_track_filter (PlanarTimeline     *self,
                                                       const char         *filter);
 /* Centres the window on @t_ps (ps since the profile start), keeping its
- * width. */
+ * width; at overview zoom (the window shows the whole profile) zooms in to
+ * 1% of the window, at least 1 µs. */
 void                planar_timeline_go_to_time       (PlanarTimeline     *self,
                                                       gint64              t_ps);
 
