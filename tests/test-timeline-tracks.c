@@ -483,6 +483,10 @@ test_go_to_time (Fixture       *f,
   g_assert_cmpint (planar_timeline_get_start_ps (f->timeline) + width / 2, ==, 2 * PLANAR_PS_PER_MS);
 }
 
+static void save_screenshot (Fixture    *f,
+                             GtkWidget  *popover_widget,
+                             const char *name);
+
 /* At overview zoom, Go to Time zooms in to 1% of the view (at least 1 µs)
  * centred on the time; the entry spells microseconds µs. */
 static void
@@ -501,11 +505,27 @@ test_go_to_time_overview (Fixture       *f,
                    MAX (width / 100, PLANAR_PS_PER_US));
   g_assert_cmpint (planar_timeline_get_start_ps (f->timeline) + MAX (width / 100, PLANAR_PS_PER_US) / 2, ==,
                    first + (last - first) / 3);
+  /* A marker line labelled with the time stays there. */
+  {
+    gint64 marker = -1;
+
+    g_assert_true (planar_timeline_get_go_to_marker (f->timeline, &marker));
+    g_assert_cmpint (marker, ==, first + (last - first) / 3);
+    drain ();
+    save_screenshot (f, NULL, "timeline-go-to-marker.png");
+  }
 
   /* Zoomed in already: the width stays. */
   width = planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline);
   planar_timeline_go_to_time (f->timeline, first + (last - first) / 2);
   g_assert_cmpint (planar_timeline_get_end_ps (f->timeline) - planar_timeline_get_start_ps (f->timeline), ==, width);
+  /* Until the next Go to Time. */
+  {
+    gint64 marker = -1;
+
+    g_assert_true (planar_timeline_get_go_to_marker (f->timeline, &marker));
+    g_assert_cmpint (marker, ==, first + (last - first) / 2);
+  }
 
   /* The entry starts with the time in the middle, in µs. */
   planar_timeline_set_view (f->timeline, 0, 500 * PLANAR_PS_PER_US);

@@ -11,6 +11,7 @@
 #include "planar-counters.h"
 #include "planar-flows.h"
 #include "planar-time-axis.h"
+#include "planar-units.h"
 
 /* Selected events outlined one by one, at most; a larger selection shows
  * its range instead. */
@@ -640,6 +641,43 @@ draw_range (PlanarTimeline *self,
   gtk_snapshot_restore (snapshot);
 }
 
+/* The line Go to Time leaves at its time, labelled with it over the
+ * axis. */
+static void
+draw_go_to_marker (PlanarTimeline *self,
+                   GtkSnapshot    *snapshot,
+                   const GdkRGBA  *color,
+                   double          height)
+{
+  double x = _planar_timeline_x_for_time (self, self->go_to_marker_ps);
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  g_autofree char *label = NULL;
+  int tw, th;
+  double lx;
+  GskRoundedRect pill;
+
+  if (x < PLANAR_TIMELINE_LABEL_WIDTH || x > width)
+    return;
+  gtk_snapshot_append_color (snapshot, color,
+                             &GRAPHENE_RECT_INIT ((float) x - 1, PLANAR_TIMELINE_AXIS_HEIGHT, 2,
+                                                  (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
+  label = planar_format_time_exact (self->go_to_marker_ps);
+  pango_layout_set_text (self->small_layout, label, -1);
+  pango_layout_set_width (self->small_layout, -1);
+  pango_layout_get_pixel_size (self->small_layout, &tw, &th);
+  lx = CLAMP (x - tw / 2.0, PLANAR_TIMELINE_LABEL_WIDTH + 2, width - tw - 8);
+  gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
+                                                                (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
+  gtk_snapshot_push_rounded_clip (snapshot, &pill);
+  gtk_snapshot_append_color (snapshot, color, &pill.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) lx, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f));
+  gtk_snapshot_append_layout (snapshot, self->small_layout,
+                              planar_color_wants_light_text (color) ? &(GdkRGBA) { 1, 1, 1, 1 } : &(GdkRGBA) { 0, 0, 0, 0.87f });
+  gtk_snapshot_restore (snapshot);
+}
+
 static void
 draw_overlay (PlanarTimeline *self,
               GtkSnapshot    *snapshot,
@@ -658,6 +696,9 @@ draw_overlay (PlanarTimeline *self,
 
       draw_range (self, snapshot, m->start_ps, m->end_ps, &mark_color, 0.16f, height);
     }
+
+  if (self->has_go_to_marker)
+    draw_go_to_marker (self, snapshot, &mark_color, height);
 
   if (self->selection != NULL && self->profile != NULL)
     {

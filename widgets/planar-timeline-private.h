@@ -133,6 +133,10 @@ struct _PlanarTimeline
   double                drag_vscroll;
   gint64                timing_t0_ps;
   gint64                timing_t1_ps;
+  /* The time the last Go to Time went to, marked by a labelled line until
+   * the next one (or another profile). */
+  gboolean              has_go_to_marker;
+  gint64                go_to_marker_ps;
   /* DRAG_SECTION: the section dragged, and the one it would go before
    * (the number of sections: last). */
   guint                 drag_section;

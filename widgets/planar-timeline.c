@@ -513,6 +513,7 @@ planar_timeline_set_profile (PlanarTimeline *self,
   planar_timeline_layout_reset (self->layout);
   planar_track_renderer_reset (self->renderer);
   g_array_set_size (self->marks, 0);
+  self->has_go_to_marker = FALSE;
   /* A find's hits name the old profile's tracks. */
   g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   self->has_hover = FALSE;
@@ -630,7 +631,21 @@ planar_timeline_go_to_time (PlanarTimeline *self,
     if (width >= last_ps - first_ps)
       width = MAX (width / 100, PLANAR_PS_PER_US);
   }
+  self->has_go_to_marker = TRUE;
+  self->go_to_marker_ps = t_ps;
   planar_timeline_set_view (self, t_ps - width / 2, t_ps - width / 2 + width);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+planar_timeline_get_go_to_marker (PlanarTimeline *self,
+                                  gint64         *t_ps)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+
+  if (self->has_go_to_marker && t_ps != NULL)
+    *t_ps = self->go_to_marker_ps;
+  return self->has_go_to_marker;
 }
 
 /* ------------------------------------------------------------------------

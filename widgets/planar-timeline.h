@@ -125,9 +125,13 @@ void                planar_timeline_set_track_filter (PlanarTimeline     *self,
                                                       const char         *filter);
 /* Centres the window on @t_ps (ps since the profile start), keeping its
  * width; at overview zoom (the window shows the whole profile) zooms in to
- * 1% of the window, at least 1 µs. */
+ * 1% of the window, at least 1 µs. Leaves a marker line at @t_ps. */
 void                planar_timeline_go_to_time       (PlanarTimeline     *self,
                                                       gint64              t_ps);
+/* Whether the view shows the marker line the last Go to Time left (drawn
+ * at *@t_ps with that time as its label, until the next one). */
+gboolean            planar_timeline_get_go_to_marker (PlanarTimeline     *self,
+                                                      gint64             *t_ps);
 
 typedef enum
 {
