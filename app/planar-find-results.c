@@ -52,7 +52,8 @@ row_bind (GtkSignalListItemFactory *factory,
   GtkWidget *name = gtk_widget_get_first_child (box);
   GtkWidget *where = gtk_widget_get_next_sibling (name);
   g_autofree char *place = planar_search_hit_dup_where (hit);
-  g_autofree char *start = planar_format_duration (planar_search_hit_get_hit (hit)->start_ps);
+  g_autofree char *ascii = planar_format_duration (planar_search_hit_get_hit (hit)->start_ps);
+  g_autofree char *start = planar_stat_micro_sign (ascii);
   g_autofree char *text = g_strdup_printf ("%s · %s", start, place);
 
   gtk_label_set_text (GTK_LABEL (name), planar_search_hit_get_name (hit));

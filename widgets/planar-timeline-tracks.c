@@ -543,7 +543,8 @@ parse_go_to (PlanarTimeline  *self,
     }
   if (self->profile != NULL && planar_profile_get_span (self->profile, &first, &last) && *t_ps > last)
     {
-      g_autofree char *length = planar_format_duration (last);
+      g_autofree char *ascii = planar_format_duration (last);
+      g_autofree char *length = planar_stat_micro_sign (ascii);
 
       /* Translators: %s is a duration, such as "12.500 ms". */
       *message = g_strdup_printf (_("The profile ends at %s"), length);

@@ -23,6 +23,7 @@
 #include "planar-counters.h"
 #include "planar-flows.h"
 #include "planar-shortcuts.h"
+#include "planar-stat-format.h"
 #include "planar-time-axis.h"
 #include "planar-tool-selector.h"
 #include "planar-units.h"
@@ -668,8 +669,10 @@ update_accessible_selection (PlanarTimeline *self)
 
       if (ev != NULL)
         {
-          g_autofree char *start = planar_format_duration (ev->start_ps);
-          g_autofree char *duration = planar_format_duration (ev->duration_ps);
+          g_autofree char *start_ascii = planar_format_duration (ev->start_ps);
+          g_autofree char *duration_ascii = planar_format_duration (ev->duration_ps);
+          g_autofree char *start = planar_stat_micro_sign (start_ascii);
+          g_autofree char *duration = planar_stat_micro_sign (duration_ascii);
 
           /* Translators: an event's name, the track it is on, when it starts and how long it lasts. */
           text = g_strdup_printf (_("Selected %s on %s, at %s, lasting %s"),
