@@ -12,6 +12,7 @@
 
 #include "planar-capture.h"
 #include "planar-capture-response.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 #include "profiler_service.pb-c.h"
 
@@ -27,10 +28,12 @@ typedef struct
   GIOChannel *out;
 } Server;
 
+/* What the test server sends: a real sample, or a profile of planar-gen in
+ * a clone without the samples. */
 static char *
 sample_path (void)
 {
-  return g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"), SAMPLE, NULL);
+  return planar_test_sample_or_generated (SAMPLE);
 }
 
 /* Starts the test server in @mode serving @xspace, with the options
@@ -1319,8 +1322,8 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  if (g_getenv ("PLANAR_SAMPLES_DIR") == NULL || g_getenv ("PLANAR_TEST_PROFILER_SERVER") == NULL)
-    g_error ("PLANAR_SAMPLES_DIR and PLANAR_TEST_PROFILER_SERVER must be set (meson test sets them)");
+  if (g_getenv ("PLANAR_TEST_PROFILER_SERVER") == NULL)
+    g_error ("PLANAR_TEST_PROFILER_SERVER must be set (meson test sets it)");
   g_test_add_func ("/capture/options", test_options);
   g_test_add_func ("/capture/request", test_request);
   g_test_add_func ("/capture/response-errors", test_response_errors);
