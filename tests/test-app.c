@@ -1684,7 +1684,7 @@ test_lazy_hosts (void)
   save_screenshot ("lazy-hosts.png", G_USEC_PER_SEC / 2);
 
   /* Expanding host 3's header loads host 3 alone. */
-  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 3))[0]);
+  id = g_strdup_printf ("%s|*", planar_trace_get_host_name (planar_profile_get_trace (profile, 3)));
   g_assert_cmpint (planar_timeline_layout_find_section (window->timeline->layout, id), >=, 0);
   gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.toggle-section", "s", id);
   g_assert_true (planar_profile_is_busy (profile));
@@ -1699,7 +1699,7 @@ test_lazy_hosts (void)
 
   /* A click on host 5's header, with the real pointer, loads host 5. */
   g_free (id);
-  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 5))[0]);
+  id = g_strdup_printf ("%s|*", planar_trace_get_host_name (planar_profile_get_trace (profile, 5)));
   click_section_header (window, id);
   wait_for (profile_busy_or_host_5_loaded, profile, 10, "the click to reach the header");
   wait_for (timeline_settled, window, 30, "host 5 to load");

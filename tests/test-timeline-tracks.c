@@ -7,9 +7,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
+#include "planar-test-xspace.h"
 #include "planar-time-axis.h"
 #include "planar-timeline-private.h"
 #include "planar-tracks-popover.h"
@@ -1015,6 +1017,107 @@ test_drag_section (Fixture       *f,
   g_assert_true (section (f, 3)->collapsed);
 }
 
+/* A host file @name whose XSpace says it is host "localhost", with a GPU
+ * of a few streams and a CPU plane. */
+static void
+write_localhost (const char *dir,
+                 const char *name)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane;
+
+  PLANAR_TEST_APPEND (space->hostnames, space->n_hostnames, planar_test_keep_str ("localhost"));
+  planar_test_add_task_environment (space, 1000000);
+  for (int p = 0; p < 2; p++)
+    {
+      plane = planar_test_space_add_plane (space, p + 1, p == 0 ? "/device:GPU:0" : "/host:CPU");
+      planar_test_plane_add_event_metadata (plane, 1, "kernel", NULL);
+      for (int l = 0; l < 6; l++)
+        planar_test_line_add_event (planar_test_plane_add_line (plane, l + 1, p == 0 ? "Stream" : "thread", 10),
+                                    1, 1000 * l, 5000);
+    }
+  g_free (planar_test_write_space (space, dir, name));
+}
+
+/* Two host files of a session whose XSpaces both say "localhost": each
+ * host's sections are named and keyed by its file, with the hostname as
+ * detail; what was remembered under "localhost" goes to both files; the
+ * header of the section under the top of the view is the pinned one. */
+static void
+test_hosts_layout (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-hosts-XXXXXX", NULL);
+  g_autofree char *p0 = g_build_filename (dir, "worker0.xplane.pb", NULL);
+  g_autofree char *p1 = g_build_filename (dir, "worker1.xplane.pb", NULL);
+  const char *paths[] = { p0, p1, NULL };
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) titles = g_hash_table_new (g_str_hash, g_str_equal);
+  const PlanarTimelineSection *first, *second;
+  const PlanarTimelineRow *header, *next_header;
+  int header_y = -1;
+
+  planar_test_scratch_begin ();
+  write_localhost (dir, "worker0.xplane.pb");
+  write_localhost (dir, "worker1.xplane.pb");
+  planar_test_scratch_end ();
+  profile = planar_profile_new (paths);
+  planar_profile_load (profile, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 2);
+
+  /* Kept by hostname, as before. */
+  planar_view_state_set_section_collapsed (state, "localhost|/host:CPU", TRUE);
+  planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|1", TRUE);
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 4);
+  for (guint s = 0; s < 4; s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
+      const char *host = planar_trace_get_host_name (planar_profile_get_trace (profile, section->trace));
+
+      /* Never two alike. */
+      g_assert_true (g_hash_table_add (ids, section->id));
+      g_assert_true (g_hash_table_add (titles, section->title));
+      g_assert_true (g_str_has_prefix (section->id, host));
+      g_assert_true (g_str_has_prefix (section->title, host));
+      g_assert_nonnull (strstr (section->subtitle, "localhost"));
+      /* Each file's CPU came out folded, its GPU open. */
+      g_assert_cmpint (section->collapsed, ==, g_str_has_suffix (section->id, "/host:CPU"));
+    }
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker0|/host:CPU"), >=, 0);
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker1|/device:GPU:0"), >=, 0);
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|1"));
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker1|/device:GPU:0|1"));
+  g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|1"));
+  g_assert_false (planar_view_state_get_section_collapsed (state, "localhost|/host:CPU"));
+
+  /* The sticky header: none at the very top, the first section's while
+   * its tracks pass under the top, then pushed up by the next header. */
+  first = planar_timeline_layout_get_section (layout, 0);
+  second = planar_timeline_layout_get_section (layout, 1);
+  g_assert_false (first->collapsed);
+  header = planar_timeline_layout_get_row (layout, first->row);
+  next_header = planar_timeline_layout_get_row (layout, second->row);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 0, &header_y), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, header->y + header->height + 5, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, header->y + header->height + 5);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, next_header->y - 10, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, next_header->y - header->height);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, next_header->y, &header_y), ==, -1);
+
+  planar_timeline_layout_free (g_steal_pointer (&layout));
+  g_clear_object (&profile);
+  g_unlink (p0);
+  g_unlink (p1);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1035,6 +1138,7 @@ main (int   argc,
   planar_profile_load (sample, NULL, &error);
   g_assert_no_error (error);
 
+  g_test_add_func ("/timeline-tracks/hosts-layout", test_hosts_layout);
   g_test_add ("/timeline-tracks/hide-show", Fixture, NULL, fixture_setup, test_hide_show, fixture_teardown);
   g_test_add ("/timeline-tracks/filter", Fixture, NULL, fixture_setup, test_filter, fixture_teardown);
   g_test_add ("/timeline-tracks/collapse-all", Fixture, NULL, fixture_setup, test_collapse_all, fixture_teardown);
