@@ -1017,6 +1017,87 @@ test_drag_section (Fixture       *f,
   g_assert_true (section (f, 3)->collapsed);
 }
 
+static int expected_label_width;
+
+static gboolean
+label_width_is_expected (Fixture *f)
+{
+  return f->timeline->label_width == expected_label_width && f->timeline->drag == DRAG_NONE;
+}
+
+static guint expected_section;
+
+static gboolean
+first_section_collapsed (Fixture *f)
+{
+  return section (f, expected_section)->collapsed;
+}
+
+/* Where am I, with the real pointer: the label column's edge dragged wider
+ * (the width goes to the view state, the time area shrinks by as much);
+ * scrolled down, the first section's header stays at the top over its
+ * tracks, and a click there folds that section. */
+static void
+test_where_am_i (Fixture       *f,
+                 gconstpointer  data)
+{
+  const PlanarTimelineSection *first = NULL;
+  const PlanarTimelineRow *header;
+  guint s;
+  double area = _planar_timeline_time_area_width (f->timeline);
+  char ax[16], ay[16], bx[16], by[16];
+  int sticky, header_y;
+
+  /* The first section of several tracks (GPU 1 has a single one). */
+  for (s = 0; first == NULL || first->n_tracks <= 3; s++)
+    first = section (f, s);
+  s--;
+  expected_section = s;
+  header = planar_timeline_layout_get_row (layout_of (f), first->row);
+  g_assert_cmpint (f->timeline->label_width, ==, PLANAR_TIMELINE_LABEL_WIDTH);
+  g_assert_false (first->collapsed);
+
+  /* The edge, over the first track, dragged 150 px right. */
+  window_point (f, PLANAR_TIMELINE_LABEL_WIDTH - 1, _planar_timeline_widget_y (f->timeline, header->y + header->height + 8), ax, ay);
+  window_point (f, PLANAR_TIMELINE_LABEL_WIDTH + 149, _planar_timeline_widget_y (f->timeline, header->y + header->height + 8), bx, by);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
+           "mousemove", "--window", "%1", "--sync", bx, ay,
+           "mousemove", "--window", "%1", "--sync", bx, by, "mouseup", "1", NULL);
+  expected_label_width = PLANAR_TIMELINE_LABEL_WIDTH + 150;
+  g_assert_true (wait_for (label_width_is_expected, f));
+  g_assert_cmpint (planar_view_state_get_label_width (planar_timeline_get_view_state (f->timeline)), ==,
+                   PLANAR_TIMELINE_LABEL_WIDTH + 150);
+  g_assert_cmpfloat (_planar_timeline_time_area_width (f->timeline), ==, area - 150);
+  /* A drag on the edge is not a click: nothing folded or selected. */
+  g_assert_false (section (f, s)->collapsed);
+
+  /* The layout was made again when the view state changed. */
+  header = planar_timeline_layout_get_row (layout_of (f), section (f, s)->row);
+  /* Scrolled so that the section's header is above the top. */
+  gtk_adjustment_set_value (f->timeline->vadjustment, header->y + header->height + 40);
+  drain ();
+  sticky = planar_timeline_layout_sticky_section (layout_of (f), (int) _planar_timeline_vscroll (f->timeline), &header_y);
+  g_assert_cmpint (sticky, ==, (int) s);
+  save_screenshot (f, NULL, "timeline-where-am-i.png");
+
+  /* The pinned header takes clicks as the header does. */
+  window_point (f, 600, PLANAR_TIMELINE_AXIS_HEIGHT + PLANAR_TIMELINE_SECTION_HEIGHT / 2, ax, ay);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "click", "1", NULL);
+  g_assert_true (wait_for (first_section_collapsed, f));
+  save_screenshot (f, NULL, "timeline-where-am-i-folded.png");
+
+  /* The width is the view state's: a state without one brings the usual
+   * width back. */
+  {
+    g_autoptr(PlanarViewState) fresh = planar_view_state_new ();
+
+    planar_timeline_set_view_state (f->timeline, fresh);
+    g_assert_cmpint (f->timeline->label_width, ==, PLANAR_TIMELINE_LABEL_WIDTH);
+    planar_view_state_set_label_width (fresh, 300);
+    g_assert_cmpint (f->timeline->label_width, ==, 300);
+  }
+}
+
 /* A host file @name whose XSpace says it is host "localhost", with a GPU
  * of a few streams and a CPU plane. */
 static void
@@ -1139,6 +1220,7 @@ main (int   argc,
   g_assert_no_error (error);
 
   g_test_add_func ("/timeline-tracks/hosts-layout", test_hosts_layout);
+  g_test_add ("/timeline-tracks/where-am-i", Fixture, NULL, fixture_setup, test_where_am_i, fixture_teardown);
   g_test_add ("/timeline-tracks/hide-show", Fixture, NULL, fixture_setup, test_hide_show, fixture_teardown);
   g_test_add ("/timeline-tracks/filter", Fixture, NULL, fixture_setup, test_filter, fixture_teardown);
   g_test_add ("/timeline-tracks/collapse-all", Fixture, NULL, fixture_setup, test_collapse_all, fixture_teardown);

@@ -204,6 +204,46 @@ test_rekey_hosts (void)
   g_rmdir (dir);
 }
 
+/* The label column's width is remembered per profile; the usual width (0)
+ * is no change, and a width that is not a number is ignored. */
+static void
+test_label_width (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-view-state-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (dir, "views.ini", NULL);
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(PlanarViewState) loaded = NULL;
+  g_autoptr(PlanarViewState) other = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n = 0;
+
+  g_signal_connect (state, "changed", G_CALLBACK (count_changes), &n);
+  g_assert_cmpint (planar_view_state_get_label_width (state), ==, 0);
+  g_assert_true (planar_view_state_set_label_width (state, 340));
+  g_assert_false (planar_view_state_set_label_width (state, 340));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_false (planar_view_state_is_default (state));
+  g_assert_true (planar_view_state_save (state, store, "/runs/a", &error));
+  g_assert_no_error (error);
+  loaded = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (loaded), ==, 340);
+  other = planar_view_state_load (store, "/runs/b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (other), ==, 0);
+  g_clear_object (&loaded);
+
+  g_assert_true (g_file_set_contents (store, "[/runs/a]\nlabel-width=wide\n", -1, &error));
+  loaded = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (loaded), ==, 0);
+
+  g_assert_true (planar_view_state_set_label_width (state, 0));
+  g_assert_true (planar_view_state_is_default (state));
+  g_unlink (store);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -213,6 +253,7 @@ main (int   argc,
   g_test_add_func ("/view-state/setters", test_setters);
   g_test_add_func ("/view-state/store", test_store);
   g_test_add_func ("/view-state/rekey-hosts", test_rekey_hosts);
+  g_test_add_func ("/view-state/label-width", test_label_width);
 
   return g_test_run ();
 }
