@@ -1026,6 +1026,30 @@ label_width_is_expected (Fixture *f)
 }
 
 static guint expected_section;
+static const char *expected_tooltip;
+
+/* The label of a shown tooltip window under @widget holding
+ * expected_tooltip, looked for depth first. */
+static gboolean
+tooltip_shows (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child) && gtk_widget_get_mapped (child) &&
+          strcmp (gtk_label_get_text (GTK_LABEL (child)), expected_tooltip) == 0 &&
+          gtk_widget_get_ancestor (child, g_type_from_name ("GtkTooltipWindow")) != NULL)
+        return TRUE;
+      if (tooltip_shows (child))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+tooltip_shown (Fixture *f)
+{
+  return tooltip_shows (f->window);
+}
 
 static gboolean
 first_section_collapsed (Fixture *f)
@@ -1085,6 +1109,40 @@ test_where_am_i (Fixture       *f,
   xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "click", "1", NULL);
   g_assert_true (wait_for (first_section_collapsed, f));
   save_screenshot (f, NULL, "timeline-where-am-i-folded.png");
+
+  /* Narrowed to the least, a long track name is cut short, and the
+   * pointer over it shows it whole in a tooltip. */
+  gtk_adjustment_set_value (f->timeline->vadjustment, 0);
+  drain ();
+  window_point (f, f->timeline->label_width, PLANAR_TIMELINE_AXIS_HEIGHT + 60, ax, ay);
+  window_point (f, 0, PLANAR_TIMELINE_AXIS_HEIGHT + 60, bx, by);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
+           "mousemove", "--window", "%1", "--sync", bx, by, "mouseup", "1", NULL);
+  expected_label_width = PLANAR_TIMELINE_LABEL_WIDTH_MIN;
+  g_assert_true (wait_for (label_width_is_expected, f));
+  {
+    const PlanarTimelineRow *row = NULL;
+    const PlanarTimelineEntry *entry = NULL;
+
+    for (guint r = 0; r < n_rows (f) && entry == NULL; r++)
+      {
+        int e;
+
+        row = planar_timeline_layout_get_row (layout_of (f), r);
+        e = planar_timeline_layout_find_entry (layout_of (f), row);
+        if (e >= 0 && strlen (planar_timeline_layout_get_entry (layout_of (f), (guint) e)->name) > 20 &&
+            _planar_timeline_widget_y (f->timeline, row->y) > PLANAR_TIMELINE_AXIS_HEIGHT + PLANAR_TIMELINE_SECTION_HEIGHT)
+          entry = planar_timeline_layout_get_entry (layout_of (f), (guint) e);
+      }
+    g_assert_nonnull (entry);
+    expected_tooltip = entry->name;
+    window_point (f, 30, _planar_timeline_widget_y (f->timeline, row->y) + 8, ax, ay);
+    xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+    window_point (f, 32, _planar_timeline_widget_y (f->timeline, row->y) + 9, ax, ay);
+    xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+    g_assert_true (wait_for (tooltip_shown, f));
+    save_screenshot (f, NULL, "timeline-label-tooltip.png");
+  }
 
   /* The width is the view state's: a state without one brings the usual
    * width back. */
