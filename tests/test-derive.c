@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 #include <glib/gstdio.h>
@@ -1368,41 +1369,6 @@ test_internal_events (Fixture       *f,
 /* ------------------------------------------------------------------------ */
 /* The real samples */
 
-static const char *
-samples_dir (void)
-{
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
-
-  g_assert_nonnull (dir);
-  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
-  return dir;
-}
-
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static GPtrArray *
-list_samples (void)
-{
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = g_dir_open (samples_dir (), 0, &error);
-  const char *name;
-
-  g_assert_no_error (error);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_suffix (name, ".xplane.pb"))
-      g_ptr_array_add (paths, g_build_filename (samples_dir (), name, NULL));
-  g_ptr_array_sort (paths, compare_strings);
-  if (paths->len == 0)
-    g_error ("no *.xplane.pb in %s", samples_dir ());
-  return paths;
-}
-
 /* One event of a protobuf-c plane, with its stats resolved by name:
  * metadata stats first, then the event's, later ones winning. */
 typedef struct
@@ -1962,9 +1928,11 @@ check_range_queries (const PlanarFlowIndex *flows,
 static void
 test_samples (void)
 {
-  g_autoptr(GPtrArray) paths = list_samples ();
+  g_autoptr(GPtrArray) paths = planar_test_list_samples (".xplane.pb");
   guint n_xla_lines = 0;
 
+  if (paths == NULL)
+    return;
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = g_ptr_array_index (paths, i);

@@ -22,6 +22,7 @@
 #include "planar-application.h"
 #include "planar-model.h"
 #include "planar-timeline-private.h"
+#include "planar-test-samples.h"
 #include "planar-window-private.h"
 
 #define SAMPLE "tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb"
@@ -459,14 +460,20 @@ view_is (gpointer data)
 static void
 test_find_shows_hits (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("PLANAR_SAMPLES_DIR"), SAMPLE, NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  PlanarWindow *window = planar_application_open_file (app, file, NULL);
+  g_autofree char *path = planar_test_sample_path (SAMPLE);
+  g_autoptr(GFile) file = NULL;
+  PlanarWindow *window;
   PlanarTimeline *timeline;
   gint64 first, last, width_before;
   guint64 n, highlighted, plain;
   double width_px;
   const PlanarEvent *event;
+
+  /* A real JAX GPU profile: skipped in a clone without the samples. */
+  if (path == NULL)
+    return;
+  file = g_file_new_for_path (path);
+  window = planar_application_open_file (app, file, NULL);
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1300, 820);
   gtk_window_present (GTK_WINDOW (window));
@@ -659,8 +666,6 @@ main (int   argc,
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  if (g_getenv ("PLANAR_SAMPLES_DIR") == NULL)
-    g_error ("PLANAR_SAMPLES_DIR must be set (meson test sets it)");
 
   tmp_dir = g_dir_make_tmp ("planar-test-find-XXXXXX", &error);
   g_assert_no_error (error);

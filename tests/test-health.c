@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "planar-model.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 static char *
@@ -424,16 +425,15 @@ test_health_damaged_count (PlanarTestFixture *f,
 static void
 test_health_samples (void)
 {
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
+  const char *dir = planar_test_samples_dir ();
   g_autoptr(GDir) folder = NULL;
   const char *name;
   guint n = 0;
 
-  if (dir == NULL || (folder = g_dir_open (dir, 0, NULL)) == NULL)
-    {
-      g_test_skip ("no samples");
-      return;
-    }
+  if (!planar_test_need_samples ())
+    return;
+  folder = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (folder);
   while ((name = g_dir_read_name (folder)) != NULL)
     {
       g_autofree char *path = NULL;

@@ -1,10 +1,12 @@
 /* test-samples.c: the real profiles in the shared samples folder, decoded
  * independently with protobuf-c and compared with the model and with
- * `planar-cli info --json`.
+ * `planar-cli info --json`; the same checks run on profiles of planar-gen,
+ * also in a clone without the samples.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 #include <errno.h>
@@ -27,51 +29,27 @@ typedef Tensorflow__Profiler__XEventMetadata XEventMetadata;
 /* ------------------------------------------------------------------------ */
 /* The samples */
 
-static const char *
-samples_dir (void)
-{
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
-
-  g_assert_nonnull (dir);
-  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
-  return dir;
-}
-
-static int
-compare_strings (gconstpointer a,
-                 gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-/* Every `*.xplane.pb` of the samples folder, sorted. A test run with no
- * sample would prove nothing, so an empty folder fails here. */
+/* Every `*.xplane.pb` of the samples folder, sorted (NULL, the case
+ * skipped, in a clone without them). */
 static GPtrArray *
 list_samples (void)
 {
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = g_dir_open (samples_dir (), 0, &error);
-  const char *name;
-
-  g_assert_no_error (error);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_suffix (name, ".xplane.pb"))
-      g_ptr_array_add (paths, g_build_filename (samples_dir (), name, NULL));
-  g_ptr_array_sort (paths, compare_strings);
-  if (paths->len == 0)
-    g_error ("no *.xplane.pb in %s", samples_dir ());
-  return paths;
+  return planar_test_list_samples (".xplane.pb");
 }
 
-static char *
-sample_path (const char *name)
+/* What a case reads: the samples when @data is NULL, otherwise two
+ * profiles of planar-gen, so that the same checks run in every clone. */
+static GPtrArray *
+list_profiles (gconstpointer data)
 {
-  char *path = g_build_filename (samples_dir (), name, NULL);
+  GPtrArray *paths;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    g_error ("the samples README lists %s, which is not in %s", name, samples_dir ());
-  return path;
+  if (data == NULL)
+    return list_samples ();
+  paths = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (paths, g_strdup (planar_test_generated_profile (1)));
+  g_ptr_array_add (paths, g_strdup (planar_test_generated_profile (2)));
+  return paths;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -605,16 +583,20 @@ test_samples_found (void)
 {
   g_autoptr(GPtrArray) paths = list_samples ();
 
+  if (paths == NULL)
+    return;
   g_assert_cmpuint (paths->len, >, 0);
   for (guint i = 0; i < paths->len; i++)
     g_test_message ("sample: %s", (const char *) g_ptr_array_index (paths, i));
 }
 
 static void
-test_samples_model (void)
+test_samples_model (gconstpointer data)
 {
-  g_autoptr(GPtrArray) paths = list_samples ();
+  g_autoptr(GPtrArray) paths = list_profiles (data);
 
+  if (paths == NULL)
+    return;
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = g_ptr_array_index (paths, i);
@@ -667,10 +649,12 @@ static const KnownSample known_samples[] = {
 static void
 test_samples_known_counts (void)
 {
+  if (!planar_test_need_samples ())
+    return;
   for (guint i = 0; i < G_N_ELEMENTS (known_samples); i++)
     {
       const KnownSample *k = &known_samples[i];
-      g_autofree char *path = sample_path (k->file);
+      g_autofree char *path = planar_test_sample_path (k->file);
       g_autoptr(Reference) ref = reference_new (path);
       g_autoptr(PlanarTrace) trace = NULL;
       g_autoptr(GError) error = NULL;
@@ -897,10 +881,12 @@ check_json_host (JsonObject      *host,
 }
 
 static void
-test_samples_cli_info (void)
+test_samples_cli_info (gconstpointer data)
 {
-  g_autoptr(GPtrArray) paths = list_samples ();
+  g_autoptr(GPtrArray) paths = list_profiles (data);
 
+  if (paths == NULL)
+    return;
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = g_ptr_array_index (paths, i);
@@ -962,11 +948,11 @@ remove_tree (const char *path)
 /* A log directory whose one session holds two of the samples, linked (the
  * samples are never copied). */
 static void
-test_samples_cli_session (void)
+test_samples_cli_session (gconstpointer data)
 {
-  g_autoptr(GPtrArray) paths = list_samples ();
+  g_autoptr(GPtrArray) paths = list_profiles (data);
   g_autoptr(GError) error = NULL;
-  g_autofree char *root = g_dir_make_tmp ("planar-test-samples-XXXXXX", &error);
+  g_autofree char *root = NULL;
   g_autofree char *session = NULL;
   g_autoptr(JsonNode) node = NULL;
   Reference *refs[2] = { NULL, NULL };
@@ -980,13 +966,15 @@ test_samples_cli_session (void)
   JsonArray *hosts;
   guint n;
 
-  g_assert_no_error (error);
+  if (paths == NULL)
+    return;
   if (paths->len < 2)
     {
       g_test_skip ("needs two samples");
-      g_rmdir (root);
       return;
     }
+  root = g_dir_make_tmp ("planar-test-samples-XXXXXX", &error);
+  g_assert_no_error (error);
   /* The two smallest keep the test quick. */
   g_ptr_array_sort (paths, compare_by_size);
 
@@ -1075,10 +1063,14 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/samples/found", test_samples_found);
-  g_test_add_func ("/samples/model", test_samples_model);
+  g_test_add_data_func ("/samples/model", NULL, test_samples_model);
   g_test_add_func ("/samples/known-counts", test_samples_known_counts);
-  g_test_add_func ("/samples/cli-info-json", test_samples_cli_info);
-  g_test_add_func ("/samples/cli-session", test_samples_cli_session);
+  g_test_add_data_func ("/samples/cli-info-json", NULL, test_samples_cli_info);
+  g_test_add_data_func ("/samples/cli-session", NULL, test_samples_cli_session);
+  /* The same checks on profiles of planar-gen, which every clone has. */
+  g_test_add_data_func ("/samples/generated/model", "generated", test_samples_model);
+  g_test_add_data_func ("/samples/generated/cli-info-json", "generated", test_samples_cli_info);
+  g_test_add_data_func ("/samples/generated/cli-session", "generated", test_samples_cli_session);
 
   return g_test_run ();
 }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -362,22 +363,17 @@ test_random (void)
 static void
 test_samples (void)
 {
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
-  g_autoptr(GDir) d = NULL;
-  const char *name;
+  g_autoptr(GPtrArray) paths = planar_test_list_samples (".xplane.pb");
   guint n = 0;
 
-  g_assert_nonnull (dir);
-  d = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
+  if (paths == NULL)
+    return;
+  for (guint i = 0; i < paths->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
+      const char *path = g_ptr_array_index (paths, i);
       g_autoptr(PlanarTrace) trace = NULL;
       g_autoptr(GError) error = NULL;
 
-      if (!g_str_has_suffix (name, ".xplane.pb"))
-        continue;
       trace = planar_trace_load (path, NULL, &error);
       g_assert_no_error (error);
       check_trace (trace, n + 100);
@@ -474,8 +470,7 @@ concurrent_reader (gpointer user_data)
 static void
 test_concurrent_readers (void)
 {
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
-  g_autofree char *path = g_build_filename (dir, "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb", NULL);
+  g_autofree char *path = planar_test_sample_or_generated ("xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb");
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
   ConcurrentData data = { 0 };

@@ -14,6 +14,7 @@
 #include "planar-counters.h"
 #include "planar-flows.h"
 #include "planar-span-index.h"
+#include "planar-test-samples.h"
 #include "planar-timeline-private.h"
 
 #define SAMPLE_GPU "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb"
@@ -28,14 +29,7 @@
 static char *
 sample_path (const char *name)
 {
-  const char *dir = g_getenv ("PLANAR_SAMPLES_DIR");
-  char *path;
-
-  g_assert_nonnull (dir);
-  path = g_build_filename (dir, name, NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    g_error ("%s is not in %s", name, dir);
-  return path;
+  return planar_test_sample_path (name);
 }
 
 static PlanarProfile *
@@ -738,16 +732,19 @@ main (int   argc,
 
   gtk_test_init (&argc, &argv, NULL);
 
-  path = sample_path (SAMPLE_GPU);
-  sample = load_profile (path);
-
-  g_test_add_func ("/timeline-render/event-colors", test_event_colors);
-  g_test_add_func ("/timeline-render/lod-coverage", test_lod_coverage);
-  g_test_add_func ("/timeline-render/overlay-keeps-tracks", test_overlay_keeps_tracks);
-  g_test_add_func ("/timeline-render/screenshots/sample", test_screenshots_sample);
+  /* The cases on the GPU sample only skip in a clone without the samples. */
+  if (planar_test_samples_dir () != NULL)
+    {
+      path = sample_path (SAMPLE_GPU);
+      sample = load_profile (path);
+    }
+  planar_test_add_func_with_samples ("/timeline-render/event-colors", test_event_colors);
+  planar_test_add_func_with_samples ("/timeline-render/lod-coverage", test_lod_coverage);
+  planar_test_add_func_with_samples ("/timeline-render/overlay-keeps-tracks", test_overlay_keeps_tracks);
+  planar_test_add_func_with_samples ("/timeline-render/screenshots/sample", test_screenshots_sample);
   g_test_add_func ("/timeline-render/screenshots/generated", test_screenshots_generated);
   g_test_add_func ("/timeline-render/screenshots/no-profile", test_screenshot_empty);
-  g_test_add_func ("/timeline-render/hidpi", test_hidpi);
+  planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
   g_clear_object (&sample);
