@@ -2,7 +2,8 @@
  *
  * The store is a key file with one group per profile, named by its path
  * (or by a checksum of it when the path holds characters a group name
- * cannot), and four string lists:
+ * cannot), four string lists and the label column's width when it was
+ * changed:
  *
  *   [/data/runs/train/plugins/profile/2026_01_01_00_00_00]
  *   hidden-tracks=host0|/device:GPU:0|3;
@@ -27,6 +28,8 @@ struct _PlanarViewState
   GHashTable *hidden_sections;
   GHashTable *collapsed_sections;
   GStrv       section_order;
+  /* 0: the usual width. */
+  int         label_width;
   /* planar_view_state_freeze_changes() depth, and whether a change came
    * while frozen. */
   guint       freeze;
@@ -234,6 +237,130 @@ planar_view_state_set_section_order (PlanarViewState    *self,
   return TRUE;
 }
 
+/* Whether @id's host (the part before the first '|') is @host. */
+static gboolean
+id_has_host (const char *id,
+             const char *host)
+{
+  size_t n = strlen (host);
+
+  return strncmp (id, host, n) == 0 && id[n] == '|';
+}
+
+/* The ids @id becomes: itself when its host is not being moved, else one
+ * per new host of its old host. */
+static void
+rekey_id (const char         *id,
+          const char * const *old_hosts,
+          const char * const *new_hosts,
+          GPtrArray          *out)
+{
+  gboolean moved = FALSE;
+
+  for (guint i = 0; old_hosts[i] != NULL && new_hosts[i] != NULL; i++)
+    if (id_has_host (id, old_hosts[i]))
+      {
+        g_ptr_array_add (out, g_strconcat (new_hosts[i], id + strlen (old_hosts[i]), NULL));
+        moved = TRUE;
+      }
+  /* A host that is also a host file keeps its own entries. */
+  for (guint i = 0; moved && new_hosts[i] != NULL; i++)
+    if (id_has_host (id, new_hosts[i]))
+      moved = FALSE;
+  if (!moved)
+    g_ptr_array_add (out, g_strdup (id));
+}
+
+static gboolean
+rekey_set (GHashTable         *set,
+           const char * const *old_hosts,
+           const char * const *new_hosts)
+{
+  g_autofree const char **ids = (const char **) g_hash_table_get_keys_as_array (set, NULL);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) rekeyed = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean changed;
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    rekey_id (ids[i], old_hosts, new_hosts, out);
+  for (guint i = 0; i < out->len; i++)
+    g_hash_table_add (rekeyed, out->pdata[i]);
+  changed = g_hash_table_size (rekeyed) != g_hash_table_size (set);
+  for (guint i = 0; !changed && i < out->len; i++)
+    changed = !g_hash_table_contains (set, out->pdata[i]);
+  if (!changed)
+    return FALSE;
+  g_hash_table_remove_all (set);
+  for (guint i = 0; i < out->len; i++)
+    g_hash_table_add (set, g_strdup (out->pdata[i]));
+  return TRUE;
+}
+
+gboolean
+planar_view_state_rekey_hosts (PlanarViewState    *self,
+                               const char * const *old_hosts,
+                               const char * const *new_hosts)
+{
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  gboolean changed = FALSE;
+
+  g_return_val_if_fail (PLANAR_IS_VIEW_STATE (self), FALSE);
+  g_return_val_if_fail (old_hosts != NULL && new_hosts != NULL, FALSE);
+  g_return_val_if_fail (g_strv_length ((char **) old_hosts) == g_strv_length ((char **) new_hosts), FALSE);
+
+  changed |= rekey_set (self->hidden_tracks, old_hosts, new_hosts);
+  changed |= rekey_set (self->hidden_sections, old_hosts, new_hosts);
+  changed |= rekey_set (self->collapsed_sections, old_hosts, new_hosts);
+  /* The order keeps its place: the new ids stand where the old one stood. */
+  for (guint i = 0; self->section_order[i] != NULL; i++)
+    {
+      g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+      rekey_id (self->section_order[i], old_hosts, new_hosts, ids);
+      for (guint k = 0; k < ids->len; k++)
+        {
+          gboolean seen = FALSE;
+
+          for (guint j = 0; j < order->len && !seen; j++)
+            seen = strcmp (order->pdata[j], ids->pdata[k]) == 0;
+          if (!seen)
+            g_ptr_array_add (order, g_strdup (ids->pdata[k]));
+        }
+    }
+  g_ptr_array_add (order, NULL);
+  if (!g_strv_equal ((const char * const *) self->section_order, (const char * const *) order->pdata))
+    {
+      g_strfreev (self->section_order);
+      self->section_order = (char **) g_ptr_array_steal (order, NULL);
+      changed = TRUE;
+    }
+  if (changed)
+    emit_changed (self);
+  return changed;
+}
+
+int
+planar_view_state_get_label_width (PlanarViewState *self)
+{
+  g_return_val_if_fail (PLANAR_IS_VIEW_STATE (self), 0);
+
+  return self->label_width;
+}
+
+gboolean
+planar_view_state_set_label_width (PlanarViewState *self,
+                                   int              width)
+{
+  g_return_val_if_fail (PLANAR_IS_VIEW_STATE (self), FALSE);
+
+  width = MAX (width, 0);
+  if (self->label_width == width)
+    return FALSE;
+  self->label_width = width;
+  emit_changed (self);
+  return TRUE;
+}
+
 gboolean
 planar_view_state_is_default (PlanarViewState *self)
 {
@@ -242,7 +369,8 @@ planar_view_state_is_default (PlanarViewState *self)
   return g_hash_table_size (self->hidden_tracks) == 0 &&
          g_hash_table_size (self->hidden_sections) == 0 &&
          g_hash_table_size (self->collapsed_sections) == 0 &&
-         self->section_order[0] == NULL;
+         self->section_order[0] == NULL &&
+         self->label_width == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -323,6 +451,8 @@ planar_view_state_load (const char  *store_path,
   read_set (keyfile, group, "hidden-tracks", self->hidden_tracks);
   read_set (keyfile, group, "hidden-sections", self->hidden_sections);
   read_set (keyfile, group, "collapsed-sections", self->collapsed_sections);
+  /* A width that is not a number, or not a sensible one, is ignored. */
+  self->label_width = CLAMP (g_key_file_get_integer (keyfile, group, "label-width", NULL), 0, 10000);
   order = g_key_file_get_string_list (keyfile, group, "section-order", NULL, NULL);
   if (order != NULL)
     {
@@ -397,6 +527,10 @@ planar_view_state_save (PlanarViewState  *self,
                                     g_strv_length (self->section_order));
       else
         g_key_file_remove_key (keyfile, group, "section-order", NULL);
+      if (self->label_width > 0)
+        g_key_file_set_integer (keyfile, group, "label-width", self->label_width);
+      else
+        g_key_file_remove_key (keyfile, group, "label-width", NULL);
     }
 
   folder = g_path_get_dirname (store_path);

@@ -49,6 +49,21 @@ gboolean             planar_view_state_set_section_order     (PlanarViewState   
  * is one change for the view, and one write to the store). They nest. */
 void                 planar_view_state_freeze_changes        (PlanarViewState    *self);
 void                 planar_view_state_thaw_changes          (PlanarViewState    *self);
+/* The width of the timeline's label column, in logical pixels; 0 for the
+ * usual width. */
+int                  planar_view_state_get_label_width       (PlanarViewState    *self);
+gboolean             planar_view_state_set_label_width       (PlanarViewState    *self,
+                                                              int                 width);
+/* Moves what was remembered under a host named by its in-file hostname
+ * (how ids were made before) to the host files that carry that hostname:
+ * @old_hosts and @new_hosts are NULL-terminated and of equal length, and
+ * every id of @old_hosts[i] ("tw003|/device:GPU:0|3") is copied to
+ * @new_hosts[i] ("worker0|/device:GPU:0|3"); an old host that is not also
+ * a new host is then forgotten. Two host files with the same hostname each
+ * get the old entries. Returns whether anything changed. */
+gboolean             planar_view_state_rekey_hosts           (PlanarViewState    *self,
+                                                              const char * const *old_hosts,
+                                                              const char * const *new_hosts);
 /* Whether nothing was hidden, collapsed or moved. */
 gboolean             planar_view_state_is_default            (PlanarViewState    *self);
 

@@ -1897,7 +1897,7 @@ test_lazy_hosts (void)
   save_screenshot ("lazy-hosts.png", G_USEC_PER_SEC / 2);
 
   /* Expanding host 3's header loads host 3 alone. */
-  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 3))[0]);
+  id = g_strdup_printf ("%s|*", planar_trace_get_host_name (planar_profile_get_trace (profile, 3)));
   g_assert_cmpint (planar_timeline_layout_find_section (window->timeline->layout, id), >=, 0);
   gtk_widget_activate_action (GTK_WIDGET (window->timeline), "timeline.toggle-section", "s", id);
   g_assert_true (planar_profile_is_busy (profile));
@@ -1912,7 +1912,7 @@ test_lazy_hosts (void)
 
   /* A click on host 5's header, with the real pointer, loads host 5. */
   g_free (id);
-  id = g_strdup_printf ("%s|*", planar_trace_get_hostnames (planar_profile_get_trace (profile, 5))[0]);
+  id = g_strdup_printf ("%s|*", planar_trace_get_host_name (planar_profile_get_trace (profile, 5)));
   click_section_header (window, id);
   wait_for (profile_busy_or_host_5_loaded, profile, 10, "the click to reach the header");
   wait_for (timeline_settled, window, 30, "host 5 to load");
@@ -2902,6 +2902,107 @@ print_without_accessibility_chatter (const char *string)
   fflush (stdout);
 }
 
+/* A host file whose XSpace says it is host "localhost". */
+static void
+write_localhost_host (const char *dir,
+                      const char *name,
+                      guint64     start_ns)
+{
+  XSpace *space = planar_test_space_new ();
+
+  PLANAR_TEST_APPEND (space->hostnames, space->n_hostnames, planar_test_keep_str ("localhost"));
+  for (int p = 0; p < 2; p++)
+    {
+      XPlane *plane = planar_test_space_add_plane (space, p + 1, p == 0 ? "/device:GPU:0" : "/host:CPU");
+
+      planar_test_plane_add_event_metadata (plane, 1, p == 0 ? "kernel" : "step", NULL);
+      for (int l = 0; l < 3; l++)
+        planar_test_line_add_event (planar_test_plane_add_line (plane, l + 1, p == 0 ? "Stream" : "thread", 10),
+                                    1, 1000 * l, 100000);
+    }
+  planar_test_add_task_environment (space, start_ns);
+  g_free (planar_test_write_space (space, dir, name));
+}
+
+static char *section_store;
+
+static gboolean
+store_rekeyed (gpointer data)
+{
+  g_autofree char *contents = NULL;
+
+  return g_file_get_contents (section_store, &contents, NULL, NULL) &&
+         strstr (contents, "localhost|") == NULL && strstr (contents, "worker1|/host:CPU") != NULL;
+}
+
+static gboolean
+worker1_cpu_open (gpointer data)
+{
+  PlanarTimelineLayout *layout = ((PlanarWindow *) data)->timeline->layout;
+  int s = planar_timeline_layout_find_section (layout, "worker1|/host:CPU");
+
+  return s >= 0 && !planar_timeline_layout_get_section (layout, (guint) s)->collapsed;
+}
+
+/* Two hosts of a session whose files both say "localhost": the sections
+ * carry the file's host name (worker0, worker1) with the hostname as
+ * detail; what was remembered under "localhost" is re-keyed to both files
+ * and saved so; then a real click on worker1's CPU header opens it alone. */
+static void
+test_same_hostname (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *folder = g_build_filename (tmp_dir, "same-hostname", "plugins", "profile", NEWEST, NULL);
+  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  PlanarTimelineLayout *layout;
+  PlanarWindow *window;
+  const char *legacy[] = { "localhost|/host:CPU", NULL };
+  g_autoptr(GHashTable) titles = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *store_dir = NULL;
+  int s0;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  planar_test_scratch_begin ();
+  write_localhost_host (folder, "worker0.xplane.pb", start);
+  write_localhost_host (folder, "worker1.xplane.pb", start);
+  planar_test_scratch_end ();
+  /* Remembered the old way: by the in-file hostname. */
+  section_store = planar_view_state_get_default_store ();
+  g_key_file_load_from_file (keyfile, section_store, G_KEY_FILE_NONE, NULL);
+  g_key_file_set_string_list (keyfile, folder, "collapsed-sections", legacy, 1);
+  store_dir = g_path_get_dirname (section_store);
+  g_assert_cmpint (g_mkdir_with_parents (store_dir, 0700), ==, 0);
+  g_assert_true (g_key_file_save_to_file (keyfile, section_store, &error));
+  g_assert_no_error (error);
+
+  window = open_path (folder);
+  wait_loaded (window);
+  wait_for (store_rekeyed, NULL, 10, "the state kept under 'localhost' to be saved per host file");
+  layout = window->timeline->layout;
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 4);
+  for (guint s = 0; s < 4; s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
+
+      g_assert_true (g_hash_table_add (titles, section->title));
+      g_assert_true (g_str_has_prefix (section->title, "worker0 · ") || g_str_has_prefix (section->title, "worker1 · "));
+      g_assert_nonnull (strstr (section->subtitle, "localhost"));
+      g_assert_cmpint (section->collapsed, ==, g_str_has_suffix (section->id, "/host:CPU"));
+    }
+  save_screenshot ("same-hostname.png", G_USEC_PER_SEC / 2);
+
+  click_section_header (window, "worker1|/host:CPU");
+  wait_for (worker1_cpu_open, window, 10, "the click to open worker1's CPU");
+  s0 = planar_timeline_layout_find_section (layout, "worker0|/host:CPU");
+  g_assert_cmpint (s0, >=, 0);
+  g_assert_true (planar_timeline_layout_get_section (layout, (guint) s0)->collapsed);
+  save_screenshot ("same-hostname-one-open.png", G_USEC_PER_SEC / 2);
+
+  destroy_all_windows ();
+  g_clear_pointer (&section_store, g_free);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2970,6 +3071,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/preferences", test_preferences);
   planar_test_add_func_with_samples ("/app/cached-reopen", test_cached_reopen);
   g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
+  g_test_add_func ("/app/same-hostname", test_same_hostname);
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   planar_test_add_func_with_samples ("/app/export-and-open-json", test_export_and_open_json);
   planar_test_add_func_with_samples ("/app/capture", test_capture);

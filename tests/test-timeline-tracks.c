@@ -7,10 +7,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
 #include "planar-test-samples.h"
+#include "planar-test-xspace.h"
 #include "planar-time-axis.h"
 #include "planar-timeline-private.h"
 #include "planar-tracks-popover.h"
@@ -1069,6 +1071,246 @@ test_drag_section (Fixture       *f,
   g_assert_true (section (f, 3)->collapsed);
 }
 
+static int expected_label_width;
+
+static gboolean
+label_width_is_expected (Fixture *f)
+{
+  return f->timeline->label_width == expected_label_width && f->timeline->drag == DRAG_NONE;
+}
+
+static guint expected_section;
+static const char *expected_tooltip;
+
+/* The label of a shown tooltip window under @widget holding
+ * expected_tooltip, looked for depth first. */
+static gboolean
+tooltip_shows (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child) && gtk_widget_get_mapped (child) &&
+          strcmp (gtk_label_get_text (GTK_LABEL (child)), expected_tooltip) == 0 &&
+          gtk_widget_get_ancestor (child, g_type_from_name ("GtkTooltipWindow")) != NULL)
+        return TRUE;
+      if (tooltip_shows (child))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+tooltip_shown (Fixture *f)
+{
+  return tooltip_shows (f->window);
+}
+
+static gboolean
+first_section_collapsed (Fixture *f)
+{
+  return section (f, expected_section)->collapsed;
+}
+
+/* Where am I, with the real pointer: the label column's edge dragged wider
+ * (the width goes to the view state, the time area shrinks by as much);
+ * scrolled down, the first section's header stays at the top over its
+ * tracks, and a click there folds that section. */
+static void
+test_where_am_i (Fixture       *f,
+                 gconstpointer  data)
+{
+  const PlanarTimelineSection *first = NULL;
+  const PlanarTimelineRow *header;
+  guint s;
+  double area = _planar_timeline_time_area_width (f->timeline);
+  char ax[16], ay[16], bx[16], by[16];
+  int sticky, header_y;
+
+  /* The first section of several tracks (GPU 1 has a single one). */
+  for (s = 0; first == NULL || first->n_tracks <= 3; s++)
+    first = section (f, s);
+  s--;
+  expected_section = s;
+  header = planar_timeline_layout_get_row (layout_of (f), first->row);
+  g_assert_cmpint (f->timeline->label_width, ==, PLANAR_TIMELINE_LABEL_WIDTH);
+  g_assert_false (first->collapsed);
+
+  /* The edge, over the first track, dragged 150 px right. */
+  window_point (f, PLANAR_TIMELINE_LABEL_WIDTH - 1, _planar_timeline_widget_y (f->timeline, header->y + header->height + 8), ax, ay);
+  window_point (f, PLANAR_TIMELINE_LABEL_WIDTH + 149, _planar_timeline_widget_y (f->timeline, header->y + header->height + 8), bx, by);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
+           "mousemove", "--window", "%1", "--sync", bx, ay,
+           "mousemove", "--window", "%1", "--sync", bx, by, "mouseup", "1", NULL);
+  expected_label_width = PLANAR_TIMELINE_LABEL_WIDTH + 150;
+  g_assert_true (wait_for (label_width_is_expected, f));
+  g_assert_cmpint (planar_view_state_get_label_width (planar_timeline_get_view_state (f->timeline)), ==,
+                   PLANAR_TIMELINE_LABEL_WIDTH + 150);
+  g_assert_cmpfloat (_planar_timeline_time_area_width (f->timeline), ==, area - 150);
+  /* A drag on the edge is not a click: nothing folded or selected. */
+  g_assert_false (section (f, s)->collapsed);
+
+  /* The layout was made again when the view state changed. */
+  header = planar_timeline_layout_get_row (layout_of (f), section (f, s)->row);
+  /* Scrolled so that the section's header is above the top. */
+  gtk_adjustment_set_value (f->timeline->vadjustment, header->y + header->height + 40);
+  drain ();
+  sticky = planar_timeline_layout_sticky_section (layout_of (f), (int) _planar_timeline_vscroll (f->timeline), &header_y);
+  g_assert_cmpint (sticky, ==, (int) s);
+  save_screenshot (f, NULL, "timeline-where-am-i.png");
+
+  /* The pinned header takes clicks as the header does. */
+  window_point (f, 600, PLANAR_TIMELINE_AXIS_HEIGHT + PLANAR_TIMELINE_SECTION_HEIGHT / 2, ax, ay);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "click", "1", NULL);
+  g_assert_true (wait_for (first_section_collapsed, f));
+  save_screenshot (f, NULL, "timeline-where-am-i-folded.png");
+
+  /* Narrowed to the least, a long track name is cut short, and the
+   * pointer over it shows it whole in a tooltip. */
+  gtk_adjustment_set_value (f->timeline->vadjustment, 0);
+  drain ();
+  window_point (f, f->timeline->label_width, PLANAR_TIMELINE_AXIS_HEIGHT + 60, ax, ay);
+  window_point (f, 0, PLANAR_TIMELINE_AXIS_HEIGHT + 60, bx, by);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, "mousedown", "1",
+           "mousemove", "--window", "%1", "--sync", bx, by, "mouseup", "1", NULL);
+  expected_label_width = PLANAR_TIMELINE_LABEL_WIDTH_MIN;
+  g_assert_true (wait_for (label_width_is_expected, f));
+  {
+    const PlanarTimelineRow *row = NULL;
+    const PlanarTimelineEntry *entry = NULL;
+
+    for (guint r = 0; r < n_rows (f) && entry == NULL; r++)
+      {
+        int e;
+
+        row = planar_timeline_layout_get_row (layout_of (f), r);
+        e = planar_timeline_layout_find_entry (layout_of (f), row);
+        if (e >= 0 && strlen (planar_timeline_layout_get_entry (layout_of (f), (guint) e)->name) > 20 &&
+            _planar_timeline_widget_y (f->timeline, row->y) > PLANAR_TIMELINE_AXIS_HEIGHT + PLANAR_TIMELINE_SECTION_HEIGHT)
+          entry = planar_timeline_layout_get_entry (layout_of (f), (guint) e);
+      }
+    g_assert_nonnull (entry);
+    expected_tooltip = entry->name;
+    window_point (f, 30, _planar_timeline_widget_y (f->timeline, row->y) + 8, ax, ay);
+    xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+    window_point (f, 32, _planar_timeline_widget_y (f->timeline, row->y) + 9, ax, ay);
+    xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+    g_assert_true (wait_for (tooltip_shown, f));
+    save_screenshot (f, NULL, "timeline-label-tooltip.png");
+  }
+
+  /* The width is the view state's: a state without one brings the usual
+   * width back. */
+  {
+    g_autoptr(PlanarViewState) fresh = planar_view_state_new ();
+
+    planar_timeline_set_view_state (f->timeline, fresh);
+    g_assert_cmpint (f->timeline->label_width, ==, PLANAR_TIMELINE_LABEL_WIDTH);
+    planar_view_state_set_label_width (fresh, 300);
+    g_assert_cmpint (f->timeline->label_width, ==, 300);
+  }
+}
+
+/* A host file @name whose XSpace says it is host "localhost", with a GPU
+ * of a few streams and a CPU plane. */
+static void
+write_localhost (const char *dir,
+                 const char *name)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane;
+
+  PLANAR_TEST_APPEND (space->hostnames, space->n_hostnames, planar_test_keep_str ("localhost"));
+  planar_test_add_task_environment (space, 1000000);
+  for (int p = 0; p < 2; p++)
+    {
+      plane = planar_test_space_add_plane (space, p + 1, p == 0 ? "/device:GPU:0" : "/host:CPU");
+      planar_test_plane_add_event_metadata (plane, 1, "kernel", NULL);
+      for (int l = 0; l < 6; l++)
+        planar_test_line_add_event (planar_test_plane_add_line (plane, l + 1, p == 0 ? "Stream" : "thread", 10),
+                                    1, 1000 * l, 5000);
+    }
+  g_free (planar_test_write_space (space, dir, name));
+}
+
+/* Two host files of a session whose XSpaces both say "localhost": each
+ * host's sections are named and keyed by its file, with the hostname as
+ * detail; what was remembered under "localhost" goes to both files; the
+ * header of the section under the top of the view is the pinned one. */
+static void
+test_hosts_layout (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-hosts-XXXXXX", NULL);
+  g_autofree char *p0 = g_build_filename (dir, "worker0.xplane.pb", NULL);
+  g_autofree char *p1 = g_build_filename (dir, "worker1.xplane.pb", NULL);
+  const char *paths[] = { p0, p1, NULL };
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) titles = g_hash_table_new (g_str_hash, g_str_equal);
+  const PlanarTimelineSection *first, *second;
+  const PlanarTimelineRow *header, *next_header;
+  int header_y = -1;
+
+  planar_test_scratch_begin ();
+  write_localhost (dir, "worker0.xplane.pb");
+  write_localhost (dir, "worker1.xplane.pb");
+  planar_test_scratch_end ();
+  profile = planar_profile_new (paths);
+  planar_profile_load (profile, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 2);
+
+  /* Kept by hostname, as before. */
+  planar_view_state_set_section_collapsed (state, "localhost|/host:CPU", TRUE);
+  planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|1", TRUE);
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 4);
+  for (guint s = 0; s < 4; s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
+      const char *host = planar_trace_get_host_name (planar_profile_get_trace (profile, section->trace));
+
+      /* Never two alike. */
+      g_assert_true (g_hash_table_add (ids, section->id));
+      g_assert_true (g_hash_table_add (titles, section->title));
+      g_assert_true (g_str_has_prefix (section->id, host));
+      g_assert_true (g_str_has_prefix (section->title, host));
+      g_assert_nonnull (strstr (section->subtitle, "localhost"));
+      /* Each file's CPU came out folded, its GPU open. */
+      g_assert_cmpint (section->collapsed, ==, g_str_has_suffix (section->id, "/host:CPU"));
+    }
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker0|/host:CPU"), >=, 0);
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker1|/device:GPU:0"), >=, 0);
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|1"));
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker1|/device:GPU:0|1"));
+  g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|1"));
+  g_assert_false (planar_view_state_get_section_collapsed (state, "localhost|/host:CPU"));
+
+  /* The sticky header: none at the very top, the first section's while
+   * its tracks pass under the top, then pushed up by the next header. */
+  first = planar_timeline_layout_get_section (layout, 0);
+  second = planar_timeline_layout_get_section (layout, 1);
+  g_assert_false (first->collapsed);
+  header = planar_timeline_layout_get_row (layout, first->row);
+  next_header = planar_timeline_layout_get_row (layout, second->row);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 0, &header_y), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, header->y + header->height + 5, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, header->y + header->height + 5);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, next_header->y - 10, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, next_header->y - header->height);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, next_header->y, &header_y), ==, -1);
+
+  planar_timeline_layout_free (g_steal_pointer (&layout));
+  g_clear_object (&profile);
+  g_unlink (p0);
+  g_unlink (p1);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1100,6 +1342,9 @@ main (int   argc,
       planar_test_add_skipped (name);                                           \
   } G_STMT_END
 
+  /* Made up here, with no sample. */
+  g_test_add_func ("/timeline-tracks/hosts-layout", test_hosts_layout);
+  ADD_SAMPLE ("/timeline-tracks/where-am-i", test_where_am_i);
   ADD_SAMPLE ("/timeline-tracks/hide-show", test_hide_show);
   ADD_SAMPLE ("/timeline-tracks/filter", test_filter);
   ADD_SAMPLE ("/timeline-tracks/collapse-all", test_collapse_all);

@@ -5,6 +5,7 @@
 #include "planar-view-state.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 static void
 count_changes (PlanarViewState *state,
@@ -144,6 +145,105 @@ test_store (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* State once keyed by in-file hostname moves to the host files: two files
+ * sharing a hostname each get it, a file named as its hostname keeps its
+ * own, and the old keys are gone from the store once saved. */
+static void
+test_rekey_hosts (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-view-state-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (dir, "views.ini", NULL);
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(PlanarViewState) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  const char * const order[] = { "localhost|/device:GPU:1", "tw003|/host:CPU", "other|x", NULL };
+  const char * const old_hosts[] = { "localhost", "localhost", "tw003", NULL };
+  const char * const new_hosts[] = { "worker0", "worker1", "tw003", NULL };
+  const char * const rekeyed_order[] = { "worker0|/device:GPU:1", "worker1|/device:GPU:1", "tw003|/host:CPU", "other|x", NULL };
+  guint n = 0;
+
+  planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|3", TRUE);
+  planar_view_state_set_section_hidden (state, "tw003|/host:CPU", TRUE);
+  planar_view_state_set_section_collapsed (state, "localhost|/device:GPU:1", TRUE);
+  planar_view_state_set_section_order (state, order);
+  g_assert_true (planar_view_state_save (state, store, "/runs/a", &error));
+  g_assert_no_error (error);
+  g_clear_object (&state);
+
+  state = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_signal_connect (state, "changed", G_CALLBACK (count_changes), &n);
+  g_assert_true (planar_view_state_rekey_hosts (state, old_hosts, new_hosts));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|3"));
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker1|/device:GPU:0|3"));
+  g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|3"));
+  g_assert_true (planar_view_state_get_section_collapsed (state, "worker0|/device:GPU:1"));
+  g_assert_true (planar_view_state_get_section_collapsed (state, "worker1|/device:GPU:1"));
+  g_assert_false (planar_view_state_get_section_collapsed (state, "localhost|/device:GPU:1"));
+  g_assert_true (planar_view_state_get_section_hidden (state, "tw003|/host:CPU"));
+  g_assert_cmpstrv (planar_view_state_get_section_order (state), rekeyed_order);
+  /* Read once: a second pass changes nothing. */
+  g_assert_false (planar_view_state_rekey_hosts (state, old_hosts, new_hosts));
+  g_assert_cmpuint (n, ==, 1);
+
+  /* Now one host's state no longer follows the other's. */
+  planar_view_state_set_track_hidden (state, "worker1|/device:GPU:0|3", FALSE);
+  g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|3"));
+  g_assert_true (planar_view_state_save (state, store, "/runs/a", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (store, &data, NULL, &error));
+  g_assert_null (strstr (data, "localhost"));
+  loaded = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_assert_true (planar_view_state_get_track_hidden (loaded, "worker0|/device:GPU:0|3"));
+  g_assert_false (planar_view_state_get_track_hidden (loaded, "worker1|/device:GPU:0|3"));
+
+  g_unlink (store);
+  g_rmdir (dir);
+}
+
+/* The label column's width is remembered per profile; the usual width (0)
+ * is no change, and a width that is not a number is ignored. */
+static void
+test_label_width (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-view-state-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (dir, "views.ini", NULL);
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(PlanarViewState) loaded = NULL;
+  g_autoptr(PlanarViewState) other = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n = 0;
+
+  g_signal_connect (state, "changed", G_CALLBACK (count_changes), &n);
+  g_assert_cmpint (planar_view_state_get_label_width (state), ==, 0);
+  g_assert_true (planar_view_state_set_label_width (state, 340));
+  g_assert_false (planar_view_state_set_label_width (state, 340));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_false (planar_view_state_is_default (state));
+  g_assert_true (planar_view_state_save (state, store, "/runs/a", &error));
+  g_assert_no_error (error);
+  loaded = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (loaded), ==, 340);
+  other = planar_view_state_load (store, "/runs/b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (other), ==, 0);
+  g_clear_object (&loaded);
+
+  g_assert_true (g_file_set_contents (store, "[/runs/a]\nlabel-width=wide\n", -1, &error));
+  loaded = planar_view_state_load (store, "/runs/a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (planar_view_state_get_label_width (loaded), ==, 0);
+
+  g_assert_true (planar_view_state_set_label_width (state, 0));
+  g_assert_true (planar_view_state_is_default (state));
+  g_unlink (store);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -152,6 +252,8 @@ main (int   argc,
 
   g_test_add_func ("/view-state/setters", test_setters);
   g_test_add_func ("/view-state/store", test_store);
+  g_test_add_func ("/view-state/rekey-hosts", test_rekey_hosts);
+  g_test_add_func ("/view-state/label-width", test_label_width);
 
   return g_test_run ();
 }

@@ -323,7 +323,7 @@ draw_flows (PlanarTimeline *self,
             double          height)
 {
   cairo_t *cr = NULL;
-  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  double left = self->label_width;
 
   for (guint i = 0; i < flows->len; i++)
     {
@@ -358,7 +358,7 @@ draw_axis (PlanarTimeline *self,
            double          height)
 {
   PlanarTimeTicks ticks;
-  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  double left = self->label_width;
   double area = _planar_timeline_time_area_width (self);
   int text_height = layout_height (self->small_layout);
   char label[96];
@@ -428,7 +428,7 @@ draw_tracks_layer (PlanarTimeline *self,
   PlanarTrackView view;
   double top = _planar_timeline_vscroll (self);
   double bottom = top + _planar_timeline_content_height (self);
-  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  double left = self->label_width;
   guint n_rows = planar_timeline_layout_get_n_rows (self->layout);
   int name_height = layout_height (self->label_layout);
   GtkSnapshot *labels;
@@ -526,6 +526,20 @@ draw_tracks_layer (PlanarTimeline *self,
   if (self->show_flows && self->profile != NULL)
     draw_all_flows (self, snapshot, palette, width, height);
 
+  /* The header of the section whose tracks fill the top stays there, over
+   * them, so that the device in view is always named. */
+  {
+    int header_y;
+    int sticky = planar_timeline_layout_sticky_section (self->layout, (int) floor (top), &header_y);
+
+    if (sticky >= 0)
+      {
+        PlanarTimelineRow pinned = { PLANAR_TIMELINE_ROW_SECTION, (guint) sticky };
+
+        draw_section_header (self, snapshot, palette, &pinned, _planar_timeline_widget_y (self, header_y), width);
+      }
+  }
+
   gtk_snapshot_pop (snapshot);
 
   /* The column of labels ends with a line. */
@@ -569,12 +583,12 @@ event_rect (PlanarTimeline              *self,
     return FALSE;
   x0 = _planar_timeline_x_for_time (self, ev->start_ps);
   x1 = _planar_timeline_x_for_time (self, ev->start_ps + ev->duration_ps);
-  x0 = MAX (x0, PLANAR_TIMELINE_LABEL_WIDTH - 2);
+  x0 = MAX (x0, self->label_width - 2);
   x1 = MIN (x1, gtk_widget_get_width (GTK_WIDGET (self)) + 2);
   if (x1 < x0 + 1)
     x1 = x0 + 1;
   graphene_rect_init (rect, (float) x0, (float) y, (float) (x1 - x0), PLANAR_TIMELINE_EVENT_HEIGHT);
-  return x1 >= PLANAR_TIMELINE_LABEL_WIDTH && x0 <= gtk_widget_get_width (GTK_WIDGET (self));
+  return x1 >= self->label_width && x0 <= gtk_widget_get_width (GTK_WIDGET (self));
 }
 
 static void
@@ -603,7 +617,7 @@ draw_range (PlanarTimeline *self,
             float           fill_alpha,
             double          height)
 {
-  double x0 = MAX (_planar_timeline_x_for_time (self, MIN (t0, t1)), PLANAR_TIMELINE_LABEL_WIDTH);
+  double x0 = MAX (_planar_timeline_x_for_time (self, MIN (t0, t1)), self->label_width);
   double x1 = MIN (_planar_timeline_x_for_time (self, MAX (t0, t1)), gtk_widget_get_width (GTK_WIDGET (self)));
   GdkRGBA fill = *color;
   char duration[64];
@@ -611,7 +625,7 @@ draw_range (PlanarTimeline *self,
   double lx;
   GskRoundedRect pill;
 
-  if (x1 < PLANAR_TIMELINE_LABEL_WIDTH || x0 > gtk_widget_get_width (GTK_WIDGET (self)))
+  if (x1 < self->label_width || x0 > gtk_widget_get_width (GTK_WIDGET (self)))
     return;
   x1 = MAX (x1, x0 + 1);
   fill.alpha = fill_alpha;
@@ -628,7 +642,7 @@ draw_range (PlanarTimeline *self,
   pango_layout_set_text (self->small_layout, duration, -1);
   pango_layout_set_width (self->small_layout, -1);
   pango_layout_get_pixel_size (self->small_layout, &tw, &th);
-  lx = CLAMP ((x0 + x1 - tw) / 2, PLANAR_TIMELINE_LABEL_WIDTH + 2, gtk_widget_get_width (GTK_WIDGET (self)) - tw - 8);
+  lx = CLAMP ((x0 + x1 - tw) / 2, self->label_width + 2, gtk_widget_get_width (GTK_WIDGET (self)) - tw - 8);
   gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
                                                                 (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
   gtk_snapshot_push_rounded_clip (snapshot, &pill);
@@ -687,8 +701,8 @@ draw_overlay (PlanarTimeline *self,
 {
   graphene_rect_t rect;
 
-  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (PLANAR_TIMELINE_LABEL_WIDTH, 0,
-                                                         (float) MAX (width - PLANAR_TIMELINE_LABEL_WIDTH, 0), (float) height));
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (self->label_width, 0,
+                                                         (float) MAX (width - self->label_width, 0), (float) height));
 
   for (guint i = 0; i < self->marks->len; i++)
     {

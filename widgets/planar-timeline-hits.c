@@ -126,7 +126,7 @@ _planar_timeline_draw_hits (PlanarTimeline *self,
 {
   double top = _planar_timeline_vscroll (self);
   double bottom = top + _planar_timeline_content_height (self);
-  double left = PLANAR_TIMELINE_LABEL_WIDTH;
+  double left = self->label_width;
   double ps_per_px = (double) (self->end_ps - self->start_ps) / _planar_timeline_time_area_width (self);
   guint n_rows = planar_timeline_layout_get_n_rows (self->layout);
 

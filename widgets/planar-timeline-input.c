@@ -144,6 +144,9 @@ pick_span (PlanarTimeline    *self,
   return best_distance != G_MAXINT64;
 }
 
+static int section_at (PlanarTimeline *self,
+                       double          y);
+
 gboolean
 _planar_timeline_pick (PlanarTimeline        *self,
                        double                 x,
@@ -158,7 +161,8 @@ _planar_timeline_pick (PlanarTimeline        *self,
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
   g_return_val_if_fail (ref != NULL, FALSE);
 
-  if (x < PLANAR_TIMELINE_LABEL_WIDTH || !find_band (self, y, &row, &depth))
+  /* Not through the section header pinned over the tracks. */
+  if (x < self->label_width || section_at (self, y) >= 0 || !find_band (self, y, &row, &depth))
     return FALSE;
   track = _planar_timeline_row_track (self, row, NULL);
   if (!pick_span (self, track, depth, _planar_timeline_time_for_x (self, x), &span))
@@ -182,7 +186,7 @@ update_hover (PlanarTimeline *self)
 
   self->has_hover = FALSE;
   if (self->pointer_inside && self->drag == DRAG_NONE &&
-      self->pointer_x >= PLANAR_TIMELINE_LABEL_WIDTH &&
+      self->pointer_x >= self->label_width &&
       find_band (self, self->pointer_y, &row, &depth) &&
       pick_span (self, _planar_timeline_row_track (self, row, NULL), depth,
                  _planar_timeline_time_for_x (self, self->pointer_x), &span))
@@ -291,14 +295,14 @@ _planar_timeline_select_box (PlanarTimeline *self,
   if (self->profile == NULL)
     return;
   /* A box over the labels alone holds no event. */
-  if (MAX (x0, x1) < PLANAR_TIMELINE_LABEL_WIDTH)
+  if (MAX (x0, x1) < self->label_width)
     {
       if (!add)
         planar_timeline_set_selection (self, NULL);
       return;
     }
-  left = MAX (MIN (x0, x1), PLANAR_TIMELINE_LABEL_WIDTH);
-  right = MAX (MAX (x0, x1), PLANAR_TIMELINE_LABEL_WIDTH);
+  left = MAX (MIN (x0, x1), self->label_width);
+  right = MAX (MAX (x0, x1), self->label_width);
   top = MAX (MIN (y0, y1), PLANAR_TIMELINE_AXIS_HEIGHT) - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self);
   bottom = MAX (y0, y1) - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self);
   t0 = _planar_timeline_time_for_x (self, left);
@@ -515,8 +519,8 @@ _planar_timeline_pinch_update (PlanarTimeline *self,
     return;
   /* The time under the fingers stays under them; spreading them by
    * @scale shows 1 / @scale of the window the pinch began with. */
-  fraction = self->pinch_anchor_x >= PLANAR_TIMELINE_LABEL_WIDTH
-    ? (self->pinch_anchor_x - PLANAR_TIMELINE_LABEL_WIDTH) / _planar_timeline_time_area_width (self) : 0.5;
+  fraction = self->pinch_anchor_x >= self->label_width
+    ? (self->pinch_anchor_x - self->label_width) / _planar_timeline_time_area_width (self) : 0.5;
   anchor = (double) self->pinch_start_ps + fraction * width;
   new_width = MAX (width / scale, (double) PLANAR_TIMELINE_MIN_WINDOW_PS);
   start = (gint64) llround (anchor - fraction * new_width);
@@ -553,6 +557,8 @@ on_motion (GtkEventControllerMotion *controller,
   self->pointer_x = x;
   self->pointer_y = y;
   update_hover (self);
+  if (self->drag == DRAG_NONE)
+    _planar_timeline_update_cursor (self);
 }
 
 static void
@@ -578,6 +584,31 @@ on_query_tooltip (GtkWidget      *widget,
   g_autofree char *name = NULL;
   g_autofree char *markup = NULL;
 
+  /* Over a track's name cut short: the whole name. */
+  if (!keyboard && x < self->label_width)
+    {
+      int r = -1, e = -1, natural;
+      const PlanarTimelineEntry *entry;
+
+      if (section_at (self, y) < 0 && y >= PLANAR_TIMELINE_AXIS_HEIGHT)
+        r = planar_timeline_layout_find_row_at (self->layout,
+                                                (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
+      if (r >= 0)
+        e = planar_timeline_layout_find_entry (self->layout, planar_timeline_layout_get_row (self->layout, (guint) r));
+      if (e < 0)
+        return FALSE;
+      entry = planar_timeline_layout_get_entry (self->layout, (guint) e);
+      if (entry->name == NULL)
+        return FALSE;
+      pango_layout_set_text (self->label_layout, entry->name, -1);
+      pango_layout_set_width (self->label_layout, -1);
+      pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
+      /* As wide as the drawing lets a name be (see draw_tracks_layer). */
+      if (natural <= self->label_width - 22)
+        return FALSE;
+      gtk_tooltip_set_text (tooltip, entry->name);
+      return TRUE;
+    }
   if (keyboard || !self->has_hover || self->profile == NULL)
     return FALSE;
   ev = planar_profile_event_ref_resolve (&self->hover, self->profile, NULL, &plane, NULL);
@@ -614,8 +645,16 @@ section_at (PlanarTimeline *self,
   int r;
   const PlanarTimelineRow *row;
 
+  int top = (int) floor (_planar_timeline_vscroll (self));
+  int header_y;
+  int sticky;
+
   if (y < PLANAR_TIMELINE_AXIS_HEIGHT)
     return -1;
+  /* The header pinned at the top, over its tracks. */
+  sticky = planar_timeline_layout_sticky_section (self->layout, top, &header_y);
+  if (sticky >= 0 && y < _planar_timeline_widget_y (self, header_y) + PLANAR_TIMELINE_SECTION_HEIGHT)
+    return sticky;
   r = planar_timeline_layout_find_row_at (self->layout, (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
   if (r < 0)
     return -1;
@@ -700,7 +739,8 @@ on_drag_begin (GtkGestureDrag *gesture,
   self->drag_vscroll = _planar_timeline_vscroll (self);
   self->drag = DRAG_NONE;
   self->drag_section = G_MAXUINT;
-  if (button == GDK_BUTTON_PRIMARY)
+  self->drag_label_width = self->label_width;
+  if (button == GDK_BUTTON_PRIMARY && !_planar_timeline_on_label_edge (self, x, y))
     {
       int section = section_at (self, y);
 
@@ -714,11 +754,16 @@ drag_kind (PlanarTimeline *self)
 {
   if (self->drag_button == GDK_BUTTON_MIDDLE)
     return DRAG_PAN;
+  /* The label column's edge, over the tracks and headers alike. */
+  if (self->drag_button == GDK_BUTTON_PRIMARY &&
+      fabs (self->drag_x0 - self->drag_label_width) <= PLANAR_TIMELINE_LABEL_GRIP &&
+      self->drag_y0 >= PLANAR_TIMELINE_AXIS_HEIGHT)
+    return DRAG_LABEL_EDGE;
   /* A section header moves vertically, whatever the tool. */
   if (self->drag_button == GDK_BUTTON_PRIMARY && self->drag_section != G_MAXUINT &&
       fabs (self->drag_y1 - self->drag_y0) >= fabs (self->drag_x1 - self->drag_x0))
     return DRAG_SECTION;
-  if (self->drag_button != GDK_BUTTON_PRIMARY || self->drag_x0 < PLANAR_TIMELINE_LABEL_WIDTH)
+  if (self->drag_button != GDK_BUTTON_PRIMARY || self->drag_x0 < self->label_width)
     return DRAG_NONE;
   switch (self->tool)
     {
@@ -786,6 +831,10 @@ on_drag_update (GtkGestureDrag *gesture,
       gtk_widget_queue_draw (GTK_WIDGET (self));
       break;
 
+    case DRAG_LABEL_EDGE:
+      _planar_timeline_set_label_width (self, self->drag_label_width + (int) lround (dx), FALSE);
+      break;
+
     case DRAG_NONE:
     default:
       break;
@@ -806,7 +855,7 @@ click (PlanarTimeline  *self,
       toggle_section (self, (guint) section);
       return;
     }
-  if (x < PLANAR_TIMELINE_LABEL_WIDTH)
+  if (x < self->label_width)
     return;
   switch (self->tool)
     {
@@ -904,6 +953,12 @@ on_drag_end (GtkGestureDrag *gesture,
       _planar_timeline_update_cursor (self);
       break;
 
+    case DRAG_LABEL_EDGE:
+      /* Remembered once, where the drag ends. */
+      _planar_timeline_set_label_width (self, self->drag_label_width + (int) lround (dx), TRUE);
+      _planar_timeline_update_cursor (self);
+      break;
+
     case DRAG_PAN:
     default:
       break;
@@ -919,7 +974,7 @@ on_secondary_click (GtkGestureClick *gesture,
                     PlanarTimeline  *self)
 {
   /* Over the labels or a section header: the track and section menu. */
-  if (x < PLANAR_TIMELINE_LABEL_WIDTH || section_at (self, y) >= 0)
+  if (x < self->label_width || section_at (self, y) >= 0)
     {
       if (_planar_timeline_popup_context_menu (self, x, y))
         gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);

@@ -31,6 +31,9 @@ struct _PlanarTimelineLayout
   /* (trace, plane, track) -> row + 1. */
   GHashTable      *track_rows;
   int              height;
+  /* Whether the view state's entries keyed by in-file hostnames were moved
+   * to the host files of this profile (see rekey_hosts()). */
+  gboolean         rekeyed;
 };
 
 typedef enum
@@ -124,6 +127,7 @@ planar_timeline_layout_reset (PlanarTimelineLayout *self)
   g_array_set_size (self->sections, 0);
   g_array_set_size (self->entries, 0);
   self->height = 0;
+  self->rekeyed = FALSE;
 }
 
 void
@@ -133,7 +137,8 @@ planar_timeline_layout_set_view_state (PlanarTimelineLayout *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (PLANAR_IS_VIEW_STATE (state));
 
-  g_set_object (&self->state, state);
+  if (g_set_object (&self->state, state))
+    self->rekeyed = FALSE;
 }
 
 void
@@ -215,12 +220,31 @@ stat_get_string (const PlanarStat *stat)
   return NULL;
 }
 
+/* The host as the session shows it: its file's name ("worker0"). Two
+ * files of a session never share it, where two hosts may share an in-file
+ * hostname ("localhost"); ids and titles use it. */
 static const char *
 trace_host (PlanarTrace *trace)
 {
+  return planar_trace_get_host_name (trace);
+}
+
+/* The hostname the file itself records, or NULL when it records none. */
+static const char *
+trace_hostname (PlanarTrace *trace)
+{
   const char * const *hostnames = planar_trace_get_hostnames (trace);
 
-  return hostnames[0] != NULL && hostnames[0][0] != '\0' ? hostnames[0] : planar_trace_get_host_name (trace);
+  return hostnames != NULL && hostnames[0] != NULL && hostnames[0][0] != '\0' ? hostnames[0] : NULL;
+}
+
+/* The in-file hostname when it says something the file name does not. */
+static const char *
+trace_hostname_detail (PlanarTrace *trace)
+{
+  const char *hostname = trace_hostname (trace);
+
+  return hostname != NULL && strcmp (hostname, trace_host (trace)) != 0 ? hostname : NULL;
 }
 
 static char *
@@ -266,7 +290,11 @@ plane_subtitle (PlanarTrace       *trace,
   if (stat_get_int (find_plane_stat (plane, "memory_size"), &memory) && memory > 0)
     g_ptr_array_add (parts, g_format_size_full ((guint64) memory, G_FORMAT_SIZE_IEC_UNITS));
   if (with_host)
-    g_ptr_array_add (parts, g_strdup (trace_host (trace)));
+    g_ptr_array_add (parts, g_strdup (trace_hostname (trace) != NULL ? trace_hostname (trace) : trace_host (trace)));
+  else if (trace_hostname_detail (trace) != NULL)
+    /* Translators: the hostname a profile file records, when the file is
+     * named otherwise. */
+    g_ptr_array_add (parts, g_strdup_printf (_("hostname %s"), trace_hostname_detail (trace)));
   g_ptr_array_add (parts, NULL);
   return g_strjoinv (" · ", (char **) parts->pdata);
 }
@@ -513,7 +541,9 @@ collect_candidates (PlanarProfile *profile,
           c.plane = G_MAXUINT;
           c.pending = TRUE;
           c.id = g_strdup_printf ("%s|*", trace_host (trace));
-          c.title = g_strdup (trace_host (trace));
+          c.title = trace_hostname_detail (trace) != NULL
+            ? g_strdup_printf ("%s (%s)", trace_host (trace), trace_hostname_detail (trace))
+            : g_strdup (trace_host (trace));
           c.subtitle = pending_subtitle (profile, tr);
           c.entries = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineEntry));
           c.natural = candidates->len;
@@ -580,6 +610,39 @@ collect_candidates (PlanarProfile *profile,
     }
 }
 
+/* Ids were once made from the in-file hostname, so that two hosts with the
+ * same one shared their state; they are now made from the host file. Once
+ * every host of @profile is read, what the view state remembers under a
+ * hostname moves to the host files that carry it (and is saved so). */
+static void
+rekey_hosts (PlanarTimelineLayout *self,
+             PlanarProfile        *profile)
+{
+  guint n_traces = profile != NULL ? planar_profile_get_n_traces (profile) : 0;
+  g_autoptr(GPtrArray) old_hosts = g_ptr_array_new ();
+  g_autoptr(GPtrArray) new_hosts = g_ptr_array_new ();
+
+  if (self->rekeyed || self->state == NULL || n_traces == 0)
+    return;
+  for (guint tr = 0; tr < n_traces; tr++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, tr);
+
+      if (planar_profile_is_lazy (profile) &&
+          planar_profile_get_trace_state (profile, tr) != PLANAR_PROFILE_TRACE_LOADED &&
+          trace_hostname (trace) == NULL)
+        return;
+      g_ptr_array_add (old_hosts, (gpointer) (trace_hostname (trace) != NULL ? trace_hostname (trace) : trace_host (trace)));
+      g_ptr_array_add (new_hosts, (gpointer) trace_host (trace));
+    }
+  g_ptr_array_add (old_hosts, NULL);
+  g_ptr_array_add (new_hosts, NULL);
+  /* Set first: the change this makes lays the view out again. */
+  self->rekeyed = TRUE;
+  planar_view_state_rekey_hosts (self->state, (const char * const *) old_hosts->pdata,
+                                 (const char * const *) new_hosts->pdata);
+}
+
 gboolean
 planar_timeline_layout_update (PlanarTimelineLayout *self,
                                PlanarProfile        *profile)
@@ -592,6 +655,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
+  rekey_hosts (self, profile);
   old_rows = g_steal_pointer (&self->rows);
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
   g_array_set_size (self->sections, 0);
@@ -857,4 +921,46 @@ planar_timeline_layout_find_section (PlanarTimelineLayout *self,
     if (strcmp (g_array_index (self->sections, PlanarTimelineSection, i).id, id) == 0)
       return (int) i;
   return -1;
+}
+
+int
+planar_timeline_layout_sticky_section (PlanarTimelineLayout *self,
+                                       int                   top,
+                                       int                  *header_y)
+{
+  const PlanarTimelineSection *section;
+  const PlanarTimelineRow *row, *header;
+  guint r, next;
+
+  g_return_val_if_fail (self != NULL, -1);
+
+  r = planar_timeline_layout_first_row_below (self, top);
+  if (r >= self->rows->len)
+    return -1;
+  row = &g_array_index (self->rows, PlanarTimelineRow, r);
+  if (row->section >= self->sections->len)
+    return -1;
+  section = &g_array_index (self->sections, PlanarTimelineSection, row->section);
+  if (section->row == G_MAXUINT || section->row >= self->rows->len)
+    return -1;
+  header = &g_array_index (self->rows, PlanarTimelineRow, section->row);
+  /* Its header is in view (or it is the header itself). */
+  if (header->y >= top)
+    return -1;
+  if (header_y != NULL)
+    {
+      *header_y = top;
+      /* The next header rises into the pinned one's place. */
+      for (next = r + 1; next < self->rows->len; next++)
+        {
+          const PlanarTimelineRow *n = &g_array_index (self->rows, PlanarTimelineRow, next);
+
+          if (n->kind != PLANAR_TIMELINE_ROW_SECTION)
+            continue;
+          if (n->y < top + header->height)
+            *header_y = n->y - header->height;
+          break;
+        }
+    }
+  return (int) row->section;
 }

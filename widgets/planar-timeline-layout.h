@@ -148,6 +148,14 @@ int                          planar_timeline_layout_find_track    (PlanarTimelin
                                                                    guint                 trace,
                                                                    guint                 plane,
                                                                    guint                 track);
+/* The section whose header stays pinned at the top of a viewport whose
+ * top is at content @top: the one whose tracks are there while its own
+ * header has scrolled above. Returns its index, or -1 when no header needs
+ * pinning, and in @header_y the content y to draw it at: @top, or higher
+ * while the next section's header pushes it out. */
+int                          planar_timeline_layout_sticky_section (PlanarTimelineLayout *self,
+                                                                    int                   top,
+                                                                    int                  *header_y);
 /* Collapses or expands @section in the view state; takes effect at the
  * next update. */
 void                         planar_timeline_layout_set_collapsed (PlanarTimelineLayout *self,

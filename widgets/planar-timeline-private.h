@@ -14,7 +14,13 @@ G_BEGIN_DECLS
 
 /* Geometry, in logical pixels. */
 #define PLANAR_TIMELINE_AXIS_HEIGHT  28
+/* The label column's usual width; dragging its edge makes it anything
+ * from the least to the most width (remembered in the view state). */
 #define PLANAR_TIMELINE_LABEL_WIDTH  220
+#define PLANAR_TIMELINE_LABEL_WIDTH_MIN 120
+#define PLANAR_TIMELINE_LABEL_WIDTH_MAX 800
+/* How near its edge, either side, a drag resizes the column. */
+#define PLANAR_TIMELINE_LABEL_GRIP   4
 
 /* Zoom steps: W/S multiply the window by 1/1.25 or 1.25, with Shift by 1/3
  * or 3; A/D move it by a tenth of its width, with Shift by half. */
@@ -40,6 +46,8 @@ typedef enum
   DRAG_TIMING,
   /* A section header, to put it elsewhere. */
   DRAG_SECTION,
+  /* The label column's edge, to widen or narrow it. */
+  DRAG_LABEL_EDGE,
 } PlanarTimelineDrag;
 
 typedef struct
@@ -53,6 +61,8 @@ struct _PlanarTimeline
   GtkWidget             parent_instance;
 
   PlanarProfile        *profile;
+  /* The label column's width (the view state's, or the usual one). */
+  int                   label_width;
   gulong                loaded_handler;
   gulong                busy_handler;
   guint                 load_poll_id;
@@ -140,6 +150,8 @@ struct _PlanarTimeline
   /* DRAG_SECTION: the section dragged, and the one it would go before
    * (the number of sections: last). */
   guint                 drag_section;
+  /* DRAG_LABEL_EDGE: the column's width when the drag began. */
+  int                   drag_label_width;
   guint                 drop_before;
 
   gint64                pinch_start_ps;
@@ -150,7 +162,7 @@ struct _PlanarTimeline
 static inline double
 _planar_timeline_time_area_width (PlanarTimeline *self)
 {
-  return MAX (gtk_widget_get_width (GTK_WIDGET (self)) - PLANAR_TIMELINE_LABEL_WIDTH, 1);
+  return MAX (gtk_widget_get_width (GTK_WIDGET (self)) - self->label_width, 1);
 }
 
 static inline double
@@ -193,6 +205,15 @@ double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
 void     _planar_timeline_show_all         (PlanarTimeline        *self);
 /* Sets the cursor of the tool in use. */
 void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
+/* Whether widget @x, @y is on the label column's edge. */
+gboolean _planar_timeline_on_label_edge    (PlanarTimeline        *self,
+                                            double                 x,
+                                            double                 y);
+/* Sets the label column's width (clamped), remembering it in the view
+ * state when @remember. */
+void     _planar_timeline_set_label_width  (PlanarTimeline        *self,
+                                            int                    width,
+                                            gboolean               remember);
 void     _planar_timeline_zoom_to_selection (PlanarTimeline       *self);
 void     _planar_timeline_mark             (PlanarTimeline        *self);
 void     _planar_timeline_clear_marks      (PlanarTimeline        *self);

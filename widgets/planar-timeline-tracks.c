@@ -69,6 +69,9 @@ static void
 view_state_changed (PlanarTimeline  *self,
                     PlanarViewState *state)
 {
+  int label_width = planar_view_state_get_label_width (state);
+
+  _planar_timeline_set_label_width (self, label_width > 0 ? label_width : PLANAR_TIMELINE_LABEL_WIDTH, FALSE);
   _planar_timeline_refresh_layout (self);
   _planar_timeline_invalidate_tracks (self);
   drop_hidden_selection (self);
@@ -377,7 +380,7 @@ go_to_time (GtkWidget  *widget,
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
   g_autofree char *ascii = planar_format_duration ((self->start_ps + self->end_ps) / 2);
   g_autofree char *now = planar_stat_micro_sign (ascii);
-  int middle = PLANAR_TIMELINE_LABEL_WIDTH + (int) _planar_timeline_time_area_width (self) / 2;
+  int middle = self->label_width + (int) _planar_timeline_time_area_width (self) / 2;
 
   /* The popover points at the middle of the axis, where the time lands. */
   gtk_popover_set_pointing_to (GTK_POPOVER (self->go_to_popover),

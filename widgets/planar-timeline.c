@@ -82,7 +82,7 @@ _planar_timeline_x_for_time (PlanarTimeline *self,
 {
   double w = (double) MAX (self->end_ps - self->start_ps, 1);
 
-  return PLANAR_TIMELINE_LABEL_WIDTH + (double) (t_ps - self->start_ps) / w * _planar_timeline_time_area_width (self);
+  return self->label_width + (double) (t_ps - self->start_ps) / w * _planar_timeline_time_area_width (self);
 }
 
 gint64
@@ -91,7 +91,7 @@ _planar_timeline_time_for_x (PlanarTimeline *self,
 {
   double w = (double) MAX (self->end_ps - self->start_ps, 1);
 
-  return self->start_ps + (gint64) llround ((x - PLANAR_TIMELINE_LABEL_WIDTH) / _planar_timeline_time_area_width (self) * w);
+  return self->start_ps + (gint64) llround ((x - self->label_width) / _planar_timeline_time_area_width (self) * w);
 }
 
 void
@@ -100,7 +100,7 @@ _planar_timeline_get_track_view (PlanarTimeline  *self,
 {
   view->t0_ps = self->start_ps;
   view->t1_ps = self->end_ps;
-  view->x = PLANAR_TIMELINE_LABEL_WIDTH;
+  view->x = self->label_width;
   view->width = (float) _planar_timeline_time_area_width (self);
   view->scale = MAX (gtk_widget_get_scale_factor (GTK_WIDGET (self)), 1);
   view->dark = FALSE;
@@ -341,7 +341,7 @@ _planar_timeline_zoom (PlanarTimeline *self,
 
   g_return_if_fail (factor > 0);
 
-  if (anchor_x >= PLANAR_TIMELINE_LABEL_WIDTH)
+  if (anchor_x >= self->label_width)
     anchor = (double) _planar_timeline_time_for_x (self, anchor_x);
   else
     anchor = (double) self->start_ps + width / 2;
@@ -363,7 +363,7 @@ _planar_timeline_pan (PlanarTimeline *self,
 double
 _planar_timeline_key_anchor (PlanarTimeline *self)
 {
-  if (self->pointer_inside && self->pointer_x >= PLANAR_TIMELINE_LABEL_WIDTH)
+  if (self->pointer_inside && self->pointer_x >= self->label_width)
     return self->pointer_x;
   return -1;
 }
@@ -802,7 +802,41 @@ _planar_timeline_update_cursor (PlanarTimeline *self)
 {
   static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
 
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[self->tool]);
+  if (self->drag == DRAG_LABEL_EDGE ||
+      (self->pointer_inside && _planar_timeline_on_label_edge (self, self->pointer_x, self->pointer_y)))
+    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "col-resize");
+  else
+    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[self->tool]);
+}
+
+gboolean
+_planar_timeline_on_label_edge (PlanarTimeline *self,
+                                double          x,
+                                double          y)
+{
+  return y >= PLANAR_TIMELINE_AXIS_HEIGHT && fabs (x - self->label_width) <= PLANAR_TIMELINE_LABEL_GRIP;
+}
+
+void
+_planar_timeline_set_label_width (PlanarTimeline *self,
+                                  int             width,
+                                  gboolean        remember)
+{
+  int most = MAX (PLANAR_TIMELINE_LABEL_WIDTH_MIN,
+                  MIN (PLANAR_TIMELINE_LABEL_WIDTH_MAX, gtk_widget_get_width (GTK_WIDGET (self)) - 200));
+
+  /* Before the first allocation the widget has no width to bound it. */
+  if (gtk_widget_get_width (GTK_WIDGET (self)) <= 0)
+    most = PLANAR_TIMELINE_LABEL_WIDTH_MAX;
+  width = CLAMP (width, PLANAR_TIMELINE_LABEL_WIDTH_MIN, most);
+  if (remember && self->view_state != NULL)
+    planar_view_state_set_label_width (self->view_state, width == PLANAR_TIMELINE_LABEL_WIDTH ? 0 : width);
+  if (width == self->label_width)
+    return;
+  self->label_width = width;
+  _planar_timeline_invalidate_tracks (self);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 PlanarTimelineTool
@@ -956,7 +990,7 @@ planar_timeline_measure (GtkWidget      *widget,
   gtk_widget_measure (self->tool_selector, orientation, -1, &child_min, &child_nat, NULL, NULL);
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {
-      *minimum = PLANAR_TIMELINE_LABEL_WIDTH + MAX (child_min + 24, 100);
+      *minimum = self->label_width + MAX (child_min + 24, 100);
       *natural = MAX (*minimum, 960);
     }
   else
@@ -978,7 +1012,7 @@ planar_timeline_size_allocate (GtkWidget *widget,
   /* The tool selector floats over the top right of the tracks. */
   gtk_widget_get_preferred_size (self->tool_selector, NULL, &natural);
   gtk_widget_size_allocate (self->tool_selector,
-                            &(GtkAllocation) { MAX (width - natural.width - 16, PLANAR_TIMELINE_LABEL_WIDTH),
+                            &(GtkAllocation) { MAX (width - natural.width - 16, self->label_width),
                                                PLANAR_TIMELINE_AXIS_HEIGHT + 10,
                                                natural.width, natural.height },
                             -1);
@@ -1236,6 +1270,7 @@ static void
 planar_timeline_init (PlanarTimeline *self)
 {
   self->hide_internal_events = TRUE;
+  self->label_width = PLANAR_TIMELINE_LABEL_WIDTH;
   self->end_ps = DEFAULT_WINDOW_PS;
   self->layout = planar_timeline_layout_new ();
   self->renderer = planar_track_renderer_new ();
