@@ -234,7 +234,6 @@ ellipsize_labels (GtkWidget *widget)
       if (GTK_IS_LABEL (child))
         {
           gtk_label_set_ellipsize (GTK_LABEL (child), PANGO_ELLIPSIZE_END);
-          gtk_label_set_width_chars (GTK_LABEL (child), 3);
         }
       ellipsize_labels (child);
     }
@@ -253,7 +252,6 @@ drop_down_label_setup (GtkSignalListItemFactory *factory,
   if (GPOINTER_TO_INT (ellipsize))
     {
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-      gtk_label_set_width_chars (GTK_LABEL (label), 3);
     }
   gtk_list_item_set_child (item, label);
 }
@@ -280,22 +278,35 @@ drop_down_label_bind (GtkSignalListItemFactory *factory,
 #define NARROW_WIDTH 800
 
 static gboolean
+title_wanted (PlanarWindow *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+
+  return width <= 0 || width >= NARROW_WIDTH;
+}
+
+static gboolean
 update_title_visible (gpointer data)
 {
   PlanarWindow *self = data;
-  int width = 0, height = 0;
 
   self->title_source = 0;
-  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  gtk_widget_set_visible (GTK_WIDGET (self->window_title), width <= 0 || width >= NARROW_WIDTH);
+  gtk_widget_set_visible (GTK_WIDGET (self->window_title), title_wanted (self));
   return G_SOURCE_REMOVE;
 }
 
-/* Not while the window is being resized: on the next turn of the loop. */
+/* Not while the window is being laid out: on the next turn of the loop. */
 static void
-width_changed (PlanarWindow *self)
+planar_window_size_allocate (GtkWidget *widget,
+                             int        width,
+                             int        height,
+                             int        baseline)
 {
-  if (self->title_source == 0)
+  PlanarWindow *self = PLANAR_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (planar_window_parent_class)->size_allocate (widget, width, height, baseline);
+  if (self->title_source == 0
+      && gtk_widget_get_visible (GTK_WIDGET (self->window_title)) != title_wanted (self))
     self->title_source = g_idle_add (update_title_visible, self);
 }
 
@@ -1370,6 +1381,7 @@ planar_window_class_init (PlanarWindowClass *klass)
 
   object_class->dispose = planar_window_dispose;
   object_class->finalize = planar_window_finalize;
+  widget_class->size_allocate = planar_window_size_allocate;
   object_class->get_property = planar_window_get_property;
 
   window_class->close_request = planar_window_close_request;
@@ -1446,7 +1458,6 @@ planar_window_init (PlanarWindow *self)
   gtk_drop_down_set_model (self->session_drop_down, G_LIST_MODEL (self->sessions));
   set_drop_down_factories (self->session_drop_down);
   set_drop_down_factories (self->tool_drop_down);
-  g_signal_connect (self, "notify::default-width", G_CALLBACK (width_changed), NULL);
   g_signal_connect (self->session_drop_down, "notify::selected", G_CALLBACK (session_selected), self);
   g_signal_connect (self->tool_drop_down, "notify::selected", G_CALLBACK (tool_selected), self);
 

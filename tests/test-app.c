@@ -2730,6 +2730,12 @@ title_hidden (gpointer data)
 }
 
 static gboolean
+window_narrow (gpointer data)
+{
+  return gtk_widget_get_width (data) > 0 && gtk_widget_get_width (data) <= 600;
+}
+
+static gboolean
 title_shown (gpointer data)
 {
   return !title_hidden (data);
@@ -2742,18 +2748,26 @@ title_shown (gpointer data)
 static void
 test_narrow_window (void)
 {
-  PlanarWindow *window = open_path (logdir);
+  GSettings *settings = planar_application_get_settings (app);
+  PlanarWindow *window;
   int min_width = 0, nat_width = 0;
   const char *scale = g_getenv ("GDK_SCALE");
+
+  /* The window opens at 600 px, as the last one closed at that width. */
+  destroy_all_windows ();
+  g_settings_set_int (settings, "window-width", 600);
+  g_settings_set_int (settings, "window-height", 700);
+  g_settings_set_boolean (settings, "window-maximized", FALSE);
+  window = open_path (logdir);
 
   wait_loaded (window);
   /* The HiDPI run (tests/meson.build: app-hidpi) draws at twice the
    * pixels: the layout, in logical pixels, is the same. */
   if (scale != NULL && g_str_equal (scale, "2"))
     g_assert_cmpint (gdk_surface_get_scale_factor (gtk_native_get_surface (GTK_NATIVE (window))), ==, 2);
-  gtk_window_set_default_size (GTK_WINDOW (window), 600, 700);
   gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, &nat_width, NULL, NULL);
   g_assert_cmpint (min_width, <=, 600);
+  wait_for (window_narrow, window, 10, "the window to shrink to 600 px");
   wait_for (title_hidden, window, 10, "the window title to give way");
   save_screenshot (scale != NULL && g_str_equal (scale, "2") ? "narrow-window-scale2.png" : "narrow-window.png",
                    G_USEC_PER_SEC / 2);
