@@ -75,6 +75,8 @@ struct _PlanarWindow
   gboolean              loading_all_hosts;
   gboolean              stopping_all_hosts;
   guint                 progress_source;
+  /* Shows or hides the title after a change of width. */
+  guint                 title_source;
   gboolean              loading;
 
   /* GFileMonitor by path: the folders holding a run's sessions, and new
@@ -122,6 +124,14 @@ void      _planar_window_export_profile_async (PlanarWindow         *self,
 gboolean  _planar_window_export_profile_finish (PlanarWindow        *self,
                                                 GAsyncResult        *result,
                                                 GError             **error);
+/* What the progress bar shows for a load at @fraction (0 to 1), @finished
+ * when nothing is left to do: the text ("42 %", "Finishing…"), or NULL
+ * for a pulsing bar without a number; *@shown is the bar's fraction.
+ * Never "100 %" while work continues, never "0 %" for a load whose
+ * progress cannot be measured. Returns: (transfer full) (nullable). */
+char     *_planar_window_progress_text   (double               fraction,
+                                          gboolean             finished,
+                                          double              *shown);
 /* Enables the actions that make sense in the window's state. */
 void      _planar_window_update_actions  (PlanarWindow        *self);
 void      _planar_window_set_action_state (PlanarWindow       *self,

@@ -225,6 +225,105 @@ update_title (PlanarWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), window_title);
 }
 
+/* The labels inside @widget end in "…" when there is no room. */
+static void
+ellipsize_labels (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child))
+        {
+          gtk_label_set_ellipsize (GTK_LABEL (child), PANGO_ELLIPSIZE_END);
+        }
+      ellipsize_labels (child);
+    }
+}
+
+/* A drop-down's button shows the selected item in a label that shortens
+ * to fit ("Trace Vi…"); its list keeps the whole names. */
+static void
+drop_down_label_setup (GtkSignalListItemFactory *factory,
+                       GtkListItem              *item,
+                       gpointer                  ellipsize)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
+  if (GPOINTER_TO_INT (ellipsize))
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+drop_down_label_bind (GtkSignalListItemFactory *factory,
+                      GtkListItem              *item,
+                      gpointer                  drop_down)
+{
+  GtkExpression *expression = gtk_drop_down_get_expression (drop_down);
+  gpointer object = gtk_list_item_get_item (item);
+  g_auto(GValue) value = G_VALUE_INIT;
+  const char *text = NULL;
+
+  if (expression != NULL && gtk_expression_evaluate (expression, object, &value))
+    text = g_value_get_string (&value);
+  else if (GTK_IS_STRING_OBJECT (object))
+    text = gtk_string_object_get_string (object);
+  gtk_label_set_label (GTK_LABEL (gtk_list_item_get_child (item)), text != NULL ? text : "");
+}
+
+/* Below this width the header bar drops its title (the window's title
+ * still names the profile), leaving the room to the drop-downs. */
+#define NARROW_WIDTH 800
+
+static gboolean
+title_wanted (PlanarWindow *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+
+  return width <= 0 || width >= NARROW_WIDTH;
+}
+
+static gboolean
+update_title_visible (gpointer data)
+{
+  PlanarWindow *self = data;
+
+  self->title_source = 0;
+  gtk_widget_set_visible (GTK_WIDGET (self->window_title), title_wanted (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* Not while the window is being laid out: on the next turn of the loop. */
+static void
+planar_window_size_allocate (GtkWidget *widget,
+                             int        width,
+                             int        height,
+                             int        baseline)
+{
+  PlanarWindow *self = PLANAR_WINDOW (widget);
+
+  GTK_WIDGET_CLASS (planar_window_parent_class)->size_allocate (widget, width, height, baseline);
+  if (self->title_source == 0
+      && gtk_widget_get_visible (GTK_WIDGET (self->window_title)) != title_wanted (self))
+    self->title_source = g_idle_add (update_title_visible, self);
+}
+
+static void
+set_drop_down_factories (GtkDropDown *drop_down)
+{
+  g_autoptr(GtkListItemFactory) button = gtk_signal_list_item_factory_new ();
+  g_autoptr(GtkListItemFactory) list = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (button, "setup", G_CALLBACK (drop_down_label_setup), GINT_TO_POINTER (TRUE));
+  g_signal_connect (button, "bind", G_CALLBACK (drop_down_label_bind), drop_down);
+  g_signal_connect (list, "setup", G_CALLBACK (drop_down_label_setup), GINT_TO_POINTER (FALSE));
+  g_signal_connect (list, "bind", G_CALLBACK (drop_down_label_bind), drop_down);
+  gtk_drop_down_set_factory (drop_down, button);
+  gtk_drop_down_set_list_factory (drop_down, list);
+}
+
 static void
 update_hosts_button (PlanarWindow *self)
 {
@@ -246,6 +345,10 @@ update_hosts_button (PlanarWindow *self)
     label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u Host", "%u of %u Hosts", n_supported),
                              n_shown, n_supported);
   gtk_menu_button_set_label (self->hosts_button, label);
+  /* A long host name shortens to fit a narrow window; the whole is in the
+   * tooltip. */
+  ellipsize_labels (GTK_WIDGET (self->hosts_button));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->hosts_button), label);
   gtk_widget_set_sensitive (GTK_WIDGET (self->hosts_button), n_supported > 1);
 
   /* The check buttons follow the hosts shown. */
@@ -493,13 +596,48 @@ add_to_recent (PlanarWindow *self)
     g_settings_set_string (self->settings, "last-folder", g_file_peek_path (parent));
 }
 
+char *
+_planar_window_progress_text (double    fraction,
+                              gboolean  finished,
+                              double   *shown)
+{
+  /* Nothing read yet, or a cached index being restored (it reads no
+   * bytes): how far is not known, so the bar pulses without a number
+   * rather than say 0 %. */
+  if (!finished && fraction <= 0.0)
+    {
+      *shown = 0.0;
+      return NULL;
+    }
+  /* Every byte read, but the tracks, the derived lines and the indices
+   * are still being built: never 100 % while work continues. */
+  if (!finished && fraction >= 0.995)
+    {
+      *shown = 0.995;
+      return g_strdup (_("Finishing…"));
+    }
+  *shown = finished ? 1.0 : CLAMP (fraction, 0.0, 0.99);
+  /* Translators: a progress bar's text; %d is a percentage. */
+  return g_strdup_printf (_("%d %%"), finished ? 100 : MIN ((int) (fraction * 100.0), 99));
+}
+
 static void
 update_progress (PlanarWindow *self)
 {
+  g_autofree char *text = NULL;
+  double shown = 0.0;
+
   if (self->profile != NULL)
-    gtk_progress_bar_set_fraction (self->progress_bar, planar_profile_get_fraction (self->profile));
-  else
-    gtk_progress_bar_pulse (self->progress_bar);
+    text = _planar_window_progress_text (planar_profile_get_fraction (self->profile),
+                                         planar_profile_is_loaded (self->profile), &shown);
+  gtk_progress_bar_set_show_text (self->progress_bar, text != NULL);
+  if (text == NULL)
+    {
+      gtk_progress_bar_pulse (self->progress_bar);
+      return;
+    }
+  gtk_progress_bar_set_text (self->progress_bar, text);
+  gtk_progress_bar_set_fraction (self->progress_bar, shown);
 }
 
 static gboolean
@@ -514,7 +652,7 @@ start_progress (PlanarWindow *self,
                 const char   *label)
 {
   gtk_label_set_label (self->progress_label, label);
-  gtk_progress_bar_set_show_text (self->progress_bar, self->profile != NULL);
+  gtk_progress_bar_set_show_text (self->progress_bar, FALSE);
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   if (self->progress_source == 0)
     self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_tick, self);
@@ -1176,6 +1314,7 @@ planar_window_dispose (GObject *object)
   g_clear_object (&self->hosts_cancellable);
   g_clear_object (&self->rescan_cancellable);
   g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->title_source, g_source_remove);
   g_clear_handle_id (&self->rescan_source, g_source_remove);
   g_clear_pointer (&self->run_monitors, g_hash_table_unref);
   g_clear_pointer (&self->pending_monitors, g_hash_table_unref);
@@ -1242,6 +1381,7 @@ planar_window_class_init (PlanarWindowClass *klass)
 
   object_class->dispose = planar_window_dispose;
   object_class->finalize = planar_window_finalize;
+  widget_class->size_allocate = planar_window_size_allocate;
   object_class->get_property = planar_window_get_property;
 
   window_class->close_request = planar_window_close_request;
@@ -1316,6 +1456,8 @@ planar_window_init (PlanarWindow *self)
   gtk_drop_down_set_expression (self->session_drop_down, expression);
   gtk_expression_unref (expression);
   gtk_drop_down_set_model (self->session_drop_down, G_LIST_MODEL (self->sessions));
+  set_drop_down_factories (self->session_drop_down);
+  set_drop_down_factories (self->tool_drop_down);
   g_signal_connect (self->session_drop_down, "notify::selected", G_CALLBACK (session_selected), self);
   g_signal_connect (self->tool_drop_down, "notify::selected", G_CALLBACK (tool_selected), self);
 

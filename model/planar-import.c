@@ -38,7 +38,9 @@ typedef struct
   guint32 line;
   guint64 args_at;
   guint32 args_len;
-  guint32 pad;
+  /* The record that opened the event (a "B"'s for a B/E pair): events
+   * that start together and last as long nest in file order. */
+  guint32 seq;
 } ImportEvent;
 
 G_STATIC_ASSERT (sizeof (ImportEvent) == 40);
@@ -71,6 +73,7 @@ typedef struct
   guint32 name;
   guint64 args_at;
   guint32 args_len;
+  guint32 seq;
 } OpenBegin;
 
 typedef struct
@@ -92,6 +95,9 @@ typedef struct
   char    *name;
   gint64   sort_index;
   gboolean has_sort_index;
+  /* The `_counters_` line or the global instants: named by the importer,
+   * drawn after the threads. */
+  gboolean special;
   GArray  *open;
 } Thread;
 
@@ -110,6 +116,7 @@ typedef enum
   FIELD_FLOW_IN,
   FIELD_FLOW_OUT,
   FIELD_BP,
+  FIELD_SCOPE,
   FIELD_ARGS,
   FIELD_OTHER,
 } Field;
@@ -126,6 +133,11 @@ typedef struct
   GString *bind_id;
   gboolean has_ph, has_ts, has_dur, has_name, has_pid, has_tid, has_id, has_bind_id;
   gboolean flow_in, flow_out, bp_enclosing;
+  /* "s": "g", an instant of the whole trace. */
+  gboolean global_scope;
+  /* The numeric args, for a "C" record: keys (NUL-separated) and values. */
+  GString *number_keys;
+  GArray  *number_values;
   gint64   ts_ps;
   gint64   dur_ps;
   GString *meta_name;
@@ -581,9 +593,10 @@ add_event (Importer *imp,
            gint64    ts_ps,
            gint64    dur_ps,
            guint64   args_at,
-           guint32   args_len)
+           guint32   args_len,
+           guint32   seq)
 {
-  ImportEvent ev = { ts_ps, dur_ps, name, line, args_at, args_len, 0 };
+  ImportEvent ev = { ts_ps, dur_ps, name, line, args_at, args_len, seq };
 
   if (imp->events->len >= G_MAXUINT32 - 1)
     {
@@ -641,10 +654,70 @@ count_ignored (Importer   *imp,
     g_hash_table_insert (imp->report->ignored, g_strdup (ph), GSIZE_TO_POINTER (GPOINTER_TO_SIZE (count) + 1));
 }
 
+/* Keys no pid or tid read from the file can have (those are numbers or
+ * start with '"'). */
+#define COUNTERS_KEY "\001counters"
+#define GLOBAL_KEY "\001global"
+
 static const char *
 thread_key (GString *value)
 {
   return value->len > 0 ? value->str : "0";
+}
+
+/* A "C" record: one sample on its process's `_counters_` line, its
+ * numeric args as stats named "<name> <arg>", as Perfetto names the
+ * series. */
+static void
+add_counter (Importer *imp)
+{
+  Record *r = &imp->r;
+  g_autoptr(GByteArray) stats = NULL;
+  const char *key;
+  guint32 line;
+  guint32 name;
+  Thread *t;
+  guint64 at;
+
+  if (!r->has_ts)
+    {
+      fail (imp, "a \"C\" event without a numeric \"ts\"");
+      return;
+    }
+  if (r->number_values->len == 0)
+    {
+      count_ignored (imp, "C");
+      return;
+    }
+  line = thread_for (imp, thread_key (r->pid), COUNTERS_KEY);
+  t = g_ptr_array_index (imp->threads, line);
+  if (t->name == NULL)
+    t->name = g_strdup ("_counters_");
+  t->special = TRUE;
+  name = intern (imp->names, imp->name_list, r->has_name ? r->name->str : "", r->has_name ? r->name->len : 0);
+  stats = g_byte_array_new ();
+  key = r->number_keys->str;
+  for (guint i = 0; i < r->number_values->len; i++)
+    {
+      g_autoptr(GByteArray) stat = g_byte_array_new ();
+      g_autofree char *series = r->has_name && r->name->len > 0 ? g_strdup_printf ("%s %s", r->name->str, key)
+                                                                : g_strdup (key);
+      double value = g_array_index (r->number_values, double, i);
+      guint64 bits;
+
+      memcpy (&bits, &value, sizeof bits);
+      bits = GUINT64_TO_LE (bits);
+      planar_wire_append_tag (stat, 1, 0);
+      planar_wire_append_varint (stat, stat_id (imp, series, strlen (series)));
+      planar_wire_append_tag (stat, 2, 1);
+      g_byte_array_append (stat, (const guint8 *) &bits, 8);
+      planar_wire_append_bytes_field (stats, 4, stat->data, stat->len);
+      key += strlen (key) + 1;
+    }
+  at = imp->args->len;
+  g_byte_array_append (imp->args, stats->data, stats->len);
+  add_event (imp, line, name, r->ts_ps, 0, at, stats->len, (guint32) imp->n_records);
+  imp->report->n_counters++;
 }
 
 static void
@@ -712,7 +785,7 @@ finish_record (Importer *imp)
     }
   if (strcmp (ph, "C") == 0)
     {
-      imp->report->n_counters++;
+      add_counter (imp);
       return;
     }
 
@@ -728,7 +801,15 @@ finish_record (Importer *imp)
       return;
     }
 
-  line = thread_for (imp, thread_key (r->pid), thread_key (r->tid));
+  /* Instants of the whole trace ("s": "g") have a section of their own,
+   * whatever pid they carry (Kineto's have an empty one). */
+  if ((ph[0] == 'i' || ph[0] == 'I') && r->global_scope)
+    {
+      line = thread_for (imp, GLOBAL_KEY, GLOBAL_KEY);
+      ((Thread *) g_ptr_array_index (imp->threads, line))->special = TRUE;
+    }
+  else
+    line = thread_for (imp, thread_key (r->pid), thread_key (r->tid));
   name = intern (imp->names, imp->name_list, r->has_name ? r->name->str : "", r->has_name ? r->name->len : 0);
 
   switch (ph[0])
@@ -738,7 +819,7 @@ finish_record (Importer *imp)
         guint32 len;
         guint64 at = stash_args (imp, &len);
 
-        add_event (imp, line, name, r->ts_ps, r->has_dur ? r->dur_ps : 0, at, len);
+        add_event (imp, line, name, r->ts_ps, r->has_dur ? r->dur_ps : 0, at, len, (guint32) imp->n_records);
         imp->report->n_complete++;
         if (r->has_bind_id && (r->flow_in || r->flow_out))
           {
@@ -754,7 +835,7 @@ finish_record (Importer *imp)
     case 'B':
       {
         Thread *t = g_ptr_array_index (imp->threads, line);
-        OpenBegin b = { r->ts_ps, name, 0, 0 };
+        OpenBegin b = { r->ts_ps, name, 0, 0, (guint32) imp->n_records };
 
         b.args_at = stash_args (imp, &b.args_len);
         g_array_append_val (t->open, b);
@@ -784,7 +865,7 @@ finish_record (Importer *imp)
           }
         g_byte_array_append (imp->args, imp->cur_args->data, imp->cur_args->len);
         len = b.args_len + imp->cur_args->len;
-        add_event (imp, line, b.name, b.ts_ps, MAX (r->ts_ps - b.ts_ps, 0), at, len);
+        add_event (imp, line, b.name, b.ts_ps, MAX (r->ts_ps - b.ts_ps, 0), at, len, b.seq);
         imp->report->n_begin_end++;
       }
       break;
@@ -794,7 +875,7 @@ finish_record (Importer *imp)
         guint32 len;
         guint64 at = stash_args (imp, &len);
 
-        add_event (imp, line, name, r->ts_ps, 0, at, len);
+        add_event (imp, line, name, r->ts_ps, 0, at, len, (guint32) imp->n_records);
         imp->report->n_instant++;
       }
       break;
@@ -835,7 +916,9 @@ reset_record (Importer *imp)
   g_string_truncate (r->bind_id, 0);
   g_string_truncate (r->meta_name, 0);
   r->has_ph = r->has_ts = r->has_dur = r->has_name = r->has_pid = r->has_tid = FALSE;
-  r->has_id = r->has_bind_id = r->flow_in = r->flow_out = r->bp_enclosing = FALSE;
+  r->has_id = r->has_bind_id = r->flow_in = r->flow_out = r->bp_enclosing = r->global_scope = FALSE;
+  g_string_truncate (r->number_keys, 0);
+  g_array_set_size (r->number_values, 0);
   r->has_meta_name = r->has_meta_labels = r->has_meta_sort_index = FALSE;
   g_string_truncate (r->meta_labels, 0);
   r->n_keys = 0;
@@ -912,7 +995,15 @@ scalar (Importer    *imp,
       if (kind == VALUE_STRING)
         arg_string (imp, text, len);
       else if (kind == VALUE_NUMBER)
-        arg_number (imp, text, len);
+        {
+          g_autofree char *copy = g_strndup (text, len);
+          double value = g_ascii_strtod (copy, NULL);
+
+          arg_number (imp, text, len);
+          g_string_append_len (r->number_keys, imp->arg_key->str, (gssize) imp->arg_key->len);
+          g_string_append_c (r->number_keys, '\0');
+          g_array_append_val (r->number_values, value);
+        }
       else if (kind == VALUE_BOOL)
         arg_int (imp, boolean ? 1 : 0);
       return 1;
@@ -953,6 +1044,32 @@ scalar (Importer    *imp,
           digits = g_ascii_isdigit (text[i]) || (i == 0 && text[i] == '-' && len > 1);
         if (kind == VALUE_STRING && !digits)
           g_string_append_c (target, '"');
+        if (kind == VALUE_NUMBER || digits)
+          {
+            /* One spelling per number: -7 and "-7", 0 and -0, 1000 and
+             * 1e3 are one thread, printed as a signed decimal as Chrome's
+             * tools print ids. */
+            g_autofree char *copy = g_strndup (text, len);
+            char *end = NULL;
+            gint64 value;
+
+            errno = 0;
+            value = g_ascii_strtoll (copy, &end, 10);
+            if (errno == 0 && end != copy && *end == '\0')
+              {
+                g_string_append_printf (target, "%" G_GINT64_FORMAT, value);
+                break;
+              }
+            {
+              double d = g_ascii_strtod (copy, &end);
+
+              if (end != copy && *end == '\0' && d == (double) (gint64) d && d > -9.2e18 && d < 9.2e18)
+                {
+                  g_string_append_printf (target, "%" G_GINT64_FORMAT, (gint64) d);
+                  break;
+                }
+            }
+          }
         if (kind == VALUE_STRING || kind == VALUE_NUMBER)
           g_string_append_len (target, text, (gssize) len);
       }
@@ -995,6 +1112,9 @@ scalar (Importer    *imp,
       break;
     case FIELD_BP:
       r->bp_enclosing = kind == VALUE_STRING && len == 1 && text[0] == 'e';
+      break;
+    case FIELD_SCOPE:
+      r->global_scope = kind == VALUE_STRING && len == 1 && text[0] == 'g';
       break;
     case FIELD_ARGS:
     case FIELD_OTHER:
@@ -1153,7 +1273,7 @@ field_for (const char *key,
     { "ph", FIELD_PH }, { "name", FIELD_NAME }, { "cat", FIELD_CAT }, { "pid", FIELD_PID },
     { "tid", FIELD_TID }, { "ts", FIELD_TS }, { "dur", FIELD_DUR }, { "id", FIELD_ID },
     { "bind_id", FIELD_BIND_ID }, { "flow_in", FIELD_FLOW_IN }, { "flow_out", FIELD_FLOW_OUT },
-    { "bp", FIELD_BP }, { "args", FIELD_ARGS },
+    { "bp", FIELD_BP }, { "s", FIELD_SCOPE }, { "args", FIELD_ARGS },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
@@ -1227,6 +1347,9 @@ compare_event_order (gconstpointer a,
     return x->ts_ps < y->ts_ps ? -1 : 1;
   if (x->dur_ps != y->dur_ps)
     return x->dur_ps > y->dur_ps ? -1 : 1;
+  /* As Perfetto nests them: what the file opened first is the parent. */
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
   return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
 }
 
@@ -1449,15 +1572,19 @@ write_space (Importer   *imp,
       for (guint t = 0; t < imp->threads->len; t++)
         {
           Thread *thread = g_ptr_array_index (imp->threads, t);
-          ThreadOrder order = { t, G_MAXINT64 };
+          ThreadOrder order = { t, G_MAXINT64 - 1 };
           gint64 tid;
 
           if (thread->process != process_index)
             continue;
-          if (thread->has_sort_index)
+          if (thread->special)
+            order.sort = G_MAXINT64;
+          else if (thread->has_sort_index)
             order.sort = thread->sort_index;
           else if (numeric_key (thread->tid, &tid))
             order.sort = tid;
+          else
+            order.sort = G_MAXINT64 - 1;
           g_array_append_val (threads, order);
         }
       g_array_sort (threads, compare_thread_order);
@@ -1481,12 +1608,15 @@ write_space (Importer   *imp,
         plane_name = g_strdup_printf ("%s (%s)", proc->name, proc->labels);
       else if (proc->name != NULL)
         plane_name = g_strdup (proc->name);
+      else if (strcmp (proc->key, GLOBAL_KEY) == 0)
+        plane_name = g_strdup ("Global");
       else
         {
           g_autofree char *shown = display_key (proc->key);
 
-          plane_name = numeric_key (proc->key, &pid) || shown[0] == '\0' ? g_strdup_printf ("Process %s", shown)
-                                                                        : g_strdup (shown);
+          plane_name = numeric_key (proc->key, &pid) ? g_strdup_printf ("Process %s", shown)
+                       : shown[0] == '\0'             ? g_strdup ("Process (no pid)")
+                                                      : g_strdup (shown);
         }
 
       g_byte_array_set_size (plane, 0);
@@ -1508,6 +1638,10 @@ write_space (Importer   *imp,
           planar_wire_append_varint (line, ti + 1);
           if (thread->name != NULL)
             line_name = g_strdup (thread->name);
+          else if (strcmp (thread->tid, GLOBAL_KEY) == 0)
+            line_name = g_strdup ("Global instants");
+          else if (strcmp (thread->tid, "\"") == 0)
+            line_name = g_strdup ("Thread (no tid)");
           else
             {
               g_autofree char *shown = display_key (thread->tid);
@@ -1739,6 +1873,8 @@ _planar_import_chrome_json (const guint8         *data,
   imp.r.cat = g_string_new (NULL);
   imp.r.pid = g_string_new (NULL);
   imp.r.tid = g_string_new (NULL);
+  imp.r.number_keys = g_string_new (NULL);
+  imp.r.number_values = g_array_new (FALSE, FALSE, sizeof (double));
   imp.r.id = g_string_new (NULL);
   imp.r.bind_id = g_string_new (NULL);
   imp.r.meta_name = g_string_new (NULL);
@@ -1795,6 +1931,8 @@ _planar_import_chrome_json (const guint8         *data,
   g_string_free (imp.r.cat, TRUE);
   g_string_free (imp.r.pid, TRUE);
   g_string_free (imp.r.tid, TRUE);
+  g_string_free (imp.r.number_keys, TRUE);
+  g_array_unref (imp.r.number_values);
   g_string_free (imp.r.id, TRUE);
   g_string_free (imp.r.bind_id, TRUE);
   g_string_free (imp.r.meta_name, TRUE);

@@ -2833,6 +2833,164 @@ capture_ended (gpointer data)
 /* Cancel while one host is saved and another's call is in flight: the
  * call is cancelled, the saved host stays on disk, nothing half-written
  * is left. */
+static GtkWidget *
+find_widget_of_type (GtkWidget *root,
+                     GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+      found = find_widget_of_type (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* What the progress bar says, as GTK draws it: its text, or the
+ * percentage GTK writes when it has none; NULL when it shows no text. */
+static char *
+dup_progress_text (GtkProgressBar *bar)
+{
+  if (!gtk_progress_bar_get_show_text (bar))
+    return NULL;
+  if (gtk_progress_bar_get_text (bar) != NULL)
+    return g_strdup (gtk_progress_bar_get_text (bar));
+  return g_strdup_printf ("%.0f %%", gtk_progress_bar_get_fraction (bar) * 100.0);
+}
+
+typedef struct
+{
+  PlanarWindow   *window;
+  GtkProgressBar *bar;
+  guint           n_samples;
+} ProgressWatch;
+
+/* Each look at the bar during the load: never "100 %" before the profile
+ * is whole, never "0 %". */
+static gboolean
+progress_checked_until_loaded (gpointer data)
+{
+  ProgressWatch *watch = data;
+  g_autofree char *text = dup_progress_text (watch->bar);
+  PlanarProfile *profile = planar_window_get_profile (watch->window);
+
+  if (planar_window_get_loading (watch->window) && gtk_widget_get_mapped (GTK_WIDGET (watch->bar)))
+    {
+      watch->n_samples++;
+      if (text != NULL && (profile == NULL || !planar_profile_is_loaded (profile)))
+        g_assert_cmpstr (text, !=, "100 %");
+      g_assert_cmpstr (text, !=, "0 %");
+    }
+  return window_loaded (watch->window);
+}
+
+/* The progress bar tells the truth: the rule, then a cached reopen (no
+ * bytes to count: a pulse, not "0 %") watched as it loads. */
+static void
+test_progress_truth (void)
+{
+  g_autofree char *cache_dir = g_build_filename (tmp_dir, "progress-cache", NULL);
+  g_autofree char *text = NULL;
+  ProgressWatch watch = { 0 };
+  double shown = -1.0;
+
+  /* Every byte read, the index still being built. */
+  text = _planar_window_progress_text (1.0, FALSE, &shown);
+  g_assert_nonnull (text);
+  g_assert_cmpstr (text, !=, "100 %");
+  g_assert_cmpfloat (shown, <, 1.0);
+  g_clear_pointer (&text, g_free);
+  text = _planar_window_progress_text (0.998, FALSE, &shown);
+  g_assert_cmpstr (text, !=, "100 %");
+  g_clear_pointer (&text, g_free);
+  /* Nothing measurable: no number at all. */
+  g_assert_null (_planar_window_progress_text (0.0, FALSE, &shown));
+  text = _planar_window_progress_text (0.423, FALSE, &shown);
+  g_assert_cmpstr (text, ==, "42 %");
+  g_assert_cmpfloat (shown, ==, 0.423);
+  g_clear_pointer (&text, g_free);
+  text = _planar_window_progress_text (1.0, TRUE, &shown);
+  g_assert_cmpstr (text, ==, "100 %");
+  g_assert_cmpfloat (shown, ==, 1.0);
+  g_clear_pointer (&text, g_free);
+
+  g_unsetenv ("PLANAR_CACHE");
+  planar_cache_set_dir (cache_dir);
+  planar_cache_set_enabled (TRUE);
+  for (guint round = 0; round < 2; round++)
+    {
+      watch.window = open_path (logdir);
+      watch.bar = GTK_PROGRESS_BAR (find_widget_of_type (GTK_WIDGET (watch.window), GTK_TYPE_PROGRESS_BAR));
+      g_assert_nonnull (watch.bar);
+      wait_for (progress_checked_until_loaded, &watch, 30, "the profile to load, its progress watched");
+      destroy_all_windows ();
+      planar_cache_wait ();
+    }
+  planar_cache_set_enabled (FALSE);
+  planar_cache_set_dir (NULL);
+  g_setenv ("PLANAR_CACHE", "0", TRUE);
+}
+
+static gboolean
+title_hidden (gpointer data)
+{
+  return !gtk_widget_get_visible (find_widget_of_type (data, ADW_TYPE_WINDOW_TITLE));
+}
+
+static gboolean
+window_narrow (gpointer data)
+{
+  return gtk_widget_get_width (data) > 0 && gtk_widget_get_width (data) <= 600;
+}
+
+static gboolean
+title_shown (gpointer data)
+{
+  return !title_hidden (data);
+}
+
+/* With a profile open the window shrinks to 600 px wide (half a laptop
+ * screen): nothing in the header bar or the panes asks for more. A
+ * screenshot is kept in meson-logs/app-e2e (narrow-window.png; under
+ * GDK_SCALE=2, narrow-window-scale2.png). */
+static void
+test_narrow_window (void)
+{
+  GSettings *settings = planar_application_get_settings (app);
+  PlanarWindow *window;
+  int min_width = 0, nat_width = 0;
+  const char *scale = g_getenv ("GDK_SCALE");
+
+  /* The window opens at 600 px, as the last one closed at that width. */
+  destroy_all_windows ();
+  g_settings_set_int (settings, "window-width", 600);
+  g_settings_set_int (settings, "window-height", 700);
+  g_settings_set_boolean (settings, "window-maximized", FALSE);
+  window = open_path (logdir);
+
+  wait_loaded (window);
+  /* The HiDPI run (tests/meson.build: app-hidpi) draws at twice the
+   * pixels: the layout, in logical pixels, is the same. */
+  if (scale != NULL && g_str_equal (scale, "2"))
+    g_assert_cmpint (gdk_surface_get_scale_factor (gtk_native_get_surface (GTK_NATIVE (window))), ==, 2);
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, &nat_width, NULL, NULL);
+  g_assert_cmpint (min_width, <=, 600);
+  wait_for (window_narrow, window, 10, "the window to shrink to 600 px");
+  wait_for (title_hidden, window, 10, "the window title to give way");
+  save_screenshot (scale != NULL && g_str_equal (scale, "2") ? "narrow-window-scale2.png" : "narrow-window.png",
+                   G_USEC_PER_SEC / 2);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 600);
+  /* The header bar gave its title's room to the drop-downs. */
+  g_assert_false (gtk_widget_get_visible (find_widget_of_type (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 700);
+  wait_for (title_shown, window, 10, "the window title to come back");
+  destroy_all_windows ();
+}
+
 static void
 test_capture_cancel (void)
 {
@@ -3077,6 +3235,8 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/capture", test_capture);
   g_test_add_func ("/app/message-bar", test_message_bar);
   planar_test_add_func_with_samples ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
+  planar_test_add_func_with_samples ("/app/progress-truth", test_progress_truth);
+  planar_test_add_func_with_samples ("/app/narrow-window", test_narrow_window);
   g_test_add_func ("/app/file-changed", test_file_changed);
   g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   status = g_test_run ();

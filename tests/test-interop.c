@@ -512,7 +512,187 @@ test_import_shapes (PlanarTestFixture *f,
   g_assert_cmpuint (report->n_counters, ==, 1);
   g_assert_cmpuint (report->n_metadata, ==, 2);
   g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, "b")), ==, 1);
-  g_assert_cmpuint (planar_trace_get_n_events (object), ==, 3);
+  /* Two slices, the instant and the counter sample. */
+  g_assert_cmpuint (planar_trace_get_n_events (object), ==, 4);
+}
+
+static const PlanarTrack *
+find_track (const PlanarPlane *plane,
+            const char        *name)
+{
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (g_strcmp0 (plane->tracks[t].name, name) == 0)
+      return &plane->tracks[t];
+  return NULL;
+}
+
+static const PlanarPlane *
+find_plane (PlanarTrace *trace,
+            const char  *name)
+{
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    if (g_strcmp0 (planar_trace_get_plane (trace, p)->name, name) == 0)
+      return planar_trace_get_plane (trace, p);
+  return NULL;
+}
+
+static const char *
+event_name (PlanarTrace       *trace,
+            const PlanarPlane *plane,
+            const PlanarEvent *event)
+{
+  (void) trace;
+  return planar_plane_get_event_name (plane, event, FALSE);
+}
+
+/* Counters ("C") become `_counters_` samples the timeline draws, one
+ * series per arg named "<name> <arg>" as Perfetto names them. */
+static void
+test_import_counters (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = import_ok (f->dir, "counters.json",
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"name\":\"work\"},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"mem\",\"args\":{\"used\":10,\"free\":2.5}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":3,\"name\":\"mem\",\"args\":{\"used\":30,\"free\":0.5}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":2,\"name\":\"cpu\",\"args\":{\"used\":7,\"note\":\"text\"}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":4,\"name\":\"empty\",\"args\":{}}"
+    "]}");
+  const PlanarImportReport *report = planar_trace_get_import_report (trace);
+  const PlanarCounterSet *counters = planar_trace_get_counters (trace);
+  const PlanarCounterSeries *used, *freed, *cpu;
+  const PlanarPlane *plane = planar_trace_get_plane (trace, 0);
+  const PlanarTrack *track = find_track (plane, "_counters_");
+  double lo, hi;
+
+  g_assert_cmpuint (report->n_counters, ==, 3);
+  g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, "C")), ==, 1);
+  g_assert_nonnull (track);
+  /* After the threads. */
+  g_assert_true (track == &plane->tracks[plane->n_tracks - 1]);
+  g_assert_cmpuint (track->n_events, ==, 3);
+  g_assert_nonnull (counters);
+  g_assert_cmpuint (planar_counter_set_get_n_series (counters), ==, 3);
+  used = planar_counter_set_find_series (counters, 0, "mem used");
+  freed = planar_counter_set_find_series (counters, 0, "mem free");
+  cpu = planar_counter_set_find_series (counters, 0, "cpu used");
+  g_assert_nonnull (used);
+  g_assert_nonnull (freed);
+  g_assert_nonnull (cpu);
+  g_assert_cmpuint (planar_counter_series_get_n_samples (used), ==, 2);
+  g_assert_cmpint (planar_counter_series_get_time (used, 0), ==, 1000000);
+  g_assert_cmpint (planar_counter_series_get_time (used, 1), ==, 3000000);
+  g_assert_cmpfloat (planar_counter_series_get_value (used, 1), ==, 30.0);
+  g_assert_true (planar_counter_series_get_range (freed, &lo, &hi));
+  g_assert_cmpfloat (lo, ==, 0.5);
+  g_assert_cmpfloat (hi, ==, 2.5);
+  g_assert_cmpfloat (planar_counter_series_get_value (cpu, 0), ==, 7.0);
+}
+
+/* Slices that start together and last as long nest in file order (the
+ * first opened is the parent), a B/E pair as an X; longer ones hold
+ * shorter ones whatever the order. */
+static void
+test_import_nesting (PlanarTestFixture *f,
+                     gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = import_ok (f->dir, "nesting.json",
+    "[{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":0,\"name\":\"be-outer\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"name\":\"x-inner\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":10},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"name\":\"x-outer\"},"
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":20,\"name\":\"be-inner\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":25},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":1,\"name\":\"short\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":4,\"name\":\"long\"}]");
+  const PlanarPlane *plane = planar_trace_get_plane (trace, 0);
+  const PlanarTrack *track = &plane->tracks[0];
+  static const struct { const char *name; guint depth; } want[] = {
+    { "be-outer", 0 }, { "x-inner", 1 }, { "x-outer", 0 }, { "be-inner", 1 }, { "long", 0 }, { "short", 1 },
+  };
+
+  g_assert_cmpuint (track->n_events, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_assert_cmpstr (event_name (trace, plane, &track->events[i]), ==, want[i].name);
+      g_assert_cmpuint (track->events[i].depth, ==, want[i].depth);
+    }
+}
+
+/* Kineto's global instants ("s": "g", pid "") have a named section of
+ * their own, never an empty "Process"; numeric ids have one spelling
+ * each, negative ones printed signed and sorted first. */
+static void
+test_import_ids (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = import_ok (f->dir, "ids.json",
+    "[{\"ph\":\"X\",\"pid\":1,\"tid\":5,\"ts\":0,\"dur\":1,\"name\":\"a\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":-7,\"ts\":0,\"dur\":1,\"name\":\"b\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":\"-7\",\"ts\":2,\"dur\":1,\"name\":\"c\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":-0,\"ts\":0,\"dur\":1,\"name\":\"d\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":2,\"dur\":1,\"name\":\"e\"},"
+    " {\"ph\":\"X\",\"pid\":-2,\"tid\":1e1,\"ts\":0,\"dur\":1,\"name\":\"f\"},"
+    " {\"ph\":\"i\",\"pid\":\"\",\"tid\":\"\",\"ts\":3,\"s\":\"g\",\"name\":\"Record Window End\"},"
+    " {\"ph\":\"i\",\"pid\":1,\"tid\":5,\"ts\":1,\"s\":\"g\",\"name\":\"Iteration Start\"},"
+    " {\"ph\":\"X\",\"pid\":\"\",\"tid\":\"\",\"ts\":0,\"dur\":1,\"name\":\"nameless\"}]");
+  const PlanarPlane *one = find_plane (trace, "Process 1");
+  const PlanarPlane *minus_two = find_plane (trace, "Process -2");
+  const PlanarPlane *global = find_plane (trace, "Global");
+  const PlanarPlane *nameless = find_plane (trace, "Process (no pid)");
+
+  g_assert_nonnull (one);
+  g_assert_cmpuint (one->n_tracks, ==, 3);
+  g_assert_cmpstr (one->tracks[0].name, ==, "Thread -7");
+  g_assert_cmpuint (one->tracks[0].n_events, ==, 2);
+  g_assert_cmpstr (one->tracks[1].name, ==, "Thread 0");
+  g_assert_cmpuint (one->tracks[1].n_events, ==, 2);
+  g_assert_cmpstr (one->tracks[2].name, ==, "Thread 5");
+  g_assert_cmpuint (one->tracks[2].n_events, ==, 1);
+  g_assert_nonnull (minus_two);
+  g_assert_cmpstr (minus_two->tracks[0].name, ==, "Thread 10");
+  g_assert_nonnull (global);
+  g_assert_cmpuint (global->n_tracks, ==, 1);
+  g_assert_cmpstr (global->tracks[0].name, ==, "Global instants");
+  g_assert_cmpuint (global->tracks[0].n_events, ==, 2);
+  g_assert_nonnull (nameless);
+  g_assert_cmpstr (nameless->tracks[0].name, ==, "Thread (no tid)");
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      g_assert_cmpstr (plane->name, !=, "Process ");
+      for (guint t = 0; t < plane->n_tracks; t++)
+        g_assert_cmpstr (plane->tracks[t].name, !=, "");
+    }
+}
+
+/* The real Kineto sample: no empty section, the global instant on its
+ * own. */
+static void
+test_import_kineto_sections (void)
+{
+  g_autofree char *path = sample ("hta_with_gpu_user_annotation_step_based_trace_2543932.json.gz");
+  g_autoptr(PlanarProfile) profile = NULL;
+  PlanarTrace *trace;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no Kineto sample");
+      return;
+    }
+  profile = load_profile (path);
+  trace = planar_profile_get_trace (profile, 0);
+  g_assert_nonnull (find_plane (trace, "Global"));
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      g_assert_false (g_str_has_prefix (plane->name, "Process"));
+      for (guint t = 0; t < plane->n_tracks; t++)
+        g_assert_cmpstr (plane->tracks[t].name, !=, "");
+    }
 }
 
 /* Damaged input: a clear error, never a crash or a hang. */
@@ -636,6 +816,13 @@ main (int    argc,
   g_test_add_func ("/interop/import-flows", test_import_flows);
   g_test_add ("/interop/import-shapes", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_shapes,
               planar_test_fixture_teardown);
+  g_test_add ("/interop/import-counters", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_counters,
+              planar_test_fixture_teardown);
+  g_test_add ("/interop/import-nesting", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_nesting,
+              planar_test_fixture_teardown);
+  g_test_add ("/interop/import-ids", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_ids,
+              planar_test_fixture_teardown);
+  g_test_add_func ("/interop/import-kineto-sections", test_import_kineto_sections);
   g_test_add ("/interop/import-malformed", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_malformed,
               planar_test_fixture_teardown);
   g_test_add ("/interop/round-trip-chrome", PlanarTestFixture, NULL, planar_test_fixture_setup,

@@ -670,7 +670,7 @@ draw_go_to_marker (PlanarTimeline *self,
   double lx;
   GskRoundedRect pill;
 
-  if (x < PLANAR_TIMELINE_LABEL_WIDTH || x > width)
+  if (x < self->label_width || x > width)
     return;
   gtk_snapshot_append_color (snapshot, color,
                              &GRAPHENE_RECT_INIT ((float) x - 1, PLANAR_TIMELINE_AXIS_HEIGHT, 2,
@@ -679,7 +679,7 @@ draw_go_to_marker (PlanarTimeline *self,
   pango_layout_set_text (self->small_layout, label, -1);
   pango_layout_set_width (self->small_layout, -1);
   pango_layout_get_pixel_size (self->small_layout, &tw, &th);
-  lx = CLAMP (x - tw / 2.0, PLANAR_TIMELINE_LABEL_WIDTH + 2, width - tw - 8);
+  lx = CLAMP (x - tw / 2.0, self->label_width + 2, width - tw - 8);
   gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
                                                                 (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
   gtk_snapshot_push_rounded_clip (snapshot, &pill);
