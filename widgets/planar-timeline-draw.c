@@ -607,6 +607,35 @@ append_outline (GtkSnapshot           *snapshot,
   gtk_snapshot_append_border (snapshot, &outline, widths, colors);
 }
 
+/* @text in a pill of @color over the axis, centred on @x and kept inside
+ * the time area. */
+static void
+draw_axis_pill (PlanarTimeline *self,
+                GtkSnapshot    *snapshot,
+                const GdkRGBA  *color,
+                const char     *text,
+                double          x)
+{
+  int tw, th;
+  double lx;
+  GskRoundedRect pill;
+
+  pango_layout_set_text (self->small_layout, text, -1);
+  pango_layout_set_width (self->small_layout, -1);
+  pango_layout_get_pixel_size (self->small_layout, &tw, &th);
+  lx = CLAMP (x - tw / 2.0, self->label_width + 2, gtk_widget_get_width (GTK_WIDGET (self)) - tw - 8);
+  gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
+                                                                (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
+  gtk_snapshot_push_rounded_clip (snapshot, &pill);
+  gtk_snapshot_append_color (snapshot, color, &pill.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) lx, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f));
+  gtk_snapshot_append_layout (snapshot, self->small_layout,
+                              planar_color_wants_light_text (color) ? &(GdkRGBA) { 1, 1, 1, 1 } : &(GdkRGBA) { 0, 0, 0, 0.87f });
+  gtk_snapshot_restore (snapshot);
+}
+
 /* A band over the tracks from @t0 to @t1 with its duration in the axis. */
 static void
 draw_range (PlanarTimeline *self,
@@ -621,9 +650,6 @@ draw_range (PlanarTimeline *self,
   double x1 = MIN (_planar_timeline_x_for_time (self, MAX (t0, t1)), gtk_widget_get_width (GTK_WIDGET (self)));
   GdkRGBA fill = *color;
   char duration[64];
-  int tw, th;
-  double lx;
-  GskRoundedRect pill;
 
   if (x1 < self->label_width || x0 > gtk_widget_get_width (GTK_WIDGET (self)))
     return;
@@ -639,20 +665,7 @@ draw_range (PlanarTimeline *self,
 
   /* The duration in a pill over the axis, centred on the range. */
   planar_time_format_duration (MAX (t0, t1) - MIN (t0, t1), duration, sizeof duration);
-  pango_layout_set_text (self->small_layout, duration, -1);
-  pango_layout_set_width (self->small_layout, -1);
-  pango_layout_get_pixel_size (self->small_layout, &tw, &th);
-  lx = CLAMP ((x0 + x1 - tw) / 2, self->label_width + 2, gtk_widget_get_width (GTK_WIDGET (self)) - tw - 8);
-  gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
-                                                                (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
-  gtk_snapshot_push_rounded_clip (snapshot, &pill);
-  gtk_snapshot_append_color (snapshot, color, &pill.bounds);
-  gtk_snapshot_pop (snapshot);
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) lx, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f));
-  gtk_snapshot_append_layout (snapshot, self->small_layout,
-                              planar_color_wants_light_text (color) ? &(GdkRGBA) { 1, 1, 1, 1 } : &(GdkRGBA) { 0, 0, 0, 0.87f });
-  gtk_snapshot_restore (snapshot);
+  draw_axis_pill (self, snapshot, color, duration, (x0 + x1) / 2.0);
 }
 
 /* The line Go to Time leaves at its time, labelled with it over the
@@ -666,9 +679,6 @@ draw_go_to_marker (PlanarTimeline *self,
   double x = _planar_timeline_x_for_time (self, self->go_to_marker_ps);
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   g_autofree char *label = NULL;
-  int tw, th;
-  double lx;
-  GskRoundedRect pill;
 
   if (x < self->label_width || x > width)
     return;
@@ -676,20 +686,7 @@ draw_go_to_marker (PlanarTimeline *self,
                              &GRAPHENE_RECT_INIT ((float) x - 1, PLANAR_TIMELINE_AXIS_HEIGHT, 2,
                                                   (float) (height - PLANAR_TIMELINE_AXIS_HEIGHT)));
   label = planar_format_time_exact (self->go_to_marker_ps);
-  pango_layout_set_text (self->small_layout, label, -1);
-  pango_layout_set_width (self->small_layout, -1);
-  pango_layout_get_pixel_size (self->small_layout, &tw, &th);
-  lx = CLAMP (x - tw / 2.0, self->label_width + 2, width - tw - 8);
-  gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT ((float) lx - 6, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f - 2,
-                                                                (float) tw + 12, (float) th + 4), (th + 4) / 2.0f);
-  gtk_snapshot_push_rounded_clip (snapshot, &pill);
-  gtk_snapshot_append_color (snapshot, color, &pill.bounds);
-  gtk_snapshot_pop (snapshot);
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((float) lx, (PLANAR_TIMELINE_AXIS_HEIGHT - th) / 2.0f));
-  gtk_snapshot_append_layout (snapshot, self->small_layout,
-                              planar_color_wants_light_text (color) ? &(GdkRGBA) { 1, 1, 1, 1 } : &(GdkRGBA) { 0, 0, 0, 0.87f });
-  gtk_snapshot_restore (snapshot);
+  draw_axis_pill (self, snapshot, color, label, x);
 }
 
 static void
