@@ -677,11 +677,9 @@ test_import_kineto_sections (void)
   g_autoptr(PlanarProfile) profile = NULL;
   PlanarTrace *trace;
 
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("no Kineto sample");
-      return;
-    }
+  /* sample() skipped the case in a clone without the samples. */
+  if (path == NULL)
+    return;
   profile = load_profile (path);
   trace = planar_profile_get_trace (profile, 0);
   g_assert_nonnull (find_plane (trace, "Global"));
