@@ -4,7 +4,7 @@
  * On a planar-gen profile (1e6 events by default), every file event's stats
  * are read with planar_trace_get_event_stats() (what find, export and the
  * details pane do per event):
- *   guard      what Planar does (model/planar-mapping.c): a process-wide
+ *   guard      what Planar does (model/base/planar-mapping.c): a process-wide
  *              handler knows the mapping; the read path only loads the
  *              mapping's 'changed' flag once per call;
  *   sigsetjmp  the alternative of a guard per read: each call wrapped in

@@ -22,4 +22,3 @@
 #include "planar-string-table.h"
 #include "planar-trace.h"
 #include "planar-units.h"
-#include "planar-view-state.h"

@@ -1,4 +1,4 @@
-/* fuzz-cache.c: the cached index reader (model/planar-cache.c), on any
+/* fuzz-cache.c: the cached index reader (model/io/planar-cache.c), on any
  * bytes, for one fixed profile. The key and header checksum are skipped,
  * so that the fuzzer reaches the sections behind them (a checksum it
  * cannot forge would stop it at the door); every index in what follows is

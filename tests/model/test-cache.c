@@ -1,4 +1,4 @@
-/* test-cache.c: the cached index (model/planar-cache.c).
+/* test-cache.c: the cached index (model/io/planar-cache.c).
  *
  * A profile restored from its cache must be the profile decoded: every
  * plane, line, metadata entry (derived ones with their stats), track with

@@ -1,5 +1,5 @@
 /* test-capture.c: remote capture against a test ProfilerService on
- * 127.0.0.1 (tests/planar-test-profiler-server.c).
+ * 127.0.0.1 (tests/lib/planar-test-profiler-server.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
