@@ -1,0 +1,136 @@
+/* test-parallel.c: the model's one worker pool (model/base/planar-parallel.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-parallel.h"
+
+#include <string.h>
+
+#define N_JOBS 1000
+
+typedef struct
+{
+  gint     runs[N_JOBS];
+  guint    fail_from;    /* jobs >= this fail */
+  GCancellable *cancel_at_job_cancellable;
+  guint    cancel_at;
+} Data;
+
+static gboolean
+count_job (guint          job,
+           gpointer       user_data,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  Data *data = user_data;
+
+  g_atomic_int_inc (&data->runs[job]);
+  if (data->cancel_at_job_cancellable != NULL && job == data->cancel_at)
+    g_cancellable_cancel (data->cancel_at_job_cancellable);
+  if (job >= data->fail_from)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "job %u failed", job);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_every_job_once (void)
+{
+  Data data = { .fail_from = G_MAXUINT };
+  g_autofree guint *order = g_new (guint, N_JOBS);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < N_JOBS; i++)
+    order[i] = N_JOBS - 1 - i;
+  g_assert_true (planar_parallel_run (N_JOBS, order, count_job, &data, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < N_JOBS; i++)
+    g_assert_cmpint (data.runs[i], ==, 1);
+
+  memset (data.runs, 0, sizeof data.runs);
+  g_assert_true (planar_parallel_run (N_JOBS, NULL, count_job, &data, NULL, &error));
+  for (guint i = 0; i < N_JOBS; i++)
+    g_assert_cmpint (data.runs[i], ==, 1);
+
+  g_assert_true (planar_parallel_run (0, NULL, count_job, &data, NULL, &error));
+  g_assert_cmpuint (planar_parallel_max_threads (), >=, 1);
+  g_assert_cmpuint (planar_parallel_max_threads (), <=, 8);
+}
+
+/* Every job fails: whichever threads ran which, the error is job 0's (the
+ * order puts it last, so it is taken after others have failed only if the
+ * pool kept going; it is not, so the lowest failed index is reported). */
+static void
+test_first_error_in_job_order (void)
+{
+  for (guint round = 0; round < 20; round++)
+    {
+      Data data = { .fail_from = 0 };
+      g_autoptr(GError) error = NULL;
+      guint order[] = { 7, 3, 5, 1, 2 };
+
+      g_assert_false (planar_parallel_run (G_N_ELEMENTS (order), order, count_job, &data, NULL, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      {
+        guint lowest = G_MAXUINT;
+
+        for (guint i = 0; i < 8; i++)
+          if (data.runs[i] > 0 && i < lowest)
+            lowest = i;
+        g_autofree char *expected = g_strdup_printf ("job %u failed", lowest);
+        g_assert_cmpstr (error->message, ==, expected);
+      }
+    }
+}
+
+/* After a failure no further job starts. */
+static void
+test_failure_stops (void)
+{
+  Data data = { .fail_from = 0 };
+  g_autoptr(GError) error = NULL;
+  guint started = 0;
+
+  g_assert_false (planar_parallel_run (N_JOBS, NULL, count_job, &data, NULL, &error));
+  for (guint i = 0; i < N_JOBS; i++)
+    started += (guint) data.runs[i];
+  /* At most one job per thread can have started before the stop. */
+  g_assert_cmpuint (started, <=, planar_parallel_max_threads ());
+}
+
+static void
+test_cancelled (void)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Data data = { .fail_from = G_MAXUINT, .cancel_at_job_cancellable = cancellable, .cancel_at = 3 };
+  g_autoptr(GError) error = NULL;
+  guint started = 0;
+
+  g_assert_false (planar_parallel_run (N_JOBS, NULL, count_job, &data, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  for (guint i = 0; i < N_JOBS; i++)
+    started += (guint) data.runs[i];
+  g_assert_cmpuint (started, <, N_JOBS);
+
+  /* Cancelled before it starts: nothing runs. */
+  memset (data.runs, 0, sizeof data.runs);
+  g_clear_error (&error);
+  g_assert_false (planar_parallel_run (N_JOBS, NULL, count_job, &data, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  for (guint i = 0; i < N_JOBS; i++)
+    g_assert_cmpint (data.runs[i], ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/parallel/every-job-once", test_every_job_once);
+  g_test_add_func ("/parallel/first-error-in-job-order", test_first_error_in_job_order);
+  g_test_add_func ("/parallel/failure-stops", test_failure_stops);
+  g_test_add_func ("/parallel/cancelled", test_cancelled);
+  return g_test_run ();
+}
