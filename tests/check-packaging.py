@@ -5,8 +5,11 @@
 #       every file under app/, widgets/ and data/ with translatable strings is
 #       listed in po/POTFILES.in, and every file listed there exists
 #   check-packaging.py flatpak MANIFEST
-#       the Flatpak manifest is valid JSON for dev.planar.Planar on the GNOME
-#       runtime, with the permissions a viewer needs and none broader
+#       the Flatpak manifest is valid JSON for dev.planar.Planar on a supported
+#       GNOME runtime, with the permissions a viewer needs and none broader,
+#       every source pinned, and a module for every dependency() of meson that
+#       the runtime lacks (flatpak/runtime-pkgconfig.txt lists what it has);
+#       flatpak-builder --show-manifest parses it where it is installed
 #   check-packaging.py mime MIME_XML
 #       the shared-mime-info package is well formed and update-mime-database
 #       accepts it
@@ -48,6 +51,10 @@ class Tap:
             self.failed += 1
             for line in detail.splitlines():
                 print("# " + line)
+
+    def skip(self, what, why):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, what, why))
 
     def finish(self):
         print("1..%d" % self.n)
@@ -98,6 +105,58 @@ def check_potfiles(tap, root):
               "\n".join("not listed: " + p for p in unlisted))
 
 
+# What each of the manifest's modules gives meson (pkg-config modules); the
+# 'flatpak' check needs every dependency() the runtime lacks in here.
+MODULE_PROVIDES = {
+    "abseil-cpp": ["absl_base", "absl_strings", "absl_status", "absl_synchronization"],
+    "c-ares": ["libcares"],
+    "re2": ["re2"],
+    "protobuf": ["protobuf"],
+    "protobuf-c": ["libprotobuf-c"],
+    "yajl": ["yajl"],
+    "grpc": ["grpc", "gpr"],
+}
+# The GNOME runtime the manifest is checked against (flatpak/runtime-pkgconfig.txt
+# lists its pkg-config modules); older ones are end of life.
+MIN_GNOME_RUNTIME = 50
+# dependency() names that are not pkg-config modules.
+NOT_PKG_CONFIG = {"threads"}
+
+
+def meson_dependencies(root):
+    """(name, file) for every dependency('NAME') of the build that the
+    Flatpak configures: the tests, the fuzzers and CUPTI are not built there."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_build"))
+                   and os.path.join(rel, d) not in ("./tests", "tests", "./flatpak", "flatpak")
+                   and d not in ("cupti",)]
+        if "meson.build" not in files:
+            continue
+        path = os.path.join(folder, "meson.build")
+        with open(path, encoding="utf-8") as f:
+            text = re.sub(r"#.*", "", f.read())
+        for m in re.finditer(r"(?<![A-Za-z0-9_.])dependency\(\s*'([^']+)'", text):
+            found.append((m.group(1), os.path.relpath(path, root)))
+    return found
+
+
+def runtime_pkgconfig(path):
+    """pkg-config module -> element, from flatpak/runtime-pkgconfig.txt."""
+    mods = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            element, *names = line.split()
+            for name in names:
+                if name != "-":
+                    mods[name] = element
+    return mods
+
+
 def check_flatpak(tap, path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -106,12 +165,17 @@ def check_flatpak(tap, path):
         tap.check(False, "the manifest is valid JSON", str(e))
         return
     tap.check(True, "the manifest is valid JSON")
+    flatpak_dir = os.path.dirname(os.path.abspath(path))
+    root = os.path.dirname(flatpak_dir)
 
     app_id = manifest.get("app-id", manifest.get("id"))
     tap.check(app_id == APP_ID, "app-id is " + APP_ID, "app-id: %r" % app_id)
     tap.check(manifest.get("runtime") == "org.gnome.Platform", "runtime is org.gnome.Platform")
     tap.check(manifest.get("sdk") == "org.gnome.Sdk", "sdk is org.gnome.Sdk")
-    tap.check(bool(manifest.get("runtime-version")), "runtime-version is set")
+    version = str(manifest.get("runtime-version", ""))
+    tap.check(version.isdigit() and int(version) >= MIN_GNOME_RUNTIME,
+              "runtime-version is a supported GNOME runtime (%d or later)" % MIN_GNOME_RUNTIME,
+              "runtime-version: %r" % version)
     tap.check(manifest.get("command") == "planar", "command is planar")
 
     args = manifest.get("finish-args", [])
@@ -124,26 +188,93 @@ def check_flatpak(tap, path):
     broad = [a for a in args if forbidden.match(a) or a.startswith("--socket=x11")]
     tap.check(not broad, "finish-args has no broad permission (files come through portals)",
               "found: " + " ".join(broad))
+    cleanup = manifest.get("cleanup", [])
+    tap.check(not any(c.rstrip("/") in ("/share/man", "/share/man/man1") for c in cleanup),
+              "the manifest's cleanup keeps the man pages", "cleanup: %r" % cleanup)
 
-    modules = manifest.get("modules", [])
-    names = [m.get("name") if isinstance(m, dict) else m for m in modules]
+    modules = [m for m in manifest.get("modules", []) if isinstance(m, dict)]
+    names = [m.get("name") for m in modules]
+    tap.check(len(modules) == len(manifest.get("modules", [])),
+              "every module is inline (nothing hides in a file the check does not read)")
     tap.check(bool(modules) and names[-1] == "planar", "the last module is Planar itself",
               "modules: %r" % names)
-    tap.check("protobuf-c" in names, "protobuf-c is built (protoc-c and libprotobuf-c)",
-              "modules: %r" % names)
+    for needed in ("protobuf-c", "yajl", "grpc", "abseil-cpp", "c-ares", "re2"):
+        tap.check(needed in names, "%s is built" % needed, "modules: %r" % names)
+
+    unpinned = []
     for m in modules:
-        if not isinstance(m, dict):
-            continue
         for source in m.get("sources", []):
-            if source.get("type") == "archive":
-                tap.check(bool(re.fullmatch(r"[0-9a-f]{64}", source.get("sha256", ""))),
-                          "archive of %s has a sha256" % m.get("name"))
-            if source.get("type") == "git" and m.get("name") != "planar":
-                tap.check(bool(source.get("tag") or source.get("commit")),
-                          "git source of %s is pinned" % m.get("name"))
-    planar = modules[-1] if modules and isinstance(modules[-1], dict) else {}
+            kind = source.get("type") if isinstance(source, dict) else "file " + str(source)
+            if kind in ("archive", "file"):
+                ok = bool(re.fullmatch(r"[0-9a-f]{64}", source.get("sha256", "")))
+            elif kind == "git":
+                ok = bool(source.get("tag")) and bool(re.fullmatch(r"[0-9a-f]{40}", source.get("commit", "")))
+            elif kind == "patch":
+                ok = bool(source.get("path")) and not source.get("url")
+            else:
+                ok = False
+            if not ok:
+                unpinned.append("%s: %r" % (m.get("name"), source))
+    tap.check(not unpinned, "every source is pinned (archives by sha256, git by tag and commit)",
+              "\n".join(unpinned))
+
+    grpc = modules[names.index("grpc")] if "grpc" in names else {}
+    grpc_sources = grpc.get("sources", [])
+    tap.check(len(grpc_sources) == 1 and grpc_sources[0].get("type") == "git"
+              and not grpc_sources[0].get("disable-submodules"),
+              "gRPC comes from git with its submodules (upb and third_party)")
+    grpc_text = json.dumps(grpc)
+    for option in ("-DgRPC_BUILD_CODEGEN=OFF", "-DgRPC_BUILD_TESTS=OFF", "-DgRPC_DOWNLOAD_ARCHIVES=OFF",
+                   "-DgRPC_SSL_PROVIDER=package", "-DgRPC_ZLIB_PROVIDER=package"):
+        tap.check(option in grpc_text, "gRPC is configured with " + option)
+    tap.check(re.search(r"ninja [^\"]* grpc\"", grpc_text) is not None,
+              "gRPC builds only its C core target")
+
+    planar = modules[-1] if modules else {}
     tap.check(planar.get("buildsystem") == "meson", "Planar builds with meson")
     tap.check("-Dtests=false" in planar.get("config-opts", []), "Planar's tests are not built in the sandbox")
+    psources = planar.get("sources", [])
+    tap.check(len(psources) == 1 and psources[0].get("type") == "git"
+              and psources[0].get("tag") and psources[0].get("commit"),
+              "Planar itself comes from git at a tag and a commit", "sources: %r" % psources)
+
+    # Every dependency() meson requires is in the runtime or built by a module.
+    listing = os.path.join(flatpak_dir, "runtime-pkgconfig.txt")
+    try:
+        runtime = runtime_pkgconfig(listing)
+    except OSError as e:
+        tap.check(False, "flatpak/runtime-pkgconfig.txt is readable", str(e))
+        return
+    provided = {}
+    for m in modules:
+        for pc in MODULE_PROVIDES.get(m.get("name"), []):
+            provided[pc] = m.get("name")
+    missing = []
+    deps = meson_dependencies(root)
+    for name, where in deps:
+        if name in NOT_PKG_CONFIG or name in runtime or name in provided:
+            continue
+        missing.append("%s (%s): neither in the runtime nor built by a module" % (name, where))
+    tap.check(bool(deps) and not missing,
+              "every dependency() meson requires is in the runtime or has a module",
+              "\n".join(missing))
+    doubled = sorted(pc for pc in provided if pc in runtime and provided[pc] != "abseil-cpp")
+    tap.check(not doubled, "no module rebuilds a library the runtime has (abseil aside: see flatpak/README.md)",
+              "\n".join("%s: module %s, runtime %s" % (pc, provided[pc], runtime[pc]) for pc in doubled))
+
+    builder = shutil.which("flatpak-builder")
+    if builder is None:
+        tap.skip("flatpak-builder --show-manifest parses the manifest", "flatpak-builder is not installed")
+        return
+    run = subprocess.run([builder, "--show-manifest", path], capture_output=True, text=True)
+    unknown = [l for l in run.stderr.splitlines() if "Unknown property" in l or "WARNING" in l]
+    tap.check(run.returncode == 0 and not unknown, "flatpak-builder --show-manifest parses the manifest",
+              run.stderr)
+    try:
+        shown = json.loads(run.stdout)
+    except ValueError:
+        shown = None
+    tap.check(shown == manifest, "flatpak-builder reads every property back unchanged")
 
 
 def check_mime(tap, path):
