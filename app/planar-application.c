@@ -13,7 +13,9 @@
 
 #include "planar-cache.h"
 #include "planar-preferences.h"
+#include "planar-sandbox.h"
 #include "planar-shortcuts.h"
+#include "planar-window-private.h"
 
 struct _PlanarApplication
 {
@@ -314,7 +316,22 @@ planar_application_open (GApplication  *application,
   PlanarApplication *self = PLANAR_APPLICATION (application);
 
   for (int i = 0; i < n_files; i++)
-    gtk_window_present (GTK_WINDOW (planar_application_open_file (self, files[i], NULL)));
+    {
+      PlanarWindow *window;
+
+      /* Inside the sandbox a folder the document portal could not pass
+       * arrives as a path Planar cannot see: say so, in a window. */
+      if (planar_sandbox_is_flatpak () && !g_file_query_exists (files[i], NULL))
+        {
+          window = find_empty_window (self);
+          if (window == NULL)
+            window = planar_application_new_window (self);
+          _planar_window_explain_unreachable (window, files[i]);
+        }
+      else
+        window = planar_application_open_file (self, files[i], NULL);
+      gtk_window_present (GTK_WINDOW (window));
+    }
 }
 
 static void
