@@ -2,14 +2,20 @@
 # check-packaging.py: checks of the packaging that no upstream validator does.
 #
 #   check-packaging.py potfiles SOURCE_ROOT
-#       every file under app/, widgets/ and data/ with translatable strings is
-#       listed in po/POTFILES.in, and every file listed there exists
+#       every file under POTFILES_FOLDERS (app/, widgets/, data/, cli/) with
+#       translatable strings is listed in po/POTFILES.in, every file listed
+#       there exists, and xgettext leaves no msgid that is only "%" (what a
+#       G_*_FORMAT macro inside a translatable string gives)
 #   check-packaging.py flatpak MANIFEST
 #       the Flatpak manifest is valid JSON for dev.planar.Planar on a supported
 #       GNOME runtime, with the permissions a viewer needs and none broader,
 #       every source pinned, and a module for every dependency() of meson that
 #       the runtime lacks (flatpak/runtime-pkgconfig.txt lists what it has);
 #       flatpak-builder --show-manifest parses it where it is installed
+#   check-packaging.py compose SOURCE_ROOT BUILD_ROOT
+#       appstreamcli compose, run on the installed files (metainfo, desktop
+#       entry, icon, each po/LINGUAS catalog), accepts them and reports for
+#       each language the share of the template's strings it translates
 #   check-packaging.py mime MIME_XML
 #       the shared-mime-info package is well formed and update-mime-database
 #       accepts it
@@ -18,6 +24,7 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 
+import gzip
 import json
 import os
 import re
@@ -28,6 +35,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 APP_ID = "dev.planar.Planar"
+# The folders whose translatable strings must be in po/POTFILES.in. model/
+# and capture/ join once their errors and findings are marked.
+POTFILES_FOLDERS = ("app", "widgets", "data", "cli")
 MIME_TYPE = "application/x-xplane+protobuf"
 
 # _("..."), N_("..."), C_(...), NC_(...) and gettext calls in C; translatable
@@ -79,13 +89,91 @@ def has_translatable_strings(path):
     return False
 
 
-def check_potfiles(tap, root):
+def potfiles(root):
     listed = []
     with open(os.path.join(root, "po", "POTFILES.in"), encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
                 listed.append(line)
+    return listed
+
+
+def make_template(root, pot, c_only=False):
+    """Writes the translation template of the files in POTFILES.in to @pot
+    with the keywords of meson's i18n 'glib' preset; returns the run."""
+    files = [p for p in potfiles(root) if os.path.isfile(os.path.join(root, p))]
+    if c_only:
+        files = [p for p in files if p.endswith((".c", ".h"))]
+    return subprocess.run(["xgettext", "--from-code=UTF-8", "--add-comments", "-o", pot,
+                           "--keyword=_", "--keyword=N_", "--keyword=C_:1c,2", "--keyword=NC_:1c,2",
+                           "--keyword=g_dcgettext:2", "--keyword=g_dngettext:2,3", "--keyword=g_dpgettext2:2c,3",
+                           "--keyword=ngettext:1,2", "--flag=g_strdup_printf:1:c-format"] + files,
+                          cwd=root, capture_output=True, text=True)
+
+
+def check_compose(tap, root, build):
+    compose_ok = subprocess.run(["appstreamcli", "compose", "--help"], capture_output=True, text=True) \
+        if shutil.which("appstreamcli") else None
+    if compose_ok is None or compose_ok.returncode != 0:
+        tap.skip("appstreamcli compose accepts the installed files",
+                 "appstreamcli compose is not installed (Debian: appstream-compose)")
+        return
+    with open(os.path.join(root, "po", "LINGUAS"), encoding="utf-8") as f:
+        languages = [w for line in f if not line.startswith("#") for w in line.split()]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, "tree")
+        share = os.path.join(tree, "usr", "share")
+        for src, dest in ((os.path.join(build, "data", APP_ID + ".metainfo.xml"), "metainfo"),
+                          (os.path.join(build, "data", APP_ID + ".desktop"), "applications"),
+                          (os.path.join(root, "data", "icons", "hicolor", "scalable", "apps", APP_ID + ".svg"),
+                           os.path.join("icons", "hicolor", "scalable", "apps"))):
+            os.makedirs(os.path.join(share, dest), exist_ok=True)
+            shutil.copy(src, os.path.join(share, dest))
+        pot = os.path.join(tmp, "planar.pot")
+        run = make_template(root, pot)
+        tap.check(run.returncode == 0, "xgettext writes the template", run.stderr)
+        truth = {}
+        for lang in languages:
+            mo_dir = os.path.join(share, "locale", lang, "LC_MESSAGES")
+            os.makedirs(mo_dir)
+            po = os.path.join(root, "po", lang + ".po")
+            subprocess.run(["msgfmt", "-o", os.path.join(mo_dir, "planar.mo"), po], check=True)
+            merged = os.path.join(tmp, lang + ".po")
+            subprocess.run(["msgmerge", "--quiet", "--no-fuzzy-matching", "-o", merged, po, pot], check=True)
+            stats = subprocess.run(["msgfmt", "--statistics", "-o", os.devnull, merged],
+                                   capture_output=True, text=True).stderr
+            numbers = {k: int(n) for n, k in re.findall(r"(\d+) (translated|fuzzy|untranslated)", stats)}
+            total = sum(numbers.values())
+            truth[lang] = (numbers.get("translated", 0), total)
+        out = os.path.join(tmp, "out")
+        run = subprocess.run(["appstreamcli", "compose", "--no-net", "--no-color", "--origin=planar",
+                              "--prefix=/usr", "--result-root=" + out, "--print-report=full", tree],
+                             capture_output=True, text=True)
+        tap.check(run.returncode == 0 and not re.search(r"^\s*E:", run.stdout, re.M),
+                  "appstreamcli compose accepts the installed files", run.stdout + run.stderr)
+        catalogs = [os.path.join(d, n) for d, _s, names in os.walk(out) for n in names
+                    if n.startswith("planar.xml")]
+        tap.check(len(catalogs) == 1, "compose writes one catalog", "found: %r" % catalogs)
+        if len(catalogs) != 1:
+            return
+        opener = gzip.open if catalogs[0].endswith(".gz") else open
+        with opener(catalogs[0], "rb") as f:
+            catalog = ET.parse(f).getroot()
+    reported = {l.text: int(l.get("percentage", "100")) for l in catalog.iter("lang")}
+    for lang in languages:
+        translated, total = truth[lang]
+        real = 100 * translated // total if total else 0
+        tap.check(lang in reported, "compose lists %s" % lang, "languages: %r" % reported)
+        tap.check(reported.get(lang) is not None and abs(reported[lang] - real) <= 1,
+                  "compose reports %s at the share of the template it translates (%d of %d strings, %d %%)"
+                  % (lang, translated, total, real),
+                  "compose reports %r %%: it counts only what the catalogs hold, so a language looks "
+                  "complete when it is the only one; translate the rest" % reported.get(lang))
+
+
+def check_potfiles(tap, root):
+    listed = potfiles(root)
 
     missing_on_disk = [p for p in listed if not os.path.isfile(os.path.join(root, p))]
     tap.check(not missing_on_disk, "every file in POTFILES.in exists",
@@ -94,7 +182,7 @@ def check_potfiles(tap, root):
     tap.check(listed == sorted(listed), "POTFILES.in is sorted")
 
     needed = []
-    for top in ("app", "widgets", "data"):
+    for top in POTFILES_FOLDERS:
         for folder, _dirs, files in os.walk(os.path.join(root, top)):
             for name in files:
                 path = os.path.join(folder, name)
@@ -103,6 +191,20 @@ def check_potfiles(tap, root):
     unlisted = sorted(set(needed) - set(listed))
     tap.check(not unlisted, "every file with translatable strings is in POTFILES.in",
               "\n".join("not listed: " + p for p in unlisted))
+
+    # The template as meson's i18n (preset glib) makes it: a G_*_FORMAT
+    # macro inside a msgid leaves just "%" there, which no one can translate.
+    if shutil.which("xgettext") is None:
+        tap.skip("no msgid is a bare \"%\"", "xgettext is not installed")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        pot = os.path.join(tmp, "planar.pot")
+        run = make_template(root, pot, c_only=True)
+        text = open(pot, encoding="utf-8").read() if os.path.exists(pot) else ""
+    tap.check(run.returncode == 0, "xgettext reads the C sources", run.stderr)
+    bare = re.findall(r'(#: [^\n]*)\n(?:#[^\n]*\n)*msgid "%"\n', text)
+    tap.check(not bare, "no msgid is a bare \"%\" (write \"%\" PRIu64, not G_GUINT64_FORMAT)",
+              "\n".join(bare))
 
 
 # What each of the manifest's modules gives meson (pkg-config modules); the
@@ -311,11 +413,14 @@ def check_mime(tap, path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("potfiles", "flatpak", "mime"):
-        sys.stderr.write(__doc__ if __doc__ else "usage: check-packaging.py potfiles|flatpak|mime PATH\n")
+    commands = {"potfiles": (check_potfiles, 1), "flatpak": (check_flatpak, 1), "mime": (check_mime, 1),
+                "compose": (check_compose, 2)}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) != 2 + commands[sys.argv[1]][1]:
+        sys.stderr.write("usage: check-packaging.py potfiles SOURCE_ROOT | flatpak MANIFEST | mime MIME_XML"
+                         " | compose SOURCE_ROOT BUILD_ROOT\n")
         return 2
     tap = Tap()
-    {"potfiles": check_potfiles, "flatpak": check_flatpak, "mime": check_mime}[sys.argv[1]](tap, sys.argv[2])
+    commands[sys.argv[1]][0](tap, *sys.argv[2:])
     return tap.finish()
 
 
