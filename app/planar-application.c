@@ -207,7 +207,7 @@ save_screenshot (GtkWindow   *window,
 
   if (!gtk_widget_get_realized (widget) || width <= 0 || height <= 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window is not shown");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window is not shown"));
       return FALSE;
     }
 
@@ -217,14 +217,14 @@ save_screenshot (GtkWindow   *window,
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window drew nothing");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window drew nothing"));
       return FALSE;
     }
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   if (!gdk_texture_save_to_png (texture, path))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Could not write %s", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s"), path);
       return FALSE;
     }
   return TRUE;

@@ -12,6 +12,10 @@
 #       every source pinned, and a module for every dependency() of meson that
 #       the runtime lacks (flatpak/runtime-pkgconfig.txt lists what it has);
 #       flatpak-builder --show-manifest parses it where it is installed
+#   check-packaging.py marked SOURCE_ROOT
+#       every message given to g_set_error(), g_set_error_literal() or
+#       g_prefix_error() in MARKED_FOLDERS is inside _(), N_() or a plural
+#       form when it has words (a bare "%s: " has none)
 #   check-packaging.py compose SOURCE_ROOT BUILD_ROOT
 #       appstreamcli compose, run on the installed files (metainfo, desktop
 #       entry, icon, each po/LINGUAS catalog), accepts them and reports for
@@ -38,6 +42,13 @@ APP_ID = "dev.planar.Planar"
 # The folders whose translatable strings must be in po/POTFILES.in. model/
 # and capture/ join once their errors and findings are marked.
 POTFILES_FOLDERS = ("app", "widgets", "data", "cli")
+# The folders whose error messages must be marked for translation, and the
+# calls that take one: (function, index of the message argument). model/
+# and capture/ join once marked, with the model's health-finding calls.
+MARKED_FOLDERS = ("app", "widgets")
+MESSAGE_CALLS = (("g_set_error", 3), ("g_set_error_literal", 3), ("g_prefix_error", 1),
+                 ("g_prefix_error_literal", 1))
+TRANSLATED = re.compile(r"^(?:_|N_|C_|NC_|ngettext|g_dngettext|g_dgettext|g_dpgettext2?)\s*\(")
 MIME_TYPE = "application/x-xplane+protobuf"
 
 # _("..."), N_("..."), C_(...), NC_(...) and gettext calls in C; translatable
@@ -170,6 +181,66 @@ def check_compose(tap, root, build):
                   % (lang, translated, total, real),
                   "compose reports %r %%: it counts only what the catalogs hold, so a language looks "
                   "complete when it is the only one; translate the rest" % reported.get(lang))
+
+
+def call_arguments(text, start):
+    """The top-level arguments of the call whose "(" is at @start."""
+    args, depth, current, i = [], 0, [], start
+    while i < len(text):
+        c = text[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < len(text) and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            current.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+            if depth == 1:
+                i += 1
+                continue
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append("".join(current).strip())
+                return args
+        elif c == "," and depth == 1:
+            args.append("".join(current).strip())
+            current = []
+            i += 1
+            continue
+        current.append(c)
+        i += 1
+    return args
+
+
+def check_marked(tap, root):
+    unmarked = []
+    for top in MARKED_FOLDERS:
+        for folder, _dirs, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(".c"):
+                    continue
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+                text = re.sub(r"//[^\n]*", "", text)
+                for function, index in MESSAGE_CALLS:
+                    for m in re.finditer(r"(?<![A-Za-z0-9_])%s\s*\(" % function, text):
+                        args = call_arguments(text, m.end() - 1)
+                        if len(args) <= index:
+                            continue
+                        message = args[index]
+                        literal = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', message))
+                        if TRANSLATED.match(message) or not re.search(r"[A-Za-z]{2}", literal):
+                            continue
+                        line = text.count("\n", 0, m.start()) + 1
+                        unmarked.append("%s:%d: %s(..., %s)" % (os.path.relpath(path, root), line, function,
+                                                                message.replace("\n", " ")))
+    tap.check(not unmarked, "every error message in %s is marked for translation" % ", ".join(MARKED_FOLDERS),
+              "\n".join(unmarked))
 
 
 def check_potfiles(tap, root):
@@ -413,10 +484,10 @@ def check_mime(tap, path):
 
 
 def main():
-    commands = {"potfiles": (check_potfiles, 1), "flatpak": (check_flatpak, 1), "mime": (check_mime, 1),
+    commands = {"potfiles": (check_potfiles, 1), "marked": (check_marked, 1), "flatpak": (check_flatpak, 1), "mime": (check_mime, 1),
                 "compose": (check_compose, 2)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) != 2 + commands[sys.argv[1]][1]:
-        sys.stderr.write("usage: check-packaging.py potfiles SOURCE_ROOT | flatpak MANIFEST | mime MIME_XML"
+        sys.stderr.write("usage: check-packaging.py potfiles|marked SOURCE_ROOT | flatpak MANIFEST | mime MIME_XML"
                          " | compose SOURCE_ROOT BUILD_ROOT\n")
         return 2
     tap = Tap()
