@@ -439,7 +439,10 @@ def check_flatpak(tap, path):
     if builder is None:
         tap.skip("flatpak-builder --show-manifest parses the manifest", "flatpak-builder is not installed")
         return
-    run = subprocess.run([builder, "--show-manifest", path], capture_output=True, text=True)
+    # It keeps a .flatpak-builder folder in the current one: a scratch folder.
+    with tempfile.TemporaryDirectory() as scratch:
+        run = subprocess.run([builder, "--show-manifest", os.path.abspath(path)], capture_output=True, text=True,
+                             cwd=scratch)
     unknown = [l for l in run.stderr.splitlines() if "Unknown property" in l or "WARNING" in l]
     tap.check(run.returncode == 0 and not unknown, "flatpak-builder --show-manifest parses the manifest",
               run.stderr)
