@@ -9,7 +9,6 @@
 
 #include <glib/gi18n.h>
 
-#include "planar-application.h"
 #include "planar-sandbox.h"
 #include "planar-window-private.h"
 
@@ -59,13 +58,10 @@ session_folder_response (GtkNativeDialog *dialog,
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      GtkApplication *application = gtk_window_get_application (GTK_WINDOW (self));
 
-      if (folder != NULL && application != NULL)
-        {
-          planar_message_bar_remove (self->message_bar, MESSAGE_SESSION_FOLDER);
-          planar_application_open_file (PLANAR_APPLICATION (application), folder, self);
-        }
+      /* The session replaces its one file, here. */
+      if (folder != NULL)
+        planar_window_open (self, folder);
     }
   gtk_native_dialog_destroy (dialog);
   g_clear_object (&self->file_chooser);

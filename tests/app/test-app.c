@@ -3409,6 +3409,24 @@ test_sandbox_session_folder (void)
     }
   g_clear_error (&error);
 
+  /* Choosing the folder opens the whole session in this window. */
+  {
+    g_autoptr(GFile) session = g_file_new_for_path (host_session);
+    g_autoptr(GFile) copy = g_file_new_for_path (host_path);
+    GtkWindow *chooser;
+
+    g_assert_true (g_file_copy (file, copy, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    activate (window, "open-session-folder", NULL);
+    wait_for (has_folder_chooser, NULL, 10, "the session folder chooser");
+    chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+    g_assert_true (gtk_file_chooser_set_file (GTK_FILE_CHOOSER (chooser), session, NULL));
+    gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+    wait_loaded (window);
+    g_assert_cmpstr (g_file_peek_path (window->file), ==, host_session);
+    g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+  }
+
   /* A file outside the portal's folder sees its siblings: nothing to offer. */
   g_unsetenv ("PLANAR_DOCUMENT_PORTAL_DIR");
   planar_window_open (window, file);
