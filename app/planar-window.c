@@ -16,6 +16,7 @@
 
 #include "planar-application.h"
 #include "planar-file-util.h"
+#include "planar-sandbox.h"
 
 /* How often the progress bar reads the profile's fraction, ms. The fraction
  * changes on worker threads, which must not notify the main thread. */
@@ -591,8 +592,9 @@ add_to_recent (PlanarWindow *self)
   };
 
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
-  /* The file chooser starts where the last profile came from. */
-  if (parent != NULL && g_file_peek_path (parent) != NULL)
+  /* The file chooser starts where the last profile came from (not in the
+   * document portal's folder of one file, inside the sandbox). */
+  if (parent != NULL && g_file_peek_path (parent) != NULL && !planar_sandbox_is_portal_path (g_file_peek_path (parent)))
     g_settings_set_string (self->settings, "last-folder", g_file_peek_path (parent));
 }
 
@@ -1533,6 +1535,7 @@ planar_window_open (PlanarWindow *self,
 
   self->open_cancellable = g_cancellable_new ();
   _planar_window_discover_async (self, g_file_peek_path (file), self->open_cancellable, open_done);
+  _planar_window_offer_session_folder (self, file);
 
   name = g_file_get_basename (file);
   /* Translators: %s is a file or folder name. */
