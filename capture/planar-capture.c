@@ -57,7 +57,8 @@ static guint signals[N_SIGNALS];
 
 /* Writes @data to @dir/@name through a hidden temporary file in @dir,
  * linked into place; never replaces an existing file. A cancel between
- * two chunks removes the temporary file (%PLANAR_CAPTURE_ERROR_CANCELLED). */
+ * two chunks removes the temporary file (%G_IO_ERROR_CANCELLED). Other
+ * failures are %G_IO_ERROR, with the code errno gives. */
 static gboolean
 write_new_file (const char    *dir,
                 const char    *name,
@@ -74,14 +75,16 @@ write_new_file (const char    *dir,
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "%s already exists", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
       return FALSE;
     }
   fd = g_mkstemp_full (template, O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0)
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write in %s: %s", dir,
-                   g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write in %s: %s", dir,
+                   g_strerror (saved));
       return FALSE;
     }
   while (done < len)
@@ -92,8 +95,7 @@ write_new_file (const char    *dir,
         {
           close (fd);
           g_unlink (template);
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED, "Cancelled while writing %s",
-                       path);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled while writing %s", path);
           return FALSE;
         }
       n = write (fd, data + done, MIN (len - done, WRITE_CHUNK));
@@ -105,7 +107,7 @@ write_new_file (const char    *dir,
 
           close (fd);
           g_unlink (template);
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write %s: %s", path,
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
                        g_strerror (saved));
           return FALSE;
         }
@@ -116,7 +118,7 @@ write_new_file (const char    *dir,
       int saved = errno;
 
       g_unlink (template);
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write %s: %s", path,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
                    g_strerror (saved));
       return FALSE;
     }
@@ -207,8 +209,10 @@ planar_capture_make_session_folder (const char  *repository_root,
 
   if (g_mkdir_with_parents (repository_root, 0755) != 0)
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot make %s: %s", repository_root,
-                   g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", repository_root,
+                   g_strerror (saved));
       return NULL;
     }
   for (guint i = 0; i < 120; i++)
@@ -224,12 +228,14 @@ planar_capture_make_session_folder (const char  *repository_root,
         }
       if (errno != EEXIST)
         {
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot make %s: %s", path,
-                       g_strerror (errno));
+          int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", path,
+                       g_strerror (saved));
           return NULL;
         }
     }
-  g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "No free session name under %s", repository_root);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "No free session name under %s", repository_root);
   return NULL;
 }
 
@@ -727,7 +733,7 @@ capture_host (gpointer data)
           if (save_response (self->folder, address, &response, self->cancellable, &path, notes, &error))
             set_host (self, index, PLANAR_CAPTURE_HOST_SAVED, attempt, 0, xspace_len, path,
                       notes->len > 0 ? notes->str : NULL);
-          else if (g_error_matches (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED))
+          else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, attempt, 0, 0, NULL, "Cancelled");
           else
             set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, error->message);
@@ -807,10 +813,10 @@ run (PlanarCaptureSession  *self,
   if (g_cancellable_is_cancelled (self->cancellable))
     {
       if (saved == 0)
-        g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                              "The capture was cancelled; nothing was kept");
       else
-        g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                      "The capture was cancelled; kept the %u of %u hosts saved before it, in %s", saved,
                      self->n_hosts, self->folder);
       return FALSE;
