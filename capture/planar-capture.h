@@ -115,8 +115,10 @@ void                     planar_capture_session_run_async  (PlanarCaptureSession
 gboolean                 planar_capture_session_run_finish (PlanarCaptureSession *self,
                                                             GAsyncResult         *result,
                                                             GError              **error);
-/* Asks every server still recording to stop now (Terminate); what they
- * recorded comes back and is kept. Any thread. */
+/* Asks every server still recording to stop now (Terminate), in the
+ * background; what they recorded comes back and is kept. Any thread; the
+ * session is held until the requests end, and let go on the caller's
+ * thread-default main context. */
 void                     planar_capture_session_stop_now   (PlanarCaptureSession *self);
 /* Cancels every call still running and every file being written (its
  * temporary is removed); hosts already saved are kept, and the session
