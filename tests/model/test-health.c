@@ -483,26 +483,19 @@ test_health_damaged_count (PlanarTestFixture *f,
 static void
 test_health_samples (void)
 {
-  const char *dir = planar_test_samples_dir ();
-  g_autoptr(GDir) folder = NULL;
-  const char *name;
+  g_autoptr(GPtrArray) paths = planar_test_list_samples (".xplane.pb");
   guint n = 0;
 
-  if (!planar_test_need_samples ())
+  if (paths == NULL)
     return;
-  folder = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (folder);
-  while ((name = g_dir_read_name (folder)) != NULL)
+  for (guint s = 0; s < paths->len; s++)
     {
-      g_autofree char *path = NULL;
+      const char *path = g_ptr_array_index (paths, s);
       g_autoptr(PlanarProfile) profile = NULL;
       g_autoptr(GPtrArray) issues = NULL;
       PlanarTrace *trace;
       guint64 overlaps = 0;
 
-      if (!g_str_has_suffix (name, ".xplane.pb"))
-        continue;
-      path = g_build_filename (dir, name, NULL);
       profile = load_profile (path);
       issues = planar_health_check (profile, NULL);
       trace = planar_profile_get_trace (profile, 0);
