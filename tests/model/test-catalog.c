@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "planar-catalog.h"
@@ -672,6 +673,229 @@ test_free_null (void)
 {
   /* Must return without touching anything. */
   planar_catalog_free (NULL);
+  planar_catalog_resolution_free (NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * planar_catalog_resolve(): what opening a path lists and selects
+ * ------------------------------------------------------------------------ */
+
+static PlanarCatalogResolution *
+resolve_ok (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  PlanarCatalogResolution *resolved = planar_catalog_resolve (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (resolved);
+  g_assert_nonnull (resolved->catalog);
+  /* What is selected is always there to find. */
+  g_assert_nonnull (planar_catalog_find_session (resolved->catalog, resolved->session));
+  return resolved;
+}
+
+/* @resolved selects @session (a planar_catalog_find_session() key) among
+ * @n_sessions read from @root, with @hosts (NULL: all) to open. */
+static void
+assert_resolved (PlanarCatalogResolution *resolved,
+                 const char              *root,
+                 guint                    n_sessions,
+                 const char              *session,
+                 const char * const      *hosts)
+{
+  g_assert_cmpstr (resolved->root, ==, root);
+  g_assert_cmpstr (resolved->catalog->root, ==, root);
+  g_assert_cmpuint (planar_catalog_get_n_sessions (resolved->catalog), ==, n_sessions);
+  g_assert_cmpstr (resolved->session, ==, session);
+  if (hosts == NULL)
+    g_assert_null (resolved->hosts);
+  else
+    {
+      g_assert_nonnull (resolved->hosts);
+      g_assert_cmpstrv (resolved->hosts, hosts);
+    }
+}
+
+/* The folders: a log directory, a run, its `plugins/profile` folder list
+ * what is under them and select the newest session. */
+static void
+test_resolve_folders (Fixture       *fixture,
+                      gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *train = g_build_filename (fixture->root, "train", NULL);
+  g_autofree char *profile = g_build_filename (train, "plugins", "profile", NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->root);
+  resolved = resolve_ok (fixture->root);
+  assert_resolved (resolved, fixture->root, 7, "train/" S_TRAIN_NEW, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (train);
+  assert_resolved (resolved, train, 3, S_TRAIN_NEW, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (profile);
+  assert_resolved (resolved, profile, 3, S_TRAIN_NEW, NULL);
+}
+
+/* A session folder of a run, or a host file in one, lists the run's
+ * sessions and selects that one (not the newest); the file, its host
+ * alone. */
+static void
+test_resolve_in_run (Fixture       *fixture,
+                     gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->root, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *new_host = g_build_filename (profile, S_TRAIN_NEW, "t1.xplane.pb", NULL);
+  g_autofree char *renamed = NULL;
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->root);
+  resolved = resolve_ok (old);
+  assert_resolved (resolved, profile, 3, S_TRAIN_OLD, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (new_host);
+  assert_resolved (resolved, profile, 3, S_TRAIN_NEW, (const char *[]) { "t1", NULL });
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  /* A file the run does not list (not named *.xplane.pb) is opened alone,
+   * in its own folder. */
+  renamed = make_file (old, "copy.pb", DUMMY);
+  resolved = resolve_ok (renamed);
+  assert_resolved (resolved, renamed, 1, S_TRAIN_OLD, NULL);
+  g_assert_cmpstr (host_at (planar_catalog_find_session (resolved->catalog, NULL), 0)->path, ==, renamed);
+}
+
+/* Outside a run's `plugins/profile` folder a session folder, a folder of
+ * sessions and a file are shown alone. */
+static void
+test_resolve_outside_run (Fixture       *fixture,
+                          gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *sessions = make_folder (fixture->root, "sessions");
+  g_autofree char *loose = NULL;
+  g_autofree char *file = NULL;
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  g_free (make_file (sessions, "s1/a.xplane.pb", DUMMY));
+  g_free (make_file (sessions, "s1/b.xplane.pb", DUMMY));
+  file = make_file (sessions, "s2/a.xplane.pb", DUMMY);
+  loose = g_build_filename (sessions, "s1", NULL);
+
+  resolved = resolve_ok (loose);
+  assert_resolved (resolved, loose, 1, "s1", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (sessions);
+  assert_resolved (resolved, sessions, 2, "s2", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (file);
+  assert_resolved (resolved, file, 1, "s2", NULL);
+}
+
+/* A path is taken where it is: a link to a session folder from elsewhere
+ * opens that session alone; a link inside a run's `plugins/profile`
+ * folder (to a session, or to a host file) is part of the run. */
+static void
+test_resolve_symlinks (Fixture       *fixture,
+                       gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->root, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *link_out = g_build_filename (fixture->root, "shortcut", NULL);
+  g_autofree char *outside = make_folder (fixture->root, "elsewhere/2025_01_01_00_00_00");
+  g_autofree char *outside_file = make_file (fixture->root, "elsewhere/x.bin", DUMMY);
+  g_autofree char *link_in = g_build_filename (profile, "2025_01_01_00_00_00", NULL);
+  g_autofree char *linked_host = g_build_filename (old, "linked.xplane.pb", NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->root);
+  g_free (make_file (outside, "o.xplane.pb", DUMMY));
+  g_assert_no_errno (symlink (old, link_out));
+  g_assert_no_errno (symlink (outside, link_in));
+  g_assert_no_errno (symlink (outside_file, linked_host));
+
+  resolved = resolve_ok (link_out);
+  assert_resolved (resolved, link_out, 1, "shortcut", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (link_in);
+  assert_resolved (resolved, profile, 4, "2025_01_01_00_00_00", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (linked_host);
+  assert_resolved (resolved, profile, 4, S_TRAIN_OLD, (const char *[]) { "linked", NULL });
+}
+
+/* An unreadable folder opened is an error that names it; an unreadable
+ * session beside the one opened is passed over. Run as root, folders are
+ * readable whatever their mode: only the second half holds then. */
+static void
+test_resolve_unreadable (Fixture       *fixture,
+                         gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->root, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *shared = g_build_filename (profile, S_SHARED, NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_log_directory (fixture->root);
+  g_assert_no_errno (g_chmod (shared, 0));
+  if (access (shared, R_OK) != 0)
+    {
+      resolved = planar_catalog_resolve (shared, NULL, &error);
+      g_assert_null (resolved);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+      g_assert_nonnull (strstr (error->message, shared));
+      g_clear_error (&error);
+
+      resolved = resolve_ok (old);
+      assert_resolved (resolved, profile, 2, S_TRAIN_OLD, NULL);
+    }
+  else
+    {
+      resolved = resolve_ok (old);
+      assert_resolved (resolved, profile, 3, S_TRAIN_OLD, NULL);
+    }
+  g_assert_no_errno (g_chmod (shared, 0700));
+}
+
+/* A path that is none of the above: a clear error naming it. */
+static void
+test_resolve_nothing (Fixture       *fixture,
+                      gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *empty = make_folder (fixture->root, "empty");
+  g_autofree char *notes = make_file (fixture->root, "notes/readme.txt", "hello");
+  g_autofree char *notes_folder = g_path_get_dirname (notes);
+  g_autofree char *missing = g_build_filename (fixture->root, "missing", NULL);
+  g_autofree char *dangling = g_build_filename (fixture->root, "dangling", NULL);
+  g_autofree char *fifo = g_build_filename (fixture->root, "fifo", NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  const char *paths[] = { empty, notes_folder, missing, dangling, fifo };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_no_errno (symlink (missing, dangling));
+  g_assert_no_errno (mkfifo (fifo, 0600));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(PlanarCatalogResolution) resolved = planar_catalog_resolve (paths[i], NULL, &error);
+
+      g_assert_null (resolved);
+      g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND);
+      g_assert_nonnull (strstr (error->message, paths[i]));
+      g_clear_error (&error);
+    }
+
+  make_log_directory (fixture->root);
+  g_cancellable_cancel (cancellable);
+  g_assert_null (planar_catalog_resolve (fixture->root, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 static void
@@ -707,6 +931,12 @@ main (int   argc,
   add_test ("/catalog/find-session-tie", test_find_session_tie);
   add_test ("/catalog/dup-paths", test_dup_paths);
   add_test ("/catalog/cancelled", test_cancelled);
+  add_test ("/catalog/resolve-folders", test_resolve_folders);
+  add_test ("/catalog/resolve-in-run", test_resolve_in_run);
+  add_test ("/catalog/resolve-outside-run", test_resolve_outside_run);
+  add_test ("/catalog/resolve-symlinks", test_resolve_symlinks);
+  add_test ("/catalog/resolve-unreadable", test_resolve_unreadable);
+  add_test ("/catalog/resolve-nothing", test_resolve_nothing);
   g_test_add_func ("/catalog/free-null", test_free_null);
 
   return g_test_run ();
