@@ -1365,26 +1365,24 @@ main (int    argc,
   g_test_add_func ("/capture/options", test_options);
   g_test_add_func ("/capture/request", test_request);
   g_test_add_func ("/capture/response-errors", test_response_errors);
-#define ADD(path, func) \
-  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/capture/one", test_capture_one);
-  ADD ("/capture/two", test_capture_two);
-  ADD ("/capture/failures", test_failures);
-  ADD ("/capture/retries-succeed", test_retries_succeed);
-  ADD ("/capture/refused", test_refused);
-  ADD ("/capture/old-server", test_old_server);
-  ADD ("/capture/stop-and-cancel", test_stop_and_cancel);
-  ADD ("/capture/existing-session", test_existing_session);
-  ADD ("/capture/cli", test_cli);
-  ADD ("/capture/continuous", test_continuous);
-  ADD ("/capture/tool-names", test_tool_names);
-  ADD ("/capture/tool-xspace", test_tool_xspace);
-  ADD ("/capture/not-xspace", test_not_xspace);
-  ADD ("/capture/cli-partial", test_cli_partial);
-  ADD ("/capture/signals", test_signals);
-  ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
-  ADD ("/capture/stale-temporaries", test_stale_temporaries);
-  ADD ("/capture/listeners", test_listeners);
-  ADD ("/capture/io-errors", test_io_errors);
+  PLANAR_TEST_ADD ("/capture/one", test_capture_one);
+  PLANAR_TEST_ADD ("/capture/two", test_capture_two);
+  PLANAR_TEST_ADD ("/capture/failures", test_failures);
+  PLANAR_TEST_ADD ("/capture/retries-succeed", test_retries_succeed);
+  PLANAR_TEST_ADD ("/capture/refused", test_refused);
+  PLANAR_TEST_ADD ("/capture/old-server", test_old_server);
+  PLANAR_TEST_ADD ("/capture/stop-and-cancel", test_stop_and_cancel);
+  PLANAR_TEST_ADD ("/capture/existing-session", test_existing_session);
+  PLANAR_TEST_ADD ("/capture/cli", test_cli);
+  PLANAR_TEST_ADD ("/capture/continuous", test_continuous);
+  PLANAR_TEST_ADD ("/capture/tool-names", test_tool_names);
+  PLANAR_TEST_ADD ("/capture/tool-xspace", test_tool_xspace);
+  PLANAR_TEST_ADD ("/capture/not-xspace", test_not_xspace);
+  PLANAR_TEST_ADD ("/capture/cli-partial", test_cli_partial);
+  PLANAR_TEST_ADD ("/capture/signals", test_signals);
+  PLANAR_TEST_ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
+  PLANAR_TEST_ADD ("/capture/stale-temporaries", test_stale_temporaries);
+  PLANAR_TEST_ADD ("/capture/listeners", test_listeners);
+  PLANAR_TEST_ADD ("/capture/io-errors", test_io_errors);
   return g_test_run ();
 }

@@ -529,13 +529,10 @@ main (int    argc,
   g_test_add_func ("/stat-format/units", test_units);
   g_test_add_func ("/stat-format/format", test_format);
   g_test_add_func ("/stat-format/details-rules", test_details_rules);
-  g_test_add ("/health/findings", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_findings,
-              planar_test_fixture_teardown);
-  g_test_add ("/health/clean", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_clean,
-              planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/health/findings", test_health_findings);
+  PLANAR_TEST_ADD ("/health/clean", test_health_clean);
   g_test_add_func ("/health/samples", test_health_samples);
-  g_test_add ("/health/losses", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_losses,
-              planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/health/losses", test_health_losses);
   PLANAR_TEST_ADD ("/health/damaged-stat", test_health_damaged_stat);
   PLANAR_TEST_ADD ("/health/damaged-count", test_health_damaged_count);
   return g_test_run ();
