@@ -10,6 +10,7 @@
 /* g_settings_backend_get_default(), g_memory_settings_backend_new(). */
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
+#include <stdlib.h>
 
 #include "planar-cache.h"
 #include "planar-preferences.h"
@@ -90,9 +91,13 @@ settings_new (void)
       if (build != NULL)
         schema = g_settings_schema_source_lookup (build, APPLICATION_ID, FALSE);
     }
+  /* A broken installation, not a bug: said plainly, without a core dump. */
   if (schema == NULL)
-    g_error ("The settings schema %s is not installed: install Planar, or point "
-             "GSETTINGS_SCHEMA_DIR at a folder where it is compiled", APPLICATION_ID);
+    {
+      g_printerr ("planar: the settings schema %s is not installed: install Planar, or point "
+                  "GSETTINGS_SCHEMA_DIR at a folder where it is compiled\n", APPLICATION_ID);
+      exit (EXIT_FAILURE);
+    }
   return settings_new_keeping_changes (schema);
 }
 

@@ -168,28 +168,15 @@ void      _planar_window_cancel          (PlanarWindow        *self);
  * tools over the whole profile need), with progress; nothing otherwise. */
 void      _planar_window_load_all_hosts  (PlanarWindow        *self);
 
-/* What planar_window_open() found: the catalog, the folder it was read from
- * (wider than the path opened for a session folder or file in a run), and
- * what to show first: a session key and its hosts (NULL for all). */
-typedef struct
-{
-  PlanarCatalog *catalog;
-  char          *root;
-  char          *session;
-  GStrv          hosts;
-} PlanarDiscovery;
-
-void      _planar_discovery_free         (PlanarDiscovery     *discovery);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarDiscovery, _planar_discovery_free)
-
-/* planar-window-catalog.c: reads the catalog under @path in a worker. */
+/* planar-window-catalog.c: resolves @path (planar_catalog_resolve()) in a
+ * worker. */
 void      _planar_window_discover_async  (PlanarWindow        *self,
                                           const char          *path,
                                           GCancellable        *cancellable,
                                           GAsyncReadyCallback  callback);
-PlanarDiscovery *_planar_window_discover_finish (PlanarWindow  *self,
-                                                 GAsyncResult  *result,
-                                                 GError       **error);
+PlanarCatalogResolution *_planar_window_discover_finish (PlanarWindow  *self,
+                                                         GAsyncResult  *result,
+                                                         GError       **error);
 /* The keys planar_catalog_find_session() takes, of every session of every
  * run, newest first. Returns: (transfer full). */
 GStrv     _planar_window_dup_session_keys (PlanarCatalog      *catalog);

@@ -678,14 +678,14 @@ open_done (GObject      *source,
 {
   PlanarWindow *self = PLANAR_WINDOW (source);
   g_autoptr(GError) error = NULL;
-  PlanarDiscovery *opened = _planar_window_discover_finish (self, result, &error);
+  PlanarCatalogResolution *opened = _planar_window_discover_finish (self, result, &error);
   g_autofree char *session = NULL;
   g_auto(GStrv) hosts = NULL;
 
   /* Superseded by another planar_window_open(), or the window closed. */
   if (g_task_get_cancellable (G_TASK (result)) != self->open_cancellable)
     {
-      g_clear_pointer (&opened, _planar_discovery_free);
+      g_clear_pointer (&opened, planar_catalog_resolution_free);
       return;
     }
   g_clear_object (&self->open_cancellable);
@@ -705,7 +705,7 @@ open_done (GObject      *source,
   session = g_steal_pointer (&opened->session);
   hosts = g_steal_pointer (&opened->hosts);
   set_catalog (self, g_steal_pointer (&opened->catalog), opened->root);
-  _planar_discovery_free (opened);
+  planar_catalog_resolution_free (opened);
   /* Recent Profiles gets it once a session of it has loaded (load_done()):
    * a file that fails to open is not offered again. */
   _planar_window_select_session (self, session, (const char * const *) hosts);
