@@ -50,9 +50,9 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-counters.h"
-#include "planar-derive.h"
-#include "planar-flows.h"
+#include "planar-counters-private.h"
+#include "planar-derive-private.h"
+#include "planar-flows-private.h"
 
 #include <string.h>
 

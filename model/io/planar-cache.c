@@ -22,7 +22,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +36,9 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "planar-counters.h"
-#include "planar-derive.h"
-#include "planar-flows.h"
+#include "planar-counters-private.h"
+#include "planar-derive-private.h"
+#include "planar-flows-private.h"
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"
 #include "planar-string-table.h"
