@@ -21,7 +21,8 @@ gboolean _planar_cache_try_restore   (PlanarTrace   *self,
                                       GCancellable  *cancellable,
                                       gboolean      *restored,
                                       GError       **error);
-/* Writes @self's index to its cache file, on a thread of its own. The
+/* Writes @self's index to its cache file later, in a GTask run in GLib's
+ * thread pool (planar-cache.c says why). The
  * content key is taken first (the lines' hashes and what lies between). */
 void     _planar_cache_store_later   (PlanarTrace   *self);
 /* The decoder's hook: hashes line @l of plane @p (the bytes it has just

@@ -32,7 +32,7 @@ char    *planar_cache_get_path     (const char *source_path);
 /* Waits until the cached indexes being written are written. */
 void     planar_cache_wait         (void);
 /* Stops the writes under way (nothing half-written is left) and waits
- * for their threads: quitting need not wait for a big index. */
+ * for them: quitting need not wait for a big index. */
 void     planar_cache_cancel       (void);
 
 G_END_DECLS
