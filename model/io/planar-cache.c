@@ -20,6 +20,10 @@
  * size cap the least recently used files go (a file's modification time
  * is renewed each time it is used).
  *
+ * This file holds the settings and the writes after a load; the content
+ * key is in planar-cache-key.c, writing a file in planar-cache-write.c and
+ * reading one back in planar-cache-restore.c.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cache-format-private.h"
