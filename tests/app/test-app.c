@@ -25,7 +25,7 @@
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-test-samples.h"
