@@ -44,15 +44,4 @@ gboolean                   planar_import_is_json        (const guint8 *data,
  * (transfer none) (nullable). */
 const PlanarImportReport  *planar_trace_get_import_report (PlanarTrace *trace);
 
-/* Model-internal: parses @data (plain or gzip) with a streaming parser,
- * never as a document tree, and writes the XSpace it describes to @fd.
- * @name is the file's name, for messages. */
-gboolean                   _planar_import_chrome_json   (const guint8         *data,
-                                                         gsize                 size,
-                                                         const char           *name,
-                                                         int                   fd,
-                                                         PlanarImportReport  **report,
-                                                         GError              **error);
-void                       _planar_import_report_free   (PlanarImportReport   *report);
-
 G_END_DECLS
