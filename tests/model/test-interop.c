@@ -374,7 +374,7 @@ test_perfetto (PlanarTestFixture *f,
   g_assert_cmpuint (n_process, ==, expected_process);
   /* One per file track, and one more per track with partial overlaps. */
   g_assert_cmpuint (n_thread, >=, expected_thread);
-  g_assert_cmpuint (n_events, ==, _planar_export_count_events (profile));
+  g_assert_cmpuint (n_events, ==, planar_export_count_events (profile));
   /* Every slice ended. */
   {
     GHashTableIter iter;
@@ -783,7 +783,7 @@ test_cli_export (PlanarTestFixture *f,
     g_autoptr(PlanarProfile) again = load_profile (out);
     g_autoptr(PlanarProfile) original = load_profile (path);
 
-    g_assert_cmpuint (planar_profile_get_n_events (again), ==, _planar_export_count_events (original));
+    g_assert_cmpuint (planar_profile_get_n_events (again), ==, planar_export_count_events (original));
   }
 
   g_assert_true (g_spawn_sync (NULL, argv_exists, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
