@@ -33,9 +33,15 @@ compare_event_order (gconstpointer a,
     return x->ts_ps < y->ts_ps ? -1 : 1;
   if (x->dur_ps != y->dur_ps)
     return x->dur_ps > y->dur_ps ? -1 : 1;
-  /* As Perfetto nests them: what the file opened first is the parent. */
-  if (x->seq != y->seq)
-    return x->seq < y->seq ? -1 : 1;
+  /* As Perfetto nests them (its sorter, trace_sorter.h, hands the "X"
+   * records of one time to its parser longest first, before the "B"
+   * records, which keep file order): an "X" holds a B/E pair as long,
+   * and events as long of one kind nest in file order. Instants and
+   * zero-length events keep file order whatever their kind. */
+  if (x->dur_ps > 0 && (x->seq & PLANAR_IMPORT_SEQ_PAIR) != (y->seq & PLANAR_IMPORT_SEQ_PAIR))
+    return (x->seq & PLANAR_IMPORT_SEQ_PAIR) == 0 ? -1 : 1;
+  if ((x->seq & ~PLANAR_IMPORT_SEQ_PAIR) != (y->seq & ~PLANAR_IMPORT_SEQ_PAIR))
+    return (x->seq & ~PLANAR_IMPORT_SEQ_PAIR) < (y->seq & ~PLANAR_IMPORT_SEQ_PAIR) ? -1 : 1;
   return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
 }
 

@@ -451,7 +451,11 @@ _planar_importer_finish_record (PlanarImporter *imp)
   guint32 line;
   guint32 name;
 
-  imp->n_records++;
+  if (imp->n_records++ >= PLANAR_IMPORT_MAX_RECORDS)
+    {
+      _planar_importer_fail (imp, "more than 2 billion trace events");
+      return;
+    }
   if (!r->has_ph)
     {
       /* JAX ends its array with {} to avoid a trailing comma. */
@@ -681,7 +685,8 @@ add_pair (PlanarImporter         *imp,
   memcpy (imp->args->data + at, imp->args->data + begin->args_at, begin->args_len);
   if (end != NULL)
     memcpy (imp->args->data + at + begin->args_len, imp->args->data + end->args_at, end->args_len);
-  add_event (imp, begin->line, begin->name, begin->ts_ps, MAX (end_ps - begin->ts_ps, 0), at, len, begin->seq);
+  add_event (imp, begin->line, begin->name, begin->ts_ps, MAX (end_ps - begin->ts_ps, 0), at, len,
+             begin->seq | PLANAR_IMPORT_SEQ_PAIR);
   imp->report->n_begin_end++;
 }
 

@@ -34,10 +34,15 @@ typedef struct
   guint32 line;
   guint64 args_at;
   guint32 args_len;
-  /* The record that opened the event (a "B"'s for a B/E pair): events
-   * that start together and last as long nest in file order. */
+  /* The record that opened the event (a "B"'s for a B/E pair), with
+   * PLANAR_IMPORT_SEQ_PAIR set for a B/E pair: events that start together
+   * and last as long nest "X" first, then in file order. */
   guint32 seq;
 } PlanarImportEvent;
+
+#define PLANAR_IMPORT_SEQ_PAIR (1u << 31)
+/* Records past this are refused: their number would reach the bit. */
+#define PLANAR_IMPORT_MAX_RECORDS ((guint64) PLANAR_IMPORT_SEQ_PAIR - 1)
 
 G_STATIC_ASSERT (sizeof (PlanarImportEvent) == 40);
 

@@ -641,8 +641,9 @@ planar_xspace_writer_add_event (PlanarXSpaceWriter *self,
   self->event_at = buf_open (b, tags.line_events);
   if (metadata_id != 0)
     buf_varint_field (b, tags.event_metadata_id, metadata_id);
-  if (offset_ps != 0)
-    buf_varint_field (b, tags.event_offset_ps, (guint64) offset_ps);
+  /* A member of a oneof: written even when 0, which says it is set (an
+   * event with a time, not an aggregate). */
+  buf_varint_field (b, tags.event_offset_ps, (guint64) offset_ps);
   if (duration_ps != 0)
     buf_varint_field (b, tags.event_duration_ps, (guint64) duration_ps);
   self->in_event = TRUE;

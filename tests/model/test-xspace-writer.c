@@ -51,6 +51,7 @@ write_sample (PlanarXSpaceWriter *w)
   planar_xspace_writer_add_event (w, copy, 9000, 0);
   planar_xspace_writer_add_stat_string (w, s_str, long_text, -1);
   planar_xspace_writer_add_line (w, 8, "Stream #8", 1000);
+  /* The first at offset 0, which a oneof member still writes. */
   for (guint i = 0; i < 1000; i++)
     planar_xspace_writer_add_event (w, i % 2 == 0 ? kernel : copy, (gint64) i * 10000, 5000);
 
