@@ -4,7 +4,8 @@
  * needs: an event on its thread's line (X, i/I, C), a mark to pair (B, E),
  * a flow record (s, t, f) or a process or thread name (M). Args are kept
  * in a compact encoding of the import's own (planar-importer-private.h),
- * 
+ * turned into XStats only when the XSpace is written.
+ *
  * The rules follow Perfetto's JSON importer where Perfetto has one
  * (docs/interop.md names its source and where Planar differs).
  *

@@ -10,7 +10,8 @@
 G_BEGIN_DECLS
 
 /* What an import found besides the events it made. Each "X", each matched
- * "B"/"E" pair and each "i"/"I" is one event on its thread's line. */
+ * "B"/"E" pair and each "i"/"I"/"R" is one event on its thread's line (a
+ * global or process instant on a line of its own). */
 typedef struct _PlanarImportReport
 {
   guint64     n_events;
