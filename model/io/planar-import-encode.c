@@ -102,7 +102,8 @@ bind_flows (PlanarImporter *imp,
           continue;
         }
       {
-        PlanarImportFlowStat fs = { (guint32) target, 0, _planar_importer_flow_value (fr->id, fr->direction, fr->category) };
+        PlanarImportFlowStat fs = { (guint32) target, 0,
+                                    _planar_importer_flow_value (fr->id, fr->direction, fr->category) };
 
         g_array_append_val (imp->flow_stats, fs);
       }
@@ -194,7 +195,8 @@ plane_stat_id (PlanarImporter *imp,
   if (stat == 0 || stat > imp->stat_name_list->len)
     return 0;
   if (ids->stats[stat] == 0)
-    ids->stats[stat] = planar_xspace_writer_stat_metadata (ids->writer, g_ptr_array_index (imp->stat_name_list, stat - 1));
+    ids->stats[stat] = planar_xspace_writer_stat_metadata (ids->writer,
+                                                           g_ptr_array_index (imp->stat_name_list, stat - 1));
   return ids->stats[stat];
 }
 

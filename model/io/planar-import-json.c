@@ -281,7 +281,8 @@ scalar (PlanarImporter *imp,
       /* A number, or a string holding one ("ts": "12.5"), which Perfetto
        * reads too (json_trace_tokenizer.cc, CoerceToTs). */
       if (kind != VALUE_NUMBER && !(kind == VALUE_STRING && is_json_number (text, len)))
-        return _planar_importer_fail (imp, "\"%s\" is not a number", imp->field == PLANAR_IMPORT_FIELD_TS ? "ts" : "dur");
+        return _planar_importer_fail (imp, "\"%s\" is not a number",
+                                      imp->field == PLANAR_IMPORT_FIELD_TS ? "ts" : "dur");
       if (imp->field == PLANAR_IMPORT_FIELD_TS)
         {
           if (!_planar_importer_parse_time (imp, text, len, FALSE, &r->ts_ps))

@@ -426,7 +426,8 @@ add_counter (PlanarImporter *imp)
   if (t->name == NULL)
     t->name = g_strdup ("_counters_");
   t->special = TRUE;
-  name = _planar_importer_intern (imp->names, imp->name_list, r->has_name ? r->name->str : "", r->has_name ? r->name->len : 0);
+  name = _planar_importer_intern (imp->names, imp->name_list, r->has_name ? r->name->str : "",
+                                  r->has_name ? r->name->len : 0);
   /* The record's args were its series: they are replaced. */
   g_byte_array_set_size (imp->cur_args, 0);
   key = r->number_keys->str;
@@ -551,7 +552,8 @@ _planar_importer_finish_record (PlanarImporter *imp)
     }
   else
     line = thread_for (imp, thread_key (r->pid), tid_key (r));
-  name = _planar_importer_intern (imp->names, imp->name_list, r->has_name ? r->name->str : "", r->has_name ? r->name->len : 0);
+  name = _planar_importer_intern (imp->names, imp->name_list, r->has_name ? r->name->str : "",
+                                  r->has_name ? r->name->len : 0);
 
   switch (ph[0])
     {
@@ -564,9 +566,10 @@ _planar_importer_finish_record (PlanarImporter *imp)
         imp->report->n_complete++;
         if (r->has_bind_id && (r->flow_in || r->flow_out))
           {
+            guint direction = (r->flow_in ? 1 : 0) | (r->flow_out ? 2 : 0);
             PlanarImportFlowStat fs = { imp->events->len - 1, 0,
-                            _planar_importer_flow_value (flow_hash ("v2", r->bind_id->str, NULL, NULL),
-                                        (r->flow_in ? 1 : 0) | (r->flow_out ? 2 : 0), flow_category (r->cat->str)) };
+                                        _planar_importer_flow_value (flow_hash ("v2", r->bind_id->str, NULL, NULL),
+                                                                     direction, flow_category (r->cat->str)) };
 
             g_array_append_val (imp->flow_stats, fs);
             imp->report->n_flows++;
