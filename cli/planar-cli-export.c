@@ -90,7 +90,7 @@ planar_cli_export (int    argc,
       planar_cli_warn_losses (profile);
       /* Standard output holds the document: the report goes to stderr. */
       fprintf (stderr, "wrote standard output (%s, %" G_GUINT64_FORMAT " events)\n",
-               planar_export_format_to_string (format), _planar_export_count_events (profile));
+               planar_export_format_to_string (format), planar_export_count_events (profile));
       return PLANAR_CLI_EXIT_OK;
     }
 
@@ -104,6 +104,6 @@ planar_cli_export (int    argc,
     }
   planar_cli_warn_losses (profile);
   printf ("wrote %s (%s, %" G_GUINT64_FORMAT " events)\n", planar_cli_text (output),
-          planar_export_format_to_string (format), _planar_export_count_events (profile));
+          planar_export_format_to_string (format), planar_export_count_events (profile));
   return planar_cli_finish_stdout ();
 }

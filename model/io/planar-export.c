@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-export.h"
+#include "planar-export-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,9 +61,11 @@ _planar_export_skip_stat (const char *name)
 }
 
 guint64
-_planar_export_count_events (PlanarProfile *profile)
+planar_export_count_events (PlanarProfile *profile)
 {
   guint64 n = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (profile), 0);
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
@@ -456,7 +458,7 @@ planar_export_to_stream (PlanarProfile        *profile,
   ce.progress = progress;
   ce.user_data = user_data;
   ce.cancellable = cancellable;
-  ce.total = _planar_export_count_events (profile);
+  ce.total = planar_export_count_events (profile);
   ce.stats = stats;
   ce.flows = flows;
   if (!write_chrome_json (&ce, error))
