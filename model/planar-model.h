@@ -21,4 +21,5 @@
 #include "planar-stat-format.h"
 #include "planar-string-table.h"
 #include "planar-trace.h"
+#include "planar-trace-loader.h"
 #include "planar-units.h"

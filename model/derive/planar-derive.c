@@ -52,6 +52,7 @@
 
 #include "planar-counters.h"
 #include "planar-derive.h"
+#include "planar-derive-private.h"
 #include "planar-flows.h"
 
 #include <string.h>
@@ -2745,6 +2746,7 @@ _planar_trace_derive (PlanarTrace   *self,
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
 
+  _planar_derive_attach (self);
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
   dc.self = self;
@@ -2841,6 +2843,7 @@ _planar_trace_derive (PlanarTrace   *self,
     }
 
   /* Round two: the GPUs' last lines, and the flow index. */
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_LINKING_FLOWS, FALSE);
   {
     Job index_job = { 0 };
 
@@ -3022,4 +3025,11 @@ _planar_trace_clear_derived (PlanarTrace *self)
   g_clear_pointer (&self->derived_sources, g_ptr_array_unref);
   g_clear_pointer (&self->flows, _planar_flow_index_free);
   g_clear_pointer (&self->counters, _planar_counter_set_free);
+}
+
+void
+_planar_derive_attach (PlanarTrace *self)
+{
+  self->clear_derived = _planar_trace_clear_derived;
+  self->add_derived_stats = _planar_trace_add_derived_stats;
 }

@@ -38,6 +38,7 @@
 
 #include "planar-counters.h"
 #include "planar-derive.h"
+#include "planar-derive-private.h"
 #include "planar-flows.h"
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"
@@ -1441,6 +1442,7 @@ restore_derived (PlanarTrace   *self,
 {
   gboolean unused = FALSE;
 
+  _planar_derive_attach (self);
   if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
     return FALSE;
   for (guint p = 0; p < self->n_planes; p++)

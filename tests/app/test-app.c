@@ -26,6 +26,7 @@
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
 #include "planar-cache.h"
+#include "planar-export-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-test-samples.h"

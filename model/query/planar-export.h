@@ -67,24 +67,4 @@ gboolean    planar_export_to_file            (PlanarProfile        *profile,
                                               GCancellable         *cancellable,
                                               GError              **error);
 
-/* planar-export-perfetto.c: planar_export_to_stream()'s Perfetto half. */
-gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
-                                              GOutputStream        *stream,
-                                              PlanarExportProgress  progress,
-                                              gpointer              user_data,
-                                              GCancellable         *cancellable,
-                                              GError              **error);
-
-/* What both formats share. */
-
-/* Stats the exports leave out of an event's args: XProf's internal ones,
- * the flow encoding, and async/group bookkeeping (FORMATS.md §6.1). */
-gboolean    _planar_export_skip_stat         (const char          *name);
-/* The profile's events of the file's lines, for progress. */
-guint64     _planar_export_count_events      (PlanarProfile       *profile);
-/* A flow id the way the exports write it: the model's id, which is already
- * unique within a trace, made unique across the hosts of a session. */
-guint64     _planar_export_flow_id           (guint                trace,
-                                              guint64              id);
-
 G_END_DECLS

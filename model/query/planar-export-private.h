@@ -1,0 +1,32 @@
+/* planar-export-private.h: what the two export formats share, and the
+ * count of events the CLI's progress uses.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-export.h"
+
+G_BEGIN_DECLS
+
+/* planar-export-perfetto.c: planar_export_to_stream()'s Perfetto half. */
+gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
+                                              GOutputStream        *stream,
+                                              PlanarExportProgress  progress,
+                                              gpointer              user_data,
+                                              GCancellable         *cancellable,
+                                              GError              **error);
+
+/* What both formats share. */
+
+/* Stats the exports leave out of an event's args: XProf's internal ones,
+ * the flow encoding, and async/group bookkeeping (FORMATS.md §6.1). */
+gboolean    _planar_export_skip_stat         (const char          *name);
+/* The profile's events of the file's lines, for progress. */
+guint64     _planar_export_count_events      (PlanarProfile       *profile);
+/* A flow id the way the exports write it: the model's id, which is already
+ * unique within a trace, made unique across the hosts of a session. */
+guint64     _planar_export_flow_id           (guint                trace,
+                                              guint64              id);
+
+G_END_DECLS
