@@ -1771,7 +1771,9 @@ timeline_settled (gpointer data)
   PlanarWindow *window = data;
   PlanarProfile *profile = planar_window_get_profile (window);
 
-  return !planar_profile_is_busy (profile) && window->timeline->load_poll_id == 0;
+  /* The timeline lays out again in its "notify::busy" handler, on the
+   * main thread, when the profile stops being busy: nothing polls. */
+  return !planar_profile_is_busy (profile);
 }
 
 /* The timeline's sections of host @trace: pending ones, and the others. */
