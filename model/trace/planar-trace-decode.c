@@ -7,7 +7,6 @@
  */
 #include "planar-trace-decode-private.h"
 
-#include "planar-mapping-private.h"
 #include "planar-parallel.h"
 
 #include <stdlib.h>

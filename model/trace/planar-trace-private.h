@@ -251,7 +251,9 @@ void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);
-/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
+/* Whether the index of an XSpace of @size bytes goes to file-backed memory
+ * (the one knob of the load left in the environment, because the load
+ * benchmark sets it for the child processes it times):
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
  * file, is more than a workstation gives a viewer), or as PLANAR_SPILL
  * says ("0" never, "1" always, "all" always and every block, for the
