@@ -245,6 +245,15 @@ planar_profile_get_trace_state (PlanarProfile *self,
 static gboolean failed_for_good (PlanarProfile *self,
                                  guint          i);
 
+const GError *
+planar_profile_get_trace_error (PlanarProfile *self,
+                                guint          index)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (index < self->n_paths, NULL);
+  return failed_for_good (self, index) ? g_ptr_array_index (self->failures, index) : NULL;
+}
+
 guint
 planar_profile_get_n_pending (PlanarProfile *self)
 {

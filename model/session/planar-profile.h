@@ -65,6 +65,10 @@ typedef enum
 /* Any thread. */
 PlanarProfileTraceState planar_profile_get_trace_state (PlanarProfile *self,
                                                         guint          index);
+/* Why host @index could not be decoded (FAILED, not cancelled), or NULL.
+ * Returns: (transfer none) (nullable). Any thread, once the load returned. */
+const GError  *planar_profile_get_trace_error   (PlanarProfile       *self,
+                                                 guint                index);
 /* Hosts not decoded yet: pending, loading, or cancelled; a host whose
  * decode failed (said by planar_profile_dup_losses()) waits no more. */
 guint          planar_profile_get_n_pending     (PlanarProfile       *self);

@@ -270,6 +270,28 @@ test_failed_host (Fixture       *f,
     g_assert_cmpuint (n, ==, 2);
   }
 
+  /* Trace Health names it, and looks at the other host only. */
+  {
+    g_autoptr(GPtrArray) issues = planar_health_check (profile, NULL);
+    guint n = 0;
+
+    for (guint i = 0; i < issues->len; i++)
+      {
+        const PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
+
+        if (strcmp (issue->kind, "undecodable-host") == 0)
+          {
+            g_assert_cmpstr (issue->host, ==, "bad");
+            n++;
+          }
+        else
+          g_assert_cmpstr (issue->host, !=, "bad");
+      }
+    g_assert_cmpuint (n, ==, 1);
+  }
+  g_assert_null (planar_profile_get_trace_error (profile, 0));
+  g_assert_error (planar_profile_get_trace_error (profile, 1), PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW);
+
   /* No host decoded: the load fails with the host's reason. */
   g_assert_false (planar_profile_load (none, NULL, &error));
   g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW);
