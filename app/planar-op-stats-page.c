@@ -228,7 +228,8 @@ add_planes (PlanarOpStatsPage *self,
     {
       PlanarTrace *trace = planar_profile_get_trace (self->profile, h);
 
-      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+      /* A host whose decode failed is left out (the message bar says so). */
+      for (guint p = 0; p < planar_trace_get_n_planes (trace) && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           PlaneEntry entry = { h, p };

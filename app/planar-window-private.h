@@ -74,7 +74,9 @@ struct _PlanarWindow
   GCancellable         *hosts_cancellable;
   gboolean              loading_all_hosts;
   gboolean              stopping_all_hosts;
-  guint                 progress_source;
+  /* The profile whose progress the bar shows, and its handlers. */
+  PlanarProfile        *progress_profile;
+  gulong                progress_handlers[2];
   /* Shows or hides the title after a change of width. */
   guint                 title_source;
   gboolean              loading;
@@ -135,6 +137,17 @@ gboolean  _planar_window_export_profile_finish (PlanarWindow        *self,
 char     *_planar_window_progress_text   (double               fraction,
                                           gboolean             finished,
                                           double              *shown);
+/* planar-window-progress.c: shows the progress bar with @label, bound to
+ * the window's profile's "fraction" and "message" while it loads, and
+ * hides it. */
+void      _planar_window_start_progress  (PlanarWindow        *self,
+                                          const char          *label);
+void      _planar_window_stop_progress   (PlanarWindow        *self);
+void      _planar_window_set_loading     (PlanarWindow        *self,
+                                          gboolean             loading);
+/* What the load placed or lost: one line each in the message bar. */
+void      _planar_window_show_load_notes (PlanarWindow        *self,
+                                          PlanarProfile       *profile);
 /* Enables the actions that make sense in the window's state. */
 void      _planar_window_update_actions  (PlanarWindow        *self);
 void      _planar_window_set_action_state (PlanarWindow       *self,

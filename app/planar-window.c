@@ -18,10 +18,6 @@
 #include "planar-file-util.h"
 #include "planar-sandbox.h"
 
-/* How often the progress bar reads the profile's fraction, ms. The fraction
- * changes on worker threads, which must not notify the main thread. */
-#define PROGRESS_INTERVAL_MS 100
-
 G_DEFINE_FINAL_TYPE (PlanarWindow, planar_window, ADW_TYPE_APPLICATION_WINDOW)
 
 enum {
@@ -189,9 +185,9 @@ current_session (PlanarWindow *self)
   return planar_catalog_find_session (self->catalog, self->session);
 }
 
-static void
-set_loading (PlanarWindow *self,
-             gboolean      loading)
+void
+_planar_window_set_loading (PlanarWindow *self,
+                            gboolean      loading)
 {
   loading = !!loading;
   if (self->loading == loading)
@@ -598,79 +594,6 @@ add_to_recent (PlanarWindow *self)
     g_settings_set_string (self->settings, "last-folder", g_file_peek_path (parent));
 }
 
-char *
-_planar_window_progress_text (double    fraction,
-                              gboolean  finished,
-                              double   *shown)
-{
-  /* Nothing read yet, or a cached index being restored (it reads no
-   * bytes): how far is not known, so the bar pulses without a number
-   * rather than say 0 %. */
-  if (!finished && fraction <= 0.0)
-    {
-      *shown = 0.0;
-      return NULL;
-    }
-  /* Every byte read, but the tracks, the derived lines and the indices
-   * are still being built: never 100 % while work continues. */
-  if (!finished && fraction >= 0.995)
-    {
-      *shown = 0.995;
-      return g_strdup (_("Finishing…"));
-    }
-  *shown = finished ? 1.0 : CLAMP (fraction, 0.0, 0.99);
-  /* Translators: a progress bar's text; %d is a percentage. */
-  return g_strdup_printf (_("%d %%"), finished ? 100 : MIN ((int) (fraction * 100.0), 99));
-}
-
-static void
-update_progress (PlanarWindow *self)
-{
-  g_autofree char *text = NULL;
-  double shown = 0.0;
-
-  if (self->profile != NULL)
-    text = _planar_window_progress_text (planar_profile_get_fraction (self->profile),
-                                         planar_profile_is_loaded (self->profile), &shown);
-  gtk_progress_bar_set_show_text (self->progress_bar, text != NULL);
-  if (text == NULL)
-    {
-      gtk_progress_bar_pulse (self->progress_bar);
-      return;
-    }
-  gtk_progress_bar_set_text (self->progress_bar, text);
-  gtk_progress_bar_set_fraction (self->progress_bar, shown);
-}
-
-static gboolean
-progress_tick (gpointer data)
-{
-  update_progress (data);
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-start_progress (PlanarWindow *self,
-                const char   *label)
-{
-  gtk_label_set_label (self->progress_label, label);
-  gtk_progress_bar_set_show_text (self->progress_bar, FALSE);
-  gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
-  if (self->progress_source == 0)
-    self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_tick, self);
-  gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
-  set_loading (self, TRUE);
-}
-
-static void
-stop_progress (PlanarWindow *self)
-{
-  g_clear_handle_id (&self->progress_source, g_source_remove);
-  gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
-  set_loading (self, self->open_cancellable != NULL || self->load_cancellable != NULL);
-  _planar_window_update_actions (self);
-}
-
 static void
 open_done (GObject      *source,
            GAsyncResult *result,
@@ -689,7 +612,7 @@ open_done (GObject      *source,
       return;
     }
   g_clear_object (&self->open_cancellable);
-  stop_progress (self);
+  _planar_window_stop_progress (self);
 
   if (opened == NULL)
     {
@@ -794,7 +717,7 @@ stop_loading_all_hosts (PlanarWindow *self)
 {
   self->loading_all_hosts = FALSE;
   self->stopping_all_hosts = FALSE;
-  stop_progress (self);
+  _planar_window_stop_progress (self);
 }
 
 /* One host of Load All Hosts: the next follows, unless the user stopped
@@ -856,45 +779,9 @@ _planar_window_load_all_hosts (PlanarWindow *self)
   label = g_strdup_printf (ngettext ("Loading %u more host…", "Loading %u more hosts…", n), n);
   self->loading_all_hosts = TRUE;
   self->stopping_all_hosts = FALSE;
-  start_progress (self, label);
+  _planar_window_start_progress (self, label);
   _planar_window_update_actions (self);
   load_next_host (self);
-}
-
-/* What the load placed or lost that the timeline cannot show by itself:
- * hosts shown from their own starts, files cut short, hosts left out. One
- * line each in the message bar; Trace Health has the detail. */
-static void
-show_load_notes (PlanarWindow  *self,
-                 PlanarProfile *profile)
-{
-  g_auto(GStrv) losses = planar_profile_dup_losses (profile);
-  guint n_losses = losses != NULL ? g_strv_length (losses) : 0;
-
-  if (planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START)
-    planar_message_bar_set (self->message_bar, MESSAGE_HOST_ALIGNMENT, PLANAR_MESSAGE_INFO,
-                            _("The hosts do not overlap in time: each is shown from its own start"),
-                            NULL, NULL, TRUE);
-  else
-    planar_message_bar_remove (self->message_bar, MESSAGE_HOST_ALIGNMENT);
-
-  if (n_losses == 0)
-    {
-      planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CUT);
-      return;
-    }
-  if (n_losses == 1)
-    planar_message_bar_set (self->message_bar, MESSAGE_FILE_CUT, PLANAR_MESSAGE_WARNING, losses[0],
-                            _("_Details"), "win.tool::trace-health", TRUE);
-  else
-    {
-      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (and %u more loss)", "%s (and %u more losses)",
-                                                            n_losses - 1),
-                                               losses[0], n_losses - 1);
-
-      planar_message_bar_set (self->message_bar, MESSAGE_FILE_CUT, PLANAR_MESSAGE_WARNING, text,
-                              _("_Details"), "win.tool::trace-health", TRUE);
-    }
 }
 
 static void
@@ -913,14 +800,14 @@ load_done (GObject      *source,
   if (profile != self->profile)
     return;
   g_clear_object (&self->load_cancellable);
-  stop_progress (self);
+  _planar_window_stop_progress (self);
 
   if (loaded)
     {
       if (self->file != NULL)
         add_to_recent (self);
       profile_ready (self);
-      show_load_notes (self, profile);
+      _planar_window_show_load_notes (self, profile);
       gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
       /* A lazy profile: the tools over the whole profile need every host. */
       if (!planar_profile_is_loaded (profile) && (planar_find_bar_get_open (self->find_bar)
@@ -1026,7 +913,7 @@ load (PlanarWindow *self)
   hosts = describe_hosts ((const char * const *) self->hosts);
   /* Translators: %s is one or more host names, or a number of hosts. */
   label = g_strdup_printf (_("Loading %s…"), hosts);
-  start_progress (self, label);
+  _planar_window_start_progress (self, label);
   update_controls (self);
 
   planar_profile_load_async (self->profile, self->load_cancellable, load_done, g_object_ref (self));
@@ -1097,7 +984,7 @@ _planar_window_select_hosts (PlanarWindow       *self,
       g_clear_object (&self->profile);
       g_clear_pointer (&self->hosts, g_strfreev);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
-      stop_progress (self);
+      _planar_window_stop_progress (self);
       show_message (self, "dialog-error-symbolic", _("Could Not Load the Session"), error->message);
       _planar_window_show_error (self, _("Could Not Load the Session"), session->path, error);
       update_controls (self);
@@ -1315,7 +1202,12 @@ planar_window_dispose (GObject *object)
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->hosts_cancellable);
   g_clear_object (&self->rescan_cancellable);
-  g_clear_handle_id (&self->progress_source, g_source_remove);
+  if (self->progress_profile != NULL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (self->progress_handlers); i++)
+        g_clear_signal_handler (&self->progress_handlers[i], self->progress_profile);
+      g_clear_object (&self->progress_profile);
+    }
   g_clear_handle_id (&self->title_source, g_source_remove);
   g_clear_handle_id (&self->rescan_source, g_source_remove);
   g_clear_pointer (&self->run_monitors, g_hash_table_unref);
@@ -1540,7 +1432,7 @@ planar_window_open (PlanarWindow *self,
   name = g_file_get_basename (file);
   /* Translators: %s is a file or folder name. */
   label = g_strdup_printf (_("Looking for profiles in %s…"), name);
-  start_progress (self, label);
+  _planar_window_start_progress (self, label);
   update_title (self);
   _planar_window_update_actions (self);
 }

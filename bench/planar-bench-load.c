@@ -309,10 +309,11 @@ run_child (Mode        mode,
   else
     {
       g_autoptr(GError) error = NULL;
-      PlanarTrace *trace;
+      PlanarTrace *trace = NULL;
       Sampler sampler = { NULL, t0, 0, 0, -1.0 };
       GThread *thread = NULL;
       gboolean full = mode == MODE_PLANAR || mode == MODE_PRIME || mode == MODE_CACHED;
+      g_autoptr(PlanarTraceLoader) loader = NULL;
       double seconds, write_seconds = 0, stats_per_event = 0, cpu;
       guint64 spilled = 0, stats_stride = 0;
 
@@ -326,13 +327,17 @@ run_child (Mode        mode,
 
           g_unlink (cache);
         }
-      trace = planar_trace_open (path, &error);
+      /* The loader's steps; without deriving, the decode alone. */
+      loader = planar_trace_loader_new (path);
+      planar_trace_loader_set_derive (loader, full);
+      if (planar_trace_loader_open (loader, NULL, &error))
+        trace = g_object_ref (planar_trace_loader_get_trace (loader));
       sampler.trace = trace;
       /* The sampler only watches the full loads: its polling would cost the
        * index-only measurement its comparison with the baselines. */
       if (trace != NULL && full)
         thread = g_thread_new ("sampler", sampler_thread, &sampler);
-      if (trace != NULL && !_planar_trace_decode (trace, full, NULL, &error))
+      if (trace != NULL && !planar_trace_loader_decode (loader, NULL, &error))
         g_clear_object (&trace);
       seconds = (double) (g_get_monotonic_time () - t0) / 1e6;
       cpu = cpu_now ();

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cli.h"
+#include "planar-export-private.h"
 
 #include <gio/gunixoutputstream.h>
 #include <stdio.h>

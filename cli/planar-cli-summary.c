@@ -90,6 +90,9 @@ planar_cli_summary (int    argc,
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
 
+      /* A host whose decode failed is left out, said in a warning line. */
+      if (!planar_trace_is_decoded (trace))
+        continue;
       if (json)
         planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else

@@ -21,5 +21,6 @@
 #include "planar-stat-format.h"
 #include "planar-string-table.h"
 #include "planar-trace.h"
+#include "planar-trace-loader.h"
 #include "planar-units.h"
 #include "planar-xspace-writer.h"

@@ -535,7 +535,8 @@ collect_candidates (PlanarProfile *profile,
 
       /* A host of a lazy profile not decoded yet: one header, where its
        * planes will be. */
-      if (planar_profile_is_lazy (profile)
+      if ((planar_profile_is_lazy (profile)
+           || planar_profile_get_trace_state (profile, tr) == PLANAR_PROFILE_TRACE_FAILED)
           && planar_profile_get_trace_state (profile, tr) != PLANAR_PROFILE_TRACE_LOADED)
         {
           Candidate c = { 0 };

@@ -65,7 +65,8 @@ struct _PlanarTimeline
   int                   label_width;
   gulong                loaded_handler;
   gulong                busy_handler;
-  guint                 load_poll_id;
+  gulong                tracks_handler;
+  gulong                fraction_handler;
   /* Whether the user moved the view while the profile was loading. */
   gboolean              view_touched;
 

@@ -30,8 +30,6 @@
 
 /* The widest window without a profile: a millisecond. */
 #define DEFAULT_WINDOW_PS PLANAR_PS_PER_MS
-/* How often a loading profile is looked at for new tracks, ms. */
-#define LOAD_POLL_INTERVAL 150
 
 G_DEFINE_ENUM_TYPE (PlanarTimelineTool, planar_timeline_tool,
                     G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_SELECT, "select"),
@@ -409,7 +407,12 @@ _planar_timeline_refresh_layout (PlanarTimeline *self)
 static void
 stop_loading_watch (PlanarTimeline *self)
 {
-  g_clear_handle_id (&self->load_poll_id, g_source_remove);
+  if (self->tracks_handler != 0 && self->profile != NULL)
+    g_clear_signal_handler (&self->tracks_handler, self->profile);
+  if (self->fraction_handler != 0 && self->profile != NULL)
+    g_clear_signal_handler (&self->fraction_handler, self->profile);
+  self->tracks_handler = 0;
+  self->fraction_handler = 0;
   if (self->loaded_handler != 0 && self->profile != NULL)
     g_clear_signal_handler (&self->loaded_handler, self->profile);
   if (self->busy_handler != 0 && self->profile != NULL)
@@ -431,7 +434,6 @@ profile_changing (PlanarTimeline *self)
 static void
 profile_finished_loading (PlanarTimeline *self)
 {
-  g_clear_handle_id (&self->load_poll_id, g_source_remove);
   /* Loading ends by aligning the hosts, which moves every event: the
    * caches of the tracks layer are stale even where the rows are not. */
   planar_track_renderer_reset (self->renderer);
@@ -446,19 +448,14 @@ profile_finished_loading (PlanarTimeline *self)
   _planar_timeline_invalidate_tracks (self);
 }
 
-static gboolean
-poll_loading (gpointer data)
+/* The profile's loaders published tracks (notified in an idle of the main
+ * loop, at most once an iteration): lay out again. */
+static void
+profile_tracks_changed (PlanarTimeline *self)
 {
-  PlanarTimeline *self = data;
-
   if (!profile_changing (self))
-    {
-      self->load_poll_id = 0;
-      profile_finished_loading (self);
-      return G_SOURCE_REMOVE;
-    }
+    return;
   _planar_timeline_refresh_layout (self);
-  /* A pending host's header says how far its decode is. */
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (!self->view_touched)
     {
@@ -467,7 +464,6 @@ poll_loading (gpointer data)
       get_span (self, &first, &last);
       set_view_internal (self, first, last);
     }
-  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -475,8 +471,6 @@ profile_state_changed (PlanarTimeline *self)
 {
   if (!profile_changing (self))
     profile_finished_loading (self);
-  else if (self->load_poll_id == 0)
-    self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
 }
 
 void
@@ -543,8 +537,13 @@ planar_timeline_set_profile (PlanarTimeline *self,
       self->busy_handler = g_signal_connect_object (profile, "notify::busy",
                                                     G_CALLBACK (profile_state_changed), self,
                                                     G_CONNECT_SWAPPED);
-      if (profile_changing (self))
-        self->load_poll_id = g_timeout_add (LOAD_POLL_INTERVAL, poll_loading, self);
+      self->tracks_handler = g_signal_connect_object (profile, "tracks-changed",
+                                                      G_CALLBACK (profile_tracks_changed), self,
+                                                      G_CONNECT_SWAPPED);
+      /* A pending host's header says how far its decode is. */
+      self->fraction_handler = g_signal_connect_object (profile, "notify::fraction",
+                                                        G_CALLBACK (gtk_widget_queue_draw), self,
+                                                        G_CONNECT_SWAPPED);
     }
 
   _planar_timeline_refresh_layout (self);

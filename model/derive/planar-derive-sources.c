@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
+#include "planar-derive-private.h"
 
 #include <string.h>
 
@@ -167,4 +168,11 @@ _planar_trace_clear_derived (PlanarTrace *self)
   g_clear_pointer (&self->derived_sources, g_ptr_array_unref);
   g_clear_pointer (&self->flows, _planar_flow_index_free);
   g_clear_pointer (&self->counters, _planar_counter_set_free);
+}
+
+void
+_planar_derive_attach (PlanarTrace *self)
+{
+  self->clear_derived = _planar_trace_clear_derived;
+  self->add_derived_stats = _planar_trace_add_derived_stats;
 }

@@ -54,6 +54,7 @@
 #include "planar-derive-pass-private.h"
 
 #include "planar-parallel.h"
+#include "planar-derive-private.h"
 
 #include <string.h>
 
@@ -323,6 +324,7 @@ _planar_trace_derive (PlanarTrace   *self,
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
 
+  _planar_derive_attach (self);
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
   dc.self = self;
@@ -419,6 +421,7 @@ _planar_trace_derive (PlanarTrace   *self,
     }
 
   /* Round two: the GPUs' last lines, and the flow index. */
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_LINKING_FLOWS, FALSE);
   {
     Job index_job = { 0 };
 

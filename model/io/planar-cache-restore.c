@@ -564,6 +564,7 @@ restore_derived (PlanarTrace   *self,
 {
   gboolean unused = FALSE;
 
+  _planar_derive_attach (self);
   if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
     return FALSE;
   for (guint p = 0; p < self->n_planes; p++)

@@ -189,6 +189,14 @@ planar_health_check (PlanarProfile              *profile,
       const char *detail = NULL;
       const char *damage = planar_trace_get_damage (trace, &detail);
 
+      /* A host that opened but could not be decoded: said, and its
+       * tracks (not whole) are not looked at. */
+      if (planar_profile_get_trace_error (profile, h) != NULL)
+        add (issues, PLANAR_HEALTH_WARNING, "undecodable-host", host, NULL, NULL, 0,
+             "%s could not be decoded and is left out; the other hosts are shown: %s",
+             planar_trace_get_file_name (trace), planar_profile_get_trace_error (profile, h)->message);
+      if (!planar_trace_is_decoded (trace))
+        continue;
       if (damage != NULL)
         add (issues, PLANAR_HEALTH_WARNING, "file-cut-short", host, NULL, NULL, 0,
              "%s: %c%s (%s)", planar_trace_get_file_name (trace), g_ascii_toupper (damage[0]), damage + 1, detail);

@@ -25,6 +25,7 @@ typedef struct
    * "empty-plane", "partial-overlaps", "aggregated-events",
    * "dangling-flows", "dropped-derived-lines", "damaged-stats",
    * "unsupported-file", "unreadable-host" (a host the load left out),
+   * "undecodable-host" (a host that opened but could not be decoded),
    * "hosts-not-overlapping" (each host shown from its own start),
    * "file-cut-short" (a file that ends early, read up to the cut). Static. */
   const char           *kind;

@@ -924,7 +924,6 @@ planar_search_new_for_traces (PlanarTrace * const *traces,
   for (guint i = 0; i < n_traces; i++)
     {
       g_return_val_if_fail (PLANAR_IS_TRACE (traces[i]), NULL);
-      g_return_val_if_fail (planar_trace_is_decoded (traces[i]), NULL);
     }
 
   self = g_object_new (PLANAR_TYPE_SEARCH, NULL);
@@ -992,7 +991,10 @@ plan_jobs (PlanarSearch *self,
             {
               const PlanarTrack *track = &plane->tracks[k];
 
-              for (gsize first = 0; first < track->n_events; first += JOB_EVENTS)
+              /* A host whose decode failed is left out (its tracks are
+               * not whole). */
+              for (gsize first = 0; planar_trace_is_decoded (trace) && first < track->n_events;
+                   first += JOB_EVENTS)
                 {
                   SearchJob job = {
                     .pm = pm,
@@ -1078,7 +1080,7 @@ planar_search_run (PlanarSearch  *self,
     {
       PlanarTrace *trace = g_ptr_array_index (self->traces, t);
 
-      for (guint p = 0; p < trace->n_planes; p++)
+      for (guint p = 0; p < trace->n_planes && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = &trace->planes[p];
           gboolean has_events = FALSE;

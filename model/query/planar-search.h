@@ -84,8 +84,9 @@ PlanarSearch          *planar_search_new            (PlanarProfile       *profil
                                                      const char          *pattern,
                                                      PlanarSearchFlags    flags,
                                                      GError             **error);
-/* The same over @n_traces decoded traces (each referenced); hits name a
- * trace by its index in @traces. Returns: (transfer full) (nullable). */
+/* The same over @n_traces traces (each referenced); one not decoded (a
+ * host whose decode failed) is left out. Hits name a trace by its index in
+ * @traces. Returns: (transfer full) (nullable). */
 PlanarSearch          *planar_search_new_for_traces (PlanarTrace * const *traces,
                                                      guint                n_traces,
                                                      const char          *pattern,

@@ -4,12 +4,21 @@
  */
 #include "planar-profile.h"
 
+#include "planar-trace-loader.h"
+
 struct _PlanarProfile
 {
   GObject    parent_instance;
   GStrv      paths;
+  /* PlanarTraceLoader, in @paths order: one per host, made with the
+   * profile (on its thread, where they notify). */
+  GPtrArray *loaders;
   /* PlanarTrace, in @paths order; filled while loading. */
   GPtrArray *traces;
+  /* Per host: why its decode failed (NULL while it did not). */
+  GPtrArray *failures;
+  /* The step under way, as the last loader to report said it. */
+  char      *message;
   /* Per path: a PlanarProfileTraceState (atomic). */
   gint      *states;
   guint      n_paths;
@@ -42,6 +51,13 @@ skipped_host_free (gpointer data)
   g_free (host);
 }
 
+static void
+error_free0 (gpointer data)
+{
+  if (data != NULL)
+    g_error_free (data);
+}
+
 G_DEFINE_FINAL_TYPE (PlanarProfile, planar_profile, G_TYPE_OBJECT)
 
 enum {
@@ -49,10 +65,17 @@ enum {
   PROP_FRACTION,
   PROP_LOADED,
   PROP_BUSY,
+  PROP_MESSAGE,
   N_PROPS
 };
 
+enum {
+  TRACKS_CHANGED,
+  N_SIGNALS
+};
+
 static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
 
 static void
 planar_profile_finalize (GObject *object)
@@ -60,6 +83,9 @@ planar_profile_finalize (GObject *object)
   PlanarProfile *self = (PlanarProfile *) object;
 
   g_clear_pointer (&self->traces, g_ptr_array_unref);
+  g_clear_pointer (&self->loaders, g_ptr_array_unref);
+  g_clear_pointer (&self->failures, g_ptr_array_unref);
+  g_clear_pointer (&self->message, g_free);
   g_clear_pointer (&self->paths, g_strfreev);
   g_clear_pointer (&self->states, g_free);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
@@ -86,6 +112,9 @@ planar_profile_get_property (GObject    *object,
     case PROP_BUSY:
       g_value_set_boolean (value, planar_profile_is_busy (self));
       break;
+    case PROP_MESSAGE:
+      g_value_set_string (value, self->message);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -99,11 +128,15 @@ planar_profile_class_init (PlanarProfileClass *klass)
   object_class->finalize = planar_profile_finalize;
   object_class->get_property = planar_profile_get_property;
 
-  /* Read by polling: the value changes on worker threads, where notifying
-   * would reach the main thread's handlers on the wrong thread. */
+  /* Notified on the profile's thread when a host's loader notifies its
+   * own (from one idle: planar-trace-loader.h), never on a worker. */
   properties[PROP_FRACTION] =
     g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The step under way ("Decoding lines"), or NULL. */
+  properties[PROP_MESSAGE] =
+    g_param_spec_string ("message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_LOADED] =
     g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -112,13 +145,49 @@ planar_profile_class_init (PlanarProfileClass *klass)
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A host's loader published tracks: a view lays out again. */
+  signals[TRACKS_CHANGED] =
+    g_signal_new ("tracks-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
 planar_profile_init (PlanarProfile *self)
 {
   self->traces = g_ptr_array_new_with_free_func (g_object_unref);
+  self->loaders = g_ptr_array_new_with_free_func (g_object_unref);
+  self->failures = g_ptr_array_new_with_free_func (error_free0);
   self->skipped = g_ptr_array_new_with_free_func (skipped_host_free);
+}
+
+/* The loaders' notifications, on the profile's thread. */
+static void
+loader_fraction_changed (PlanarProfile *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
+}
+
+static void
+loader_message_changed (PlanarProfile     *self,
+                        GParamSpec        *pspec,
+                        PlanarTraceLoader *loader)
+{
+  g_autofree char *message = NULL;
+
+  g_object_get (loader, "message", &message, NULL);
+  /* A loader that is done says nothing; another may still be at work. */
+  if (message == NULL || g_strcmp0 (message, self->message) == 0)
+    return;
+  g_free (self->message);
+  self->message = g_steal_pointer (&message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
+}
+
+static void
+loader_tracks_changed (PlanarProfile *self)
+{
+  g_signal_emit (self, signals[TRACKS_CHANGED], 0);
 }
 
 PlanarProfile *
@@ -132,6 +201,19 @@ planar_profile_new (const char * const *paths)
   self->paths = g_strdupv ((char **) paths);
   self->n_paths = g_strv_length (self->paths);
   self->states = g_new0 (gint, self->n_paths);
+  for (guint i = 0; i < self->n_paths; i++)
+    {
+      PlanarTraceLoader *loader = planar_trace_loader_new (self->paths[i]);
+
+      g_signal_connect_object (loader, "notify::fraction", G_CALLBACK (loader_fraction_changed), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (loader, "notify::message", G_CALLBACK (loader_message_changed), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (loader, "tracks-changed", G_CALLBACK (loader_tracks_changed), self,
+                               G_CONNECT_SWAPPED);
+      g_ptr_array_add (self->loaders, loader);
+      g_ptr_array_add (self->failures, NULL);
+    }
   return self;
 }
 
@@ -160,6 +242,18 @@ planar_profile_get_trace_state (PlanarProfile *self,
   return (PlanarProfileTraceState) g_atomic_int_get (&self->states[index]);
 }
 
+static gboolean failed_for_good (PlanarProfile *self,
+                                 guint          i);
+
+const GError *
+planar_profile_get_trace_error (PlanarProfile *self,
+                                guint          index)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (index < self->n_paths, NULL);
+  return failed_for_good (self, index) ? g_ptr_array_index (self->failures, index) : NULL;
+}
+
 guint
 planar_profile_get_n_pending (PlanarProfile *self)
 {
@@ -167,7 +261,7 @@ planar_profile_get_n_pending (PlanarProfile *self)
 
   g_return_val_if_fail (PLANAR_IS_PROFILE (self), 0);
   for (guint i = 0; i < self->n_paths; i++)
-    if (g_atomic_int_get (&self->states[i]) != PLANAR_PROFILE_TRACE_LOADED)
+    if (g_atomic_int_get (&self->states[i]) != PLANAR_PROFILE_TRACE_LOADED && !failed_for_good (self, i))
       n++;
   return n;
 }
@@ -186,29 +280,59 @@ planar_profile_is_open (PlanarProfile *self)
   return g_atomic_int_get (&self->open) != 0;
 }
 
-/* Decodes host @i unless another call has it or had it. */
+/* Decodes host @i unless another call has it or had it. A host whose
+ * decode fails becomes FAILED and, unless cancelled, says why
+ * (planar_profile_dup_losses()) and waits no more. With @keep_going (the
+ * first load of a session that is not lazy) such a host is left out and
+ * the others go on; FALSE then only when cancelled or when a file changed
+ * while it was read. */
 static gboolean
 decode_trace (PlanarProfile  *self,
               guint           i,
+              gboolean        keep_going,
               GCancellable   *cancellable,
               GError        **error)
 {
+  GError *local_error = NULL;
+  gboolean cancelled, changed;
+
   if (!g_atomic_int_compare_and_exchange (&self->states[i], PLANAR_PROFILE_TRACE_PENDING,
                                           PLANAR_PROFILE_TRACE_LOADING))
     return TRUE;
-  if (!planar_trace_decode (g_ptr_array_index (self->traces, i), cancellable, error))
+  if (planar_trace_loader_decode (g_ptr_array_index (self->loaders, i), cancellable, &local_error))
     {
-      g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_FAILED);
-      return FALSE;
+      g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_LOADED);
+      return TRUE;
     }
-  g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_LOADED);
-  return TRUE;
+  cancelled = g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  changed = g_error_matches (local_error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED);
+  /* Set before the state says FAILED: readers look at it after. */
+  if (!cancelled)
+    g_ptr_array_index (self->failures, i) = g_error_copy (local_error);
+  g_atomic_int_set (&self->states[i], PLANAR_PROFILE_TRACE_FAILED);
+  if (keep_going && !cancelled && !changed)
+    {
+      g_error_free (local_error);
+      return TRUE;
+    }
+  g_propagate_error (error, local_error);
+  return FALSE;
+}
+
+/* Whether host @i failed for good (not cancelled): it waits no more. */
+static gboolean
+failed_for_good (PlanarProfile *self,
+                 guint          i)
+{
+  return g_atomic_int_get (&self->states[i]) == PLANAR_PROFILE_TRACE_FAILED &&
+         g_ptr_array_index (self->failures, i) != NULL;
 }
 
 static gboolean
 load_traces (PlanarProfile  *self,
              const guint    *indices,
              guint           n_indices,
+             gboolean        keep_going,
              GCancellable   *cancellable,
              GError        **error)
 {
@@ -220,9 +344,10 @@ load_traces (PlanarProfile  *self,
 
       if (i >= self->traces->len)
         continue;
-      if (!decode_trace (self, i, cancellable, error))
+      if (!decode_trace (self, i, keep_going, cancellable, error))
         return FALSE;
     }
+  /* Loaded once no host waits: those that failed are left out, said. */
   if (planar_profile_get_n_pending (self) == 0)
     g_atomic_int_set (&self->loaded, 1);
   return TRUE;
@@ -241,7 +366,7 @@ planar_profile_load_traces (PlanarProfile  *self,
   g_return_val_if_fail (planar_profile_is_open (self), FALSE);
 
   g_atomic_int_inc (&self->busy);
-  ok = load_traces (self, indices, n_indices, cancellable, error);
+  ok = load_traces (self, indices, n_indices, FALSE, cancellable, error);
   g_atomic_int_add (&self->busy, -1);
   return ok;
 }
@@ -270,7 +395,7 @@ load_traces_thread (GTask        *task,
   TracesJob *job = task_data;
   GError *error = NULL;
 
-  if (load_traces (source_object, job->indices, job->n_indices, cancellable, &error))
+  if (load_traces (source_object, job->indices, job->n_indices, FALSE, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -419,11 +544,15 @@ planar_profile_load (PlanarProfile  *self,
    * so that a broken host is known before minutes are spent. One that
    * cannot be opened is left out, and the others open. */
   g_ptr_array_set_size (self->skipped, 0);
+  g_autoptr(GPtrArray) loaders = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; self->paths[i] != NULL; i++)
     {
       GError *local_error = NULL;
-      PlanarTrace *trace = planar_trace_open (self->paths[i], &local_error);
+      PlanarTraceLoader *loader = g_ptr_array_index (self->loaders, i);
+      PlanarTrace *trace = NULL;
 
+      if (planar_trace_loader_open (loader, cancellable, &local_error))
+        trace = g_object_ref (planar_trace_loader_get_trace (loader));
       if (trace == NULL)
         {
           SkippedHost *host = g_new0 (SkippedHost, 1);
@@ -434,6 +563,7 @@ planar_profile_load (PlanarProfile  *self,
           continue;
         }
       g_ptr_array_add (traces, trace);
+      g_ptr_array_add (loaders, g_object_ref (loader));
       g_strv_builder_add (opened, self->paths[i]);
     }
   if (traces->len == 0)
@@ -448,6 +578,9 @@ planar_profile_load (PlanarProfile  *self,
       g_strfreev (self->paths);
       self->paths = g_strv_builder_end (opened);
       self->n_paths = traces->len;
+      g_ptr_array_set_size (self->loaders, 0);
+      g_ptr_array_extend_and_steal (self->loaders, g_steal_pointer (&loaders));
+      g_ptr_array_set_size (self->failures, self->n_paths);
     }
 
   /* Each host's place in the session is known from its start time before
@@ -460,8 +593,22 @@ planar_profile_load (PlanarProfile  *self,
   /* A lazy profile decodes its first host now, the others when asked. */
   if (self->lazy_min_hosts > 0 && self->traces->len >= self->lazy_min_hosts)
     g_atomic_int_set (&self->lazy, 1);
-  if (!load_traces (self, g_atomic_int_get (&self->lazy) ? &first : NULL, 1, cancellable, error))
+  if (!load_traces (self, g_atomic_int_get (&self->lazy) ? &first : NULL, 1, !g_atomic_int_get (&self->lazy),
+                    cancellable, error))
     goto fail;
+  /* Hosts that failed to decode are left out, unless none decoded. */
+  {
+    gboolean any = FALSE;
+
+    for (guint i = 0; i < self->n_paths && !any; i++)
+      any = g_atomic_int_get (&self->states[i]) == PLANAR_PROFILE_TRACE_LOADED;
+    for (guint i = 0; i < self->n_paths && !any; i++)
+      if (g_ptr_array_index (self->failures, i) != NULL)
+        {
+          g_propagate_error (error, g_error_copy (g_ptr_array_index (self->failures, i)));
+          goto fail;
+        }
+  }
   g_atomic_int_set (&self->open, 1);
   g_atomic_int_set (&self->loading, 0);
   return TRUE;
@@ -531,14 +678,15 @@ planar_profile_get_fraction (PlanarProfile *self)
   if (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open))
     return 0.0;
   /* The array is only resized by the loading thread before decoding
-   * starts and after a failed load; reading sizes in between is safe. */
+   * starts and after a failed load; reading sizes in between is safe. A
+   * host weighs its file's size. */
   for (guint i = 0; i < self->traces->len; i++)
     {
       PlanarTrace *trace = g_ptr_array_index (self->traces, i);
       double size = (double) planar_trace_get_file_size (trace);
 
       total += size;
-      done += size * planar_trace_get_fraction (trace);
+      done += size * planar_trace_loader_get_fraction (g_ptr_array_index (self->loaders, i));
     }
   return total > 0 ? done / total : 0.0;
 }
@@ -688,6 +836,19 @@ planar_profile_dup_losses (PlanarProfile *self)
                                                host->error->message);
 
       g_strv_builder_add (lines, line);
+    }
+  for (guint i = 0; i < self->traces->len; i++)
+    {
+      if (failed_for_good (self, i))
+        {
+          const GError *failure = g_ptr_array_index (self->failures, i);
+
+          g_autofree char *line = g_strdup_printf ("%s could not be decoded and is left out: %s",
+                                                   planar_trace_get_file_name (g_ptr_array_index (self->traces, i)),
+                                                   failure->message);
+
+          g_strv_builder_add (lines, line);
+        }
     }
   for (guint i = 0; i < self->traces->len; i++)
     {

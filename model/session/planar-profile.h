@@ -55,15 +55,22 @@ typedef enum
   PLANAR_PROFILE_TRACE_PENDING,
   PLANAR_PROFILE_TRACE_LOADING,
   PLANAR_PROFILE_TRACE_LOADED,
-  /* Its decode failed or was cancelled; it is not asked for again, and
-   * the profile is never loaded. */
+  /* Its decode failed or was cancelled; it is not asked for again. It
+   * keeps its place, its planes known and no track, and what works over
+   * the whole profile (search, aggregates, exports) leaves it out, the
+   * loss said by planar_profile_dup_losses(). */
   PLANAR_PROFILE_TRACE_FAILED,
 } PlanarProfileTraceState;
 
 /* Any thread. */
 PlanarProfileTraceState planar_profile_get_trace_state (PlanarProfile *self,
                                                         guint          index);
-/* Hosts not decoded yet (pending or failed). */
+/* Why host @index could not be decoded (FAILED, not cancelled), or NULL.
+ * Returns: (transfer none) (nullable). Any thread, once the load returned. */
+const GError  *planar_profile_get_trace_error   (PlanarProfile       *self,
+                                                 guint                index);
+/* Hosts not decoded yet: pending, loading, or cancelled; a host whose
+ * decode failed (said by planar_profile_dup_losses()) waits no more. */
 guint          planar_profile_get_n_pending     (PlanarProfile       *self);
 /* Whether hosts are being decoded (the first load, or traces asked for). */
 gboolean       planar_profile_is_busy           (PlanarProfile       *self);
@@ -93,8 +100,12 @@ gboolean       planar_profile_load_traces_finish (PlanarProfile      *self,
 gboolean       planar_profile_load              (PlanarProfile       *self,
                                                  GCancellable        *cancellable,
                                                  GError             **error);
-/* The same in a worker thread; the "fraction" property can be polled from
- * the main thread meanwhile. */
+/* The same in a worker thread. Meanwhile, on the thread that made the
+ * profile, "fraction" and "message" are notified and "tracks-changed" is
+ * emitted as the hosts' loaders report (planar-trace-loader.h). A host
+ * that opens but cannot be decoded is left out (FAILED), as when lazy; the
+ * load fails when none is decoded, when cancelled, or when a file changed
+ * while it was read. */
 void           planar_profile_load_async        (PlanarProfile       *self,
                                                  GCancellable        *cancellable,
                                                  GAsyncReadyCallback  callback,
@@ -103,8 +114,8 @@ gboolean       planar_profile_load_finish       (PlanarProfile       *self,
                                                  GAsyncResult        *result,
                                                  GError             **error);
 
-/* 0 to 1 over every host's line bytes (a host left to decode on demand
- * counts as not done). Any thread. */
+/* 0 to 1 over every host's steps, each weighing its file's size (a host
+ * left to decode on demand counts as not done). Any thread. */
 double         planar_profile_get_fraction      (PlanarProfile       *self);
 /* Every host decoded. */
 gboolean       planar_profile_is_loaded         (PlanarProfile       *self);

@@ -11,6 +11,26 @@
 
 G_BEGIN_DECLS
 
+/* The loader's view of a load, phase by phase (each one a word the
+ * loader shows: session/planar-trace-loader.c). */
+typedef enum
+{
+  PLANAR_LOAD_PHASE_NONE,
+  PLANAR_LOAD_PHASE_READING_STRUCTURE,
+  PLANAR_LOAD_PHASE_DECODING_LINES,
+  PLANAR_LOAD_PHASE_DERIVING_LINES,
+  PLANAR_LOAD_PHASE_LINKING_FLOWS,
+  PLANAR_LOAD_PHASE_RESTORING_CACHE,
+} PlanarLoadPhase;
+
+/* Told, on any thread, that the load is in @phase (PLANAR_LOAD_PHASE_NONE:
+ * the same as before) and, with @tracks_changed, that tracks were
+ * published. It must be quick: workers call it as they go. */
+typedef void (*PlanarTraceProgressFunc) (PlanarTrace     *trace,
+                                         PlanarLoadPhase  phase,
+                                         gboolean         tracks_changed,
+                                         gpointer         data);
+
 /* Maps the 64-bit ids a plane hands out to dense indices. Builders number
  * metadata 1, 2, 3…, so a direct table is the common case; a hash table
  * takes over when the ids are sparse. */
@@ -156,23 +176,41 @@ struct _PlanarTrace
   gint64              first_ps;
   gint64              last_ps;
 
-  /* planar-derive.c: per plane, what a derived event's PlanarEvent.source
-   * points at (the file event it was built from and its group); the derived
-   * lines left out for lack of room (atomic); the flow index; the counter
-   * series. */
+  /* What the model derives from the file's events (derive/): per plane,
+   * what a derived event's PlanarEvent.source points at (the file event it
+   * was built from and its group); the derived lines left out for lack of
+   * room (atomic); the flow index; the counter series. The trace owns them
+   * and frees them with @clear_derived, which the loader sets with
+   * @add_derived_stats (the trace cannot see the layer that makes them). */
   GPtrArray                *derived_sources;
   gint                      n_dropped_derived_lines;
   struct _PlanarFlowIndex  *flows;
   struct _PlanarCounterSet *counters;
+  void                    (*clear_derived) (PlanarTrace *self);
+  /* Set beside @clear_derived: appends the stats of a derived event
+   * (planar_trace_get_event_stats()). */
+  void                    (*add_derived_stats) (PlanarTrace       *self,
+                                                const PlanarEvent *event,
+                                                GArray            *out,
+                                                guint              first);
 
   /* Metadata arrays replaced by bigger ones while readers may hold them
    * (planar-derive.c adds derived metadata to planes whose file tracks are
    * already published); freed with the trace. */
   GPtrArray                *retired_metadata;
 
-  /* planar-import.c: what an import of Chrome JSON found (NULL for an
-   * xplane). */
+  /* What an import of Chrome JSON found (NULL for an xplane), and how it
+   * is freed: set by the loader's open step (_planar_trace_take_import()). */
   struct _PlanarImportReport *import_report;
+  GDestroyNotify              import_report_free;
+
+  /* Set by the loader: the decoder hashes each line it reads into
+   * PlanarPlanePrivate.line_hashes (the cached index's key). */
+  gboolean                    hash_lines;
+
+  /* Set by the loader: told of progress from any thread. */
+  PlanarTraceProgressFunc     progress_func;
+  gpointer                    progress_data;
 
   /* planar-trace-stats.c: the event stats found damaged and skipped (NULL
    * while none), under that file's lock. */
@@ -213,7 +251,9 @@ void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);
-/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
+/* Whether the index of an XSpace of @size bytes goes to file-backed memory
+ * (the one knob of the load left in the environment, because the load
+ * benchmark sets it for the child processes it times):
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
  * file, is more than a workstation gives a viewer), or as PLANAR_SPILL
  * says ("0" never, "1" always, "all" always and every block, for the
@@ -229,12 +269,14 @@ void     _planar_stats_add         (GArray            *out,
                                     guint              first,
                                     const PlanarStat  *stat,
                                     GHashTable       **seen);
-/* planar_trace_decode(), optionally without the derived lines and flows
- * (the load benchmark measures the two apart). */
-gboolean _planar_trace_decode      (PlanarTrace   *self,
-                                    gboolean       derive,
-                                    GCancellable  *cancellable,
-                                    GError       **error);
+/* Decodes every line on the model's worker pool and builds the file's
+ * tracks, publishing each as it is built; nothing derived, nothing cached
+ * (the loader's "Decoding lines" step). */
+gboolean _planar_trace_decode_lines (PlanarTrace   *self,
+                                     GCancellable  *cancellable,
+                                     GError       **error);
+/* Marks every track ready (derived ones included) and says so. */
+void     _planar_trace_publish_tracks (PlanarTrace *self);
 /* The end of a decode: totals, span, and the trace marked decoded. */
 void     _planar_trace_finish_decode (PlanarTrace *self);
 /* Groups plane @p's lines (their fields set) into tracks as the decoder
@@ -252,34 +294,39 @@ gboolean _planar_trace_decode_track  (PlanarTrace  *self,
 gboolean _planar_trace_index_track   (PlanarTrace  *self,
                                       PlanarTrack  *track,
                                       GError      **error);
-/* Marks the metadata of XProf's internal events (PlanarEventMetadata.internal);
- * done before any track is published (planar-derive.c). */
-void     _planar_trace_flag_internal_events (PlanarTrace *self);
 /* Where serialized bytes go (the cache writer's compressor). */
 typedef void (*PlanarByteSink) (gpointer      data,
                                 const void   *bytes,
                                 gsize         len);
 
-/* Plane @p's table of derived event sources as bytes for the cache, and
- * back (checked against the trace's tracks, in place). */
-void     _planar_trace_serialize_derived_sources (PlanarTrace    *self,
-                                                  guint           p,
-                                                  PlanarByteSink  sink,
-                                                  gpointer        data);
-gboolean _planar_trace_restore_derived_sources   (PlanarTrace   *self,
-                                                  guint          p,
-                                                  const guint8  *data,
-                                                  gsize          len,
-                                                  GError       **error);
-/* Adds the derived lines, counter series and flow index once every file
- * track is built (planar-derive.c). */
-gboolean _planar_trace_derive      (PlanarTrace   *self,
-                                    GCancellable  *cancellable,
-                                    GError       **error);
 /* Sorts, nests and indexes a track built outside the decoder (a derived
  * one), setting its span. */
 gboolean _planar_trace_finish_track (PlanarTrace  *self,
                                      PlanarTrack  *track,
                                      GError      **error);
+
+/* Set before the load starts; NULL removes it. */
+void     _planar_trace_set_progress_func (PlanarTrace             *self,
+                                          PlanarTraceProgressFunc  func,
+                                          gpointer                 data);
+/* Any thread. */
+void     _planar_trace_report_progress   (PlanarTrace     *self,
+                                          PlanarLoadPhase  phase,
+                                          gboolean         tracks_changed);
+
+/* The open, in steps, for the loader: a trace with @path mapped (a regular
+ * file, never waited on), nothing read yet... */
+PlanarTrace *_planar_trace_new_mapped    (const char     *path,
+                                          GError        **error);
+/* ...whose bytes are replaced by the XSpace an import made (@mapped taken),
+ * with what the import found (@report, freed with @report_free)... */
+void     _planar_trace_take_import       (PlanarTrace    *self,
+                                          GMappedFile    *mapped,
+                                          gpointer        report,
+                                          GDestroyNotify  report_free);
+/* ...and whose structure is then scanned. FALSE with
+ * PLANAR_TRACE_ERROR_CHANGED when the file changed meanwhile. */
+gboolean _planar_trace_open_mapped       (PlanarTrace    *self,
+                                          GError        **error);
 
 G_END_DECLS

@@ -4,7 +4,7 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-derive-private.h"
+#include "planar-parallel.h"
 
 #include <string.h>
 
@@ -206,7 +206,8 @@ planar_trace_get_event_stats (PlanarTrace       *self,
    * metadata's and the group the model recorded for it. */
   if (event->flags & PLANAR_EVENT_DERIVED)
     {
-      _planar_trace_add_derived_stats (self, event, out, first);
+      if (self->add_derived_stats != NULL)
+        self->add_derived_stats (self, event, out, first);
       /* Their strings may point into the file too. */
       if (_planar_trace_check_changed (self, FALSE, error))
         {
@@ -465,9 +466,11 @@ count_damaged_in_line (PlanarTrace              *self,
   return n;
 }
 
-/* planar_trace_count_damaged_stats() on a few threads: each takes the next
- * file line and counts its damaged stats; the lines are independent byte
- * ranges. */
+/* planar_trace_count_damaged_stats() on the model's worker pool: the
+ * lines are independent byte ranges, counted in chunks of about 8 MiB (a
+ * small file is counted by one thread), each chunk into its own slot. */
+#define COUNT_CHUNK_BYTES (G_GUINT64_CONSTANT (8) << 20)
+
 typedef struct
 {
   guint plane;
@@ -476,40 +479,41 @@ typedef struct
 
 typedef struct
 {
+  /* Lines [first, end) of the job's list. */
+  guint       first;
+  guint       end;
+  guint64     n;
+  guint64     first_offset;
+  const char *first_reason;
+} CountChunk;
+
+typedef struct
+{
   PlanarTrace *self;
   GArray      *lines;
-  gint         next;
-  GMutex       lock;
-  guint64      n;
-  guint64      first_offset;
-  const char  *first_reason;
+  CountChunk  *chunks;
 } CountJob;
 
-static gpointer
-count_worker (gpointer data)
+static gboolean
+count_chunk (guint          index,
+             gpointer       data,
+             GCancellable  *cancellable,
+             GError       **error)
 {
   CountJob *job = data;
   PlanarTrace *self = job->self;
-  guint64 n = 0, first_offset = G_MAXUINT64;
-  const char *first_reason = NULL;
-  gint i;
+  CountChunk *chunk = &job->chunks[index];
 
-  while ((i = g_atomic_int_add (&job->next, 1)) < (gint) job->lines->len)
+  chunk->first_offset = G_MAXUINT64;
+  for (guint i = chunk->first; i < chunk->end; i++)
     {
-      const LineRef *ref = &g_array_index (job->lines, LineRef, (guint) i);
+      const LineRef *ref = &g_array_index (job->lines, LineRef, i);
 
-      n += count_damaged_in_line (self, &self->planes_priv[ref->plane], &self->planes[ref->plane].lines[ref->line],
-                                  &first_offset, &first_reason);
+      chunk->n += count_damaged_in_line (self, &self->planes_priv[ref->plane],
+                                         &self->planes[ref->plane].lines[ref->line],
+                                         &chunk->first_offset, &chunk->first_reason);
     }
-  g_mutex_lock (&job->lock);
-  job->n += n;
-  if (first_offset < job->first_offset)
-    {
-      job->first_offset = first_offset;
-      job->first_reason = first_reason;
-    }
-  g_mutex_unlock (&job->lock);
-  return NULL;
+  return TRUE;
 }
 
 guint64
@@ -528,9 +532,10 @@ planar_trace_count_damaged_stats (PlanarTrace  *self,
   if (!counted)
     {
       g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (LineRef));
-      g_autoptr(GPtrArray) threads = g_ptr_array_new ();
-      CountJob job = { self, lines, 0, { 0 }, 0, G_MAXUINT64, NULL };
-      guint n_threads;
+      g_autoptr(GArray) chunks = g_array_new (FALSE, TRUE, sizeof (CountChunk));
+      CountJob job = { self, lines, NULL };
+      guint64 n = 0, first_offset = G_MAXUINT64, chunk_bytes = 0;
+      const char *first_reason = NULL;
 
       for (guint p = 0; p < self->n_planes; p++)
         for (guint l = 0; l < self->planes[p].n_lines; l++)
@@ -538,24 +543,32 @@ planar_trace_count_damaged_stats (PlanarTrace  *self,
             {
               LineRef ref = { p, l };
 
+              if (chunks->len == 0 || chunk_bytes >= COUNT_CHUNK_BYTES)
+                {
+                  CountChunk chunk = { lines->len, lines->len, 0, 0, NULL };
+
+                  g_array_append_val (chunks, chunk);
+                  chunk_bytes = 0;
+                }
               g_array_append_val (lines, ref);
+              g_array_index (chunks, CountChunk, chunks->len - 1).end = lines->len;
+              chunk_bytes += self->planes[p].lines[l].size;
             }
 
-      /* A thread for every 8 MiB of lines or so, up to 8 with this one. */
-      n_threads = (guint) MIN ((guint64) MIN (g_get_num_processors (), 8), self->line_bytes_total / (8 << 20) + 1);
-      n_threads = MAX (MIN (n_threads, lines->len), 1);
-      g_mutex_init (&job.lock);
-      for (guint t = 1; t < n_threads; t++)
+      job.chunks = (CountChunk *) (gpointer) chunks->data;
+      /* Nothing fails and nothing cancels: the pool only shares the work. */
+      planar_parallel_run (chunks->len, NULL, count_chunk, &job, NULL, NULL);
+      for (guint c = 0; c < chunks->len; c++)
         {
-          GThread *thread = g_thread_try_new ("planar-stats", count_worker, &job, NULL);
+          const CountChunk *chunk = &g_array_index (chunks, CountChunk, c);
 
-          if (thread != NULL)
-            g_ptr_array_add (threads, thread);
+          n += chunk->n;
+          if (chunk->n > 0 && chunk->first_offset < first_offset)
+            {
+              first_offset = chunk->first_offset;
+              first_reason = chunk->first_reason;
+            }
         }
-      count_worker (&job);
-      for (guint t = 0; t < threads->len; t++)
-        g_thread_join (g_ptr_array_index (threads, t));
-      g_mutex_clear (&job.lock);
 
       G_LOCK (stat_damage);
       {
@@ -563,9 +576,9 @@ planar_trace_count_damaged_stats (PlanarTrace  *self,
 
         damage->counted = TRUE;
         /* What reads met is part of what the lines hold. */
-        damage->n_counted = MAX (job.n, damage->n_seen);
-        if (job.n > 0)
-          note_first (damage, job.first_offset, job.first_reason);
+        damage->n_counted = MAX (n, damage->n_seen);
+        if (n > 0)
+          note_first (damage, first_offset, first_reason);
       }
       G_UNLOCK (stat_damage);
     }

@@ -4,9 +4,6 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-derive-private.h"
-#include "planar-import-private.h"
-
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"
 
@@ -98,7 +95,8 @@ planar_trace_finalize (GObject *object)
   PlanarTrace *self = (PlanarTrace *) object;
 
   _planar_trace_free_planes (self);
-  _planar_trace_clear_derived (self);
+  if (self->clear_derived != NULL)
+    self->clear_derived (self);
   g_clear_pointer (&self->retired_metadata, g_ptr_array_unref);
   g_clear_pointer (&self->strings, planar_string_table_free);
   set_mapping (self, NULL);
@@ -107,7 +105,9 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->hostnames, g_strfreev);
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
-  g_clear_pointer (&self->import_report, _planar_import_report_free);
+  if (self->import_report != NULL && self->import_report_free != NULL)
+    self->import_report_free (self->import_report);
+  self->import_report = NULL;
   g_clear_pointer (&self->damage, g_free);
   g_clear_pointer (&self->damage_detail, g_free);
   g_clear_pointer (&self->stat_damage, _planar_stat_damage_free);
@@ -180,71 +180,6 @@ _planar_trace_check_changed (PlanarTrace  *self,
   return TRUE;
 }
 
-/* Chrome JSON: converted by a streaming parser into an XSpace in an
- * unlinked temporary file, which replaces the mapping; everything after
- * reads it like any xplane, under the JSON file's name. */
-static gboolean
-import_json (PlanarTrace  *self,
-             GError      **error)
-{
-  g_autofree char *tmp_path = NULL;
-  g_autoptr(GError) local_error = NULL;
-  GMappedFile *mapped;
-  int fd;
-
-  fd = g_file_open_tmp ("planar-import-XXXXXX.xplane.pb", &tmp_path, &local_error);
-  if (fd < 0)
-    {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", self->file_name,
-                   local_error->message);
-      return FALSE;
-    }
-  /* Gone from the folder at once; the mapping keeps the bytes. */
-  g_unlink (tmp_path);
-  if (!_planar_import_chrome_json (self->data, self->size, self->file_name, fd, &self->import_report, error))
-    {
-      close (fd);
-      _planar_trace_check_changed (self, FALSE, error);
-      return FALSE;
-    }
-  if (_planar_trace_check_changed (self, FALSE, error))
-    {
-      close (fd);
-      return FALSE;
-    }
-  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
-  close (fd);
-  if (mapped == NULL)
-    {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", self->file_name,
-                   local_error->message);
-      return FALSE;
-    }
-  set_mapping (self, mapped);
-  return TRUE;
-}
-
-typedef enum
-{
-  /* The name says nothing: the bytes decide. */
-  FORMAT_SNIFF,
-  FORMAT_XSPACE,
-  FORMAT_JSON,
-} TraceFormat;
-
-/* The name decides first: a `.xplane.pb` is an XSpace whatever its first
- * bytes (one whose first plane is 91 or 123 bytes long starts with "\n[" or
- * "\n{"), a `.json` or `.json.gz` is Chrome JSON. */
-static TraceFormat
-format_from_name (const char *file_name)
-{
-  if (g_str_has_suffix (file_name, ".xplane.pb"))
-    return FORMAT_XSPACE;
-  if (g_str_has_suffix (file_name, ".json") || g_str_has_suffix (file_name, ".json.gz"))
-    return FORMAT_JSON;
-  return FORMAT_SNIFF;
-}
-
 /* Opens and maps @path: a regular file (a symbolic link to one is fine),
  * never waited on (O_NONBLOCK: a FIFO is refused, not read). */
 static gboolean
@@ -312,16 +247,13 @@ map_file (PlanarTrace  *self,
   return TRUE;
 }
 
-/* planar_trace_open() in @format. With FORMAT_SNIFF, a gzip stream is JSON
- * and anything else is scanned as an XSpace; when that scan fails on bytes
- * that could be JSON, @try_json is set. */
-static PlanarTrace *
-open_as (const char   *path,
-         TraceFormat   format,
-         gboolean     *try_json,
-         GError      **error)
+PlanarTrace *
+_planar_trace_new_mapped (const char  *path,
+                          GError     **error)
 {
   g_autoptr(PlanarTrace) self = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
 
   self = g_object_new (PLANAR_TYPE_TRACE, NULL);
   self->path = g_strdup (path);
@@ -332,37 +264,46 @@ open_as (const char   *path,
     return NULL;
   /* For tests only (planar-mapping-private.h). */
   _planar_mapping_test_point ("trace-mapped", self->path);
+  return g_steal_pointer (&self);
+}
 
-  if (format == FORMAT_SNIFF)
-    format = self->size >= 2 && self->data[0] == 0x1f && self->data[1] == 0x8b ? FORMAT_JSON : FORMAT_XSPACE;
-  else
-    try_json = NULL;
-  if (format == FORMAT_JSON && !import_json (self, error))
-    return NULL;
+void
+_planar_trace_take_import (PlanarTrace    *self,
+                           GMappedFile    *mapped,
+                           gpointer        report,
+                           GDestroyNotify  report_free)
+{
+  g_return_if_fail (PLANAR_IS_TRACE (self));
+  g_return_if_fail (self->n_planes == 0);
 
+  set_mapping (self, mapped);
+  if (self->import_report != NULL && self->import_report_free != NULL)
+    self->import_report_free (self->import_report);
+  self->import_report = report;
+  self->import_report_free = report_free;
+}
+
+gboolean
+_planar_trace_open_mapped (PlanarTrace  *self,
+                           GError      **error)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_READING_STRUCTURE, FALSE);
   if (!_planar_trace_scan (self, error))
     {
-      if (_planar_trace_check_changed (self, FALSE, error))
-        return NULL;
-      if (try_json != NULL && format == FORMAT_XSPACE && planar_import_is_json (self->data, self->size))
-        *try_json = TRUE;
-      return NULL;
+      _planar_trace_check_changed (self, FALSE, error);
+      return FALSE;
     }
-  if (_planar_trace_check_changed (self, FALSE, error))
-    return NULL;
-
-  return g_steal_pointer (&self);
+  return !_planar_trace_check_changed (self, FALSE, error);
 }
 
 PlanarTrace *
 planar_trace_open (const char  *path,
                    GError     **error)
 {
-  g_autoptr(GError) scan_error = NULL;
+  g_autoptr(PlanarTrace) self = NULL;
   g_autofree char *file_name = NULL;
-  gboolean try_json = FALSE;
-  TraceFormat format;
-  PlanarTrace *self;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -375,17 +316,10 @@ planar_trace_open (const char  *path,
                    file_name);
       return NULL;
     }
-
-  format = format_from_name (file_name);
-  self = open_as (path, format, &try_json, &scan_error);
-  if (self != NULL || !try_json)
-    {
-      if (self == NULL)
-        g_propagate_error (error, g_steal_pointer (&scan_error));
-      return self;
-    }
-  /* A name that says nothing, bytes that are no XSpace but could be JSON. */
-  return open_as (path, FORMAT_JSON, NULL, error);
+  self = _planar_trace_new_mapped (path, error);
+  if (self == NULL || !_planar_trace_open_mapped (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
 }
 
 const PlanarImportReport *
@@ -395,18 +329,23 @@ planar_trace_get_import_report (PlanarTrace *trace)
   return trace->import_report;
 }
 
-PlanarTrace *
-planar_trace_load (const char    *path,
-                   GCancellable  *cancellable,
-                   GError       **error)
+void
+_planar_trace_set_progress_func (PlanarTrace             *self,
+                                 PlanarTraceProgressFunc  func,
+                                 gpointer                 data)
 {
-  g_autoptr(PlanarTrace) self = planar_trace_open (path, error);
+  g_return_if_fail (PLANAR_IS_TRACE (self));
+  self->progress_func = func;
+  self->progress_data = data;
+}
 
-  if (self == NULL)
-    return NULL;
-  if (!planar_trace_decode (self, cancellable, error))
-    return NULL;
-  return g_steal_pointer (&self);
+void
+_planar_trace_report_progress (PlanarTrace     *self,
+                               PlanarLoadPhase  phase,
+                               gboolean         tracks_changed)
+{
+  if (self->progress_func != NULL)
+    self->progress_func (self, phase, tracks_changed, self->progress_data);
 }
 
 const char *

@@ -193,23 +193,17 @@ typedef struct
 #define PLANAR_TYPE_TRACE (planar_trace_get_type ())
 G_DECLARE_FINAL_TYPE (PlanarTrace, planar_trace, PLANAR, TRACE, GObject)
 
-/* Maps @path and scans its structure (planes, metadata, line ranges, the
- * Task Environment) without decoding events. Cheap: a profile opens every
- * host this way first to align them. Returns: (transfer full). */
+/* Maps @path, an XSpace (`.xplane.pb`), and scans its structure (planes,
+ * metadata, line ranges, the Task Environment) without decoding events.
+ * Cheap: a profile opens every host this way first to align them. Chrome
+ * JSON and the decode steps (lines, derived lines, the cached index) are
+ * the loader's (planar-trace-loader.h: planar_trace_load()). Returns:
+ * (transfer full). */
 PlanarTrace         *planar_trace_open                  (const char     *path,
-                                                         GError        **error);
-/* Decodes every line in parallel and builds the tracks. Thread-safe to call
- * from one worker thread while others poll planar_trace_get_fraction(). */
-gboolean             planar_trace_decode                (PlanarTrace    *self,
-                                                         GCancellable   *cancellable,
-                                                         GError        **error);
-/* planar_trace_open() then planar_trace_decode(). Returns: (transfer full). */
-PlanarTrace         *planar_trace_load                  (const char     *path,
-                                                         GCancellable   *cancellable,
                                                          GError        **error);
 /* Places the host in its session: @offset_ps is added to every time while
  * decoding (ignored for a file without a profile start, which is placed
- * with its earliest event at 0). Call before planar_trace_decode(). */
+ * with its earliest event at 0). Call before the trace is decoded. */
 gboolean             planar_trace_set_time_offset       (PlanarTrace    *self,
                                                          gint64          offset_ps);
 /* Adds @delta_ps to every event time of a decoded trace. Not safe while
@@ -280,6 +274,10 @@ gboolean             planar_trace_is_decoded            (PlanarTrace    *self);
  * to be trusted: reload the file. Cheap (an fstat() and a stat()); any
  * thread. */
 gboolean             planar_trace_has_changed           (PlanarTrace    *self);
+/* What an import of Chrome JSON found (planar-import.h); NULL for an
+ * XSpace. */
+typedef struct _PlanarImportReport PlanarImportReport;
+const PlanarImportReport *planar_trace_get_import_report (PlanarTrace *trace);
 /* Returns: (transfer none): the strings every name in the trace points to. */
 PlanarStringTable   *planar_trace_get_strings           (PlanarTrace    *self);
 

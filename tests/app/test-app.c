@@ -26,6 +26,7 @@
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
 #include "planar-cache-private.h"
+#include "planar-export-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-test-samples.h"
@@ -1770,7 +1771,9 @@ timeline_settled (gpointer data)
   PlanarWindow *window = data;
   PlanarProfile *profile = planar_window_get_profile (window);
 
-  return !planar_profile_is_busy (profile) && window->timeline->load_poll_id == 0;
+  /* The timeline lays out again in its "notify::busy" handler, on the
+   * main thread, when the profile stops being busy: nothing polls. */
+  return !planar_profile_is_busy (profile);
 }
 
 /* The timeline's sections of host @trace: pending ones, and the others. */
@@ -3082,6 +3085,53 @@ write_localhost_host (const char *dir,
   g_free (planar_test_write_space (space, dir, name));
 }
 
+/* Issue 18 §7: a host that opens but whose events cannot be decoded (a
+ * line past what int64 picoseconds hold) no longer refuses the session:
+ * the other host opens, the failed one keeps its place as a header, and
+ * the message bar says what was lost. */
+static void
+test_undecodable_host (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *folder = g_build_filename (tmp_dir, "undecodable-host", "plugins", "profile", NEWEST, NULL);
+  PlanarProfile *profile;
+  PlanarWindow *window;
+  const char *line;
+  guint n_pending = 0, n_loaded = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  planar_test_scratch_begin ();
+  write_localhost_host (folder, "worker0.xplane.pb", start);
+  {
+    XSpace *space = planar_test_space_new ();
+    XPlane *plane = planar_test_space_add_plane (space, 1, "/host:CPU");
+
+    planar_test_plane_add_event_metadata (plane, 1, "step", NULL);
+    planar_test_line_add_event (planar_test_plane_add_line (plane, 1, "thread", G_GINT64_CONSTANT (9300000000000000)),
+                                1, 0, 1);
+    planar_test_add_task_environment (space, start);
+    g_free (planar_test_write_space (space, folder, "worker1.xplane.pb"));
+  }
+  planar_test_scratch_end ();
+
+  window = open_path (folder);
+  wait_loaded (window);
+  profile = planar_window_get_profile (window);
+  g_assert_cmpuint (planar_profile_get_n_traces (profile), ==, 2);
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 0), ==, PLANAR_PROFILE_TRACE_LOADED);
+  g_assert_cmpint (planar_profile_get_trace_state (profile, 1), ==, PLANAR_PROFILE_TRACE_FAILED);
+  line = planar_message_bar_get_text (window->message_bar, MESSAGE_FILE_CUT);
+  g_assert_nonnull (line);
+  g_assert_nonnull (strstr (line, "worker1.xplane.pb could not be decoded and is left out"));
+  count_host_sections (window, 1, &n_pending, &n_loaded);
+  g_assert_cmpuint (n_pending, ==, 1);
+  g_assert_cmpuint (n_loaded, ==, 0);
+  count_host_sections (window, 0, &n_pending, &n_loaded);
+  g_assert_cmpuint (n_pending, ==, 0);
+  g_assert_cmpuint (n_loaded, ==, 2);
+  destroy_all_windows ();
+}
+
 static char *section_store;
 
 static gboolean
@@ -3508,6 +3558,7 @@ main (int   argc,
   g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
   g_test_add_func ("/app/same-hostname", test_same_hostname);
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
+  g_test_add_func ("/app/undecodable-host", test_undecodable_host);
   planar_test_add_func_with_samples ("/app/export-and-open-json", test_export_and_open_json);
   planar_test_add_func_with_samples ("/app/capture", test_capture);
   g_test_add_func ("/app/message-bar", test_message_bar);

@@ -4,6 +4,7 @@
  */
 #include "planar-test-xspace.h"
 #include "planar-trace.h"
+#include "planar-trace-loader.h"
 
 #include <glib/gstdio.h>
 

@@ -1703,7 +1703,7 @@ resident_bytes (void)
 
 /* Small files whose every few bytes make the index allocate: empty planes,
  * empty lines, lines of distinct ids. The model's decode budget is 64 MiB
- * plus six times the file size (planar-trace-loader.c); such a file must be
+ * plus six times the file size (model/trace/planar-trace-scan.c); such a file must be
  * refused with PLANAR_TRACE_ERROR_TOO_LARGE or fit in that budget, or a
  * few megabytes of junk take gigabytes. */
 static GBytes *

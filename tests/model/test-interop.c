@@ -9,6 +9,7 @@
 
 #include "perfetto_trace.pb-c.h"
 #include "planar-model.h"
+#include "planar-export-private.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 

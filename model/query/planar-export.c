@@ -71,7 +71,8 @@ planar_export_count_events (PlanarProfile *profile)
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
 
-      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+      /* A host whose decode failed is left out (planar_profile_dup_losses()). */
+      for (guint p = 0; p < planar_trace_get_n_planes (trace) && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
 
@@ -385,7 +386,8 @@ write_chrome_json (ChromeExport  *ce,
     {
       PlanarTrace *trace = planar_profile_get_trace (ce->profile, h);
 
-      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+      /* A host whose decode failed is left out (planar_profile_dup_losses()). */
+      for (guint p = 0; p < planar_trace_get_n_planes (trace) && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           int pid = (int) (1 + h * 1000 + p);

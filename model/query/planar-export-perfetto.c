@@ -426,7 +426,8 @@ _planar_export_perfetto (PlanarProfile        *profile,
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
 
-      for (guint p = 0; p < planar_trace_get_n_planes (trace) && ok; p++)
+      /* A host whose decode failed is left out (planar_profile_dup_losses()). */
+      for (guint p = 0; p < planar_trace_get_n_planes (trace) && ok && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           int pid = (int) (1 + h * 1000 + p);

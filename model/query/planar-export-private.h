@@ -1,4 +1,4 @@
-/* planar-export-private.h: what the exports share.
+/* planar-export-private.h: what the two export formats share.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1,0 +1,713 @@
+/* planar-trace-loader.c: runs the load of one host file as steps, each in
+ * its own layer (planar-trace-loader.h), and tells the main loop how far
+ * it is.
+ *
+ * Progress is reported by the steps from whatever thread runs them, the
+ * decode's workers included: each report stores what changed under the
+ * loader's lock and, unless one is queued already, queues one idle in the
+ * loader's main context, which notifies "fraction" and "message" and emits
+ * "tracks-changed". However fast the workers report, the main loop sees
+ * one notification per iteration (the pattern of sysprof's document
+ * loader).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define GETTEXT_PACKAGE "planar"
+#include <glib/gi18n-lib.h>
+
+#include "planar-trace-loader.h"
+
+#include "planar-cache-private.h"
+#include "planar-derive.h"
+#include "planar-derive-private.h"
+#include "planar-import-private.h"
+#include "planar-mapping-private.h"
+#include "planar-trace-private.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+struct _PlanarTraceLoader
+{
+  GObject          parent_instance;
+
+  char            *path;
+  PlanarTrace     *trace;
+  gboolean         derive;
+  gboolean         use_cache;
+  /* Where the notifications go: the thread-default context of the thread
+   * that made the loader. */
+  GMainContext    *context;
+
+  /* Under @lock: the step under way, whether tracks were published since
+   * the last notification, and the queued idle (NULL when none). */
+  GMutex           lock;
+  PlanarLoadPhase  phase;
+  gboolean         finished;
+  gboolean         tracks_changed;
+  GSource         *notify_source;
+};
+
+G_DEFINE_FINAL_TYPE (PlanarTraceLoader, planar_trace_loader, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_FRACTION,
+  PROP_MESSAGE,
+  PROP_DERIVE,
+  PROP_USE_CACHE,
+  N_PROPS
+};
+
+enum {
+  TRACKS_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* The words a load shows, one per step: the only list (the window shows
+ * whichever the loader says). */
+static const char *
+phase_message (PlanarLoadPhase phase)
+{
+  switch (phase)
+    {
+    case PLANAR_LOAD_PHASE_READING_STRUCTURE:
+      return _("Reading structure");
+    case PLANAR_LOAD_PHASE_DECODING_LINES:
+      return _("Decoding lines");
+    case PLANAR_LOAD_PHASE_DERIVING_LINES:
+      return _("Deriving lines");
+    case PLANAR_LOAD_PHASE_LINKING_FLOWS:
+      return _("Linking flows");
+    case PLANAR_LOAD_PHASE_RESTORING_CACHE:
+      return _("Restoring cached index");
+    case PLANAR_LOAD_PHASE_NONE:
+    default:
+      return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Progress, coalesced into one idle
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  GWeakRef loader;
+} NotifyData;
+
+static void
+notify_data_free (gpointer data)
+{
+  NotifyData *nd = data;
+
+  g_weak_ref_clear (&nd->loader);
+  g_free (nd);
+}
+
+static gboolean
+notify_in_idle (gpointer data)
+{
+  NotifyData *nd = data;
+  g_autoptr(PlanarTraceLoader) self = g_weak_ref_get (&nd->loader);
+  gboolean tracks_changed;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->notify_source, g_source_unref);
+  tracks_changed = self->tracks_changed;
+  self->tracks_changed = FALSE;
+  g_mutex_unlock (&self->lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FRACTION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MESSAGE]);
+  if (tracks_changed)
+    g_signal_emit (self, signals[TRACKS_CHANGED], 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* Under @lock. */
+static void
+queue_notify (PlanarTraceLoader *self)
+{
+  NotifyData *nd;
+
+  if (self->notify_source != NULL)
+    return;
+  nd = g_new0 (NotifyData, 1);
+  g_weak_ref_init (&nd->loader, self);
+  self->notify_source = g_idle_source_new ();
+  g_source_set_priority (self->notify_source, G_PRIORITY_LOW);
+  g_source_set_callback (self->notify_source, notify_in_idle, nd, notify_data_free);
+  g_source_set_static_name (self->notify_source, "[planar] trace loader progress");
+  g_source_attach (self->notify_source, self->context);
+}
+
+static void
+set_phase (PlanarTraceLoader *self,
+           PlanarLoadPhase    phase,
+           gboolean           tracks_changed)
+{
+  g_mutex_lock (&self->lock);
+  if (phase != PLANAR_LOAD_PHASE_NONE)
+    self->phase = phase;
+  self->tracks_changed |= tracks_changed;
+  queue_notify (self);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+set_finished (PlanarTraceLoader *self)
+{
+  g_mutex_lock (&self->lock);
+  self->finished = TRUE;
+  self->phase = PLANAR_LOAD_PHASE_NONE;
+  queue_notify (self);
+  g_mutex_unlock (&self->lock);
+}
+
+/* The trace's reports, from any thread. */
+static void
+trace_progress (PlanarTrace     *trace,
+                PlanarLoadPhase  phase,
+                gboolean         tracks_changed,
+                gpointer         data)
+{
+  set_phase (data, phase, tracks_changed);
+}
+
+/* ------------------------------------------------------------------------
+ * GObject
+ * ------------------------------------------------------------------------ */
+
+static void
+planar_trace_loader_finalize (GObject *object)
+{
+  PlanarTraceLoader *self = (PlanarTraceLoader *) object;
+
+  if (self->notify_source != NULL)
+    {
+      g_source_destroy (self->notify_source);
+      g_clear_pointer (&self->notify_source, g_source_unref);
+    }
+  if (self->trace != NULL)
+    _planar_trace_set_progress_func (self->trace, NULL, NULL);
+  g_clear_object (&self->trace);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_clear_pointer (&self->path, g_free);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (planar_trace_loader_parent_class)->finalize (object);
+}
+
+static void
+planar_trace_loader_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  PlanarTraceLoader *self = PLANAR_TRACE_LOADER (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_FRACTION:
+      g_value_set_double (value, planar_trace_loader_get_fraction (self));
+      break;
+    case PROP_MESSAGE:
+      g_value_take_string (value, planar_trace_loader_dup_message (self));
+      break;
+    case PROP_DERIVE:
+      g_value_set_boolean (value, self->derive);
+      break;
+    case PROP_USE_CACHE:
+      g_value_set_boolean (value, self->use_cache);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_trace_loader_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  PlanarTraceLoader *self = PLANAR_TRACE_LOADER (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      self->path = g_value_dup_string (value);
+      break;
+    case PROP_DERIVE:
+      planar_trace_loader_set_derive (self, g_value_get_boolean (value));
+      break;
+    case PROP_USE_CACHE:
+      planar_trace_loader_set_use_cache (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+planar_trace_loader_class_init (PlanarTraceLoaderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = planar_trace_loader_finalize;
+  object_class->get_property = planar_trace_loader_get_property;
+  object_class->set_property = planar_trace_loader_set_property;
+
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Notified from the idle only (see the top of this file). */
+  properties[PROP_FRACTION] =
+    g_param_spec_double ("fraction", NULL, NULL, 0.0, 1.0, 0.0,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MESSAGE] =
+    g_param_spec_string ("message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DERIVE] =
+    g_param_spec_boolean ("derive", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_USE_CACHE] =
+    g_param_spec_boolean ("use-cache", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Tracks were published (the file's as they are decoded, then the
+   * derived ones, or all at once from the cache): a view lays out again. */
+  signals[TRACKS_CHANGED] =
+    g_signal_new ("tracks-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+planar_trace_loader_init (PlanarTraceLoader *self)
+{
+  g_mutex_init (&self->lock);
+  self->derive = TRUE;
+  self->use_cache = TRUE;
+  self->context = g_main_context_ref_thread_default ();
+}
+
+PlanarTraceLoader *
+planar_trace_loader_new (const char *path)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  return g_object_new (PLANAR_TYPE_TRACE_LOADER, "path", path, NULL);
+}
+
+const char *
+planar_trace_loader_get_path (PlanarTraceLoader *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), NULL);
+  return self->path;
+}
+
+PlanarTrace *
+planar_trace_loader_get_trace (PlanarTraceLoader *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), NULL);
+  return self->trace;
+}
+
+void
+planar_trace_loader_set_derive (PlanarTraceLoader *self,
+                                gboolean           derive)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+  derive = !!derive;
+  if (self->derive == derive)
+    return;
+  self->derive = derive;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DERIVE]);
+}
+
+void
+planar_trace_loader_set_use_cache (PlanarTraceLoader *self,
+                                   gboolean           use_cache)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+  use_cache = !!use_cache;
+  if (self->use_cache == use_cache)
+    return;
+  self->use_cache = use_cache;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_USE_CACHE]);
+}
+
+double
+planar_trace_loader_get_fraction (PlanarTraceLoader *self)
+{
+  PlanarLoadPhase phase;
+  gboolean finished;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), 0.0);
+
+  g_mutex_lock (&self->lock);
+  phase = self->phase;
+  finished = self->finished;
+  g_mutex_unlock (&self->lock);
+
+  if (finished)
+    return 1.0;
+  /* The decode reads the bytes and takes most of the time; deriving and
+   * linking take the rest. The structure scan and a restore from the cache
+   * say no number (0: a bar that pulses). */
+  switch (phase)
+    {
+    case PLANAR_LOAD_PHASE_DECODING_LINES:
+      return 0.8 * planar_trace_get_fraction (self->trace);
+    case PLANAR_LOAD_PHASE_DERIVING_LINES:
+      return 0.8;
+    case PLANAR_LOAD_PHASE_LINKING_FLOWS:
+      return 0.9;
+    case PLANAR_LOAD_PHASE_NONE:
+    case PLANAR_LOAD_PHASE_READING_STRUCTURE:
+    case PLANAR_LOAD_PHASE_RESTORING_CACHE:
+    default:
+      return 0.0;
+    }
+}
+
+char *
+planar_trace_loader_dup_message (PlanarTraceLoader *self)
+{
+  PlanarLoadPhase phase;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  phase = self->phase;
+  g_mutex_unlock (&self->lock);
+  return g_strdup (phase_message (phase));
+}
+
+/* ------------------------------------------------------------------------
+ * The open step: map, tell the format, import, scan
+ * ------------------------------------------------------------------------ */
+
+typedef enum
+{
+  /* The name says nothing: the bytes decide. */
+  FORMAT_SNIFF,
+  FORMAT_XSPACE,
+  FORMAT_JSON,
+} TraceFormat;
+
+/* The name decides first: a `.xplane.pb` is an XSpace whatever its first
+ * bytes (one whose first plane is 91 or 123 bytes long starts with "\n[" or
+ * "\n{"), a `.json` or `.json.gz` is Chrome JSON. */
+static TraceFormat
+format_from_name (const char *file_name)
+{
+  if (g_str_has_suffix (file_name, ".xplane.pb") || g_str_has_suffix (file_name, ".xplane.riegeli"))
+    return FORMAT_XSPACE;
+  if (g_str_has_suffix (file_name, ".json") || g_str_has_suffix (file_name, ".json.gz"))
+    return FORMAT_JSON;
+  return FORMAT_SNIFF;
+}
+
+/* Chrome JSON: converted by a streaming parser into an XSpace in an
+ * unlinked temporary file, which replaces the trace's mapping; everything
+ * after reads it like any xplane, under the JSON file's name. */
+static gboolean
+import_json (PlanarTrace  *trace,
+             GError      **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autoptr(GError) local_error = NULL;
+  PlanarImportReport *report = NULL;
+  GMappedFile *mapped;
+  int fd;
+
+  fd = g_file_open_tmp ("planar-import-XXXXXX.xplane.pb", &tmp_path, &local_error);
+  if (fd < 0)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", trace->file_name,
+                   local_error->message);
+      return FALSE;
+    }
+  /* Gone from the folder at once; the mapping keeps the bytes. */
+  g_unlink (tmp_path);
+  if (!_planar_import_chrome_json (trace->data, trace->size, trace->file_name, fd, &report, error))
+    {
+      close (fd);
+      _planar_trace_check_changed (trace, FALSE, error);
+      return FALSE;
+    }
+  if (_planar_trace_check_changed (trace, FALSE, error))
+    {
+      close (fd);
+      _planar_import_report_free (report);
+      return FALSE;
+    }
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
+  close (fd);
+  if (mapped == NULL)
+    {
+      _planar_import_report_free (report);
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", trace->file_name,
+                   local_error->message);
+      return FALSE;
+    }
+  _planar_trace_take_import (trace, mapped, report, (GDestroyNotify) _planar_import_report_free);
+  return TRUE;
+}
+
+static PlanarTrace *
+open_json (const char  *path,
+           GError     **error)
+{
+  g_autoptr(PlanarTrace) trace = _planar_trace_new_mapped (path, error);
+
+  if (trace == NULL || !import_json (trace, error) || !_planar_trace_open_mapped (trace, error))
+    return NULL;
+  return g_steal_pointer (&trace);
+}
+
+/* An XSpace goes to planar_trace_open(); JSON is imported first; a name
+ * that says nothing is JSON when gzip, else an XSpace, else JSON when its
+ * bytes could be. */
+static PlanarTrace *
+open_any (const char  *path,
+          GError     **error)
+{
+  g_autofree char *file_name = g_path_get_basename (path);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) scan_error = NULL;
+  gboolean looks_json;
+
+  switch (format_from_name (file_name))
+    {
+    case FORMAT_XSPACE:
+      return planar_trace_open (path, error);
+    case FORMAT_JSON:
+      return open_json (path, error);
+    case FORMAT_SNIFF:
+    default:
+      break;
+    }
+
+  trace = _planar_trace_new_mapped (path, error);
+  if (trace == NULL)
+    return NULL;
+  if (trace->size >= 2 && trace->data[0] == 0x1f && trace->data[1] == 0x8b)
+    {
+      g_clear_object (&trace);
+      return open_json (path, error);
+    }
+  if (_planar_trace_open_mapped (trace, &scan_error))
+    return g_steal_pointer (&trace);
+  looks_json = planar_import_is_json (trace->data, trace->size);
+  if (g_error_matches (scan_error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED) || !looks_json)
+    {
+      g_propagate_error (error, g_steal_pointer (&scan_error));
+      return NULL;
+    }
+  /* Bytes that are no XSpace but could be JSON. */
+  g_clear_object (&trace);
+  return open_json (path, error);
+}
+
+gboolean
+planar_trace_loader_open (PlanarTraceLoader  *self,
+                          GCancellable       *cancellable,
+                          GError            **error)
+{
+  PlanarTrace *trace;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), FALSE);
+  g_return_val_if_fail (self->trace == NULL, FALSE);
+
+  set_phase (self, PLANAR_LOAD_PHASE_READING_STRUCTURE, FALSE);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+  trace = open_any (self->path, error);
+  if (trace == NULL)
+    {
+      set_finished (self);
+      return FALSE;
+    }
+  _planar_derive_attach (trace);
+  _planar_trace_set_progress_func (trace, trace_progress, self);
+  self->trace = trace;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------
+ * The other steps: restore, or decode and derive; store later
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+restore_step (PlanarTrace   *trace,
+              gboolean      *restored,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  g_autofree char *cache_path = NULL;
+
+  *restored = FALSE;
+  if (!planar_cache_get_enabled () || trace->import_report != NULL)
+    return TRUE;
+  cache_path = planar_cache_get_path (trace->path);
+  if (g_file_test (cache_path, G_FILE_TEST_EXISTS))
+    _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_RESTORING_CACHE, FALSE);
+  if (!_planar_cache_try_restore (trace, cancellable, restored, error))
+    {
+      _planar_trace_check_changed (trace, FALSE, error);
+      return FALSE;
+    }
+  /* The restore read the file's structure again, and its bytes answer
+   * every stat query after: cut, they cannot. */
+  return !(*restored && _planar_trace_check_changed (trace, FALSE, error));
+}
+
+static gboolean
+decode_steps (PlanarTrace   *trace,
+              gboolean       derive,
+              gboolean       use_cache,
+              GCancellable  *cancellable,
+              GError       **error)
+{
+  gboolean restored = FALSE;
+
+  g_return_val_if_fail (!planar_trace_is_decoded (trace), FALSE);
+
+  _planar_derive_attach (trace);
+  /* For tests only (planar-mapping-private.h). */
+  _planar_mapping_test_point ("trace-opened", trace->path);
+
+  /* A cached index of this very file, when there is a sound one. */
+  if (derive && use_cache && !restore_step (trace, &restored, cancellable, error))
+    return FALSE;
+  if (restored)
+    {
+      _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_NONE, TRUE);
+      _planar_mapping_test_point ("trace-decoded", trace->path);
+      return TRUE;
+    }
+
+  /* The cached index's key is taken as the lines are read. */
+  trace->hash_lines = planar_cache_get_enabled () && trace->import_report == NULL;
+  _planar_trace_flag_internal_events (trace);
+  _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
+  if (!_planar_trace_decode_lines (trace, cancellable, error))
+    return FALSE;
+
+  /* The lines XProf derives (XLA Ops, Steps, ...) and the flow index need
+   * every file track in place. */
+  if (derive)
+    {
+      _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DERIVING_LINES, FALSE);
+      if (!_planar_trace_derive (trace, cancellable, error))
+        {
+          _planar_trace_check_changed (trace, TRUE, error);
+          return FALSE;
+        }
+      /* Deriving read stats from the file. */
+      if (_planar_trace_check_changed (trace, TRUE, error))
+        return FALSE;
+    }
+  _planar_trace_publish_tracks (trace);
+  _planar_trace_finish_decode (trace);
+  if (derive && use_cache)
+    _planar_cache_store_later (trace);
+  /* For tests only (planar-mapping-private.h). */
+  _planar_mapping_test_point ("trace-decoded", trace->path);
+  return TRUE;
+}
+
+gboolean
+planar_trace_loader_decode (PlanarTraceLoader  *self,
+                            GCancellable       *cancellable,
+                            GError            **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), FALSE);
+  g_return_val_if_fail (self->trace != NULL, FALSE);
+
+  ok = decode_steps (self->trace, self->derive, self->use_cache, cancellable, error);
+  set_finished (self);
+  return ok;
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  PlanarTraceLoader *self = source_object;
+  GError *error = NULL;
+
+  if (planar_trace_loader_open (self, cancellable, &error) &&
+      planar_trace_loader_decode (self, cancellable, &error))
+    g_task_return_pointer (task, g_object_ref (self->trace), g_object_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+planar_trace_loader_load_async (PlanarTraceLoader   *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+  g_return_if_fail (self->trace == NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, planar_trace_loader_load_async);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, load_thread);
+}
+
+PlanarTrace *
+planar_trace_loader_load_finish (PlanarTraceLoader  *self,
+                                 GAsyncResult       *result,
+                                 GError            **error)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+PlanarTrace *
+planar_trace_load (const char    *path,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  g_autoptr(PlanarTrace) trace = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  trace = open_any (path, error);
+  if (trace == NULL || !decode_steps (trace, TRUE, TRUE, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&trace);
+}
+
+gboolean
+planar_trace_decode (PlanarTrace   *trace,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (trace), FALSE);
+  return decode_steps (trace, TRUE, TRUE, cancellable, error);
+}

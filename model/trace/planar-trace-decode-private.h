@@ -1,0 +1,92 @@
+/* planar-trace-decode-private.h: what the structure scan
+ * (planar-trace-scan.c), the line decoder (planar-trace-decode.c) and the
+ * track index (planar-trace-index.c) share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-trace-private.h"
+
+G_BEGIN_DECLS
+
+/* Line timestamps at or past this are wall-clock nanoseconds (after
+ * 1970-01-12) rather than nanoseconds since the profile start; no profile
+ * is that long. */
+#define PLANAR_EPOCH_THRESHOLD_NS G_GINT64_CONSTANT (1000000000000000)
+
+/* One XLine being decoded. */
+typedef struct
+{
+  guint        plane;
+  guint        line;
+  PlanarEvent *events;
+  gsize        n_events;
+  gsize        cap_events;
+  PlanarEvent *aggregated;
+  gsize        n_aggregated;
+  gsize        cap_aggregated;
+  /* Whether @events came out in (start, longer first) order. */
+  gboolean     sorted;
+} PlanarLineJob;
+
+/* One track being built from its lines. */
+typedef struct
+{
+  guint        plane;
+  guint        track;
+  /* Indices into the jobs array of the lines merged into this track. */
+  guint       *lines;
+  guint        n_lines;
+} PlanarTrackJob;
+
+typedef struct
+{
+  PlanarTrace    *self;
+  GCancellable   *cancellable;
+  PlanarLineJob  *line_jobs;
+  guint          *line_order;
+  guint           n_line_jobs;
+  PlanarTrackJob *track_jobs;
+  guint           n_track_jobs;
+  /* Bytes the index has claimed so far against @budget (atomic). */
+  gint64          allocated;
+  guint64         budget;
+  GMutex          lock;
+  /* The first failure, under @lock; @failed says there is one (atomic). */
+  GError         *error;
+  gint            failed;
+} PlanarDecodeContext;
+
+/* Records @error (taken) as the decode's failure unless one is recorded
+ * already. Any worker. */
+void     _planar_decode_fail          (PlanarDecodeContext  *ctx,
+                                       GError               *error);
+/* Whether the decode failed or was cancelled (recording the cancellation). */
+gboolean _planar_decode_stopped       (PlanarDecodeContext  *ctx);
+/* For a pool job that stops: FALSE, with a copy of the recorded failure. */
+gboolean _planar_decode_take_failure  (PlanarDecodeContext  *ctx,
+                                       GError              **error);
+/* Charges @bytes against the index's budget; FALSE (recorded) past it. */
+gboolean _planar_decode_claim_memory  (PlanarDecodeContext  *ctx,
+                                       gsize                 bytes);
+
+/* planar-trace-index.c: sorts a track's events unless @sorted, nests them
+ * and builds its depth index and span. */
+gboolean _planar_decode_finish_track  (PlanarDecodeContext  *ctx,
+                                       PlanarTrack          *track,
+                                       gboolean              sorted);
+
+/* Events in (start, longer first, file order) order. */
+static inline gboolean
+_planar_event_before (const PlanarEvent *a,
+                      const PlanarEvent *b)
+{
+  if (a->start_ps != b->start_ps)
+    return a->start_ps < b->start_ps;
+  if (a->duration_ps != b->duration_ps)
+    return a->duration_ps > b->duration_ps;
+  return a->source < b->source;
+}
+
+G_END_DECLS

@@ -1,0 +1,930 @@
+/* planar-trace-decode.c: decodes an XSpace's lines in parallel, on the
+ * model's worker pool, into flat per-track event arrays, and groups them
+ * into tracks. It knows nothing of derived lines or of the cached index:
+ * the loader (session/planar-trace-loader.c) runs those steps around it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-decode-private.h"
+
+#include "planar-parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+/* Why the project's own reader and not protobuf-c for events, decided by
+ * measurement (bench/planar-bench-load, table in bench/RESULTS.md): unpacking
+ * with protobuf-c allocates an XEvent struct, a stats pointer array and an
+ * XStat struct per stat, and copies every string, whether it unpacks the
+ * whole XSpace or one XLine at a time (the work per event is the same). On
+ * the 1e7-event generated profile (371 MB) that took 12.4 s and 3.45 GB,
+ * while this reader has the whole index ready in 0.86 s with a 456 MB peak
+ * (2 cores). It writes each event straight into its track's array as a
+ * 32-byte record and leaves the stats in the mapped file until somebody asks
+ * for them (planar-trace-stats.c). */
+
+/* How often workers look at the cancellable and report progress. */
+#define PLANAR_PROGRESS_EVENTS 65536
+
+/* Files larger than this have the pages of decoded lines dropped from the
+ * process (they stay in the page cache), so that peak memory is the index
+ * plus what the workers are reading, not the index plus the whole file. */
+#define PLANAR_DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
+
+void
+_planar_decode_fail (PlanarDecodeContext *ctx,
+             GError        *error)
+{
+  g_mutex_lock (&ctx->lock);
+  if (ctx->error == NULL)
+    ctx->error = error;
+  else
+    g_error_free (error);
+  g_mutex_unlock (&ctx->lock);
+  g_atomic_int_set (&ctx->failed, 1);
+}
+
+gboolean
+_planar_decode_stopped (PlanarDecodeContext *ctx)
+{
+  if (g_atomic_int_get (&ctx->failed))
+    return TRUE;
+  if (ctx->cancellable != NULL && g_cancellable_is_cancelled (ctx->cancellable))
+    {
+      GError *error = NULL;
+
+      g_cancellable_set_error_if_cancelled (ctx->cancellable, &error);
+      _planar_decode_fail (ctx, error);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+_planar_decode_take_failure (PlanarDecodeContext  *ctx,
+                             GError              **error)
+{
+  g_mutex_lock (&ctx->lock);
+  if (ctx->error != NULL)
+    g_propagate_error (error, g_error_copy (ctx->error));
+  g_mutex_unlock (&ctx->lock);
+  return FALSE;
+}
+
+gboolean
+_planar_decode_claim_memory (PlanarDecodeContext *ctx,
+              gsize          bytes)
+{
+  gint64 now = __atomic_add_fetch (&ctx->allocated, (gint64) bytes, __ATOMIC_RELAXED);
+
+  if ((guint64) now > ctx->budget)
+    {
+      _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                                     "%s needs more memory than its size justifies "
+                                     "(over %" G_GUINT64_FORMAT " MiB for the index)",
+                                     ctx->self->file_name, ctx->budget >> 20));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+grow_events (PlanarDecodeContext  *ctx,
+             PlanarEvent   **events,
+             gsize          *cap,
+             gsize           line_len)
+{
+  /* The first allocation follows the line's size (a real event takes more
+   * than 8 bytes), so that many short lines do not each claim a page. */
+  gsize new_cap = *cap ? *cap * 2 : MIN (256, line_len / 8 + 1);
+
+  if (!_planar_decode_claim_memory (ctx, (new_cap - *cap) * sizeof (PlanarEvent)))
+    return FALSE;
+  /* Large heap blocks are mmap()ed by the allocator, so realloc() moves
+   * pages instead of copying and does not double the peak. */
+  *events = planar_spill_renew (*events, *cap * sizeof (PlanarEvent),
+                                new_cap * sizeof (PlanarEvent), ctx->self->spill);
+  *cap = new_cap;
+  return TRUE;
+}
+
+static void
+drop_pages (PlanarTrace *self,
+            guint64      offset,
+            guint64      size)
+{
+  static gsize page_size;
+  guint64 begin, end;
+
+  if (self->size < PLANAR_DROP_PAGES_MIN_SIZE)
+    return;
+  if (page_size == 0)
+    page_size = (gsize) sysconf (_SC_PAGESIZE);
+  begin = (offset + page_size - 1) / page_size * page_size;
+  end = (offset + size) / page_size * page_size;
+  /* The mapping is private and read-only: dropping the pages only forgets
+   * them, a later read faults them back in from the page cache. */
+  if (end > begin)
+    madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
+}
+
+static gboolean
+decode_line (PlanarDecodeContext *ctx,
+             PlanarLineJob       *job)
+{
+  PlanarTrace *self = ctx->self;
+  PlanarPlane *plane = &self->planes[job->plane];
+  PlanarPlanePrivate *ppriv = &self->planes_priv[job->plane];
+  PlanarLine *line = &plane->lines[job->line];
+  const guint8 *start = self->data + ppriv->line_offsets[job->line];
+  gsize len = ppriv->line_sizes[job->line];
+  const guint8 *name = NULL, *display_name = NULL;
+  gsize name_len = 0, display_name_len = 0;
+  const guint8 *last_progress = start;
+  gint64 ts_ns = 0, base_ns = 0, ts_rel_ns, line_base_ps;
+  PlanarWireReader r;
+  PlanarWireField f;
+  guint64 n_since_check = 0;
+  gboolean has_display_id = FALSE;
+  const char *what = "XLine";
+  int rc;
+
+  line->display_id = 0;
+  job->sorted = TRUE;
+  planar_wire_reader_init (&r, self->data, start, len);
+  while ((rc = planar_wire_next (&r, &f)) > 0)
+    {
+      switch (f.number)
+        {
+        case 4:
+          {
+            PlanarWireReader er;
+            PlanarWireField ef;
+            gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0, index;
+            gboolean aggregated = FALSE;
+            PlanarEvent *ev;
+            guint64 source;
+            int erc;
+
+            if (G_UNLIKELY (f.wire_type != PLANAR_WIRE_LEN))
+              goto bad_type;
+
+            planar_wire_reader_init (&er, self->data, f.data, f.len);
+            while ((erc = planar_wire_next (&er, &ef)) > 0)
+              {
+                if (ef.number <= 5 && ef.number != 4 && G_UNLIKELY (ef.wire_type != PLANAR_WIRE_VARINT))
+                  {
+                    f = ef;
+                    what = "XEvent";
+                    goto bad_type;
+                  }
+                switch (ef.number)
+                  {
+                  case 1:
+                    metadata_id = (gint64) ef.value;
+                    break;
+                  case 2:
+                    offset_ps = (gint64) ef.value;
+                    aggregated = FALSE;
+                    break;
+                  case 3:
+                    duration_ps = (gint64) ef.value;
+                    break;
+                  case 4:
+                    if (G_UNLIKELY (ef.wire_type != PLANAR_WIRE_LEN))
+                      {
+                        f = ef;
+                        what = "XEvent";
+                        goto bad_type;
+                      }
+                    break;
+                  case 5:
+                    /* num_occurrences shares a oneof with offset_ps; setting
+                     * it erases the offset. */
+                    offset_ps = 0;
+                    aggregated = TRUE;
+                    break;
+                  default:
+                    break;
+                  }
+              }
+            if (G_UNLIKELY (erc < 0))
+              {
+                _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                                               "%s XEvent at byte %" G_GUINT64_FORMAT " of %s",
+                                               er.error_reason,
+                                               (guint64) (er.error_at - self->data),
+                                               self->file_name));
+                return FALSE;
+              }
+
+            /* A negative duration cannot be drawn or nested; it counts as an
+             * instant. */
+            if (duration_ps < 0)
+              duration_ps = 0;
+
+            index = _planar_id_map_lookup (&ppriv->event_map, metadata_id);
+            /* The length prefix sits right before the payload; its offset is
+             * where the stats decoder starts again. */
+            source = (guint64) (f.start - self->data);
+            {
+              /* Skip the tag to point at the length prefix. */
+              const guint8 *q = f.start;
+              guint64 tag;
+
+              planar_wire_read_varint (&q, f.data, &tag);
+              source = (guint64) (q - self->data);
+            }
+
+            if (aggregated)
+              {
+                if (job->n_aggregated == job->cap_aggregated &&
+                    !grow_events (ctx, &job->aggregated, &job->cap_aggregated, len))
+                  return FALSE;
+                ev = &job->aggregated[job->n_aggregated++];
+              }
+            else
+              {
+                if (job->n_events == job->cap_events &&
+                    !grow_events (ctx, &job->events, &job->cap_events, len))
+                  return FALSE;
+                ev = &job->events[job->n_events++];
+              }
+            /* Offsets stay relative to the line until its timestamp is
+             * known for sure (a writer may put it after the events). */
+            ev->start_ps = offset_ps;
+            ev->duration_ps = duration_ps;
+            ev->metadata = index < 0 ? 0 : (guint32) index;
+            ev->depth = 0;
+            ev->flags = 0;
+            ev->source = source;
+
+            if (!aggregated && job->n_events > 1 && !_planar_event_before (ev - 1, ev))
+              job->sorted = FALSE;
+
+            if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS))
+              {
+                n_since_check = 0;
+                __atomic_add_fetch (&self->line_bytes_done, (gint64) (r.p - last_progress), __ATOMIC_RELAXED);
+                last_progress = r.p;
+                _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
+                if (_planar_decode_stopped (ctx))
+                  return FALSE;
+              }
+          }
+          break;
+
+        case 1:
+          if (f.wire_type != PLANAR_WIRE_VARINT)
+            goto bad_type;
+          line->id = (gint64) f.value;
+          break;
+        case 10:
+          if (f.wire_type != PLANAR_WIRE_VARINT)
+            goto bad_type;
+          line->display_id = (gint64) f.value;
+          has_display_id = f.value != 0;
+          break;
+        case 3:
+          if (f.wire_type != PLANAR_WIRE_VARINT)
+            goto bad_type;
+          ts_ns = (gint64) f.value;
+          break;
+        case 9:
+          if (f.wire_type != PLANAR_WIRE_VARINT)
+            goto bad_type;
+          line->duration_ps = (gint64) f.value;
+          break;
+        case 2:
+          if (f.wire_type != PLANAR_WIRE_LEN)
+            goto bad_type;
+          name = f.data;
+          name_len = f.len;
+          break;
+        case 11:
+          if (f.wire_type != PLANAR_WIRE_LEN)
+            goto bad_type;
+          display_name = f.data;
+          display_name_len = f.len;
+          break;
+        default:
+          break;
+        }
+    }
+  if (rc < 0)
+    {
+      _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                                     "%s XLine at byte %" G_GUINT64_FORMAT " of %s",
+                                     r.error_reason, (guint64) (r.error_at - self->data),
+                                     self->file_name));
+      return FALSE;
+    }
+
+  __atomic_add_fetch (&self->line_bytes_done, (gint64) (r.p - last_progress), __ATOMIC_RELAXED);
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
+
+  line->timestamp_ns = ts_ns;
+  line->n_events = job->n_events + job->n_aggregated;
+  if (!has_display_id)
+    line->display_id = line->id;
+
+  g_mutex_lock (&self->strings_lock);
+  line->name = name ? planar_string_table_intern_len (self->strings, (const char *) name, name_len)
+                    : planar_string_table_intern (self->strings, "");
+  line->display_name = display_name_len > 0
+    ? planar_string_table_intern_len (self->strings, (const char *) display_name, display_name_len)
+    : line->name;
+  g_mutex_unlock (&self->strings_lock);
+
+  /* The time base: wall-clock lines are rebased on the profile start (or,
+   * without one, on the earliest wall-clock line); relative lines are
+   * already nanoseconds since the start. */
+  if (self->has_start_time && ts_ns >= (gint64) self->profile_start_ns)
+    base_ns = (gint64) self->profile_start_ns;
+  else if (!self->has_start_time && self->has_epoch_base && ts_ns >= PLANAR_EPOCH_THRESHOLD_NS)
+    base_ns = self->epoch_base_ns;
+  ts_rel_ns = ts_ns - base_ns;
+  if (__builtin_mul_overflow (ts_rel_ns, (gint64) 1000, &line_base_ps))
+    goto overflow;
+
+  for (gsize i = 0; i < job->n_events; i++)
+    if (G_UNLIKELY (__builtin_add_overflow (job->events[i].start_ps, line_base_ps, &job->events[i].start_ps) ||
+                    job->events[i].start_ps > G_MAXINT64 - job->events[i].duration_ps))
+      goto overflow;
+  for (gsize i = 0; i < job->n_aggregated; i++)
+    job->aggregated[i].start_ps = line_base_ps;
+
+  /* The cached index's key, when the loader asks for it: the bytes just
+   * read, while they are here. */
+  if (self->hash_lines)
+    {
+      XXH128_hash_t h = XXH3_128bits (start, len);
+
+      ppriv->line_hashes[2 * job->line] = h.low64;
+      ppriv->line_hashes[2 * job->line + 1] = h.high64;
+    }
+  drop_pages (self, ppriv->line_offsets[job->line], len);
+  return TRUE;
+
+bad_type:
+  _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                                 "unexpected wire type in %s at byte %" G_GUINT64_FORMAT " of %s",
+                                 what,
+                                 (guint64) (f.start - self->data), self->file_name));
+  return FALSE;
+
+overflow:
+  _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                                 "timestamp overflow in XLine at byte %" G_GUINT64_FORMAT " of %s "
+                                 "(timestamp_ns %" G_GINT64_FORMAT ")",
+                                 ppriv->line_offsets[job->line], self->file_name, ts_ns));
+  return FALSE;
+}
+
+static gboolean
+build_track (PlanarDecodeContext *ctx,
+             PlanarTrackJob      *tj)
+{
+  PlanarTrace *self = ctx->self;
+  PlanarTrack *track = &self->planes[tj->plane].tracks[tj->track];
+  gboolean sorted = TRUE;
+  gsize n = 0, n_agg = 0;
+
+  for (guint i = 0; i < tj->n_lines; i++)
+    {
+      PlanarLineJob *lj = &ctx->line_jobs[tj->lines[i]];
+
+      n += lj->n_events;
+      n_agg += lj->n_aggregated;
+      sorted = sorted && lj->sorted;
+    }
+
+  if (tj->n_lines == 1)
+    {
+      PlanarLineJob *lj = &ctx->line_jobs[tj->lines[0]];
+
+      track->events = g_steal_pointer (&lj->events);
+      track->aggregated = g_steal_pointer (&lj->aggregated);
+    }
+  else
+    {
+      gsize at = 0, at_agg = 0;
+
+      if (!_planar_decode_claim_memory (ctx, (n + n_agg) * sizeof (PlanarEvent)))
+        return FALSE;
+      track->events = planar_spill_alloc (MAX (n, 1) * sizeof (PlanarEvent), self->spill);
+      track->aggregated = n_agg ? planar_spill_alloc (n_agg * sizeof (PlanarEvent), self->spill) : NULL;
+      for (guint i = 0; i < tj->n_lines; i++)
+        {
+          PlanarLineJob *lj = &ctx->line_jobs[tj->lines[i]];
+
+          if (lj->n_events > 0)
+            {
+              if (at > 0 && _planar_event_before (&lj->events[0], &track->events[at - 1]))
+                sorted = FALSE;
+              memcpy (track->events + at, lj->events, lj->n_events * sizeof (PlanarEvent));
+            }
+          if (lj->n_aggregated > 0)
+            memcpy (track->aggregated + at_agg, lj->aggregated, lj->n_aggregated * sizeof (PlanarEvent));
+          at += lj->n_events;
+          at_agg += lj->n_aggregated;
+          g_clear_pointer (&lj->events, planar_spill_free);
+          g_clear_pointer (&lj->aggregated, planar_spill_free);
+        }
+    }
+  track->n_events = n;
+  track->n_aggregated = n_agg;
+  /* A file-backed block keeps its size: the pages past the events were
+   * never touched. */
+  if (n > 0)
+    track->events = planar_spill_renew (track->events, n * sizeof (PlanarEvent),
+                                        n * sizeof (PlanarEvent), self->spill);
+  else
+    g_clear_pointer (&track->events, planar_spill_free);
+  if (n_agg > 0)
+    track->aggregated = planar_spill_renew (track->aggregated, n_agg * sizeof (PlanarEvent),
+                                            n_agg * sizeof (PlanarEvent), self->spill);
+
+  return _planar_decode_finish_track (ctx, track, sorted);
+}
+
+
+static gboolean
+decode_job (guint          job,
+            gpointer       data,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  PlanarDecodeContext *ctx = data;
+
+  if (_planar_decode_stopped (ctx) || !decode_line (ctx, &ctx->line_jobs[job]))
+    return _planar_decode_take_failure (ctx, error);
+  return TRUE;
+}
+
+static gboolean
+track_job (guint          job,
+           gpointer       data,
+           GCancellable  *cancellable,
+           GError       **error)
+{
+  PlanarDecodeContext *ctx = data;
+  PlanarTrackJob *tj = &ctx->track_jobs[job];
+
+  if (_planar_decode_stopped (ctx) || !build_track (ctx, tj))
+    return _planar_decode_take_failure (ctx, error);
+  /* Drawable from now on: its times are final and nothing changes it
+   * (deriving adds tracks and metadata beside it). */
+  g_atomic_int_set (&ctx->self->track_ready[tj->plane][tj->track], 1);
+  _planar_trace_report_progress (ctx->self, PLANAR_LOAD_PHASE_DECODING_LINES, TRUE);
+  return TRUE;
+}
+
+/* Runs @func over @n_jobs jobs (in @order) on the model's worker pool. A
+ * failure is in @ctx->error afterwards (a cancellation included). */
+static void
+run_jobs (PlanarDecodeContext *ctx,
+          PlanarParallelFunc   func,
+          guint                n_jobs,
+          const guint         *order)
+{
+  GError *error = NULL;
+
+  if (!planar_parallel_run (n_jobs, order, func, ctx, ctx->cancellable, &error))
+    _planar_decode_fail (ctx, error);
+}
+
+static int
+compare_line_size_desc (gconstpointer a,
+                        gconstpointer b,
+                        gpointer      user_data)
+{
+  const guint64 *sizes = user_data;
+  guint64 sa = sizes[*(const guint *) a];
+  guint64 sb = sizes[*(const guint *) b];
+
+  return sa < sb ? 1 : sa > sb ? -1 : 0;
+}
+
+/* Groups the decoded lines of every plane into tracks: lines with one id form
+ * one track, tracks with one display id share a row. */
+/* Groups plane @p's lines into tracks; @job counts lines over the planes. */
+static void
+plan_plane_tracks (PlanarDecodeContext *ctx,
+                   guint          p,
+                   GArray        *track_jobs,
+                   guint         *job)
+{
+  PlanarTrace *self = ctx->self;
+  PlanarPlane *plane = &self->planes[p];
+  g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+  g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+  g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
+  guint reserve;
+
+  /* What derived metadata and lines will follow. */
+  self->planes_priv[p].n_file_metadata = plane->n_metadata;
+  self->planes_priv[p].n_file_lines = plane->n_lines;
+  self->planes_priv[p].n_file_tracks = 0;
+  for (guint l = 0; l < plane->n_lines; l++, (*job)++)
+    {
+      PlanarLine *line = &plane->lines[l];
+      gpointer found;
+      PlanarTrackJob *tj;
+
+      if (g_hash_table_lookup_extended (by_id, &line->id, NULL, &found))
+        {
+          tj = &g_array_index (track_jobs, PlanarTrackJob, GPOINTER_TO_UINT (found));
+          line->track = tj->track;
+        }
+      else
+        {
+          PlanarTrack track = { 0 };
+          PlanarTrackJob new_job = { 0 };
+          gpointer row;
+
+          track.id = line->id;
+          track.display_id = line->display_id;
+          track.name = line->name;
+          track.display_name = line->display_name;
+          if (g_hash_table_lookup_extended (rows, &line->display_id, NULL, &row))
+            track.row = GPOINTER_TO_UINT (row);
+          else
+            {
+              track.row = g_hash_table_size (rows);
+              g_hash_table_insert (rows, &line->display_id, GUINT_TO_POINTER (track.row));
+            }
+          new_job.plane = p;
+          new_job.track = plane_tracks->len;
+          line->track = new_job.track;
+          g_array_append_val (plane_tracks, track);
+          g_array_append_val (track_jobs, new_job);
+          g_hash_table_insert (by_id, &line->id, GUINT_TO_POINTER (track_jobs->len - 1));
+          tj = &g_array_index (track_jobs, PlanarTrackJob, track_jobs->len - 1);
+        }
+      tj->lines = g_renew (guint, tj->lines, tj->n_lines + 1);
+      tj->lines[tj->n_lines++] = *job;
+      plane->n_events += line->n_events;
+    }
+
+  /* Device planes keep room for the lines the model derives from their
+   * events once every track is built, so that appending them never
+   * moves a track a reader may already hold. */
+  reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:")
+    ? MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2) : 0;
+  self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
+  self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
+  plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
+  plane->n_rows = g_hash_table_size (rows);
+  self->planes_priv[p].n_file_rows = plane->n_rows;
+  plane->n_tracks = plane_tracks->len;
+  self->planes_priv[p].n_file_tracks = plane->n_tracks;
+  g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
+  plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
+  /* Published last: a reader that sees it sees the tracks above. */
+  g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
+}
+
+static void
+plan_tracks (PlanarDecodeContext *ctx,
+             GArray        *track_jobs)
+{
+  guint job = 0;
+
+  for (guint p = 0; p < ctx->self->n_planes; p++)
+    plan_plane_tracks (ctx, p, track_jobs, &job);
+}
+
+/* Moves every decoded event by the host's offset in its session, or, for a
+ * file without a profile start, so that its earliest event is at 0 (and
+ * says so: planar_trace_is_aligned_at_earliest_event()). */
+static void
+align_lines (PlanarDecodeContext *ctx)
+{
+  PlanarTrace *self = ctx->self;
+  gint64 delta = self->time_offset_ps;
+
+  if (!self->has_start_time)
+    {
+      gboolean any = FALSE;
+      gint64 earliest = 0;
+
+      for (guint i = 0; i < ctx->n_line_jobs; i++)
+        {
+          const PlanarLineJob *lj = &ctx->line_jobs[i];
+
+          /* Lines come out of the decoder in order more often than not,
+           * but the earliest start is only sure after a scan. */
+          for (gsize e = 0; e < lj->n_events; e++)
+            if (!any || lj->events[e].start_ps < earliest)
+              {
+                earliest = lj->events[e].start_ps;
+                any = TRUE;
+              }
+        }
+      self->aligned_at_earliest_event = TRUE;
+      delta = any ? -earliest : 0;
+      if (any && earliest == G_MININT64)
+        {
+          _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                                         "timestamp overflow aligning %s", self->file_name));
+          return;
+        }
+    }
+  if (delta == 0)
+    return;
+
+  for (guint i = 0; i < ctx->n_line_jobs; i++)
+    {
+      PlanarLineJob *lj = &ctx->line_jobs[i];
+      PlanarEvent *arrays[2] = { lj->events, lj->aggregated };
+      gsize counts[2] = { lj->n_events, lj->n_aggregated };
+
+      for (guint a = 0; a < 2; a++)
+        for (gsize e = 0; e < counts[a]; e++)
+          {
+            PlanarEvent *ev = &arrays[a][e];
+
+            if (__builtin_add_overflow (ev->start_ps, delta, &ev->start_ps) ||
+                ev->start_ps > G_MAXINT64 - ev->duration_ps)
+              {
+                _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                                               "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                                               self->file_name, delta));
+                return;
+              }
+          }
+    }
+}
+gboolean
+planar_trace_set_time_offset (PlanarTrace *self,
+                              gint64       offset_ps)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
+
+  self->time_offset_ps = offset_ps;
+  return TRUE;
+}
+
+gboolean
+_planar_trace_decode_lines (PlanarTrace   *self,
+                            GCancellable  *cancellable,
+                            GError       **error)
+{
+  PlanarDecodeContext ctx = { 0 };
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  guint n = 0;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
+
+  ctx.self = self;
+  ctx.cancellable = cancellable;
+  /* What the structure scan left of the budget: events take 32 bytes in
+   * the index and at least ~8 on the wire in any real profile, so only a
+   * file made of empty events runs out, and is refused. */
+  ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
+  g_mutex_init (&ctx.lock);
+
+  for (guint p = 0; p < self->n_planes; p++)
+    ctx.n_line_jobs += self->planes[p].n_lines;
+  ctx.line_jobs = g_new0 (PlanarLineJob, MAX (ctx.n_line_jobs, 1));
+  ctx.line_order = g_new (guint, MAX (ctx.n_line_jobs, 1));
+  {
+    g_autofree guint64 *sizes = g_new (guint64, MAX (ctx.n_line_jobs, 1));
+
+    for (guint p = 0; p < self->n_planes; p++)
+      for (guint l = 0; l < self->planes[p].n_lines; l++, n++)
+        {
+          ctx.line_jobs[n].plane = p;
+          ctx.line_jobs[n].line = l;
+          ctx.line_order[n] = n;
+          sizes[n] = self->planes_priv[p].line_sizes[l];
+        }
+    /* Biggest lines first, so no worker is left with a long one at the end. */
+    g_qsort_with_data (ctx.line_order, (gint) ctx.n_line_jobs, sizeof (guint),
+                       compare_line_size_desc, sizes);
+  }
+
+  run_jobs (&ctx, decode_job, ctx.n_line_jobs, ctx.line_order);
+
+  /* Times are final before any track is published, so that a reader
+   * drawing the first tracks never sees them move. */
+  if (ctx.error == NULL)
+    align_lines (&ctx);
+
+  if (ctx.error == NULL)
+    {
+      g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
+      plan_tracks (&ctx, track_jobs);
+      ctx.track_jobs = (PlanarTrackJob *) (gpointer) track_jobs->data;
+      ctx.n_track_jobs = track_jobs->len;
+      run_jobs (&ctx, track_job, ctx.n_track_jobs, NULL);
+    }
+
+  for (guint i = 0; i < ctx.n_line_jobs; i++)
+    {
+      planar_spill_free (ctx.line_jobs[i].events);
+      planar_spill_free (ctx.line_jobs[i].aggregated);
+    }
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+  g_free (ctx.line_jobs);
+  g_free (ctx.line_order);
+  g_mutex_clear (&ctx.lock);
+
+  /* A file cut under the decoder read as zeros from the cut on: whatever
+   * the decoder made of them, the answer is that the file changed. Rewritten
+   * in place without a fault, its size or time says so. */
+  if (_planar_trace_check_changed (self, TRUE, &ctx.error) || ctx.error != NULL)
+    {
+      g_propagate_error (error, ctx.error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+_planar_trace_publish_tracks (PlanarTrace *self)
+{
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++)
+      g_atomic_int_set (&self->track_ready[p][t], 1);
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_NONE, TRUE);
+}
+
+void
+_planar_trace_finish_decode (PlanarTrace *self)
+{
+  /* Totals, once. */
+  self->n_events = 0;
+  self->n_overlaps = 0;
+  self->has_span = FALSE;
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      const PlanarPlane *plane = &self->planes[p];
+
+      self->n_events += plane->n_events;
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+
+          /* Derived events repeat the file's; they count nowhere. */
+          if (track->derived)
+            continue;
+          self->n_overlaps += track->n_overlaps;
+          if (track->n_events == 0)
+            continue;
+          if (!self->has_span || track->start_ps < self->first_ps)
+            self->first_ps = track->start_ps;
+          if (!self->has_span || track->end_ps > self->last_ps)
+            self->last_ps = track->end_ps;
+          self->has_span = TRUE;
+        }
+    }
+
+  __atomic_store_n (&self->line_bytes_done, (gint64) self->line_bytes_total, __ATOMIC_RELEASE);
+  g_atomic_int_set (&self->decoded, 1);
+}
+
+void
+_planar_trace_plan_tracks_plane (PlanarTrace *self,
+                                 guint        p)
+{
+  PlanarDecodeContext ctx = { 0 };
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  guint job = 0;
+
+  ctx.self = self;
+  g_mutex_init (&ctx.lock);
+  plan_plane_tracks (&ctx, p, track_jobs, &job);
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+  g_mutex_clear (&ctx.lock);
+}
+
+gboolean
+_planar_trace_decode_track (PlanarTrace  *self,
+                            guint         p,
+                            guint         t,
+                            GError      **error)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarTrack *track = &plane->tracks[t];
+  PlanarDecodeContext ctx = { 0 };
+  PlanarTrackJob tj = { p, t, NULL, 0 };
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (self->has_start_time, FALSE);
+
+  ctx.self = self;
+  ctx.budget = G_MAXUINT64;
+  g_mutex_init (&ctx.lock);
+  ctx.line_jobs = g_new0 (PlanarLineJob, MAX (plane->n_lines, 1));
+  tj.lines = g_new (guint, MAX (plane->n_lines, 1));
+  for (guint l = 0; l < self->planes_priv[p].n_file_lines; l++)
+    if (plane->lines[l].track == t)
+      {
+        ctx.line_jobs[ctx.n_line_jobs].plane = p;
+        ctx.line_jobs[ctx.n_line_jobs].line = l;
+        tj.lines[tj.n_lines++] = ctx.n_line_jobs++;
+      }
+  for (guint i = 0; i < ctx.n_line_jobs && ok; i++)
+    ok = decode_line (&ctx, &ctx.line_jobs[i]);
+  if (ok)
+    align_lines (&ctx);
+  ok = ok && ctx.error == NULL;
+  if (ok)
+    {
+      /* Whatever a failed restore left goes; the header stays. */
+      _planar_track_clear_arrays (track);
+      ok = build_track (&ctx, &tj);
+    }
+  for (guint i = 0; i < ctx.n_line_jobs; i++)
+    {
+      planar_spill_free (ctx.line_jobs[i].events);
+      planar_spill_free (ctx.line_jobs[i].aggregated);
+    }
+  g_free (ctx.line_jobs);
+  g_free (tj.lines);
+  g_mutex_clear (&ctx.lock);
+  if (_planar_trace_check_changed (self, FALSE, &ctx.error))
+    ok = FALSE;
+  if (!ok || ctx.error != NULL)
+    {
+      if (ctx.error != NULL)
+        g_propagate_error (error, ctx.error);
+      else
+        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "cannot decode track %u of %s", t,
+                     self->file_name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+planar_trace_shift_time (PlanarTrace  *self,
+                         gint64        delta_ps,
+                         GError      **error)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  g_return_val_if_fail (g_atomic_int_get (&self->decoded), FALSE);
+
+  if (delta_ps == 0)
+    return TRUE;
+
+  /* Check every end first so that a failure leaves the trace untouched. */
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++)
+      {
+        const PlanarTrack *track = &self->planes[p].tracks[t];
+        gint64 tmp;
+
+        for (gsize i = 0; i < track->n_events; i++)
+          if (__builtin_add_overflow (track->events[i].start_ps, delta_ps, &tmp) ||
+              tmp > G_MAXINT64 - track->events[i].duration_ps)
+            {
+              g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                           "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                           self->file_name, delta_ps);
+              return FALSE;
+            }
+        for (gsize i = 0; i < track->n_aggregated; i++)
+          if (__builtin_add_overflow (track->aggregated[i].start_ps, delta_ps, &tmp))
+            {
+              g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
+                           "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                           self->file_name, delta_ps);
+              return FALSE;
+            }
+      }
+
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++)
+      {
+        PlanarTrack *track = &self->planes[p].tracks[t];
+
+        for (gsize i = 0; i < track->n_events; i++)
+          track->events[i].start_ps += delta_ps;
+        if (track->depth_starts != NULL)
+          for (gsize i = 0; i < track->n_events; i++)
+            track->depth_starts[i] += delta_ps;
+        for (gsize i = 0; i < track->n_aggregated; i++)
+          track->aggregated[i].start_ps += delta_ps;
+        if (track->n_events > 0)
+          {
+            track->start_ps += delta_ps;
+            track->end_ps += delta_ps;
+          }
+      }
+  if (self->has_span)
+    {
+      self->first_ps += delta_ps;
+      self->last_ps += delta_ps;
+    }
+  return TRUE;
+}

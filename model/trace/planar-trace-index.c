@@ -1,0 +1,278 @@
+/* planar-trace-index.c: a track's index, built once its events are in
+ * place: nesting depths (overlaps flagged), self times, the events grouped
+ * by depth for the span queries, and its span.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-trace-decode-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int
+event_compare (const void *pa,
+               const void *pb)
+{
+  const PlanarEvent *a = pa;
+  const PlanarEvent *b = pb;
+
+  if (_planar_event_before (a, b))
+    return -1;
+  if (_planar_event_before (b, a))
+    return 1;
+  return 0;
+}
+typedef struct
+{
+  guint64 index;
+  gint64  children_ps;
+} ChildTime;
+
+static int
+compare_child_time (const void *pa,
+                    const void *pb)
+{
+  const ChildTime *a = pa;
+  const ChildTime *b = pb;
+
+  return a->index < b->index ? -1 : a->index > b->index ? 1 : 0;
+}
+
+/* Gives each event its depth with a stack of open events. An event that
+ * starts inside the open event on top but ends after it is not nested: it
+ * takes that event's place (and depth) and is flagged as an overlap. The
+ * same walk sums each event's direct children for self times. */
+static gboolean
+assign_depths (PlanarDecodeContext *ctx,
+               PlanarTrack   *track)
+{
+  typedef struct { gint64 end; guint64 index; gint64 children_ps; } Open;
+  g_autofree Open *stack = NULL;
+  g_autoptr(GArray) children = g_array_new (FALSE, FALSE, sizeof (ChildTime));
+  gsize sp = 0, cap = 64;
+
+  stack = g_new (Open, cap);
+  track->max_depth = 0;
+  track->n_overlaps = 0;
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      PlanarEvent *ev = &track->events[i];
+      gint64 end = ev->start_ps + ev->duration_ps;
+      gsize depth;
+
+      while (sp > 0 && stack[sp - 1].end <= ev->start_ps)
+        {
+          sp--;
+          if (stack[sp].children_ps > 0)
+            {
+              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+              g_array_append_val (children, ct);
+            }
+        }
+      if (sp > 0 && end > stack[sp - 1].end)
+        {
+          ev->flags |= PLANAR_EVENT_OVERLAP;
+          track->n_overlaps++;
+          sp--;
+          if (stack[sp].children_ps > 0)
+            {
+              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+              g_array_append_val (children, ct);
+            }
+        }
+      if (sp > 0)
+        {
+          /* A child counts against its parent only up to the parent's end. */
+          stack[sp - 1].children_ps += MIN (end, stack[sp - 1].end) - ev->start_ps;
+          track->events[stack[sp - 1].index].flags |= PLANAR_EVENT_HAS_CHILDREN;
+        }
+      depth = sp;
+      if (sp == cap)
+        {
+          if (!_planar_decode_claim_memory (ctx, cap * sizeof (Open)))
+            return FALSE;
+          cap *= 2;
+          stack = g_renew (Open, stack, cap);
+        }
+      stack[sp].end = end;
+      stack[sp].index = i;
+      stack[sp].children_ps = 0;
+      sp++;
+      if (depth > G_MAXUINT16)
+        {
+          depth = G_MAXUINT16;
+          ev->flags |= PLANAR_EVENT_DEPTH_CLAMPED;
+        }
+      ev->depth = (guint16) depth;
+      if (depth > track->max_depth)
+        track->max_depth = (guint) depth;
+    }
+  while (sp > 0)
+    {
+      sp--;
+      if (stack[sp].children_ps > 0)
+        {
+          ChildTime ct = { stack[sp].index, stack[sp].children_ps };
+
+          g_array_append_val (children, ct);
+        }
+    }
+
+  if (children->len > 0)
+    {
+      if (!_planar_decode_claim_memory (ctx, children->len * sizeof (ChildTime)))
+        return FALSE;
+      qsort (children->data, children->len, sizeof (ChildTime), compare_child_time);
+      track->n_children = children->len;
+      track->children = planar_spill_take (g_array_free (g_steal_pointer (&children), FALSE),
+                                           track->n_children * sizeof (ChildTime), ctx->self->spill);
+    }
+  return TRUE;
+}
+
+/* Groups event indices by depth (a counting sort, so each group keeps the
+ * track's start order) for the level-of-detail and range queries. */
+static gboolean
+index_depths (PlanarDecodeContext *ctx,
+              PlanarTrack   *track)
+{
+  guint n_depths = track->max_depth + 1;
+  g_autofree gsize *fill = NULL;
+
+  if (track->n_events > G_MAXUINT32)
+    {
+      _planar_decode_fail (ctx, g_error_new (PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                                     "line %s of %s has more than 2^32 events",
+                                     track->name, ctx->self->file_name));
+      return FALSE;
+    }
+
+  track->depth_offsets = g_new0 (gsize, n_depths + 1);
+  track->depth_ends_sorted = g_new (gboolean, n_depths);
+  for (gsize i = 0; i < track->n_events; i++)
+    track->depth_offsets[track->events[i].depth + 1]++;
+  for (guint d = 0; d < n_depths; d++)
+    track->depth_offsets[d + 1] += track->depth_offsets[d];
+
+  if (n_depths > 1)
+    {
+      if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (guint32)))
+        return FALSE;
+      track->depth_order = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (guint32),
+                                               ctx->self->spill);
+      fill = g_memdup2 (track->depth_offsets, n_depths * sizeof (gsize));
+      for (gsize i = 0; i < track->n_events; i++)
+        track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
+    }
+
+  if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (gint64)))
+    return FALSE;
+  track->depth_starts = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (gint64),
+                                            ctx->self->spill);
+  for (gsize k = 0; k < track->n_events; k++)
+    track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
+
+  for (guint d = 0; d < n_depths; d++)
+    {
+      gint64 last_end = G_MININT64;
+
+      track->depth_ends_sorted[d] = TRUE;
+      for (gsize k = track->depth_offsets[d]; k < track->depth_offsets[d + 1]; k++)
+        {
+          const PlanarEvent *ev = &track->events[track->depth_order ? track->depth_order[k] : k];
+          gint64 end = ev->start_ps + ev->duration_ps;
+
+          if (end < last_end)
+            {
+              track->depth_ends_sorted[d] = FALSE;
+              break;
+            }
+          last_end = end;
+        }
+    }
+  return TRUE;
+}
+
+/* Sorts the track's events (unless @sorted says they are), nests them and
+ * builds the query indices and the span. */
+/* The span of a track's (sorted) events; start > end when it has none. */
+static void
+set_span (PlanarTrack *track)
+{
+  track->start_ps = G_MAXINT64;
+  track->end_ps = G_MININT64;
+  if (track->n_events > 0)
+    track->start_ps = track->events[0].start_ps;
+  for (gsize i = 0; i < track->n_events; i++)
+    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
+}
+
+gboolean
+_planar_decode_finish_track (PlanarDecodeContext *ctx,
+              PlanarTrack   *track,
+              gboolean       sorted)
+{
+  gsize n = track->n_events;
+
+  /* Tracks built outside the decoder are usually in order already; a
+   * look is cheaper than a sort. */
+  if (!sorted)
+    {
+      sorted = TRUE;
+      for (gsize i = 1; i < n && sorted; i++)
+        sorted = _planar_event_before (&track->events[i - 1], &track->events[i]);
+    }
+  if (!sorted)
+    qsort (track->events, n, sizeof (PlanarEvent), event_compare);
+
+  if (!assign_depths (ctx, track) || !index_depths (ctx, track))
+    return FALSE;
+  set_span (track);
+  return TRUE;
+}
+
+/* finish_track() (@nest) or only the depth index and span, for a track
+ * built outside the decoder. */
+static gboolean
+finish_track_alone (PlanarTrace  *self,
+                    PlanarTrack  *track,
+                    gboolean      nest,
+                    GError      **error)
+{
+  PlanarDecodeContext ctx = { 0 };
+  gboolean ok;
+
+  ctx.self = self;
+  /* Derived tracks hold fewer events than the file's tracks they come
+   * from, which the decode budget already allowed; restored tracks were
+   * allowed when they were decoded. */
+  ctx.budget = G_MAXUINT64;
+  g_mutex_init (&ctx.lock);
+  ok = nest ? _planar_decode_finish_track (&ctx, track, FALSE) : index_depths (&ctx, track);
+  g_mutex_clear (&ctx.lock);
+  if (!ok)
+    {
+      g_propagate_error (error, ctx.error);
+      return FALSE;
+    }
+  if (!nest)
+    set_span (track);
+  return TRUE;
+}
+
+gboolean
+_planar_trace_finish_track (PlanarTrace  *self,
+                            PlanarTrack  *track,
+                            GError      **error)
+{
+  return finish_track_alone (self, track, TRUE, error);
+}
+gboolean
+_planar_trace_index_track (PlanarTrace  *self,
+                           PlanarTrack  *track,
+                           GError      **error)
+{
+  return finish_track_alone (self, track, FALSE, error);
+}
