@@ -10,7 +10,7 @@
 #include "planar-colors.h"
 #include "planar-counters.h"
 #include "planar-flows.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-units.h"
 
 /* Selected events outlined one by one, at most; a larger selection shows
@@ -266,14 +266,14 @@ draw_all_flows (PlanarTimeline *self,
       if (!planar_trace_get_span (trace, &first, &last) || last <= first)
         continue;
       expected = (double) planar_flow_index_get_n_flows (flows) *
-                 (double) (self->end_ps - self->start_ps) / (double) (last - first);
+                 (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)) / (double) (last - first);
       if (expected > MAX_FLOWS_PER_FRAME)
         continue;
       g_array_set_size (self->flows, 0);
-      planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, self->start_ps, self->end_ps, self->flows);
+      planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), self->flows);
       if (self->flows->len > MAX_FLOWS_PER_FRAME)
         continue;
-      draw_flows (self, snapshot, palette, self->flows, tr, self->hidden_flow_categories, width, height);
+      draw_flows (self, snapshot, palette, self->flows, tr, planar_timeline_view_get_hidden_flow_categories (self->view), width, height);
     }
 }
 
@@ -286,18 +286,19 @@ flow_end_point (PlanarTimeline       *self,
                 double               *x,
                 double               *y)
 {
-  PlanarProfileEventRef pref;
+  PlanarEventRef pref;
   const PlanarEvent *ev;
   gint64 t;
   int r;
 
   if (planar_event_ref_is_none (ref))
     return FALSE;
-  pref = planar_profile_event_ref_make (trace, ref);
+  pref = *ref;
+  pref.trace = trace;
   r = planar_timeline_layout_find_track (self->layout, trace, ref->plane, ref->track);
   if (r < 0)
     return FALSE;
-  ev = planar_profile_event_ref_resolve (&pref, self->profile, NULL, NULL, NULL);
+  ev = planar_event_ref_resolve (&pref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return FALSE;
   /* An arrow leaves its event where the other end begins (or at its end)
@@ -368,7 +369,7 @@ draw_axis (PlanarTimeline *self,
   gtk_snapshot_append_color (snapshot, &palette->separator,
                              &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT - 1, (float) width, 1));
 
-  planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, area, 110);
+  planar_time_ticks_compute (&ticks, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), area, 110);
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT ((float) left, 0, (float) area, PLANAR_TIMELINE_AXIS_HEIGHT));
   /* Minor ticks, then labelled ones. */
@@ -376,7 +377,7 @@ draw_axis (PlanarTimeline *self,
     {
       gint64 t = ticks.first_ps - ticks.step_ps;
 
-      for (; t <= self->end_ps; t += ticks.minor_step_ps)
+      for (; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.minor_step_ps)
         {
           double x = _planar_timeline_x_for_time (self, t);
 
@@ -386,7 +387,7 @@ draw_axis (PlanarTimeline *self,
                                      &GRAPHENE_RECT_INIT ((float) floor (x), PLANAR_TIMELINE_AXIS_HEIGHT - 5, 1, 4));
         }
     }
-  for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+  for (gint64 t = ticks.first_ps; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.step_ps)
     {
       double x = floor (_planar_timeline_x_for_time (self, t));
 
@@ -403,7 +404,7 @@ draw_axis (PlanarTimeline *self,
   {
     char window[64];
 
-    planar_time_format_duration (self->end_ps - self->start_ps, window, sizeof window);
+    planar_time_format_duration (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view), window, sizeof window);
     if (ticks.relative)
       {
         char base[64];
@@ -450,8 +451,8 @@ draw_tracks_layer (PlanarTimeline *self,
     {
       PlanarTimeTicks ticks;
 
-      planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, _planar_timeline_time_area_width (self), 110);
-      for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+      planar_time_ticks_compute (&ticks, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), _planar_timeline_time_area_width (self), 110);
+      for (gint64 t = ticks.first_ps; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.step_ps)
         gtk_snapshot_append_color (snapshot, &palette->grid,
                                    &GRAPHENE_RECT_INIT ((float) floor (_planar_timeline_x_for_time (self, t)),
                                                         PLANAR_TIMELINE_AXIS_HEIGHT, 1,
@@ -523,7 +524,7 @@ draw_tracks_layer (PlanarTimeline *self,
     }
   _planar_timeline_draw_hits (self, snapshot, width);
 
-  if (self->show_flows && self->profile != NULL)
+  if (planar_timeline_view_get_show_flows (self->view) && self->profile != NULL)
     draw_all_flows (self, snapshot, palette, width, height);
 
   /* The header of the section whose tracks fill the top stays there, over
@@ -573,10 +574,10 @@ draw_tracks_layer (PlanarTimeline *self,
 
 static gboolean
 event_rect (PlanarTimeline              *self,
-            const PlanarProfileEventRef *ref,
+            const PlanarEventRef *ref,
             graphene_rect_t             *rect)
 {
-  const PlanarEvent *ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  const PlanarEvent *ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   double x0, x1, y;
 
   if (ev == NULL || !_planar_timeline_get_track_y (self, ref->trace, ref->plane, ref->track, ev->depth, &y))
@@ -701,23 +702,24 @@ draw_overlay (PlanarTimeline *self,
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (self->label_width, 0,
                                                          (float) MAX (width - self->label_width, 0), (float) height));
 
-  for (guint i = 0; i < self->marks->len; i++)
+  for (guint i = 0; i < planar_timeline_view_get_n_marks (self->view); i++)
     {
-      const PlanarTimeRange *m = &g_array_index (self->marks, PlanarTimeRange, i);
+      gint64 mark_start, mark_end;
 
-      draw_range (self, snapshot, m->start_ps, m->end_ps, &mark_color, 0.16f, height);
+      planar_timeline_view_get_mark (self->view, i, &mark_start, &mark_end);
+      draw_range (self, snapshot, mark_start, mark_end, &mark_color, 0.16f, height);
     }
 
   if (self->has_go_to_marker)
     draw_go_to_marker (self, snapshot, &mark_color, height);
 
-  if (self->selection != NULL && self->profile != NULL)
+  if (planar_timeline_view_get_selection (self->view) != NULL && self->profile != NULL)
     {
       gsize n;
-      const PlanarProfileEventRef *refs = planar_selection_get_events (self->selection, &n);
+      const PlanarEventRef *refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
       gint64 t0, t1;
 
-      if (planar_selection_get_range (self->selection, &t0, &t1))
+      if (planar_selection_get_range (planar_timeline_view_get_selection (self->view), &t0, &t1))
         draw_range (self, snapshot, t0, t1, &accent, 0.10f, height);
 
       gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
@@ -734,7 +736,7 @@ draw_overlay (PlanarTimeline *self,
             {
               PlanarTrace *trace = planar_profile_get_trace (self->profile, refs[i].trace);
               const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
-              PlanarEventRef ref = planar_profile_event_ref_get_event_ref (&refs[i]);
+              PlanarEventRef ref = refs[i];
 
               if (flows == NULL)
                 continue;
@@ -758,7 +760,7 @@ draw_overlay (PlanarTimeline *self,
       else
         {
           double y;
-          const PlanarEvent *ev = planar_profile_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
+          const PlanarEvent *ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
 
           if (ev != NULL && _planar_timeline_get_track_y (self, self->hover.trace, self->hover.plane, self->hover.track, ev->depth, &y))
             {

@@ -50,12 +50,6 @@ typedef enum
   DRAG_LABEL_EDGE,
 } PlanarTimelineDrag;
 
-typedef struct
-{
-  gint64 start_ps;
-  gint64 end_ps;
-} PlanarTimeRange;
-
 struct _PlanarTimeline
 {
   GtkWidget             parent_instance;
@@ -69,15 +63,10 @@ struct _PlanarTimeline
   /* Whether the user moved the view while the profile was loading. */
   gboolean              view_touched;
 
-  gint64                start_ps;
-  gint64                end_ps;
-  PlanarTimelineTool    tool;
-  PlanarSelection      *selection;
-  gboolean              show_flows;
+  /* The visible range, selection, marks, tool and flow toggles. */
+  PlanarTimelineView   *view;
   gboolean              show_grid;
   gboolean              hide_internal_events;
-  guint64               hidden_flow_categories;
-  GArray               *marks;
 
   GtkAdjustment        *hadjustment;
   GtkAdjustment        *vadjustment;
@@ -126,7 +115,7 @@ struct _PlanarTimeline
   double                pointer_x;
   double                pointer_y;
   gboolean              has_hover;
-  PlanarProfileEventRef        hover;
+  PlanarEventRef               hover;
   /* Hovering a folded block: how many events it stands for. */
   guint64               hover_count;
   gint64                hover_start_ps;
@@ -238,7 +227,7 @@ void     _planar_timeline_pinch_update     (PlanarTimeline        *self,
 gboolean _planar_timeline_pick             (PlanarTimeline        *self,
                                             double                 x,
                                             double                 y,
-                                            PlanarProfileEventRef        *ref);
+                                            PlanarEventRef               *ref);
 /* Selects every event inside the widget rectangle from (@x0, @y0) to
  * (@x1, @y1); with @add, joined to the current selection. */
 void     _planar_timeline_select_box       (PlanarTimeline        *self,

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "planar-stat-format.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-units.h"
 
 /* ------------------------------------------------------------------------
@@ -30,15 +30,15 @@ drop_hidden_selection (PlanarTimeline *self)
 {
   g_autoptr(GArray) kept = NULL;
   g_autoptr(PlanarSelection) selection = NULL;
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gint64 start, end;
   gboolean has_range;
   gsize n;
 
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return;
-  refs = planar_selection_get_events (self->selection, &n);
-  kept = g_array_sized_new (FALSE, FALSE, sizeof (PlanarProfileEventRef), (guint) n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
+  kept = g_array_sized_new (FALSE, FALSE, sizeof (PlanarEventRef), (guint) n);
   for (gsize i = 0; i < n; i++)
     if (planar_timeline_layout_find_track (self->layout, refs[i].trace, refs[i].plane, refs[i].track) >= 0)
       g_array_append_val (kept, refs[i]);
@@ -59,8 +59,8 @@ drop_hidden_selection (PlanarTimeline *self)
       }
   if (kept->len == n)
     return;
-  has_range = planar_selection_get_range (self->selection, &start, &end);
-  selection = planar_selection_new (self->profile, (const PlanarProfileEventRef *) (gpointer) kept->data, kept->len,
+  has_range = planar_selection_get_range (planar_timeline_view_get_selection (self->view), &start, &end);
+  selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) kept->data, kept->len,
                                     has_range, start, end);
   planar_timeline_set_selection (self, selection);
 }
@@ -94,12 +94,12 @@ _planar_timeline_watch_view_state (PlanarTimeline  *self,
 static int
 selected_section (PlanarTimeline *self)
 {
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gsize n;
 
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return -1;
-  refs = planar_selection_get_events (self->selection, &n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
   if (n == 0)
     return -1;
   for (guint s = 0; s < planar_timeline_layout_get_n_sections (self->layout); s++)
@@ -127,15 +127,15 @@ static const char *
 resolve_track (PlanarTimeline *self,
                const char     *id)
 {
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gsize n;
   int r;
 
   if (id[0] != '\0')
     return id;
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return NULL;
-  refs = planar_selection_get_events (self->selection, &n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
   if (n == 0)
     return NULL;
   r = planar_timeline_layout_find_track (self->layout, refs[0].trace, refs[0].plane, refs[0].track);
@@ -378,7 +378,7 @@ go_to_time (GtkWidget  *widget,
             GVariant   *parameter)
 {
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
-  g_autofree char *ascii = planar_format_duration ((self->start_ps + self->end_ps) / 2);
+  g_autofree char *ascii = planar_format_duration ((planar_timeline_view_get_start_ps (self->view) + planar_timeline_view_get_end_ps (self->view)) / 2);
   g_autofree char *now = planar_stat_micro_sign (ascii);
   int middle = self->label_width + (int) _planar_timeline_time_area_width (self) / 2;
 
@@ -408,12 +408,13 @@ show_track_menu (GtkWidget  *widget,
                  GVariant   *parameter)
 {
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
-  const PlanarProfileEventRef *refs;
+  PlanarSelection *selection = planar_timeline_view_get_selection (self->view);
+  const PlanarEventRef *refs = NULL;
   gsize n = 0;
   double y = -1;
 
-  if (self->selection != NULL)
-    refs = planar_selection_get_events (self->selection, &n);
+  if (selection != NULL)
+    refs = planar_selection_get_events (selection, &n);
   if (n > 0)
     {
       int r = planar_timeline_layout_find_track (self->layout, refs[0].trace, refs[0].plane, refs[0].track);

@@ -1261,7 +1261,7 @@ visit_sorted (DeriveContext   *dc,
   while (n > 0)
     {
       Cursor *top = &heap[0];
-      PlanarEventRef ref = { p, top->t, (guint32) top->next };
+      PlanarEventRef ref = { p, 0, top->t, (guint32) top->next };
 
       if (check_cancelled (dc, error))
         return FALSE;
@@ -1426,7 +1426,7 @@ scan_host_track (DeriveContext  *dc,
     {
       const PlanarEvent *ev = &track->events[i];
       const char *name = plane->metadata[ev->metadata].name;
-      PlanarEventRef ref = { p, t, (guint32) i };
+      PlanarEventRef ref = { p, 0, t, (guint32) i };
 
       if (check_cancelled (dc, error))
         return FALSE;
@@ -2400,7 +2400,7 @@ scan_flows_only (DeriveContext  *dc,
         continue;
       for (gsize i = 0; i < track->n_events; i++)
         {
-          PlanarEventRef ref = { p, t, (guint32) i };
+          PlanarEventRef ref = { p, 0, t, (guint32) i };
 
           if (check_cancelled (dc, error))
             return FALSE;

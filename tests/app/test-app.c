@@ -1126,7 +1126,7 @@ test_find (void)
     {
       const PlanarSearchHit *hit;
       PlanarSelection *selection;
-      const PlanarProfileEventRef *refs;
+      const PlanarEventRef *refs;
       gsize n_refs;
 
       gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
@@ -1137,9 +1137,9 @@ test_find (void)
       selection = planar_timeline_get_selection (window->timeline);
       refs = planar_selection_get_events (selection, &n_refs);
       g_assert_cmpuint (n_refs, ==, 1);
-      g_assert_cmpuint (refs[0].plane, ==, hit->plane);
-      g_assert_cmpuint (refs[0].track, ==, hit->track);
-      g_assert_cmpuint (refs[0].index, ==, hit->event);
+      g_assert_cmpuint (refs[0].plane, ==, hit->ref.plane);
+      g_assert_cmpuint (refs[0].track, ==, hit->ref.track);
+      g_assert_cmpuint (refs[0].index, ==, hit->ref.index);
     }
   planar_find_bar_select_hit (window->find_bar, n - 1);
   gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
@@ -1173,7 +1173,7 @@ static gboolean
 find_event (PlanarProfile         *profile,
             guint                  min_stats,
             gboolean               need_flow,
-            PlanarProfileEventRef *out)
+            PlanarEventRef *out)
 {
   PlanarTrace *trace = planar_profile_get_trace (profile, 0);
   const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
@@ -1187,7 +1187,7 @@ find_event (PlanarProfile         *profile,
       for (guint t = 0; t < plane->n_tracks; t++)
         for (gsize i = 0; i < plane->tracks[t].n_events; i++)
           {
-            PlanarEventRef ref = { p, t, (guint32) i };
+            PlanarEventRef ref = { p, 0, t, (guint32) i };
 
             g_array_set_size (stats, 0);
             g_array_set_size (found, 0);
@@ -1198,7 +1198,7 @@ find_event (PlanarProfile         *profile,
               continue;
             if (stats->len >= min_stats)
               {
-                *out = (PlanarProfileEventRef) { 0, p, t, (guint32) i };
+                *out = (PlanarEventRef) { p, 0, t, (guint32) i };
                 return TRUE;
               }
           }
@@ -1245,7 +1245,7 @@ test_details (void)
   PlanarWindow *window = open_worker_session ();
   PlanarProfile *profile = planar_window_get_profile (window);
   PlanarTrace *trace = planar_profile_get_trace (profile, 0);
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   g_autoptr(PlanarSelection) one = NULL;
   g_autoptr(PlanarSelection) range = NULL;
   g_autoptr(PlanarSelection) several = NULL;
@@ -1257,7 +1257,7 @@ test_details (void)
   g_autofree char *duration = NULL;
   const PlanarPlane *plane;
   const PlanarEvent *event;
-  PlanarProfileEventRef picks[3];
+  PlanarEventRef picks[3];
   PlanarSelection *followed;
   gint64 first, last;
   char *line;
@@ -1382,7 +1382,7 @@ test_details_rates_and_groups (void)
   g_autoptr(PlanarSelection) one = NULL;
   g_autoptr(PlanarSelection) range = NULL;
   g_autofree char *text = NULL;
-  PlanarProfileEventRef ref = { 0 };
+  PlanarEventRef ref = { 0 };
   gboolean found = FALSE;
   PlanarWindow *window;
   PlanarProfile *profile;
@@ -1412,7 +1412,7 @@ test_details_rates_and_groups (void)
       for (guint t = 0; t < plane->n_tracks && !found; t++)
         if (g_strcmp0 (plane->tracks[t].name, "XLA Ops") == 0 && plane->tracks[t].n_events > 0)
           {
-            ref = (PlanarProfileEventRef) { 0, p, t, 0 };
+            ref = (PlanarEventRef) { p, 0, t, 0 };
             found = TRUE;
           }
     }
@@ -2633,7 +2633,7 @@ test_file_changed (void)
   g_autoptr(GError) error = NULL;
   const char *gen = g_getenv ("PLANAR_GEN");
   char *argv[] = { (char *) gen, (char *) "--events", (char *) "20000", (char *) "-o", path, NULL };
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   PlanarWindow *window;
   GtkWindow *other;
   const char *line;
