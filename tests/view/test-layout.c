@@ -1,0 +1,191 @@
+/* test-layout.c: which rows the timeline shows, in which order and at which
+ * height.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-timeline-layout.h"
+#include "planar-test-xspace.h"
+
+#include <string.h>
+
+/* @n_hosts hosts, each with a GPU plane of two streams and a host plane of
+ * two threads ("b" before "a" in the file). */
+static PlanarProfile *
+load_profile (const char *dir,
+              guint       n_hosts)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  PlanarProfile *profile;
+
+  for (guint h = 0; h < n_hosts; h++)
+    {
+      XSpace *space = planar_test_space_new ();
+      XPlane *gpu = planar_test_space_add_plane (space, 0, "/device:GPU:0");
+      XPlane *host = planar_test_space_add_plane (space, 1, "/host:CPU");
+      XLine *s7 = planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0);
+      XLine *s9 = planar_test_plane_add_line (gpu, 9, "Stream #9(MemcpyH2D)", 0);
+      XLine *b = planar_test_plane_add_line (host, 2, "b", 0);
+      XLine *a = planar_test_plane_add_line (host, 1, "a", 0);
+      g_autofree char *name = g_strdup_printf ("worker%u.xplane.pb", h);
+
+      planar_test_add_task_environment (space, 1000);
+      planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
+      planar_test_plane_add_event_metadata (host, 1, "op", NULL);
+      planar_test_line_add_event (s7, 1, 0, 100);
+      planar_test_line_add_event (s7, 1, 10, 20);
+      planar_test_line_add_event (s9, 1, 0, 10);
+      planar_test_line_add_event (b, 1, 0, 10);
+      planar_test_line_add_event (a, 1, 0, 10);
+      g_ptr_array_add (paths, planar_test_write_space (space, dir, name));
+    }
+  g_ptr_array_add (paths, NULL);
+  profile = planar_profile_new ((const char * const *) paths->pdata);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  return profile;
+}
+
+static const PlanarTimelineSection *
+section_titled (PlanarTimelineLayout *layout,
+                const char           *title)
+{
+  for (guint i = 0; i < planar_timeline_layout_get_n_sections (layout); i++)
+    if (strcmp (planar_timeline_layout_get_section (layout, i)->title, title) == 0)
+      return planar_timeline_layout_get_section (layout, i);
+  return NULL;
+}
+
+/* Devices before hosts, each section's header then its tracks, rows packed
+ * from the top, host threads by name. */
+static void
+test_order (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  const PlanarTimelineSection *gpu, *host;
+  const PlanarTimelineRow *row;
+  int y = 0;
+
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  g_assert_false (planar_timeline_layout_update (layout, profile));
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 2);
+  gpu = planar_timeline_layout_get_section (layout, 0);
+  host = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpstr (gpu->title, ==, "GPU 0");
+  g_assert_cmpstr (host->title, ==, "Host CPU");
+  g_assert_cmpuint (gpu->n_tracks, ==, 2);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 6);
+  for (guint i = 0; i < planar_timeline_layout_get_n_rows (layout); i++)
+    {
+      row = planar_timeline_layout_get_row (layout, i);
+      g_assert_cmpint (row->y, ==, y);
+      g_assert_cmpint (planar_timeline_layout_find_row_at (layout, row->y), ==, (int) i);
+      y += row->height;
+    }
+  g_assert_cmpint (planar_timeline_layout_get_height (layout), ==, y);
+
+  row = planar_timeline_layout_get_row (layout, 0);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+  g_assert_cmpint (row->height, ==, PLANAR_TIMELINE_SECTION_HEIGHT);
+  /* The stream with two nested events has two depth bands. */
+  row = planar_timeline_layout_get_row (layout, 1);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_TRACK);
+  g_assert_cmpuint (row->n_depths, ==, 2);
+  g_assert_cmpint (planar_timeline_layout_find_track (layout, 0, row->plane, row->track), ==, 1);
+  /* Threads by name: "a" first though the file has "b" first. */
+  row = planar_timeline_layout_get_row (layout, 4);
+  g_assert_cmpstr (planar_timeline_layout_get_entry (layout, row->entry)->name, ==, "a");
+  g_assert_cmpint (planar_timeline_layout_find_entry (layout, row), ==, (int) row->entry);
+}
+
+/* Collapsing, hiding and filtering take rows away; the sections stay
+ * listed. */
+static void
+test_collapse_hide_filter (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  const PlanarTimelineSection *gpu;
+
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+  planar_timeline_layout_set_collapsed (layout, 0, TRUE);
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  gpu = planar_timeline_layout_get_section (layout, 0);
+  g_assert_true (gpu->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 4);
+  g_assert_true (planar_view_state_get_section_collapsed (state, gpu->id));
+
+  planar_timeline_layout_set_collapsed (layout, 0, FALSE);
+  planar_view_state_set_section_hidden (state, "worker0|/host:CPU", TRUE);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 2);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 3);
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker0|/host:CPU"), ==, 1);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 1)->row, ==, G_MAXUINT);
+
+  planar_view_state_show_all (state);
+  planar_timeline_layout_set_filter (layout, "MEMCPY");
+  planar_timeline_layout_update (layout, profile);
+  /* One stream matches; the host section has none and takes no space. */
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 2);
+  planar_timeline_layout_set_filter (layout, "host cpu");
+  planar_timeline_layout_update (layout, profile);
+  /* A section whose title matches shows every track. */
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 3);
+  planar_timeline_layout_set_filter (layout, NULL);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 6);
+}
+
+/* With several hosts every title names the host file. */
+static void
+test_hosts (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 2);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+
+  planar_timeline_layout_update (layout, profile);
+  g_assert_nonnull (section_titled (layout, "worker0 · GPU 0"));
+  g_assert_nonnull (section_titled (layout, "worker1 · Host CPU"));
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker1|/device:GPU:0"), >=, 0);
+}
+
+/* The header of the section whose tracks are at the top stays pinned, and
+ * the next header pushes it out. */
+static void
+test_sticky (PlanarTestFixture *f,
+             gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  const PlanarTimelineRow *host_header;
+  int header_y = -1;
+
+  planar_timeline_layout_update (layout, profile);
+  host_header = planar_timeline_layout_get_row (layout, planar_timeline_layout_get_section (layout, 1)->row);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 0, &header_y), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 5, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, 5);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, host_header->y - 10, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, host_header->y - PLANAR_TIMELINE_SECTION_HEIGHT);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  PLANAR_TEST_ADD ("/layout/order", test_order);
+  PLANAR_TEST_ADD ("/layout/collapse-hide-filter", test_collapse_hide_filter);
+  PLANAR_TEST_ADD ("/layout/hosts", test_hosts);
+  PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
+
+  return g_test_run ();
+}
