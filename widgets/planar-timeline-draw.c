@@ -111,6 +111,17 @@ layout_height (PangoLayout *layout)
 }
 
 static void
+draw_header (PlanarTimeline *self,
+             GtkSnapshot    *snapshot,
+             const Palette  *palette,
+             const char     *title,
+             const char     *subtitle,
+             gboolean        collapsed,
+             const GdkRGBA  *background,
+             double          y,
+             double          width);
+
+static void
 draw_section_header (PlanarTimeline          *self,
                      GtkSnapshot             *snapshot,
                      const Palette           *palette,
@@ -119,12 +130,51 @@ draw_section_header (PlanarTimeline          *self,
                      double                   width)
 {
   const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, row->section);
+
+  draw_header (self, snapshot, palette, section->title, section->subtitle, section->collapsed,
+               &palette->header_background, y, width);
+}
+
+/* A host's header over its sections: the section's look, on the label
+ * column's darker ground. */
+static void
+draw_host_header (PlanarTimeline          *self,
+                  GtkSnapshot             *snapshot,
+                  const Palette           *palette,
+                  const PlanarTimelineRow *row,
+                  double                   y,
+                  double                   width)
+{
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      if (host->trace == row->trace)
+        {
+          draw_header (self, snapshot, palette, host->title, host->subtitle, host->collapsed,
+                       &palette->label_background, y, width);
+          return;
+        }
+    }
+}
+
+static void
+draw_header (PlanarTimeline *self,
+             GtkSnapshot    *snapshot,
+             const Palette  *palette,
+             const char     *title,
+             const char     *subtitle,
+             gboolean        collapsed,
+             const GdkRGBA  *background,
+             double          y,
+             double          width)
+{
   double text_y;
   int title_width;
   PangoLayout *layout = self->small_layout;
   int height = layout_height (self->label_layout);
 
-  gtk_snapshot_append_color (snapshot, &palette->header_background,
+  gtk_snapshot_append_color (snapshot, background,
                              &GRAPHENE_RECT_INIT (0, (float) y, (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
   gtk_snapshot_append_color (snapshot, &palette->separator,
                              &GRAPHENE_RECT_INIT (0, (float) (y + PLANAR_TIMELINE_SECTION_HEIGHT - 1), (float) width, 1));
@@ -136,7 +186,7 @@ draw_section_header (PlanarTimeline          *self,
     double cx = 13, cy = y + PLANAR_TIMELINE_SECTION_HEIGHT / 2.0;
 
     gdk_cairo_set_source_rgba (cr, &palette->dim_fg);
-    if (section->collapsed)
+    if (collapsed)
       {
         cairo_move_to (cr, cx - 3, cy - 5);
         cairo_line_to (cr, cx + 3, cy);
@@ -154,17 +204,17 @@ draw_section_header (PlanarTimeline          *self,
   }
 
   text_y = y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - height) / 2.0);
-  pango_layout_set_text (self->title_layout, section->title, -1);
+  pango_layout_set_text (self->title_layout, title, -1);
   pango_layout_set_width (self->title_layout, -1);
   pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
   gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (26, (float) text_y));
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (PLANAR_TIMELINE_TITLE_X, (float) text_y));
   gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->fg);
   gtk_snapshot_restore (snapshot);
-  if (section->subtitle != NULL && section->subtitle[0] != '\0')
-    append_text (snapshot, layout, section->subtitle, 26 + title_width + 12,
+  if (subtitle != NULL && subtitle[0] != '\0')
+    append_text (snapshot, layout, subtitle, PLANAR_TIMELINE_TITLE_X + title_width + 12,
                  y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - layout_height (layout)) / 2.0),
-                 width - (26 + title_width + 12) - 8, &palette->dim_fg);
+                 width - (PLANAR_TIMELINE_TITLE_X + title_width + 12) - 8, &palette->dim_fg);
 }
 
 /* A counter as an area chart: per pixel column, the range of the samples
@@ -476,6 +526,10 @@ draw_tracks_layer (PlanarTimeline *self,
         {
         case PLANAR_TIMELINE_ROW_SECTION:
           draw_section_header (self, snapshot, palette, row, y, width);
+          break;
+
+        case PLANAR_TIMELINE_ROW_HOST:
+          draw_host_header (self, snapshot, palette, row, y, width);
           break;
 
         case PLANAR_TIMELINE_ROW_TRACK:

@@ -584,6 +584,22 @@ on_query_tooltip (GtkWidget      *widget,
   g_autofree char *name = NULL;
   g_autofree char *markup = NULL;
 
+  /* Over a section's title cut short: the whole title. */
+  if (!keyboard && section_at (self, y) >= 0)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
+      int natural;
+
+      pango_layout_set_text (self->title_layout, section->title, -1);
+      pango_layout_set_width (self->title_layout, -1);
+      pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
+      /* The title starts after the expander and runs to the widget's
+       * end (see draw_section_header). */
+      if (natural <= gtk_widget_get_width (widget) - PLANAR_TIMELINE_TITLE_X - 8)
+        return FALSE;
+      gtk_tooltip_set_text (tooltip, section->title);
+      return TRUE;
+    }
   /* Over a track's name cut short: the whole name. */
   if (!keyboard && x < self->label_width)
     {
@@ -660,6 +676,28 @@ section_at (PlanarTimeline *self,
     return -1;
   row = planar_timeline_layout_get_row (self->layout, (guint) r);
   return row->kind == PLANAR_TIMELINE_ROW_SECTION ? (int) row->section : -1;
+}
+
+/* The host group whose header is at widget @y, or -1. */
+static int
+host_at (PlanarTimeline *self,
+         double          y)
+{
+  const PlanarTimelineRow *row;
+  int r;
+
+  if (y < PLANAR_TIMELINE_AXIS_HEIGHT || section_at (self, y) >= 0)
+    return -1;
+  r = planar_timeline_layout_find_row_at (self->layout, (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
+  if (r < 0)
+    return -1;
+  row = planar_timeline_layout_get_row (self->layout, (guint) r);
+  if (row->kind != PLANAR_TIMELINE_ROW_HOST)
+    return -1;
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    if (planar_timeline_layout_get_host (self->layout, h)->row == (guint) r)
+      return (int) h;
+  return -1;
 }
 
 static void
@@ -849,10 +887,18 @@ click (PlanarTimeline  *self,
 {
   PlanarEventRef ref;
   int section = section_at (self, y);
+  int host = host_at (self, y);
 
   if (section >= 0)
     {
       toggle_section (self, (guint) section);
+      return;
+    }
+  if (host >= 0)
+    {
+      /* The view state's signal lays the tracks out again. */
+      planar_timeline_layout_set_host_collapsed (self->layout, (guint) host,
+                                                 !planar_timeline_layout_get_host (self->layout, (guint) host)->collapsed);
       return;
     }
   if (x < self->label_width)

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define PLANAR_TIMELINE_LABEL_WIDTH  220
 #define PLANAR_TIMELINE_LABEL_WIDTH_MIN 120
 #define PLANAR_TIMELINE_LABEL_WIDTH_MAX 800
+/* Where a section's or host's title starts, after the expander. */
+#define PLANAR_TIMELINE_TITLE_X      26
 /* How near its edge, either side, a drag resizes the column. */
 #define PLANAR_TIMELINE_LABEL_GRIP   4
 

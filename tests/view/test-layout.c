@@ -156,6 +156,75 @@ test_hosts (PlanarTestFixture *f,
   g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker1|/device:GPU:0"), >=, 0);
 }
 
+/* A session of several hosts groups each host's sections under a header
+ * that collapses them all, remembered per host file; moving a section
+ * first moves its host first, its sections together. One host: no
+ * groups. */
+static void
+test_host_groups (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 2);
+  g_autoptr(PlanarProfile) single = NULL;
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  const char * const order[] = { "worker1|/host:CPU", NULL };
+  const PlanarTimelineHost *host;
+  const PlanarTimelineRow *row;
+  guint n_rows;
+
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 2);
+  host = planar_timeline_layout_get_host (layout, 0);
+  g_assert_cmpstr (host->title, ==, "worker0");
+  g_assert_cmpstr (host->id, ==, "worker0|*");
+  g_assert_cmpuint (host->n_sections, ==, 2);
+  g_assert_cmpuint (host->first_section, ==, 0);
+  g_assert_false (host->collapsed);
+  row = planar_timeline_layout_get_row (layout, 0);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  g_assert_cmpuint (row->trace, ==, 0);
+  /* A host header, then its two sections of 2 tracks each. */
+  n_rows = planar_timeline_layout_get_n_rows (layout);
+  g_assert_cmpuint (n_rows, ==, 2 * (1 + 2 * 3));
+  row = planar_timeline_layout_get_row (layout, planar_timeline_layout_get_host (layout, 1)->row);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  g_assert_cmpuint (row->trace, ==, 1);
+
+  /* Collapsed, a host keeps its header and nothing else. */
+  planar_timeline_layout_set_host_collapsed (layout, 0, TRUE);
+  g_assert_true (planar_view_state_get_section_collapsed (state, "worker0|*"));
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  g_assert_true (planar_timeline_layout_get_host (layout, 0)->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 1 + 1 + 2 * 3);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 0)->row, ==, G_MAXUINT);
+  g_assert_cmpint (planar_timeline_layout_find_track (layout, 0, 0, 0), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 1)->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  planar_timeline_layout_set_host_collapsed (layout, 0, FALSE);
+
+  /* worker1's CPU moved first: worker1 first, its GPU right after. */
+  planar_view_state_set_section_order (state, order);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_host (layout, 0)->trace, ==, 1);
+  g_assert_cmpstr (planar_timeline_layout_get_section (layout, 0)->id, ==, "worker1|/host:CPU");
+  g_assert_cmpstr (planar_timeline_layout_get_section (layout, 1)->id, ==, "worker1|/device:GPU:0");
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 2)->trace, ==, 0);
+
+  g_clear_pointer (&layout, planar_timeline_layout_free);
+  layout = planar_timeline_layout_new ();
+  {
+    g_autofree char *path = g_build_filename (f->dir, "worker0.xplane.pb", NULL);
+    const char * const paths[] = { path, NULL };
+
+    single = planar_profile_new (paths);
+    g_assert_true (planar_profile_load (single, NULL, NULL));
+  }
+  planar_timeline_layout_update (layout, single);
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 0);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+}
+
 /* The header of the section whose tracks are at the top stays pinned, and
  * the next header pushes it out. */
 static void
@@ -185,6 +254,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/order", test_order);
   PLANAR_TEST_ADD ("/layout/collapse-hide-filter", test_collapse_hide_filter);
   PLANAR_TEST_ADD ("/layout/hosts", test_hosts);
+  PLANAR_TEST_ADD ("/layout/host-groups", test_host_groups);
   PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
 
   return g_test_run ();
