@@ -25,18 +25,7 @@ static const GdkRGBA mark_color = { 0.965f, 0.827f, 0.176f, 1.f };
 
 /* Colors of the chrome, from the theme's foreground: light text means a
  * dark theme. */
-typedef struct
-{
-  gboolean dark;
-  GdkRGBA  fg;
-  GdkRGBA  dim_fg;
-  GdkRGBA  background;
-  GdkRGBA  label_background;
-  GdkRGBA  header_background;
-  GdkRGBA  axis_background;
-  GdkRGBA  separator;
-  GdkRGBA  grid;
-} Palette;
+typedef PlanarTimelinePalette Palette;
 
 static void
 palette_init (Palette       *palette,
@@ -469,6 +458,65 @@ draw_axis (PlanarTimeline *self,
   }
 }
 
+/* The rows' draw functions (see planar-timeline-rows.c). */
+
+void
+_planar_timeline_draw_section_row (PlanarTimeline            *self,
+                                   const PlanarTimelineFrame *frame,
+                                   const PlanarTimelineRow   *row,
+                                   double                     y)
+{
+  draw_section_header (self, frame->snapshot, frame->palette, row, y, frame->width);
+}
+
+void
+_planar_timeline_draw_host_row (PlanarTimeline            *self,
+                                const PlanarTimelineFrame *frame,
+                                const PlanarTimelineRow   *row,
+                                double                     y)
+{
+  draw_host_header (self, frame->snapshot, frame->palette, row, y, frame->width);
+}
+
+/* The track's name in the label column; its events go to the renderer,
+ * only the depths in view. */
+void
+_planar_timeline_draw_track_row (PlanarTimeline            *self,
+                                 const PlanarTimelineFrame *frame,
+                                 const PlanarTimelineRow   *row,
+                                 double                     y)
+{
+  const Palette *palette = frame->palette;
+  const PlanarPlane *plane;
+  const PlanarTrack *track = _planar_timeline_row_track (self, row, &plane);
+  double band0 = planar_timeline_row_depth_y (row, 0);
+  int min_depth = (int) floor ((frame->top - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+  int max_depth = (int) floor ((frame->bottom - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+
+  append_text (frame->snapshot, self->label_layout, track->display_name, 14,
+               y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - frame->name_height) / 2.0),
+               frame->left - 22, track->derived ? &palette->dim_fg : &palette->fg);
+  planar_track_renderer_add_track (self->renderer, plane, track,
+                                   (float) _planar_timeline_widget_y (self, band0),
+                                   (guint) MAX (min_depth, 0), (guint) MAX (max_depth, 0),
+                                   (float) MAX (y, PLANAR_TIMELINE_AXIS_HEIGHT),
+                                   (float) MIN (y + row->height, frame->height));
+  gtk_snapshot_append_color (frame->snapshot, &palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
+}
+
+void
+_planar_timeline_draw_counter_row (PlanarTimeline            *self,
+                                   const PlanarTimelineFrame *frame,
+                                   const PlanarTimelineRow   *row,
+                                   double                     y)
+{
+  draw_counter_label (self, frame->snapshot, frame->palette, row, y, frame->left);
+  draw_counter (self, row, y);
+  gtk_snapshot_append_color (frame->snapshot, &frame->palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
+}
+
 static void
 draw_tracks_layer (PlanarTimeline *self,
                    GtkSnapshot    *snapshot,
@@ -484,6 +532,7 @@ draw_tracks_layer (PlanarTimeline *self,
   int name_height = layout_height (self->label_layout);
   GtkSnapshot *labels;
   GskRenderNode *labels_node;
+  PlanarTimelineFrame frame = { snapshot, palette, width, height, top, bottom, left, name_height };
 
   _planar_timeline_get_track_view (self, &view);
   view.dark = palette->dark;
@@ -522,49 +571,7 @@ draw_tracks_layer (PlanarTimeline *self,
       if (row->y > bottom)
         break;
 
-      switch (row->kind)
-        {
-        case PLANAR_TIMELINE_ROW_SECTION:
-          draw_section_header (self, snapshot, palette, row, y, width);
-          break;
-
-        case PLANAR_TIMELINE_ROW_HOST:
-          draw_host_header (self, snapshot, palette, row, y, width);
-          break;
-
-        case PLANAR_TIMELINE_ROW_TRACK:
-          {
-            const PlanarPlane *plane;
-            const PlanarTrack *track = _planar_timeline_row_track (self, row, &plane);
-            double band0 = planar_timeline_row_depth_y (row, 0);
-            int min_depth = (int) floor ((top - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
-            int max_depth = (int) floor ((bottom - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
-
-            append_text (snapshot, self->label_layout, track->display_name, 14,
-                         y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - name_height) / 2.0),
-                         left - 22, track->derived ? &palette->dim_fg : &palette->fg);
-            planar_track_renderer_add_track (self->renderer, plane, track,
-                                             (float) _planar_timeline_widget_y (self, band0),
-                                             (guint) MAX (min_depth, 0), (guint) MAX (max_depth, 0),
-                                             (float) MAX (y, PLANAR_TIMELINE_AXIS_HEIGHT),
-                                             (float) MIN (y + row->height, height));
-            gtk_snapshot_append_color (snapshot, &palette->separator,
-                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
-          }
-          break;
-
-        case PLANAR_TIMELINE_ROW_COUNTER:
-          {
-            draw_counter_label (self, snapshot, palette, row, y, left);
-            draw_counter (self, row, y);
-            gtk_snapshot_append_color (snapshot, &palette->separator,
-                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
-          }
-          break;
-
-        default:
-          g_assert_not_reached ();
-        }
+      _planar_timeline_row_class (row)->draw (self, &frame, row, y);
     }
 
   /* The events' rectangles, then their labels over them. */

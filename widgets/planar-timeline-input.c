@@ -147,22 +147,52 @@ pick_span (PlanarTimeline    *self,
 static int section_at (PlanarTimeline *self,
                        double          y);
 
+/* The row at widget @y, or NULL. */
+static const PlanarTimelineRow *
+row_at (PlanarTimeline *self,
+        double          y)
+{
+  int r;
+
+  if (y < PLANAR_TIMELINE_AXIS_HEIGHT)
+    return NULL;
+  r = planar_timeline_layout_find_row_at (self->layout, (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
+  return r >= 0 ? planar_timeline_layout_get_row (self->layout, (guint) r) : NULL;
+}
+
 gboolean
-_planar_timeline_pick (PlanarTimeline        *self,
-                       double                 x,
-                       double                 y,
+_planar_timeline_pick (PlanarTimeline *self,
+                       double          x,
+                       double          y,
                        PlanarEventRef *ref)
+{
+  const PlanarTimelineRow *row;
+  const PlanarTimelineRowClass *klass;
+
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  g_return_val_if_fail (ref != NULL, FALSE);
+
+  /* Not through the section header pinned over the tracks. */
+  if (self->profile == NULL || x < self->label_width || section_at (self, y) >= 0 || (row = row_at (self, y)) == NULL)
+    return FALSE;
+  klass = _planar_timeline_row_class (row);
+  return klass->pick != NULL && klass->pick (self, row, x, y, ref);
+}
+
+/* A track's events: the span under the pointer at its depth. */
+gboolean
+_planar_timeline_pick_track_row (PlanarTimeline          *self,
+                                 const PlanarTimelineRow *track_row,
+                                 double                   x,
+                                 double                   y,
+                                 PlanarEventRef          *ref)
 {
   const PlanarTimelineRow *row;
   const PlanarTrack *track;
   guint depth;
   PlanarSpan span = { 0 };
 
-  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
-  g_return_val_if_fail (ref != NULL, FALSE);
-
-  /* Not through the section header pinned over the tracks. */
-  if (x < self->label_width || section_at (self, y) >= 0 || !find_band (self, y, &row, &depth))
+  if (!find_band (self, y, &row, &depth) || row != track_row)
     return FALSE;
   track = _planar_timeline_row_track (self, row, NULL);
   if (!pick_span (self, track, depth, _planar_timeline_time_for_x (self, x), &span))
@@ -584,45 +614,40 @@ on_query_tooltip (GtkWidget      *widget,
   g_autofree char *name = NULL;
   g_autofree char *markup = NULL;
 
-  /* Over a section's title cut short: the whole title. */
-  if (!keyboard && section_at (self, y) >= 0)
+  /* Over a label cut short (a track's name, a section's title): the whole
+   * label. */
+  if (!keyboard && (section_at (self, y) >= 0 || x < self->label_width))
     {
-      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
+      const PlanarTimelineRow *row = row_at (self, y);
+      const PlanarTimelineRowClass *klass;
+      const char *label;
       int natural;
 
-      pango_layout_set_text (self->title_layout, section->title, -1);
+      if (section_at (self, y) >= 0)
+        {
+          /* The pinned header, over the row under it. */
+          const PlanarTimelineSection *pinned = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
+
+          row = pinned->row != G_MAXUINT ? planar_timeline_layout_get_row (self->layout, pinned->row) : NULL;
+        }
+      if (row == NULL)
+        return FALSE;
+      klass = _planar_timeline_row_class (row);
+      label = klass->label != NULL ? klass->label (self, row) : NULL;
+      if (label == NULL)
+        return FALSE;
+      pango_layout_set_text (self->title_layout, label, -1);
       pango_layout_set_width (self->title_layout, -1);
       pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
-      /* The title starts after the expander and runs to the widget's
-       * end (see draw_section_header). */
-      if (natural <= gtk_widget_get_width (widget) - PLANAR_TIMELINE_TITLE_X - 8)
+      if (row->kind == PLANAR_TIMELINE_ROW_TRACK || row->kind == PLANAR_TIMELINE_ROW_COUNTER)
+        {
+          pango_layout_set_text (self->label_layout, label, -1);
+          pango_layout_set_width (self->label_layout, -1);
+          pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
+        }
+      if (natural <= klass->label_room (self, row))
         return FALSE;
-      gtk_tooltip_set_text (tooltip, section->title);
-      return TRUE;
-    }
-  /* Over a track's name cut short: the whole name. */
-  if (!keyboard && x < self->label_width)
-    {
-      int r = -1, e = -1, natural;
-      const PlanarTimelineEntry *entry;
-
-      if (section_at (self, y) < 0 && y >= PLANAR_TIMELINE_AXIS_HEIGHT)
-        r = planar_timeline_layout_find_row_at (self->layout,
-                                                (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
-      if (r >= 0)
-        e = planar_timeline_layout_find_entry (self->layout, planar_timeline_layout_get_row (self->layout, (guint) r));
-      if (e < 0)
-        return FALSE;
-      entry = planar_timeline_layout_get_entry (self->layout, (guint) e);
-      if (entry->name == NULL)
-        return FALSE;
-      pango_layout_set_text (self->label_layout, entry->name, -1);
-      pango_layout_set_width (self->label_layout, -1);
-      pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
-      /* As wide as the drawing lets a name be (see draw_tracks_layer). */
-      if (natural <= self->label_width - 22)
-        return FALSE;
-      gtk_tooltip_set_text (tooltip, entry->name);
+      gtk_tooltip_set_text (tooltip, label);
       return TRUE;
     }
   if (keyboard || !self->has_hover || self->profile == NULL)
@@ -678,26 +703,28 @@ section_at (PlanarTimeline *self,
   return row->kind == PLANAR_TIMELINE_ROW_SECTION ? (int) row->section : -1;
 }
 
-/* The host group whose header is at widget @y, or -1. */
-static int
-host_at (PlanarTimeline *self,
-         double          y)
-{
-  const PlanarTimelineRow *row;
-  int r;
+static void toggle_section (PlanarTimeline *self,
+                            guint           section);
 
-  if (y < PLANAR_TIMELINE_AXIS_HEIGHT || section_at (self, y) >= 0)
-    return -1;
-  r = planar_timeline_layout_find_row_at (self->layout, (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
-  if (r < 0)
-    return -1;
-  row = planar_timeline_layout_get_row (self->layout, (guint) r);
-  if (row->kind != PLANAR_TIMELINE_ROW_HOST)
-    return -1;
+void
+_planar_timeline_activate_section_row (PlanarTimeline          *self,
+                                       const PlanarTimelineRow *row)
+{
+  toggle_section (self, row->section);
+}
+
+void
+_planar_timeline_activate_host_row (PlanarTimeline          *self,
+                                    const PlanarTimelineRow *row)
+{
   for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
-    if (planar_timeline_layout_get_host (self->layout, h)->row == (guint) r)
-      return (int) h;
-  return -1;
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      /* The view state's signal lays the tracks out again. */
+      if (host->trace == row->trace)
+        planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+    }
 }
 
 static void
@@ -887,18 +914,17 @@ click (PlanarTimeline  *self,
 {
   PlanarEventRef ref;
   int section = section_at (self, y);
-  int host = host_at (self, y);
+  const PlanarTimelineRow *label_row = row_at (self, y);
 
+  /* The pinned header first: it lies over the row under it. */
   if (section >= 0)
     {
       toggle_section (self, (guint) section);
       return;
     }
-  if (host >= 0)
+  if (label_row != NULL && _planar_timeline_row_class (label_row)->activate != NULL)
     {
-      /* The view state's signal lays the tracks out again. */
-      planar_timeline_layout_set_host_collapsed (self->layout, (guint) host,
-                                                 !planar_timeline_layout_get_host (self->layout, (guint) host)->collapsed);
+      _planar_timeline_row_class (label_row)->activate (self, label_row);
       return;
     }
   if (x < self->label_width)

@@ -52,6 +52,70 @@ typedef enum
   DRAG_LABEL_EDGE,
 } PlanarTimelineDrag;
 
+/* The colors of a frame, from the widget's foreground. */
+typedef struct
+{
+  gboolean dark;
+  GdkRGBA  fg;
+  GdkRGBA  dim_fg;
+  GdkRGBA  background;
+  GdkRGBA  label_background;
+  GdkRGBA  header_background;
+  GdkRGBA  axis_background;
+  GdkRGBA  separator;
+  GdkRGBA  grid;
+} PlanarTimelinePalette;
+
+/* One frame of the tracks as a row draws into it. */
+typedef struct
+{
+  /* Headers and labels; events go to the track renderer. */
+  GtkSnapshot                 *snapshot;
+  const PlanarTimelinePalette *palette;
+  double                       width;
+  double                       height;
+  /* The content y of the viewport's top and bottom. */
+  double                       top;
+  double                       bottom;
+  /* The label column's width, and the height of a track's name. */
+  double                       left;
+  int                          name_height;
+} PlanarTimelineFrame;
+
+/* What a kind of row does, as Tracy's TimelineItem and Perfetto's track
+ * classes do (planar-timeline-rows.c holds one per kind: section header,
+ * host header, track, counter; a pending host is a section header whose
+ * section is pending). Its height is the layout's (view/). NULL members do
+ * nothing. */
+typedef struct
+{
+  /* Draws @row, its top at widget @y. */
+  void        (*draw)          (PlanarTimeline            *self,
+                                const PlanarTimelineFrame *frame,
+                                const PlanarTimelineRow   *row,
+                                double                     y);
+  /* The event at widget (@x, @y) on @row: TRUE with @ref set. */
+  gboolean    (*pick)          (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                double                     x,
+                                double                     y,
+                                PlanarEventRef            *ref);
+  /* The whole text of the row's label, shown as its tooltip when
+   * drawn cut short (see label_room). Returns: (nullable). */
+  const char *(*label)         (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* How wide the label may be drawn. */
+  double      (*label_room)    (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* A click on its label (a header folds or loads). */
+  void        (*activate)      (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* Appends the row's parts of the secondary-click menu. */
+  void        (*context_menu)  (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                GMenu                     *menu);
+} PlanarTimelineRowClass;
+
 struct _PlanarTimeline
 {
   GtkWidget             parent_instance;
@@ -280,6 +344,17 @@ void     _planar_timeline_allocate_popovers (PlanarTimeline       *self);
 gboolean _planar_timeline_popup_context_menu (PlanarTimeline      *self,
                                               double               x,
                                               double               y);
+/* The parts of the secondary-click menu of a track or counter (hide it,
+ * then its section's part), a section and a host. */
+void     _planar_timeline_track_menu       (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
+void     _planar_timeline_section_menu     (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
+void     _planar_timeline_host_menu        (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
 /* Puts section @section before section @before (the number of sections:
  * last), in the view state's order. */
 void     _planar_timeline_move_section     (PlanarTimeline        *self,
@@ -289,7 +364,27 @@ void     _planar_timeline_move_section     (PlanarTimeline        *self,
 guint    _planar_timeline_drop_target      (PlanarTimeline        *self,
                                             double                 y);
 
+/* planar-timeline-rows.c */
+const PlanarTimelineRowClass *
+         _planar_timeline_row_class        (const PlanarTimelineRow *row);
+
 /* planar-timeline-draw.c */
+void     _planar_timeline_draw_section_row (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_host_row    (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_track_row   (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_counter_row (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
 /* The tracks and the overlay, drawn afresh (for export). */
 void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             GtkSnapshot           *snapshot,
@@ -306,6 +401,15 @@ void     _planar_timeline_draw_hits        (PlanarTimeline        *self,
                                             double                 width);
 
 /* planar-timeline-input.c */
+gboolean _planar_timeline_pick_track_row   (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            double                   x,
+                                            double                   y,
+                                            PlanarEventRef          *ref);
+void     _planar_timeline_activate_section_row (PlanarTimeline          *self,
+                                                const PlanarTimelineRow *row);
+void     _planar_timeline_activate_host_row (PlanarTimeline          *self,
+                                             const PlanarTimelineRow *row);
 /* Adds the event controllers and the tooltip. */
 void     _planar_timeline_init_input       (PlanarTimeline        *self);
 

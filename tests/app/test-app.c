@@ -1819,6 +1819,9 @@ make_session_of_8 (const char *name)
   return session;
 }
 
+static void click_row_header (PlanarWindow            *window,
+                              const PlanarTimelineRow *row);
+
 /* Clicks the header of section @id with the real pointer (xdotool, over
  * XTEST), scrolled into view first. */
 static void
@@ -1827,7 +1830,19 @@ click_section_header (PlanarWindow *window,
 {
   PlanarTimeline *timeline = window->timeline;
   int s = planar_timeline_layout_find_section (timeline->layout, id);
-  const PlanarTimelineRow *row;
+
+  g_assert_cmpint (s, >=, 0);
+  click_row_header (window, planar_timeline_layout_get_row (timeline->layout,
+                                                            planar_timeline_layout_get_section (timeline->layout, (guint) s)->row));
+}
+
+/* Clicks the header @row (a section's or a host's) with the real pointer,
+ * scrolled into view first. */
+static void
+click_row_header (PlanarWindow            *window,
+                  const PlanarTimelineRow *row)
+{
+  PlanarTimeline *timeline = window->timeline;
   graphene_point_t point;
   double sx, sy;
   g_autofree char *title = NULL, *x = NULL, *y = NULL;
@@ -1836,9 +1851,6 @@ click_section_header (PlanarWindow *window,
   const char *xdotool = g_getenv ("XDOTOOL");
   int status = 0;
 
-  g_assert_cmpint (s, >=, 0);
-  row = planar_timeline_layout_get_row (timeline->layout,
-                                        planar_timeline_layout_get_section (timeline->layout, (guint) s)->row);
   _planar_timeline_scroll_to (timeline, row->y);
   for (guint i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
@@ -3161,6 +3173,74 @@ test_same_hostname (void)
   g_clear_pointer (&section_store, g_free);
 }
 
+static gboolean
+host0_collapsed (gpointer data)
+{
+  PlanarTimelineLayout *layout = ((PlanarWindow *) data)->timeline->layout;
+
+  return planar_timeline_layout_get_n_hosts (layout) == 2 && planar_timeline_layout_get_host (layout, 0)->collapsed;
+}
+
+static gboolean
+host0_open (gpointer data)
+{
+  return !host0_collapsed (data);
+}
+
+/* A session of two hosts shows each as a group of its sections under a
+ * header; a real click on worker0's header folds all its sections (its
+ * header stays, worker1 is untouched), the fold is remembered for the host
+ * file when the session opens again, and another click unfolds it. */
+static void
+test_host_groups (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *folder = g_build_filename (tmp_dir, "host-groups", "plugins", "profile", NEWEST, NULL);
+  PlanarTimelineLayout *layout;
+  const PlanarTimelineHost *host;
+  PlanarWindow *window;
+  guint n_rows;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  planar_test_scratch_begin ();
+  write_localhost_host (folder, "worker0.xplane.pb", start);
+  write_localhost_host (folder, "worker1.xplane.pb", start);
+  planar_test_scratch_end ();
+
+  window = open_path (folder);
+  wait_loaded (window);
+  layout = window->timeline->layout;
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 2);
+  host = planar_timeline_layout_get_host (layout, 0);
+  g_assert_cmpstr (host->title, ==, "worker0 (localhost)");
+  g_assert_cmpuint (host->n_sections, ==, 2);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  n_rows = planar_timeline_layout_get_n_rows (layout);
+  save_screenshot ("host-groups.png", G_USEC_PER_SEC / 2);
+
+  click_row_header (window, planar_timeline_layout_get_row (layout, host->row));
+  wait_for (host0_collapsed, window, 10, "the click to fold worker0");
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 0)->row, ==, G_MAXUINT);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 1)->row, ==, G_MAXUINT);
+  g_assert_false (planar_timeline_layout_get_host (layout, 1)->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), <, n_rows);
+  g_assert_true (planar_view_state_get_section_collapsed (planar_timeline_get_view_state (window->timeline), "worker0|*"));
+  save_screenshot ("host-groups-folded.png", G_USEC_PER_SEC / 2);
+
+  /* Remembered for the host file. */
+  destroy_all_windows ();
+  window = open_path (folder);
+  wait_loaded (window);
+  layout = window->timeline->layout;
+  wait_for (host0_collapsed, window, 10, "worker0 to open folded again");
+
+  click_row_header (window, planar_timeline_layout_get_row (layout, planar_timeline_layout_get_host (layout, 0)->row));
+  wait_for (host0_open, window, 10, "the click to unfold worker0");
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, n_rows);
+
+  destroy_all_windows ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -3230,6 +3310,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/cached-reopen", test_cached_reopen);
   g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
   g_test_add_func ("/app/same-hostname", test_same_hostname);
+  g_test_add_func ("/app/host-groups", test_host_groups);
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   planar_test_add_func_with_samples ("/app/export-and-open-json", test_export_and_open_json);
   planar_test_add_func_with_samples ("/app/capture", test_capture);
