@@ -2,7 +2,7 @@
 # check-packaging.py: checks of the packaging that no upstream validator does.
 #
 #   check-packaging.py potfiles SOURCE_ROOT
-#       every file under app/, widgets/ and data/ with translatable strings is
+#       every file under app/, view/, widgets/ and data/ with translatable strings is
 #       listed in po/POTFILES.in, and every file listed there exists
 #   check-packaging.py flatpak MANIFEST
 #       the Flatpak manifest is valid JSON for dev.planar.Planar on the GNOME
@@ -87,7 +87,7 @@ def check_potfiles(tap, root):
     tap.check(listed == sorted(listed), "POTFILES.in is sorted")
 
     needed = []
-    for top in ("app", "widgets", "data"):
+    for top in ("app", "view", "widgets", "data"):
         for folder, _dirs, files in os.walk(os.path.join(root, top)):
             for name in files:
                 path = os.path.join(folder, name)
