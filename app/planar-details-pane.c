@@ -222,8 +222,8 @@ add_stats (PlanarDetailsPane *self,
 }
 
 static void
-add_flows (PlanarDetailsPane           *self,
-           PlanarTrace                 *trace,
+add_flows (PlanarDetailsPane    *self,
+           PlanarTrace          *trace,
            const PlanarEventRef *ref)
 {
   const PlanarFlowIndex *index = planar_trace_get_flows (trace);

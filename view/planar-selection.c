@@ -100,12 +100,12 @@ extend_bounds (PlanarSelection *self,
 }
 
 PlanarSelection *
-planar_selection_new (PlanarProfile               *profile,
+planar_selection_new (PlanarProfile        *profile,
                       const PlanarEventRef *events,
-                      gsize                        n_events,
-                      gboolean                     has_range,
-                      gint64                       start_ps,
-                      gint64                       end_ps)
+                      gsize                 n_events,
+                      gboolean              has_range,
+                      gint64                start_ps,
+                      gint64                end_ps)
 {
   PlanarSelection *self;
   gsize n = 0;
@@ -145,7 +145,7 @@ planar_selection_new (PlanarProfile               *profile,
 }
 
 PlanarSelection *
-planar_selection_new_for_event (PlanarProfile               *profile,
+planar_selection_new_for_event (PlanarProfile        *profile,
                                 const PlanarEventRef *event)
 {
   g_return_val_if_fail (PLANAR_IS_PROFILE (profile), NULL);
@@ -194,7 +194,7 @@ planar_selection_get_events (PlanarSelection *self,
 }
 
 gboolean
-planar_selection_contains (PlanarSelection             *self,
+planar_selection_contains (PlanarSelection      *self,
                            const PlanarEventRef *event)
 {
   g_return_val_if_fail (PLANAR_IS_SELECTION (self), FALSE);

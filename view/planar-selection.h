@@ -31,14 +31,14 @@ G_DECLARE_FINAL_TYPE (PlanarSelection, planar_selection, PLANAR, SELECTION, GObj
  * @end_ps (ps since the profile start) are used when @has_range is TRUE.
  * Returns: (transfer full). */
 PlanarSelection             *planar_selection_new           (PlanarProfile               *profile,
-                                                             const PlanarEventRef *events,
+                                                             const PlanarEventRef        *events,
                                                              gsize                        n_events,
                                                              gboolean                     has_range,
                                                              gint64                       start_ps,
                                                              gint64                       end_ps);
 /* Returns: (transfer full). */
 PlanarSelection             *planar_selection_new_for_event (PlanarProfile               *profile,
-                                                             const PlanarEventRef *event);
+                                                             const PlanarEventRef        *event);
 /* Returns: (transfer full). */
 PlanarSelection             *planar_selection_new_for_range (PlanarProfile               *profile,
                                                              gint64                       start_ps,
@@ -50,10 +50,10 @@ gboolean                     planar_selection_is_empty      (PlanarSelection    
 gsize                        planar_selection_get_n_events  (PlanarSelection             *self);
 /* Returns: (transfer none): the events, sorted by
  * planar_event_ref_compare() and unique, valid while @self lives. */
-const PlanarEventRef *planar_selection_get_events    (PlanarSelection             *self,
+const PlanarEventRef        *planar_selection_get_events    (PlanarSelection             *self,
                                                              gsize                       *n_events);
 gboolean                     planar_selection_contains      (PlanarSelection             *self,
-                                                             const PlanarEventRef *event);
+                                                             const PlanarEventRef        *event);
 /* The time range the selection was made over, if it has one. */
 gboolean                     planar_selection_get_range     (PlanarSelection             *self,
                                                              gint64                      *start_ps,

@@ -634,9 +634,9 @@ draw_tracks_layer (PlanarTimeline *self,
  * ------------------------------------------------------------------------ */
 
 static gboolean
-event_rect (PlanarTimeline              *self,
+event_rect (PlanarTimeline       *self,
             const PlanarEventRef *ref,
-            graphene_rect_t             *rect)
+            graphene_rect_t      *rect)
 {
   const PlanarEvent *ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   double x0, x1, y;

@@ -38,7 +38,7 @@ planar_timeline_get_search_hits (PlanarTimeline *self)
 }
 
 void
-planar_timeline_show_event (PlanarTimeline              *self,
+planar_timeline_show_event (PlanarTimeline       *self,
                             const PlanarEventRef *ref)
 {
   const PlanarEvent *ev;

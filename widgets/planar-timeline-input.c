@@ -237,13 +237,13 @@ update_hover (PlanarTimeline *self)
 }
 
 static void
-select_events (PlanarTimeline              *self,
+select_events (PlanarTimeline       *self,
                const PlanarEventRef *refs,
-               gsize                        n_refs,
-               gboolean                     has_range,
-               gint64                       start_ps,
-               gint64                       end_ps,
-               gboolean                     add)
+               gsize                 n_refs,
+               gboolean              has_range,
+               gint64                start_ps,
+               gint64                end_ps,
+               gboolean              add)
 {
   g_autoptr(PlanarSelection) selection = NULL;
   g_autoptr(GArray) all = NULL;
@@ -368,7 +368,7 @@ _planar_timeline_select_box (PlanarTimeline *self,
 }
 
 void
-planar_timeline_reveal_event (PlanarTimeline              *self,
+planar_timeline_reveal_event (PlanarTimeline       *self,
                               const PlanarEventRef *ref)
 {
   const PlanarEvent *ev;

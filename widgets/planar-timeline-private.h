@@ -181,7 +181,7 @@ struct _PlanarTimeline
   double                pointer_x;
   double                pointer_y;
   gboolean              has_hover;
-  PlanarEventRef               hover;
+  PlanarEventRef        hover;
   /* Hovering a folded block: how many events it stands for. */
   guint64               hover_count;
   gint64                hover_start_ps;
@@ -293,7 +293,7 @@ void     _planar_timeline_pinch_update     (PlanarTimeline        *self,
 gboolean _planar_timeline_pick             (PlanarTimeline        *self,
                                             double                 x,
                                             double                 y,
-                                            PlanarEventRef               *ref);
+                                            PlanarEventRef        *ref);
 /* Selects every event inside the widget rectangle from (@x0, @y0) to
  * (@x1, @y1); with @add, joined to the current selection. */
 void     _planar_timeline_select_box       (PlanarTimeline        *self,

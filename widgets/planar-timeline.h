@@ -62,7 +62,7 @@ void                planar_timeline_set_selection    (PlanarTimeline     *self,
 /* Puts the event @ref points to in view, keeping the zoom: the window is
  * centred on it when it lies outside, and its row scrolled into view. */
 void                planar_timeline_reveal_event     (PlanarTimeline              *self,
-                                                      const PlanarEventRef *ref);
+                                                      const PlanarEventRef        *ref);
 
 /* Brings the event @ref points to on screen as a find does: when it is
  * narrower than a few dozen pixels, the view zooms in around it until it
@@ -70,7 +70,7 @@ void                planar_timeline_reveal_event     (PlanarTimeline            
  * moves only when the event is outside it or cut by its edge. Its row is
  * scrolled into view. */
 void                planar_timeline_show_event       (PlanarTimeline              *self,
-                                                      const PlanarEventRef *ref);
+                                                      const PlanarEventRef        *ref);
 
 /* The hits of a find, highlighted on the tracks: each hit in view is
  * outlined, or marked with a bar when too narrow to outline, at any zoom.
