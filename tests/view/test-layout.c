@@ -225,6 +225,79 @@ test_host_groups (PlanarTestFixture *f,
   g_assert_cmpint (planar_timeline_layout_get_row (layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
 }
 
+/* A host file @name with one GPU stream, whose XSpace calls it @hostname
+ * (none when NULL). */
+static char *
+write_host (const char *dir,
+            const char *name,
+            const char *hostname)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *gpu = planar_test_space_add_plane (space, 0, "/device:GPU:0");
+
+  if (hostname != NULL)
+    PLANAR_TEST_APPEND (space->hostnames, space->n_hostnames, planar_test_keep_str (hostname));
+  planar_test_add_task_environment (space, 1000);
+  planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
+  planar_test_line_add_event (planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0), 1, 0, 100);
+  return planar_test_write_space (space, dir, name);
+}
+
+/* State remembered by in-file hostname moves to the host files, in a lazy
+ * session too, but only once every host's hostname is known: a host not
+ * decoded yet that names none holds it back until it is decoded. */
+static void
+test_lazy_rekey (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  g_autofree char *p0 = write_host (f->dir, "worker0.xplane.pb", "localhost");
+  g_autofree char *p1 = write_host (f->dir, "worker1.xplane.pb", "localhost");
+  g_autofree char *p2 = write_host (f->dir, "worker2.xplane.pb", NULL);
+  g_autoptr(GError) error = NULL;
+
+  {
+    const char * const paths[] = { p0, p1, NULL };
+    g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+    g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+    g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+    planar_profile_set_lazy_hosts (profile, 2);
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (planar_profile_get_trace_state (profile, 1), ==, PLANAR_PROFILE_TRACE_PENDING);
+    planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|0", TRUE);
+    planar_timeline_layout_set_view_state (layout, state);
+    planar_timeline_layout_update (layout, profile);
+    /* Both hostnames are in the files' structure: moved at once. */
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker1|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+  }
+  {
+    const char * const paths[] = { p0, p2, NULL };
+    g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+    g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+    g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+    planar_profile_set_lazy_hosts (profile, 2);
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_no_error (error);
+    planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|0", TRUE);
+    planar_timeline_layout_set_view_state (layout, state);
+    planar_timeline_layout_update (layout, profile);
+    /* worker2 names no hostname and is not decoded: it might be
+     * "localhost" too, so nothing moves yet. */
+    g_assert_true (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_true (planar_profile_load_traces (profile, NULL, 0, NULL, &error));
+    g_assert_no_error (error);
+    planar_timeline_layout_update (layout, profile);
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "worker2|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+  }
+}
+
 /* The header of the section whose tracks are at the top stays pinned, and
  * the next header pushes it out. */
 static void
@@ -255,6 +328,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/collapse-hide-filter", test_collapse_hide_filter);
   PLANAR_TEST_ADD ("/layout/hosts", test_hosts);
   PLANAR_TEST_ADD ("/layout/host-groups", test_host_groups);
+  PLANAR_TEST_ADD ("/layout/lazy-rekey", test_lazy_rekey);
   PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
 
   return g_test_run ();
