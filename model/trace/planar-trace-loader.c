@@ -719,8 +719,9 @@ _planar_trace_scan (PlanarTrace  *self,
   /* A PlanarEventRef names a plane in 16 bits. */
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
-                   "%u planes, more than the %u a profile may have", plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                   "%s has %u planes, more than the %u a profile may have",
+                   self->file_name, plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
       return FALSE;
     }
   if (!claim_structure (self, (guint64) plane_fields->len * PLANAR_PLANE_COST, error))
