@@ -402,13 +402,17 @@ draw_axis (PlanarTimeline *self,
   double area = _planar_timeline_time_area_width (self);
   int text_height = layout_height (self->small_layout);
   char label[96];
+  gint64 view_start, view_end;
+
+  /* The axis follows the view's visible range. */
+  planar_timeline_view_get_visible_range (self->view, &view_start, &view_end);
 
   gtk_snapshot_append_color (snapshot, &palette->axis_background,
                              &GRAPHENE_RECT_INIT (0, 0, (float) width, PLANAR_TIMELINE_AXIS_HEIGHT));
   gtk_snapshot_append_color (snapshot, &palette->separator,
                              &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT - 1, (float) width, 1));
 
-  planar_time_ticks_compute (&ticks, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), area, 110);
+  planar_time_ticks_compute (&ticks, view_start, view_end, area, 110);
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT ((float) left, 0, (float) area, PLANAR_TIMELINE_AXIS_HEIGHT));
   /* Minor ticks, then labelled ones. */
@@ -416,7 +420,7 @@ draw_axis (PlanarTimeline *self,
     {
       gint64 t = ticks.first_ps - ticks.step_ps;
 
-      for (; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.minor_step_ps)
+      for (; t <= view_end; t += ticks.minor_step_ps)
         {
           double x = _planar_timeline_x_for_time (self, t);
 
@@ -426,7 +430,7 @@ draw_axis (PlanarTimeline *self,
                                      &GRAPHENE_RECT_INIT ((float) floor (x), PLANAR_TIMELINE_AXIS_HEIGHT - 5, 1, 4));
         }
     }
-  for (gint64 t = ticks.first_ps; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.step_ps)
+  for (gint64 t = ticks.first_ps; t <= view_end; t += ticks.step_ps)
     {
       double x = floor (_planar_timeline_x_for_time (self, t));
 
@@ -443,7 +447,7 @@ draw_axis (PlanarTimeline *self,
   {
     char window[64];
 
-    planar_time_format_duration (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view), window, sizeof window);
+    planar_time_format_duration (view_end - view_start, window, sizeof window);
     if (ticks.relative)
       {
         char base[64];

@@ -44,10 +44,12 @@ planar_timeline_show_event (PlanarTimeline       *self,
   const PlanarEvent *ev;
   double area, window, width_px;
   gint64 start, end;
+  gint64 view_start, view_end;
 
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (ref != NULL);
 
+  planar_timeline_view_get_visible_range (self->view, &view_start, &view_end);
   if (self->profile == NULL)
     return;
   ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
@@ -56,7 +58,7 @@ planar_timeline_show_event (PlanarTimeline       *self,
   start = ev->start_ps;
   end = ev->start_ps + ev->duration_ps;
   area = _planar_timeline_time_area_width (self);
-  window = (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view));
+  window = (double) (view_end - view_start);
   width_px = (double) ev->duration_ps * area / MAX (window, 1.0);
 
   if (ev->duration_ps > 0 && width_px < PLANAR_TIMELINE_SHOW_MIN_PX)
@@ -70,11 +72,11 @@ planar_timeline_show_event (PlanarTimeline       *self,
 
       planar_timeline_set_view (self, middle - half, middle + half);
     }
-  else if (end < planar_timeline_view_get_start_ps (self->view) || start > planar_timeline_view_get_end_ps (self->view)
-           || ((start < planar_timeline_view_get_start_ps (self->view) || end > planar_timeline_view_get_end_ps (self->view)) && (double) ev->duration_ps <= window))
+  else if (end < view_start || start > view_end
+           || ((start < view_start || end > view_end) && (double) ev->duration_ps <= window))
     {
       /* Outside the view, or cut by its edge: centred, at the same zoom. */
-      gint64 width = planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view);
+      gint64 width = view_end - view_start;
       gint64 middle = start + ev->duration_ps / 2;
 
       planar_timeline_set_view (self, middle - width / 2, middle - width / 2 + width);

@@ -75,18 +75,20 @@ double
 _planar_timeline_x_for_time (PlanarTimeline *self,
                              gint64          t_ps)
 {
-  double w = (double) MAX (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view), 1);
+  gint64 start, end;
 
-  return self->label_width + (double) (t_ps - planar_timeline_view_get_start_ps (self->view)) / w * _planar_timeline_time_area_width (self);
+  planar_timeline_view_get_visible_range (self->view, &start, &end);
+  return self->label_width + (double) (t_ps - start) / (double) MAX (end - start, 1) * _planar_timeline_time_area_width (self);
 }
 
 gint64
 _planar_timeline_time_for_x (PlanarTimeline *self,
                              double          x)
 {
-  double w = (double) MAX (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view), 1);
+  gint64 start, end;
 
-  return planar_timeline_view_get_start_ps (self->view) + (gint64) llround ((x - self->label_width) / _planar_timeline_time_area_width (self) * w);
+  planar_timeline_view_get_visible_range (self->view, &start, &end);
+  return start + (gint64) llround ((x - self->label_width) / _planar_timeline_time_area_width (self) * (double) MAX (end - start, 1));
 }
 
 void
