@@ -717,13 +717,19 @@ void
 _planar_timeline_activate_host_row (PlanarTimeline          *self,
                                     const PlanarTimelineRow *row)
 {
+  guint trace = row->trace;
+
   for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
     {
       const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
 
-      /* The view state's signal lays the tracks out again. */
-      if (host->trace == row->trace)
-        planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+      /* The view state's signal lays the tracks out again at once, so
+       * neither @row nor @host outlive the change. */
+      if (host->trace == trace)
+        {
+          planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+          return;
+        }
     }
 }
 

@@ -337,8 +337,12 @@ toggle_host (GtkWidget  *widget,
     {
       const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
 
+      /* The change lays the tracks out again at once: @host goes. */
       if (strcmp (host->id, id) == 0)
-        planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+        {
+          planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+          return;
+        }
     }
 }
 
