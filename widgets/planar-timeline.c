@@ -436,6 +436,13 @@ _planar_timeline_refresh_layout (PlanarTimeline *self)
     configure_hadjustment (self);
 }
 
+void
+planar_timeline_relayout (PlanarTimeline *self)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  _planar_timeline_refresh_layout (self);
+}
+
 static void
 stop_loading_watch (PlanarTimeline *self)
 {

@@ -41,6 +41,10 @@ PlanarTimelineView *planar_timeline_get_timeline_view (PlanarTimeline    *self);
 void                planar_timeline_set_profile      (PlanarTimeline     *self,
                                                       PlanarProfile      *profile);
 
+/* Lays the profile's tracks out again: for whoever learns that tracks
+ * changed (a loader's tracks-changed), the timeline's own poll aside. */
+void                planar_timeline_relayout         (PlanarTimeline     *self);
+
 gint64              planar_timeline_get_start_ps     (PlanarTimeline     *self);
 gint64              planar_timeline_get_end_ps       (PlanarTimeline     *self);
 /* Shows [@start_ps, @end_ps], kept within the profile and at least a
