@@ -223,13 +223,13 @@ add_stats (PlanarDetailsPane *self,
 }
 
 static void
-add_flows (PlanarDetailsPane           *self,
-           PlanarTrace                 *trace,
-           const PlanarProfileEventRef *ref)
+add_flows (PlanarDetailsPane    *self,
+           PlanarTrace          *trace,
+           const PlanarEventRef *ref)
 {
   const PlanarFlowIndex *index = planar_trace_get_flows (trace);
   g_autoptr(GArray) flows = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
-  PlanarEventRef event = planar_profile_event_ref_get_event_ref (ref);
+  PlanarEventRef event = *ref;
 
   if (index != NULL)
     planar_flow_index_query_event (index, &event, flows);
@@ -258,7 +258,7 @@ add_flows (PlanarDetailsPane           *self,
           const PlanarPlane *plane = planar_trace_get_plane (trace, other->plane);
           const PlanarTrack *track = &plane->tracks[other->track];
           const PlanarEvent *ev = &track->events[other->index];
-          PlanarProfileEventRef target = { ref->trace, other->plane, other->track, other->index };
+          PlanarEventRef target = { other->plane, ref->trace, other->track, other->index };
           GtkWidget *label;
 
           text = g_strdup_printf ("%s %s · %s / %s %s", outgoing ? "→" : "←",
@@ -285,7 +285,7 @@ show_event (PlanarDetailsPane *self,
             PlanarSelection   *selection)
 {
   PlanarProfile *profile = planar_selection_get_profile (selection);
-  const PlanarProfileEventRef *refs = planar_selection_get_events (selection, NULL);
+  const PlanarEventRef *refs = planar_selection_get_events (selection, NULL);
   PlanarTrace *trace = NULL;
   const PlanarPlane *plane = NULL;
   const PlanarTrack *track = NULL;
@@ -394,7 +394,7 @@ show_table (PlanarDetailsPane *self,
         {
           const PlanarPlane *plane;
           const PlanarTrack *track;
-          const PlanarProfileEventRef *refs = planar_selection_get_events (selection, NULL);
+          const PlanarEventRef *refs = planar_selection_get_events (selection, NULL);
           const PlanarEvent *ev = planar_selection_resolve (selection, i, NULL, &plane, &track);
 
           if (ev != NULL)
@@ -453,7 +453,8 @@ show_table (PlanarDetailsPane *self,
 static void
 update (PlanarDetailsPane *self)
 {
-  PlanarSelection *selection = self->timeline != NULL ? planar_timeline_get_selection (self->timeline) : NULL;
+  PlanarSelection *selection = self->timeline != NULL
+                               ? planar_timeline_view_get_selection (planar_timeline_get_timeline_view (self->timeline)) : NULL;
 
   if (selection != NULL && selection == self->shown)
     return;
@@ -492,7 +493,7 @@ follow_flow (GtkWidget  *widget,
 {
   PlanarDetailsPane *self = PLANAR_DETAILS_PANE (widget);
   guint index = g_variant_get_uint32 (parameter);
-  PlanarProfileEventRef target;
+  PlanarEventRef target;
   g_autoptr(PlanarSelection) selection = NULL;
   PlanarProfile *profile;
 
@@ -501,7 +502,7 @@ follow_flow (GtkWidget  *widget,
   profile = planar_timeline_get_profile (self->timeline);
   if (profile == NULL)
     return;
-  target = g_array_index (self->flow_targets, PlanarProfileEventRef, index);
+  target = g_array_index (self->flow_targets, PlanarEventRef, index);
   selection = planar_selection_new_for_event (profile, &target);
   planar_timeline_set_selection (self->timeline, selection);
   planar_timeline_reveal_event (self->timeline, &target);
@@ -617,7 +618,7 @@ planar_details_pane_init (PlanarDetailsPane *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->text = g_string_new (NULL);
-  self->flow_targets = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
+  self->flow_targets = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
 
   self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
   self->sorted_rows = planar_aggregate_view_setup_by_kind (self->table_view, self->rows, TRUE);
@@ -649,13 +650,13 @@ planar_details_pane_set_timeline (PlanarDetailsPane *self,
     return;
   if (self->timeline != NULL)
     {
-      g_clear_signal_handler (&self->selection_handler, self->timeline);
+      g_clear_signal_handler (&self->selection_handler, planar_timeline_get_timeline_view (self->timeline));
       g_clear_object (&self->timeline);
     }
   if (timeline != NULL)
     {
       self->timeline = g_object_ref (timeline);
-      self->selection_handler = g_signal_connect_swapped (timeline, "notify::selection",
+      self->selection_handler = g_signal_connect_swapped (planar_timeline_get_timeline_view (timeline), "notify::selection",
                                                           G_CALLBACK (selection_changed), self);
     }
   if (self->stack != NULL)

@@ -36,6 +36,9 @@ struct _PlanarFindBar
   PlanarSearchHitIndex *hit_index;
   GCancellable     *index_cancellable;
   gint64            current;
+  /* The timeline's view, followed for the selection. */
+  PlanarTimelineView *view;
+  gulong            selection_handler;
   /* Set when a search is asked for while the profile still loads. */
   gboolean          pending;
   /* A step asked for (Enter) while the search was running: 1, -1 or 0;
@@ -264,7 +267,7 @@ static guint64
 first_hit_in_view (PlanarFindBar *self)
 {
   guint64 lo = 0, hi = planar_search_get_n_hits (self->search);
-  gint64 start = planar_timeline_get_start_ps (self->timeline);
+  gint64 start = planar_timeline_view_get_start_ps (self->view);
 
   while (lo < hi)
     {
@@ -446,6 +449,9 @@ planar_find_bar_dispose (GObject *object)
   PlanarFindBar *self = PLANAR_FIND_BAR (object);
 
   cancel_running (self);
+  if (self->view != NULL)
+    g_clear_signal_handler (&self->selection_handler, self->view);
+  g_clear_object (&self->view);
   g_clear_object (&self->timeline);
   g_clear_object (&self->search);
   g_clear_object (&self->hits);
@@ -581,6 +587,25 @@ planar_find_bar_new (void)
   return g_object_new (PLANAR_TYPE_FIND_BAR, NULL);
 }
 
+/* The selection moved off the current hit (a click elsewhere): the count
+ * stops naming it, and the next Enter starts from the view. */
+static void
+selection_changed (PlanarFindBar *self)
+{
+  PlanarSelection *selection = planar_timeline_view_get_selection (self->view);
+  const PlanarEventRef *refs = NULL;
+  gsize n = 0;
+
+  if (self->search == NULL || self->current < 0 || (guint64) self->current >= planar_search_get_n_hits (self->search))
+    return;
+  if (selection != NULL)
+    refs = planar_selection_get_events (selection, &n);
+  if (n == 1 && planar_event_ref_equal (&refs[0], &planar_search_get_hit (self->search, (guint64) self->current)->ref))
+    return;
+  self->current = -1;
+  update_count (self);
+}
+
 void
 planar_find_bar_set_timeline (PlanarFindBar  *self,
                               PlanarTimeline *timeline)
@@ -590,7 +615,16 @@ planar_find_bar_set_timeline (PlanarFindBar  *self,
 
   if (self->timeline != NULL)
     planar_timeline_set_search_hits (self->timeline, NULL);
+  if (self->view != NULL)
+    g_clear_signal_handler (&self->selection_handler, self->view);
+  g_clear_object (&self->view);
   g_set_object (&self->timeline, timeline);
+  if (timeline != NULL)
+    {
+      self->view = g_object_ref (planar_timeline_get_timeline_view (timeline));
+      self->selection_handler = g_signal_connect_swapped (self->view, "notify::selection",
+                                                          G_CALLBACK (selection_changed), self);
+    }
   planar_find_bar_refresh (self);
 }
 
@@ -674,7 +708,7 @@ planar_find_bar_select_hit (PlanarFindBar *self,
                             guint64        index)
 {
   const PlanarSearchHit *hit;
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   g_autoptr(PlanarSelection) selection = NULL;
   PlanarProfile *profile;
 
@@ -686,10 +720,7 @@ planar_find_bar_select_hit (PlanarFindBar *self,
   if (profile == NULL)
     return;
   hit = planar_search_get_hit (self->search, index);
-  ref.trace = hit->trace;
-  ref.plane = hit->plane;
-  ref.track = hit->track;
-  ref.index = (guint32) hit->event;
+  ref = hit->ref;
   self->current = (gint64) index;
   selection = planar_selection_new_for_event (profile, &ref);
   planar_timeline_set_selection (self->timeline, selection);

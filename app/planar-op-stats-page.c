@@ -321,7 +321,7 @@ planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
     return;
   entry = &g_array_index (self->planes, PlaneEntry, position_plane);
   name = planar_aggregate_row_get_name (row);
-  refs = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
+  refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
   for (guint t = 0; t < plane->n_tracks; t++)
     {
       const PlanarTrack *track = &plane->tracks[t];
@@ -331,14 +331,14 @@ planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
       for (gsize i = 0; i < track->n_events; i++)
         if (strcmp (planar_plane_get_event_name (plane, &track->events[i], FALSE), name) == 0)
           {
-            PlanarProfileEventRef ref = { entry->trace, entry->plane, t, (guint32) i };
+            PlanarEventRef ref = { entry->plane, entry->trace, t, (guint32) i };
 
             g_array_append_val (refs, ref);
           }
     }
   if (refs->len == 0)
     return;
-  selection = planar_selection_new (self->profile, (const PlanarProfileEventRef *) (gpointer) refs->data,
+  selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) refs->data,
                                     refs->len, FALSE, 0, 0);
   g_signal_emit (self, signals[SIGNAL_HIGHLIGHT], 0, selection);
 }

@@ -1077,7 +1077,7 @@ static void
 op_stats_highlight (PlanarWindow    *self,
                     PlanarSelection *selection)
 {
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gsize n;
 
   _planar_window_select_tool (self, "trace-viewer");

@@ -2,7 +2,7 @@
 # check-packaging.py: checks of the packaging that no upstream validator does.
 #
 #   check-packaging.py potfiles SOURCE_ROOT
-#       every file under POTFILES_FOLDERS (app/, widgets/, data/, cli/) with
+#       every file under POTFILES_FOLDERS (app/, view/, widgets/, data/, cli/) with
 #       translatable strings is listed in po/POTFILES.in, every file listed
 #       there exists, and xgettext leaves no msgid that is only "%" (what a
 #       G_*_FORMAT macro inside a translatable string gives)
@@ -41,7 +41,7 @@ import xml.etree.ElementTree as ET
 APP_ID = "dev.planar.Planar"
 # The folders whose translatable strings must be in po/POTFILES.in. model/
 # and capture/ join once their errors and findings are marked.
-POTFILES_FOLDERS = ("app", "widgets", "data", "cli")
+POTFILES_FOLDERS = ("app", "view", "widgets", "data", "cli")
 # The folders whose error messages must be marked for translation, and the
 # calls that take one: (function, index of the message argument). model/
 # and capture/ join once marked, with the model's health-finding calls.

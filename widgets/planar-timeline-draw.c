@@ -10,7 +10,7 @@
 #include "planar-colors.h"
 #include "planar-counters.h"
 #include "planar-flows.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-units.h"
 
 /* Selected events outlined one by one, at most; a larger selection shows
@@ -25,18 +25,7 @@ static const GdkRGBA mark_color = { 0.965f, 0.827f, 0.176f, 1.f };
 
 /* Colors of the chrome, from the theme's foreground: light text means a
  * dark theme. */
-typedef struct
-{
-  gboolean dark;
-  GdkRGBA  fg;
-  GdkRGBA  dim_fg;
-  GdkRGBA  background;
-  GdkRGBA  label_background;
-  GdkRGBA  header_background;
-  GdkRGBA  axis_background;
-  GdkRGBA  separator;
-  GdkRGBA  grid;
-} Palette;
+typedef PlanarTimelinePalette Palette;
 
 static void
 palette_init (Palette       *palette,
@@ -111,6 +100,17 @@ layout_height (PangoLayout *layout)
 }
 
 static void
+draw_header (PlanarTimeline *self,
+             GtkSnapshot    *snapshot,
+             const Palette  *palette,
+             const char     *title,
+             const char     *subtitle,
+             gboolean        collapsed,
+             const GdkRGBA  *background,
+             double          y,
+             double          width);
+
+static void
 draw_section_header (PlanarTimeline          *self,
                      GtkSnapshot             *snapshot,
                      const Palette           *palette,
@@ -119,12 +119,51 @@ draw_section_header (PlanarTimeline          *self,
                      double                   width)
 {
   const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, row->section);
+
+  draw_header (self, snapshot, palette, section->title, section->subtitle, section->collapsed,
+               &palette->header_background, y, width);
+}
+
+/* A host's header over its sections: the section's look, on the label
+ * column's darker ground. */
+static void
+draw_host_header (PlanarTimeline          *self,
+                  GtkSnapshot             *snapshot,
+                  const Palette           *palette,
+                  const PlanarTimelineRow *row,
+                  double                   y,
+                  double                   width)
+{
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      if (host->trace == row->trace)
+        {
+          draw_header (self, snapshot, palette, host->title, host->subtitle, host->collapsed,
+                       &palette->label_background, y, width);
+          return;
+        }
+    }
+}
+
+static void
+draw_header (PlanarTimeline *self,
+             GtkSnapshot    *snapshot,
+             const Palette  *palette,
+             const char     *title,
+             const char     *subtitle,
+             gboolean        collapsed,
+             const GdkRGBA  *background,
+             double          y,
+             double          width)
+{
   double text_y;
   int title_width;
   PangoLayout *layout = self->small_layout;
   int height = layout_height (self->label_layout);
 
-  gtk_snapshot_append_color (snapshot, &palette->header_background,
+  gtk_snapshot_append_color (snapshot, background,
                              &GRAPHENE_RECT_INIT (0, (float) y, (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
   gtk_snapshot_append_color (snapshot, &palette->separator,
                              &GRAPHENE_RECT_INIT (0, (float) (y + PLANAR_TIMELINE_SECTION_HEIGHT - 1), (float) width, 1));
@@ -136,7 +175,7 @@ draw_section_header (PlanarTimeline          *self,
     double cx = 13, cy = y + PLANAR_TIMELINE_SECTION_HEIGHT / 2.0;
 
     gdk_cairo_set_source_rgba (cr, &palette->dim_fg);
-    if (section->collapsed)
+    if (collapsed)
       {
         cairo_move_to (cr, cx - 3, cy - 5);
         cairo_line_to (cr, cx + 3, cy);
@@ -154,17 +193,17 @@ draw_section_header (PlanarTimeline          *self,
   }
 
   text_y = y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - height) / 2.0);
-  pango_layout_set_text (self->title_layout, section->title, -1);
+  pango_layout_set_text (self->title_layout, title, -1);
   pango_layout_set_width (self->title_layout, -1);
   pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
   gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (26, (float) text_y));
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (PLANAR_TIMELINE_TITLE_X, (float) text_y));
   gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->fg);
   gtk_snapshot_restore (snapshot);
-  if (section->subtitle != NULL && section->subtitle[0] != '\0')
-    append_text (snapshot, layout, section->subtitle, 26 + title_width + 12,
+  if (subtitle != NULL && subtitle[0] != '\0')
+    append_text (snapshot, layout, subtitle, PLANAR_TIMELINE_TITLE_X + title_width + 12,
                  y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - layout_height (layout)) / 2.0),
-                 width - (26 + title_width + 12) - 8, &palette->dim_fg);
+                 width - (PLANAR_TIMELINE_TITLE_X + title_width + 12) - 8, &palette->dim_fg);
 }
 
 /* A counter as an area chart: per pixel column, the range of the samples
@@ -266,14 +305,14 @@ draw_all_flows (PlanarTimeline *self,
       if (!planar_trace_get_span (trace, &first, &last) || last <= first)
         continue;
       expected = (double) planar_flow_index_get_n_flows (flows) *
-                 (double) (self->end_ps - self->start_ps) / (double) (last - first);
+                 (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)) / (double) (last - first);
       if (expected > MAX_FLOWS_PER_FRAME)
         continue;
       g_array_set_size (self->flows, 0);
-      planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, self->start_ps, self->end_ps, self->flows);
+      planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), self->flows);
       if (self->flows->len > MAX_FLOWS_PER_FRAME)
         continue;
-      draw_flows (self, snapshot, palette, self->flows, tr, self->hidden_flow_categories, width, height);
+      draw_flows (self, snapshot, palette, self->flows, tr, planar_timeline_view_get_hidden_flow_categories (self->view), width, height);
     }
 }
 
@@ -286,18 +325,19 @@ flow_end_point (PlanarTimeline       *self,
                 double               *x,
                 double               *y)
 {
-  PlanarProfileEventRef pref;
+  PlanarEventRef pref;
   const PlanarEvent *ev;
   gint64 t;
   int r;
 
   if (planar_event_ref_is_none (ref))
     return FALSE;
-  pref = planar_profile_event_ref_make (trace, ref);
+  pref = *ref;
+  pref.trace = trace;
   r = planar_timeline_layout_find_track (self->layout, trace, ref->plane, ref->track);
   if (r < 0)
     return FALSE;
-  ev = planar_profile_event_ref_resolve (&pref, self->profile, NULL, NULL, NULL);
+  ev = planar_event_ref_resolve (&pref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return FALSE;
   /* An arrow leaves its event where the other end begins (or at its end)
@@ -362,13 +402,17 @@ draw_axis (PlanarTimeline *self,
   double area = _planar_timeline_time_area_width (self);
   int text_height = layout_height (self->small_layout);
   char label[96];
+  gint64 view_start, view_end;
+
+  /* The axis follows the view's visible range. */
+  planar_timeline_view_get_visible_range (self->view, &view_start, &view_end);
 
   gtk_snapshot_append_color (snapshot, &palette->axis_background,
                              &GRAPHENE_RECT_INIT (0, 0, (float) width, PLANAR_TIMELINE_AXIS_HEIGHT));
   gtk_snapshot_append_color (snapshot, &palette->separator,
                              &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT - 1, (float) width, 1));
 
-  planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, area, 110);
+  planar_time_ticks_compute (&ticks, view_start, view_end, area, 110);
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT ((float) left, 0, (float) area, PLANAR_TIMELINE_AXIS_HEIGHT));
   /* Minor ticks, then labelled ones. */
@@ -376,7 +420,7 @@ draw_axis (PlanarTimeline *self,
     {
       gint64 t = ticks.first_ps - ticks.step_ps;
 
-      for (; t <= self->end_ps; t += ticks.minor_step_ps)
+      for (; t <= view_end; t += ticks.minor_step_ps)
         {
           double x = _planar_timeline_x_for_time (self, t);
 
@@ -386,7 +430,7 @@ draw_axis (PlanarTimeline *self,
                                      &GRAPHENE_RECT_INIT ((float) floor (x), PLANAR_TIMELINE_AXIS_HEIGHT - 5, 1, 4));
         }
     }
-  for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+  for (gint64 t = ticks.first_ps; t <= view_end; t += ticks.step_ps)
     {
       double x = floor (_planar_timeline_x_for_time (self, t));
 
@@ -403,7 +447,7 @@ draw_axis (PlanarTimeline *self,
   {
     char window[64];
 
-    planar_time_format_duration (self->end_ps - self->start_ps, window, sizeof window);
+    planar_time_format_duration (view_end - view_start, window, sizeof window);
     if (ticks.relative)
       {
         char base[64];
@@ -416,6 +460,65 @@ draw_axis (PlanarTimeline *self,
     append_text (snapshot, self->small_layout, label, 10,
                  floor ((PLANAR_TIMELINE_AXIS_HEIGHT - text_height) / 2.0), left - 16, &palette->dim_fg);
   }
+}
+
+/* The rows' draw functions (see planar-timeline-rows.c). */
+
+void
+_planar_timeline_draw_section_row (PlanarTimeline            *self,
+                                   const PlanarTimelineFrame *frame,
+                                   const PlanarTimelineRow   *row,
+                                   double                     y)
+{
+  draw_section_header (self, frame->snapshot, frame->palette, row, y, frame->width);
+}
+
+void
+_planar_timeline_draw_host_row (PlanarTimeline            *self,
+                                const PlanarTimelineFrame *frame,
+                                const PlanarTimelineRow   *row,
+                                double                     y)
+{
+  draw_host_header (self, frame->snapshot, frame->palette, row, y, frame->width);
+}
+
+/* The track's name in the label column; its events go to the renderer,
+ * only the depths in view. */
+void
+_planar_timeline_draw_track_row (PlanarTimeline            *self,
+                                 const PlanarTimelineFrame *frame,
+                                 const PlanarTimelineRow   *row,
+                                 double                     y)
+{
+  const Palette *palette = frame->palette;
+  const PlanarPlane *plane;
+  const PlanarTrack *track = _planar_timeline_row_track (self, row, &plane);
+  double band0 = planar_timeline_row_depth_y (row, 0);
+  int min_depth = (int) floor ((frame->top - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+  int max_depth = (int) floor ((frame->bottom - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
+
+  append_text (frame->snapshot, self->label_layout, track->display_name, 14,
+               y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - frame->name_height) / 2.0),
+               frame->left - 22, track->derived ? &palette->dim_fg : &palette->fg);
+  planar_track_renderer_add_track (self->renderer, plane, track,
+                                   (float) _planar_timeline_widget_y (self, band0),
+                                   (guint) MAX (min_depth, 0), (guint) MAX (max_depth, 0),
+                                   (float) MAX (y, PLANAR_TIMELINE_AXIS_HEIGHT),
+                                   (float) MIN (y + row->height, frame->height));
+  gtk_snapshot_append_color (frame->snapshot, &palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
+}
+
+void
+_planar_timeline_draw_counter_row (PlanarTimeline            *self,
+                                   const PlanarTimelineFrame *frame,
+                                   const PlanarTimelineRow   *row,
+                                   double                     y)
+{
+  draw_counter_label (self, frame->snapshot, frame->palette, row, y, frame->left);
+  draw_counter (self, row, y);
+  gtk_snapshot_append_color (frame->snapshot, &frame->palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
 }
 
 static void
@@ -433,6 +536,7 @@ draw_tracks_layer (PlanarTimeline *self,
   int name_height = layout_height (self->label_layout);
   GtkSnapshot *labels;
   GskRenderNode *labels_node;
+  PlanarTimelineFrame frame = { snapshot, palette, width, height, top, bottom, left, name_height };
 
   _planar_timeline_get_track_view (self, &view);
   view.dark = palette->dark;
@@ -450,8 +554,8 @@ draw_tracks_layer (PlanarTimeline *self,
     {
       PlanarTimeTicks ticks;
 
-      planar_time_ticks_compute (&ticks, self->start_ps, self->end_ps, _planar_timeline_time_area_width (self), 110);
-      for (gint64 t = ticks.first_ps; t <= self->end_ps; t += ticks.step_ps)
+      planar_time_ticks_compute (&ticks, planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), _planar_timeline_time_area_width (self), 110);
+      for (gint64 t = ticks.first_ps; t <= planar_timeline_view_get_end_ps (self->view); t += ticks.step_ps)
         gtk_snapshot_append_color (snapshot, &palette->grid,
                                    &GRAPHENE_RECT_INIT ((float) floor (_planar_timeline_x_for_time (self, t)),
                                                         PLANAR_TIMELINE_AXIS_HEIGHT, 1,
@@ -471,45 +575,7 @@ draw_tracks_layer (PlanarTimeline *self,
       if (row->y > bottom)
         break;
 
-      switch (row->kind)
-        {
-        case PLANAR_TIMELINE_ROW_SECTION:
-          draw_section_header (self, snapshot, palette, row, y, width);
-          break;
-
-        case PLANAR_TIMELINE_ROW_TRACK:
-          {
-            const PlanarPlane *plane;
-            const PlanarTrack *track = _planar_timeline_row_track (self, row, &plane);
-            double band0 = planar_timeline_row_depth_y (row, 0);
-            int min_depth = (int) floor ((top - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
-            int max_depth = (int) floor ((bottom - band0) / PLANAR_TIMELINE_DEPTH_PITCH);
-
-            append_text (snapshot, self->label_layout, track->display_name, 14,
-                         y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - name_height) / 2.0),
-                         left - 22, track->derived ? &palette->dim_fg : &palette->fg);
-            planar_track_renderer_add_track (self->renderer, plane, track,
-                                             (float) _planar_timeline_widget_y (self, band0),
-                                             (guint) MAX (min_depth, 0), (guint) MAX (max_depth, 0),
-                                             (float) MAX (y, PLANAR_TIMELINE_AXIS_HEIGHT),
-                                             (float) MIN (y + row->height, height));
-            gtk_snapshot_append_color (snapshot, &palette->separator,
-                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
-          }
-          break;
-
-        case PLANAR_TIMELINE_ROW_COUNTER:
-          {
-            draw_counter_label (self, snapshot, palette, row, y, left);
-            draw_counter (self, row, y);
-            gtk_snapshot_append_color (snapshot, &palette->separator,
-                                       &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) width, 1));
-          }
-          break;
-
-        default:
-          g_assert_not_reached ();
-        }
+      _planar_timeline_row_class (row)->draw (self, &frame, row, y);
     }
 
   /* The events' rectangles, then their labels over them. */
@@ -523,7 +589,7 @@ draw_tracks_layer (PlanarTimeline *self,
     }
   _planar_timeline_draw_hits (self, snapshot, width);
 
-  if (self->show_flows && self->profile != NULL)
+  if (planar_timeline_view_get_show_flows (self->view) && self->profile != NULL)
     draw_all_flows (self, snapshot, palette, width, height);
 
   /* The header of the section whose tracks fill the top stays there, over
@@ -572,11 +638,11 @@ draw_tracks_layer (PlanarTimeline *self,
  * ------------------------------------------------------------------------ */
 
 static gboolean
-event_rect (PlanarTimeline              *self,
-            const PlanarProfileEventRef *ref,
-            graphene_rect_t             *rect)
+event_rect (PlanarTimeline       *self,
+            const PlanarEventRef *ref,
+            graphene_rect_t      *rect)
 {
-  const PlanarEvent *ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  const PlanarEvent *ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   double x0, x1, y;
 
   if (ev == NULL || !_planar_timeline_get_track_y (self, ref->trace, ref->plane, ref->track, ev->depth, &y))
@@ -701,23 +767,24 @@ draw_overlay (PlanarTimeline *self,
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (self->label_width, 0,
                                                          (float) MAX (width - self->label_width, 0), (float) height));
 
-  for (guint i = 0; i < self->marks->len; i++)
+  for (guint i = 0; i < planar_timeline_view_get_n_marks (self->view); i++)
     {
-      const PlanarTimeRange *m = &g_array_index (self->marks, PlanarTimeRange, i);
+      gint64 mark_start, mark_end;
 
-      draw_range (self, snapshot, m->start_ps, m->end_ps, &mark_color, 0.16f, height);
+      planar_timeline_view_get_mark (self->view, i, &mark_start, &mark_end);
+      draw_range (self, snapshot, mark_start, mark_end, &mark_color, 0.16f, height);
     }
 
   if (self->has_go_to_marker)
     draw_go_to_marker (self, snapshot, &mark_color, height);
 
-  if (self->selection != NULL && self->profile != NULL)
+  if (planar_timeline_view_get_selection (self->view) != NULL && self->profile != NULL)
     {
       gsize n;
-      const PlanarProfileEventRef *refs = planar_selection_get_events (self->selection, &n);
+      const PlanarEventRef *refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
       gint64 t0, t1;
 
-      if (planar_selection_get_range (self->selection, &t0, &t1))
+      if (planar_selection_get_range (planar_timeline_view_get_selection (self->view), &t0, &t1))
         draw_range (self, snapshot, t0, t1, &accent, 0.10f, height);
 
       gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
@@ -734,7 +801,7 @@ draw_overlay (PlanarTimeline *self,
             {
               PlanarTrace *trace = planar_profile_get_trace (self->profile, refs[i].trace);
               const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
-              PlanarEventRef ref = planar_profile_event_ref_get_event_ref (&refs[i]);
+              PlanarEventRef ref = refs[i];
 
               if (flows == NULL)
                 continue;
@@ -758,7 +825,7 @@ draw_overlay (PlanarTimeline *self,
       else
         {
           double y;
-          const PlanarEvent *ev = planar_profile_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
+          const PlanarEvent *ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
 
           if (ev != NULL && _planar_timeline_get_track_y (self, self->hover.trace, self->hover.plane, self->hover.track, ev->depth, &y))
             {

@@ -38,25 +38,27 @@ planar_timeline_get_search_hits (PlanarTimeline *self)
 }
 
 void
-planar_timeline_show_event (PlanarTimeline              *self,
-                            const PlanarProfileEventRef *ref)
+planar_timeline_show_event (PlanarTimeline       *self,
+                            const PlanarEventRef *ref)
 {
   const PlanarEvent *ev;
   double area, window, width_px;
   gint64 start, end;
+  gint64 view_start, view_end;
 
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (ref != NULL);
 
+  planar_timeline_view_get_visible_range (self->view, &view_start, &view_end);
   if (self->profile == NULL)
     return;
-  ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return;
   start = ev->start_ps;
   end = ev->start_ps + ev->duration_ps;
   area = _planar_timeline_time_area_width (self);
-  window = (double) (self->end_ps - self->start_ps);
+  window = (double) (view_end - view_start);
   width_px = (double) ev->duration_ps * area / MAX (window, 1.0);
 
   if (ev->duration_ps > 0 && width_px < PLANAR_TIMELINE_SHOW_MIN_PX)
@@ -70,11 +72,11 @@ planar_timeline_show_event (PlanarTimeline              *self,
 
       planar_timeline_set_view (self, middle - half, middle + half);
     }
-  else if (end < self->start_ps || start > self->end_ps
-           || ((start < self->start_ps || end > self->end_ps) && (double) ev->duration_ps <= window))
+  else if (end < view_start || start > view_end
+           || ((start < view_start || end > view_end) && (double) ev->duration_ps <= window))
     {
       /* Outside the view, or cut by its edge: centred, at the same zoom. */
-      gint64 width = self->end_ps - self->start_ps;
+      gint64 width = view_end - view_start;
       gint64 middle = start + ev->duration_ps / 2;
 
       planar_timeline_set_view (self, middle - width / 2, middle - width / 2 + width);
@@ -127,7 +129,7 @@ _planar_timeline_draw_hits (PlanarTimeline *self,
   double top = _planar_timeline_vscroll (self);
   double bottom = top + _planar_timeline_content_height (self);
   double left = self->label_width;
-  double ps_per_px = (double) (self->end_ps - self->start_ps) / _planar_timeline_time_area_width (self);
+  double ps_per_px = (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)) / _planar_timeline_time_area_width (self);
   guint n_rows = planar_timeline_layout_get_n_rows (self->layout);
 
   if (self->search_hits == NULL || self->profile == NULL)
@@ -161,7 +163,7 @@ _planar_timeline_draw_hits (PlanarTimeline *self,
 
           g_array_set_size (self->hit_spans, 0);
           planar_search_hit_index_query (self->search_hits, row->trace, row->plane, row->track, (guint) d,
-                                         self->start_ps, self->end_ps, ps_per_px, self->hit_spans);
+                                         planar_timeline_view_get_start_ps (self->view), planar_timeline_view_get_end_ps (self->view), ps_per_px, self->hit_spans);
           for (guint i = 0; i <= self->hit_spans->len; i++)
             {
               const PlanarSearchHitSpan *span = NULL;

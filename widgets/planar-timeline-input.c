@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "planar-span-index.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 
 /* A click that moves less than this many pixels is not a drag. */
 #define DRAG_THRESHOLD 4.0
@@ -147,22 +147,52 @@ pick_span (PlanarTimeline    *self,
 static int section_at (PlanarTimeline *self,
                        double          y);
 
+/* The row at widget @y, or NULL. */
+static const PlanarTimelineRow *
+row_at (PlanarTimeline *self,
+        double          y)
+{
+  int r;
+
+  if (y < PLANAR_TIMELINE_AXIS_HEIGHT)
+    return NULL;
+  r = planar_timeline_layout_find_row_at (self->layout, (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
+  return r >= 0 ? planar_timeline_layout_get_row (self->layout, (guint) r) : NULL;
+}
+
 gboolean
-_planar_timeline_pick (PlanarTimeline        *self,
-                       double                 x,
-                       double                 y,
-                       PlanarProfileEventRef *ref)
+_planar_timeline_pick (PlanarTimeline *self,
+                       double          x,
+                       double          y,
+                       PlanarEventRef *ref)
+{
+  const PlanarTimelineRow *row;
+  const PlanarTimelineRowClass *klass;
+
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
+  g_return_val_if_fail (ref != NULL, FALSE);
+
+  /* Not through the section header pinned over the tracks. */
+  if (self->profile == NULL || x < self->label_width || section_at (self, y) >= 0 || (row = row_at (self, y)) == NULL)
+    return FALSE;
+  klass = _planar_timeline_row_class (row);
+  return klass->pick != NULL && klass->pick (self, row, x, y, ref);
+}
+
+/* A track's events: the span under the pointer at its depth. */
+gboolean
+_planar_timeline_pick_track_row (PlanarTimeline          *self,
+                                 const PlanarTimelineRow *track_row,
+                                 double                   x,
+                                 double                   y,
+                                 PlanarEventRef          *ref)
 {
   const PlanarTimelineRow *row;
   const PlanarTrack *track;
   guint depth;
   PlanarSpan span = { 0 };
 
-  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
-  g_return_val_if_fail (ref != NULL, FALSE);
-
-  /* Not through the section header pinned over the tracks. */
-  if (x < self->label_width || section_at (self, y) >= 0 || !find_band (self, y, &row, &depth))
+  if (!find_band (self, y, &row, &depth) || row != track_row)
     return FALSE;
   track = _planar_timeline_row_track (self, row, NULL);
   if (!pick_span (self, track, depth, _planar_timeline_time_for_x (self, x), &span))
@@ -181,7 +211,7 @@ update_hover (PlanarTimeline *self)
   guint depth;
   PlanarSpan span = { 0 };
   gboolean had = self->has_hover;
-  PlanarProfileEventRef old = self->hover;
+  PlanarEventRef old = self->hover;
   guint64 old_count = self->hover_count;
 
   self->has_hover = FALSE;
@@ -192,13 +222,13 @@ update_hover (PlanarTimeline *self)
                  _planar_timeline_time_for_x (self, self->pointer_x), &span))
     {
       self->has_hover = TRUE;
-      self->hover = (PlanarProfileEventRef) { row->trace, row->plane, row->track, (guint32) span.first };
+      self->hover = (PlanarEventRef) { row->plane, row->trace, row->track, (guint32) span.first };
       self->hover_count = span.count;
       self->hover_start_ps = span.start_ps;
       self->hover_end_ps = span.end_ps;
     }
   if (had != self->has_hover ||
-      (had && (!planar_profile_event_ref_equal (&old, &self->hover) || old_count != self->hover_count)))
+      (had && (!planar_event_ref_equal (&old, &self->hover) || old_count != self->hover_count)))
     {
       /* The overlay only: the tracks layer is reused. */
       gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -207,30 +237,30 @@ update_hover (PlanarTimeline *self)
 }
 
 static void
-select_events (PlanarTimeline              *self,
-               const PlanarProfileEventRef *refs,
-               gsize                        n_refs,
-               gboolean                     has_range,
-               gint64                       start_ps,
-               gint64                       end_ps,
-               gboolean                     add)
+select_events (PlanarTimeline       *self,
+               const PlanarEventRef *refs,
+               gsize                 n_refs,
+               gboolean              has_range,
+               gint64                start_ps,
+               gint64                end_ps,
+               gboolean              add)
 {
   g_autoptr(PlanarSelection) selection = NULL;
   g_autoptr(GArray) all = NULL;
 
-  if (add && self->selection != NULL)
+  if (add && planar_timeline_view_get_selection (self->view) != NULL)
     {
       gsize n_old;
-      const PlanarProfileEventRef *old = planar_selection_get_events (self->selection, &n_old);
+      const PlanarEventRef *old = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n_old);
       gint64 old_start, old_end;
 
-      all = g_array_sized_new (FALSE, FALSE, sizeof (PlanarProfileEventRef), n_old + n_refs);
+      all = g_array_sized_new (FALSE, FALSE, sizeof (PlanarEventRef), n_old + n_refs);
       g_array_append_vals (all, old, n_old);
       /* Control-clicking a selected event takes it out. */
-      if (n_refs == 1 && !has_range && planar_selection_contains (self->selection, refs))
+      if (n_refs == 1 && !has_range && planar_selection_contains (planar_timeline_view_get_selection (self->view), refs))
         {
           for (guint i = 0; i < all->len; i++)
-            if (planar_profile_event_ref_equal (&g_array_index (all, PlanarProfileEventRef, i), refs))
+            if (planar_event_ref_equal (&g_array_index (all, PlanarEventRef, i), refs))
               {
                 g_array_remove_index (all, i);
                 break;
@@ -238,13 +268,13 @@ select_events (PlanarTimeline              *self,
         }
       else
         g_array_append_vals (all, refs, n_refs);
-      if (planar_selection_get_range (self->selection, &old_start, &old_end))
+      if (planar_selection_get_range (planar_timeline_view_get_selection (self->view), &old_start, &old_end))
         {
           start_ps = has_range ? MIN (start_ps, old_start) : old_start;
           end_ps = has_range ? MAX (end_ps, old_end) : old_end;
           has_range = TRUE;
         }
-      refs = (const PlanarProfileEventRef *) (gpointer) all->data;
+      refs = (const PlanarEventRef *) (gpointer) all->data;
       n_refs = all->len;
     }
   selection = planar_selection_new (self->profile, refs, n_refs, has_range, start_ps, end_ps);
@@ -253,7 +283,7 @@ select_events (PlanarTimeline              *self,
 
 typedef struct
 {
-  PlanarProfileEventRef base;
+  PlanarEventRef base;
   guint                 min_depth;
   guint                 max_depth;
   GArray               *out;
@@ -269,7 +299,7 @@ collect_box_event (const PlanarTrack *track,
 
   if (depth >= collect->min_depth && depth <= collect->max_depth)
     {
-      PlanarProfileEventRef ref = collect->base;
+      PlanarEventRef ref = collect->base;
 
       ref.index = (guint32) index;
       g_array_append_val (collect->out, ref);
@@ -285,7 +315,7 @@ _planar_timeline_select_box (PlanarTimeline *self,
                              double          y1,
                              gboolean        add)
 {
-  g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
+  g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
   gint64 t0, t1;
   double left, right, top, bottom;
   guint first;
@@ -328,18 +358,18 @@ _planar_timeline_select_box (PlanarTimeline *self,
       hi = MIN (hi, (int) row->n_depths - 1);
       if (lo > hi)
         continue;
-      collect.base = (PlanarProfileEventRef) { row->trace, row->plane, row->track, 0 };
+      collect.base = (PlanarEventRef) { row->plane, row->trace, row->track, 0 };
       collect.min_depth = (guint) lo;
       collect.max_depth = (guint) hi;
       collect.out = refs;
       planar_track_foreach_in_range (_planar_timeline_row_track (self, row, NULL), t0, t1, collect_box_event, &collect);
     }
-  select_events (self, (const PlanarProfileEventRef *) (gpointer) refs->data, refs->len, TRUE, t0, t1, add);
+  select_events (self, (const PlanarEventRef *) (gpointer) refs->data, refs->len, TRUE, t0, t1, add);
 }
 
 void
-planar_timeline_reveal_event (PlanarTimeline              *self,
-                              const PlanarProfileEventRef *ref)
+planar_timeline_reveal_event (PlanarTimeline       *self,
+                              const PlanarEventRef *ref)
 {
   const PlanarEvent *ev;
   int r;
@@ -349,12 +379,12 @@ planar_timeline_reveal_event (PlanarTimeline              *self,
 
   if (self->profile == NULL)
     return;
-  ev = planar_profile_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
+  ev = planar_event_ref_resolve (ref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return;
-  if (ev->start_ps + ev->duration_ps < self->start_ps || ev->start_ps > self->end_ps)
+  if (ev->start_ps + ev->duration_ps < planar_timeline_view_get_start_ps (self->view) || ev->start_ps > planar_timeline_view_get_end_ps (self->view))
     {
-      gint64 width = self->end_ps - self->start_ps;
+      gint64 width = planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view);
       gint64 middle = ev->start_ps + ev->duration_ps / 2;
 
       planar_timeline_set_view (self, middle - width / 2, middle - width / 2 + width);
@@ -378,8 +408,8 @@ void
 _planar_timeline_step_selection (PlanarTimeline *self,
                                  int             direction)
 {
-  const PlanarProfileEventRef *refs;
-  PlanarProfileEventRef ref;
+  const PlanarEventRef *refs;
+  PlanarEventRef ref;
   const PlanarTrack *track;
   const PlanarEvent *ev;
   gsize n;
@@ -387,15 +417,15 @@ _planar_timeline_step_selection (PlanarTimeline *self,
   guint depth;
   g_autoptr(PlanarSelection) selection = NULL;
 
-  if (self->selection == NULL || self->profile == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL || self->profile == NULL)
     return;
-  refs = planar_selection_get_events (self->selection, &n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
   if (n == 0)
     return;
   /* Steps go from the first selected event (the earliest of the first
    * track in display data order). */
   ref = refs[0];
-  ev = planar_profile_event_ref_resolve (&ref, self->profile, NULL, NULL, &track);
+  ev = planar_event_ref_resolve (&ref, self->profile, NULL, NULL, &track);
   if (ev == NULL)
     return;
   depth = ev->depth;
@@ -502,8 +532,8 @@ void
 _planar_timeline_pinch_begin (PlanarTimeline *self,
                               double          anchor_x)
 {
-  self->pinch_start_ps = self->start_ps;
-  self->pinch_end_ps = self->end_ps;
+  self->pinch_start_ps = planar_timeline_view_get_start_ps (self->view);
+  self->pinch_end_ps = planar_timeline_view_get_end_ps (self->view);
   self->pinch_anchor_x = anchor_x;
 }
 
@@ -584,34 +614,45 @@ on_query_tooltip (GtkWidget      *widget,
   g_autofree char *name = NULL;
   g_autofree char *markup = NULL;
 
-  /* Over a track's name cut short: the whole name. */
-  if (!keyboard && x < self->label_width)
+  /* Over a label cut short (a track's name, a section's title): the whole
+   * label. */
+  if (!keyboard && (section_at (self, y) >= 0 || x < self->label_width))
     {
-      int r = -1, e = -1, natural;
-      const PlanarTimelineEntry *entry;
+      const PlanarTimelineRow *row = row_at (self, y);
+      const PlanarTimelineRowClass *klass;
+      const char *label;
+      int natural;
 
-      if (section_at (self, y) < 0 && y >= PLANAR_TIMELINE_AXIS_HEIGHT)
-        r = planar_timeline_layout_find_row_at (self->layout,
-                                                (int) floor (y - PLANAR_TIMELINE_AXIS_HEIGHT + _planar_timeline_vscroll (self)));
-      if (r >= 0)
-        e = planar_timeline_layout_find_entry (self->layout, planar_timeline_layout_get_row (self->layout, (guint) r));
-      if (e < 0)
+      if (section_at (self, y) >= 0)
+        {
+          /* The pinned header, over the row under it. */
+          const PlanarTimelineSection *pinned = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
+
+          row = pinned->row != G_MAXUINT ? planar_timeline_layout_get_row (self->layout, pinned->row) : NULL;
+        }
+      if (row == NULL)
         return FALSE;
-      entry = planar_timeline_layout_get_entry (self->layout, (guint) e);
-      if (entry->name == NULL)
+      klass = _planar_timeline_row_class (row);
+      label = klass->label != NULL ? klass->label (self, row) : NULL;
+      if (label == NULL)
         return FALSE;
-      pango_layout_set_text (self->label_layout, entry->name, -1);
-      pango_layout_set_width (self->label_layout, -1);
-      pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
-      /* As wide as the drawing lets a name be (see draw_tracks_layer). */
-      if (natural <= self->label_width - 22)
+      pango_layout_set_text (self->title_layout, label, -1);
+      pango_layout_set_width (self->title_layout, -1);
+      pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
+      if (row->kind == PLANAR_TIMELINE_ROW_TRACK || row->kind == PLANAR_TIMELINE_ROW_COUNTER)
+        {
+          pango_layout_set_text (self->label_layout, label, -1);
+          pango_layout_set_width (self->label_layout, -1);
+          pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
+        }
+      if (natural <= klass->label_room (self, row))
         return FALSE;
-      gtk_tooltip_set_text (tooltip, entry->name);
+      gtk_tooltip_set_text (tooltip, label);
       return TRUE;
     }
   if (keyboard || !self->has_hover || self->profile == NULL)
     return FALSE;
-  ev = planar_profile_event_ref_resolve (&self->hover, self->profile, NULL, &plane, NULL);
+  ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, &plane, NULL);
   if (ev == NULL)
     return FALSE;
   if (self->hover_count > 1)
@@ -660,6 +701,36 @@ section_at (PlanarTimeline *self,
     return -1;
   row = planar_timeline_layout_get_row (self->layout, (guint) r);
   return row->kind == PLANAR_TIMELINE_ROW_SECTION ? (int) row->section : -1;
+}
+
+static void toggle_section (PlanarTimeline *self,
+                            guint           section);
+
+void
+_planar_timeline_activate_section_row (PlanarTimeline          *self,
+                                       const PlanarTimelineRow *row)
+{
+  toggle_section (self, row->section);
+}
+
+void
+_planar_timeline_activate_host_row (PlanarTimeline          *self,
+                                    const PlanarTimelineRow *row)
+{
+  guint trace = row->trace;
+
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      /* The view state's signal lays the tracks out again at once, so
+       * neither @row nor @host outlive the change. */
+      if (host->trace == trace)
+        {
+          planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+          return;
+        }
+    }
 }
 
 static void
@@ -734,8 +805,8 @@ on_drag_begin (GtkGestureDrag *gesture,
   self->drag_button = button;
   self->drag_x0 = self->drag_x1 = x;
   self->drag_y0 = self->drag_y1 = y;
-  self->drag_start_ps = self->start_ps;
-  self->drag_end_ps = self->end_ps;
+  self->drag_start_ps = planar_timeline_view_get_start_ps (self->view);
+  self->drag_end_ps = planar_timeline_view_get_end_ps (self->view);
   self->drag_vscroll = _planar_timeline_vscroll (self);
   self->drag = DRAG_NONE;
   self->drag_section = G_MAXUINT;
@@ -765,7 +836,7 @@ drag_kind (PlanarTimeline *self)
     return DRAG_SECTION;
   if (self->drag_button != GDK_BUTTON_PRIMARY || self->drag_x0 < self->label_width)
     return DRAG_NONE;
-  switch (self->tool)
+  switch (planar_timeline_view_get_tool (self->view))
     {
     case PLANAR_TIMELINE_TOOL_SELECT:
       return DRAG_BOX;
@@ -847,17 +918,24 @@ click (PlanarTimeline  *self,
        double           y,
        GdkModifierType  state)
 {
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   int section = section_at (self, y);
+  const PlanarTimelineRow *label_row = row_at (self, y);
 
+  /* The pinned header first: it lies over the row under it. */
   if (section >= 0)
     {
       toggle_section (self, (guint) section);
       return;
     }
+  if (label_row != NULL && _planar_timeline_row_class (label_row)->activate != NULL)
+    {
+      _planar_timeline_row_class (label_row)->activate (self, label_row);
+      return;
+    }
   if (x < self->label_width)
     return;
-  switch (self->tool)
+  switch (planar_timeline_view_get_tool (self->view))
     {
     case PLANAR_TIMELINE_TOOL_ZOOM:
       _planar_timeline_zoom (self, (state & GDK_SHIFT_MASK) ? 1 / PLANAR_TIMELINE_ZOOM_STEP_FAST
@@ -874,22 +952,22 @@ click (PlanarTimeline  *self,
           const PlanarTimelineRow *row;
           guint depth;
 
-          ev = planar_profile_event_ref_resolve (&ref, self->profile, NULL, NULL, &track);
+          ev = planar_event_ref_resolve (&ref, self->profile, NULL, NULL, &track);
           /* A click on a folded block selects the events it stands for. */
           if (ev != NULL && find_band (self, y, &row, &depth) &&
               pick_span (self, track, depth, _planar_timeline_time_for_x (self, x), &span) && span.count > 1)
             {
-              g_autoptr(GArray) refs = g_array_sized_new (FALSE, FALSE, sizeof (PlanarProfileEventRef), (guint) span.count);
+              g_autoptr(GArray) refs = g_array_sized_new (FALSE, FALSE, sizeof (PlanarEventRef), (guint) span.count);
               gssize k = depth_group_find (track, depth, span.first);
 
               for (guint64 i = 0; i < span.count && k >= 0; i++)
                 {
-                  PlanarProfileEventRef r = ref;
+                  PlanarEventRef r = ref;
 
                   r.index = (guint32) depth_group_event (track, depth, (gsize) k + i);
                   g_array_append_val (refs, r);
                 }
-              select_events (self, (const PlanarProfileEventRef *) (gpointer) refs->data, refs->len,
+              select_events (self, (const PlanarEventRef *) (gpointer) refs->data, refs->len,
                              FALSE, 0, 0, (state & GDK_CONTROL_MASK) != 0);
             }
           else
@@ -988,14 +1066,14 @@ on_double_click (GtkGestureClick *gesture,
                  double           y,
                  PlanarTimeline  *self)
 {
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   const PlanarEvent *ev;
   gint64 margin;
 
   /* A double click zooms to the event under the pointer. */
   if (n_press != 2 || !_planar_timeline_pick (self, x, y, &ref))
     return;
-  ev = planar_profile_event_ref_resolve (&ref, self->profile, NULL, NULL, NULL);
+  ev = planar_event_ref_resolve (&ref, self->profile, NULL, NULL, NULL);
   if (ev == NULL)
     return;
   margin = (gint64) ((double) ev->duration_ps * PLANAR_TIMELINE_FIT_MARGIN);

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
 #define PLANAR_TIMELINE_LABEL_WIDTH  220
 #define PLANAR_TIMELINE_LABEL_WIDTH_MIN 120
 #define PLANAR_TIMELINE_LABEL_WIDTH_MAX 800
+/* Where a section's or host's title starts, after the expander. */
+#define PLANAR_TIMELINE_TITLE_X      26
 /* How near its edge, either side, a drag resizes the column. */
 #define PLANAR_TIMELINE_LABEL_GRIP   4
 
@@ -50,11 +52,69 @@ typedef enum
   DRAG_LABEL_EDGE,
 } PlanarTimelineDrag;
 
+/* The colors of a frame, from the widget's foreground. */
 typedef struct
 {
-  gint64 start_ps;
-  gint64 end_ps;
-} PlanarTimeRange;
+  gboolean dark;
+  GdkRGBA  fg;
+  GdkRGBA  dim_fg;
+  GdkRGBA  background;
+  GdkRGBA  label_background;
+  GdkRGBA  header_background;
+  GdkRGBA  axis_background;
+  GdkRGBA  separator;
+  GdkRGBA  grid;
+} PlanarTimelinePalette;
+
+/* One frame of the tracks as a row draws into it. */
+typedef struct
+{
+  /* Headers and labels; events go to the track renderer. */
+  GtkSnapshot                 *snapshot;
+  const PlanarTimelinePalette *palette;
+  double                       width;
+  double                       height;
+  /* The content y of the viewport's top and bottom. */
+  double                       top;
+  double                       bottom;
+  /* The label column's width, and the height of a track's name. */
+  double                       left;
+  int                          name_height;
+} PlanarTimelineFrame;
+
+/* What a kind of row does, as Tracy's TimelineItem and Perfetto's track
+ * classes do (planar-timeline-rows.c holds one per kind: section header,
+ * host header, track, counter; a pending host is a section header whose
+ * section is pending). Its height is the layout's (view/). NULL members do
+ * nothing. */
+typedef struct
+{
+  /* Draws @row, its top at widget @y. */
+  void        (*draw)          (PlanarTimeline            *self,
+                                const PlanarTimelineFrame *frame,
+                                const PlanarTimelineRow   *row,
+                                double                     y);
+  /* The event at widget (@x, @y) on @row: TRUE with @ref set. */
+  gboolean    (*pick)          (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                double                     x,
+                                double                     y,
+                                PlanarEventRef            *ref);
+  /* The whole text of the row's label, shown as its tooltip when
+   * drawn cut short (see label_room). Returns: (nullable). */
+  const char *(*label)         (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* How wide the label may be drawn. */
+  double      (*label_room)    (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* A click on its label (a header folds or loads). */
+  void        (*activate)      (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row);
+  /* Appends the row's parts of the secondary-click menu. */
+  void        (*context_menu)  (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                GMenu                     *menu);
+} PlanarTimelineRowClass;
 
 struct _PlanarTimeline
 {
@@ -70,15 +130,10 @@ struct _PlanarTimeline
   /* Whether the user moved the view while the profile was loading. */
   gboolean              view_touched;
 
-  gint64                start_ps;
-  gint64                end_ps;
-  PlanarTimelineTool    tool;
-  PlanarSelection      *selection;
-  gboolean              show_flows;
+  /* The visible range, selection, marks, tool and flow toggles. */
+  PlanarTimelineView   *view;
   gboolean              show_grid;
   gboolean              hide_internal_events;
-  guint64               hidden_flow_categories;
-  GArray               *marks;
 
   GtkAdjustment        *hadjustment;
   GtkAdjustment        *vadjustment;
@@ -127,7 +182,7 @@ struct _PlanarTimeline
   double                pointer_x;
   double                pointer_y;
   gboolean              has_hover;
-  PlanarProfileEventRef        hover;
+  PlanarEventRef        hover;
   /* Hovering a folded block: how many events it stands for. */
   guint64               hover_count;
   gint64                hover_start_ps;
@@ -239,7 +294,7 @@ void     _planar_timeline_pinch_update     (PlanarTimeline        *self,
 gboolean _planar_timeline_pick             (PlanarTimeline        *self,
                                             double                 x,
                                             double                 y,
-                                            PlanarProfileEventRef        *ref);
+                                            PlanarEventRef        *ref);
 /* Selects every event inside the widget rectangle from (@x0, @y0) to
  * (@x1, @y1); with @add, joined to the current selection. */
 void     _planar_timeline_select_box       (PlanarTimeline        *self,
@@ -290,6 +345,17 @@ void     _planar_timeline_allocate_popovers (PlanarTimeline       *self);
 gboolean _planar_timeline_popup_context_menu (PlanarTimeline      *self,
                                               double               x,
                                               double               y);
+/* The parts of the secondary-click menu of a track or counter (hide it,
+ * then its section's part), a section and a host. */
+void     _planar_timeline_track_menu       (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
+void     _planar_timeline_section_menu     (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
+void     _planar_timeline_host_menu        (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            GMenu                   *menu);
 /* Puts section @section before section @before (the number of sections:
  * last), in the view state's order. */
 void     _planar_timeline_move_section     (PlanarTimeline        *self,
@@ -299,7 +365,27 @@ void     _planar_timeline_move_section     (PlanarTimeline        *self,
 guint    _planar_timeline_drop_target      (PlanarTimeline        *self,
                                             double                 y);
 
+/* planar-timeline-rows.c */
+const PlanarTimelineRowClass *
+         _planar_timeline_row_class        (const PlanarTimelineRow *row);
+
 /* planar-timeline-draw.c */
+void     _planar_timeline_draw_section_row (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_host_row    (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_track_row   (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
+void     _planar_timeline_draw_counter_row (PlanarTimeline            *self,
+                                            const PlanarTimelineFrame *frame,
+                                            const PlanarTimelineRow   *row,
+                                            double                     y);
 /* The tracks and the overlay, drawn afresh (for export). */
 void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             GtkSnapshot           *snapshot,
@@ -316,6 +402,15 @@ void     _planar_timeline_draw_hits        (PlanarTimeline        *self,
                                             double                 width);
 
 /* planar-timeline-input.c */
+gboolean _planar_timeline_pick_track_row   (PlanarTimeline          *self,
+                                            const PlanarTimelineRow *row,
+                                            double                   x,
+                                            double                   y,
+                                            PlanarEventRef          *ref);
+void     _planar_timeline_activate_section_row (PlanarTimeline          *self,
+                                                const PlanarTimelineRow *row);
+void     _planar_timeline_activate_host_row (PlanarTimeline          *self,
+                                             const PlanarTimelineRow *row);
 /* Adds the event controllers and the tooltip. */
 void     _planar_timeline_init_input       (PlanarTimeline        *self);
 

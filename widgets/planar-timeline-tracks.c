@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "planar-stat-format.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-units.h"
 
 /* ------------------------------------------------------------------------
@@ -30,15 +30,15 @@ drop_hidden_selection (PlanarTimeline *self)
 {
   g_autoptr(GArray) kept = NULL;
   g_autoptr(PlanarSelection) selection = NULL;
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gint64 start, end;
   gboolean has_range;
   gsize n;
 
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return;
-  refs = planar_selection_get_events (self->selection, &n);
-  kept = g_array_sized_new (FALSE, FALSE, sizeof (PlanarProfileEventRef), (guint) n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
+  kept = g_array_sized_new (FALSE, FALSE, sizeof (PlanarEventRef), (guint) n);
   for (gsize i = 0; i < n; i++)
     if (planar_timeline_layout_find_track (self->layout, refs[i].trace, refs[i].plane, refs[i].track) >= 0)
       g_array_append_val (kept, refs[i]);
@@ -59,8 +59,8 @@ drop_hidden_selection (PlanarTimeline *self)
       }
   if (kept->len == n)
     return;
-  has_range = planar_selection_get_range (self->selection, &start, &end);
-  selection = planar_selection_new (self->profile, (const PlanarProfileEventRef *) (gpointer) kept->data, kept->len,
+  has_range = planar_selection_get_range (planar_timeline_view_get_selection (self->view), &start, &end);
+  selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) kept->data, kept->len,
                                     has_range, start, end);
   planar_timeline_set_selection (self, selection);
 }
@@ -94,12 +94,12 @@ _planar_timeline_watch_view_state (PlanarTimeline  *self,
 static int
 selected_section (PlanarTimeline *self)
 {
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gsize n;
 
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return -1;
-  refs = planar_selection_get_events (self->selection, &n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
   if (n == 0)
     return -1;
   for (guint s = 0; s < planar_timeline_layout_get_n_sections (self->layout); s++)
@@ -127,15 +127,15 @@ static const char *
 resolve_track (PlanarTimeline *self,
                const char     *id)
 {
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   gsize n;
   int r;
 
   if (id[0] != '\0')
     return id;
-  if (self->selection == NULL)
+  if (planar_timeline_view_get_selection (self->view) == NULL)
     return NULL;
-  refs = planar_selection_get_events (self->selection, &n);
+  refs = planar_selection_get_events (planar_timeline_view_get_selection (self->view), &n);
   if (n == 0)
     return NULL;
   r = planar_timeline_layout_find_track (self->layout, refs[0].trace, refs[0].plane, refs[0].track);
@@ -326,6 +326,27 @@ expand_all (GtkWidget  *widget,
 }
 
 static void
+toggle_host (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+  const char *id = g_variant_get_string (parameter, NULL);
+
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      /* The change lays the tracks out again at once: @host goes. */
+      if (strcmp (host->id, id) == 0)
+        {
+          planar_timeline_layout_set_host_collapsed (self->layout, h, !host->collapsed);
+          return;
+        }
+    }
+}
+
+static void
 toggle_section (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
@@ -378,7 +399,7 @@ go_to_time (GtkWidget  *widget,
             GVariant   *parameter)
 {
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
-  g_autofree char *ascii = planar_format_duration ((self->start_ps + self->end_ps) / 2);
+  g_autofree char *ascii = planar_format_duration ((planar_timeline_view_get_start_ps (self->view) + planar_timeline_view_get_end_ps (self->view)) / 2);
   g_autofree char *now = planar_stat_micro_sign (ascii);
   int middle = self->label_width + (int) _planar_timeline_time_area_width (self) / 2;
 
@@ -408,12 +429,13 @@ show_track_menu (GtkWidget  *widget,
                  GVariant   *parameter)
 {
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
-  const PlanarProfileEventRef *refs;
+  PlanarSelection *selection = planar_timeline_view_get_selection (self->view);
+  const PlanarEventRef *refs = NULL;
   gsize n = 0;
   double y = -1;
 
-  if (self->selection != NULL)
-    refs = planar_selection_get_events (self->selection, &n);
+  if (selection != NULL)
+    refs = planar_selection_get_events (selection, &n);
   if (n > 0)
     {
       int r = planar_timeline_layout_find_track (self->layout, refs[0].trace, refs[0].plane, refs[0].track);
@@ -442,6 +464,8 @@ _planar_timeline_class_add_track_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "timeline.hide-section", "s", hide_section);
   gtk_widget_class_install_action (widget_class, "timeline.show-only-section", "s", show_only_section);
   gtk_widget_class_install_action (widget_class, "timeline.toggle-section", "s", toggle_section);
+  /* Parameter: a host's id ("host|*"). */
+  gtk_widget_class_install_action (widget_class, "timeline.toggle-host", "s", toggle_host);
   gtk_widget_class_install_action (widget_class, "timeline.move-section-up", "s", move_section_up);
   gtk_widget_class_install_action (widget_class, "timeline.move-section-down", "s", move_section_down);
   gtk_widget_class_install_action (widget_class, "timeline.reset-section-order", NULL, reset_section_order);
@@ -471,18 +495,69 @@ append_item (GMenu      *menu,
   g_menu_append_item (menu, item);
 }
 
+void
+_planar_timeline_section_menu (PlanarTimeline          *self,
+                               const PlanarTimelineRow *row,
+                               GMenu                   *menu)
+{
+  const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, row->section);
+  g_autoptr(GMenu) part = g_menu_new ();
+
+  append_item (part, section->pending ? _("_Load Host") : section->collapsed ? _("_Expand Section") : _("_Collapse Section"),
+               "timeline.toggle-section", section->id);
+  append_item (part, _("Hide _Section"), "timeline.hide-section", section->id);
+  append_item (part, _("Show _Only This Section"), "timeline.show-only-section", section->id);
+  append_item (part, _("Move Section _Up"), "timeline.move-section-up", section->id);
+  append_item (part, _("Move Section _Down"), "timeline.move-section-down", section->id);
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (part));
+}
+
+void
+_planar_timeline_track_menu (PlanarTimeline          *self,
+                             const PlanarTimelineRow *row,
+                             GMenu                   *menu)
+{
+  g_autoptr(GMenu) part = g_menu_new ();
+  int e = planar_timeline_layout_find_entry (self->layout, row);
+
+  if (e >= 0)
+    {
+      append_item (part, _("_Hide Track"), "timeline.hide-track",
+                   planar_timeline_layout_get_entry (self->layout, (guint) e)->id);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (part));
+    }
+  _planar_timeline_section_menu (self, row, menu);
+}
+
+void
+_planar_timeline_host_menu (PlanarTimeline          *self,
+                            const PlanarTimelineRow *row,
+                            GMenu                   *menu)
+{
+  g_autoptr(GMenu) part = g_menu_new ();
+
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
+
+      if (host->trace != row->trace)
+        continue;
+      append_item (part, host->collapsed ? _("_Expand Host") : _("_Collapse Host"), "timeline.toggle-host", host->id);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (part));
+      return;
+    }
+}
+
 gboolean
 _planar_timeline_popup_context_menu (PlanarTimeline *self,
                                      double          x,
                                      double          y)
 {
   g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GMenu) track_part = g_menu_new ();
-  g_autoptr(GMenu) section_part = g_menu_new ();
   g_autoptr(GMenu) all_part = g_menu_new ();
-  const PlanarTimelineSection *section;
+  const PlanarTimelineRowClass *klass;
   const PlanarTimelineRow *row;
-  int r, e;
+  int r;
 
   if (self->profile == NULL || y < PLANAR_TIMELINE_AXIS_HEIGHT)
     return FALSE;
@@ -491,24 +566,12 @@ _planar_timeline_popup_context_menu (PlanarTimeline *self,
   if (r < 0)
     return FALSE;
   row = planar_timeline_layout_get_row (self->layout, (guint) r);
-  section = planar_timeline_layout_get_section (self->layout, row->section);
-
-  e = planar_timeline_layout_find_entry (self->layout, row);
-  if (e >= 0)
-    append_item (track_part, _("_Hide Track"), "timeline.hide-track",
-                 planar_timeline_layout_get_entry (self->layout, (guint) e)->id);
-  append_item (section_part, section->pending ? _("_Load Host") : section->collapsed ? _("_Expand Section") : _("_Collapse Section"),
-               "timeline.toggle-section", section->id);
-  append_item (section_part, _("Hide _Section"), "timeline.hide-section", section->id);
-  append_item (section_part, _("Show _Only This Section"), "timeline.show-only-section", section->id);
-  append_item (section_part, _("Move Section _Up"), "timeline.move-section-up", section->id);
-  append_item (section_part, _("Move Section _Down"), "timeline.move-section-down", section->id);
+  klass = _planar_timeline_row_class (row);
+  if (klass->context_menu != NULL)
+    klass->context_menu (self, row, menu);
   append_item (all_part, _("Show _All Tracks"), "timeline.show-all-tracks", NULL);
   append_item (all_part, _("Co_llapse All"), "timeline.collapse-all", NULL);
   append_item (all_part, _("E_xpand All"), "timeline.expand-all", NULL);
-  if (e >= 0)
-    g_menu_append_section (menu, NULL, G_MENU_MODEL (track_part));
-  g_menu_append_section (menu, NULL, G_MENU_MODEL (section_part));
   g_menu_append_section (menu, NULL, G_MENU_MODEL (all_part));
 
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->context_menu), G_MENU_MODEL (menu));

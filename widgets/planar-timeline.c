@@ -24,18 +24,13 @@
 #include "planar-flows.h"
 #include "planar-shortcuts.h"
 #include "planar-stat-format.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-tool-selector.h"
 #include "planar-units.h"
 
 /* The widest window without a profile: a millisecond. */
 #define DEFAULT_WINDOW_PS PLANAR_PS_PER_MS
 
-G_DEFINE_ENUM_TYPE (PlanarTimelineTool, planar_timeline_tool,
-                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_SELECT, "select"),
-                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_PAN, "pan"),
-                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_ZOOM, "zoom"),
-                    G_DEFINE_ENUM_VALUE (PLANAR_TIMELINE_TOOL_TIMING, "timing"))
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (PlanarTimeline, planar_timeline, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
@@ -78,26 +73,28 @@ double
 _planar_timeline_x_for_time (PlanarTimeline *self,
                              gint64          t_ps)
 {
-  double w = (double) MAX (self->end_ps - self->start_ps, 1);
+  gint64 start, end;
 
-  return self->label_width + (double) (t_ps - self->start_ps) / w * _planar_timeline_time_area_width (self);
+  planar_timeline_view_get_visible_range (self->view, &start, &end);
+  return self->label_width + (double) (t_ps - start) / (double) MAX (end - start, 1) * _planar_timeline_time_area_width (self);
 }
 
 gint64
 _planar_timeline_time_for_x (PlanarTimeline *self,
                              double          x)
 {
-  double w = (double) MAX (self->end_ps - self->start_ps, 1);
+  gint64 start, end;
 
-  return self->start_ps + (gint64) llround ((x - self->label_width) / _planar_timeline_time_area_width (self) * w);
+  planar_timeline_view_get_visible_range (self->view, &start, &end);
+  return start + (gint64) llround ((x - self->label_width) / _planar_timeline_time_area_width (self) * (double) MAX (end - start, 1));
 }
 
 void
 _planar_timeline_get_track_view (PlanarTimeline  *self,
                                  PlanarTrackView *view)
 {
-  view->t0_ps = self->start_ps;
-  view->t1_ps = self->end_ps;
+  view->t0_ps = planar_timeline_view_get_start_ps (self->view);
+  view->t1_ps = planar_timeline_view_get_end_ps (self->view);
   view->x = self->label_width;
   view->width = (float) _planar_timeline_time_area_width (self);
   view->scale = MAX (gtk_widget_get_scale_factor (GTK_WIDGET (self)), 1);
@@ -169,14 +166,14 @@ static void
 configure_hadjustment (PlanarTimeline *self)
 {
   gint64 first, last;
-  double page = (double) (self->end_ps - self->start_ps);
+  double page = (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view));
 
   get_span (self, &first, &last);
   self->updating_adjustments = TRUE;
   gtk_adjustment_configure (self->hadjustment,
-                            (double) self->start_ps,
-                            (double) MIN (first, self->start_ps),
-                            (double) MAX (last, self->end_ps),
+                            (double) planar_timeline_view_get_start_ps (self->view),
+                            (double) MIN (first, planar_timeline_view_get_start_ps (self->view)),
+                            (double) MAX (last, planar_timeline_view_get_end_ps (self->view)),
                             page * PLANAR_TIMELINE_PAN_STEP, page * 0.9, page);
   self->updating_adjustments = FALSE;
 }
@@ -190,7 +187,7 @@ hadjustment_value_changed (PlanarTimeline *self,
   if (self->updating_adjustments)
     return;
   start = (gint64) llround (gtk_adjustment_get_value (adjustment));
-  planar_timeline_set_view (self, start, start + (self->end_ps - self->start_ps));
+  planar_timeline_set_view (self, start, start + (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)));
 }
 
 static void
@@ -249,6 +246,58 @@ _planar_timeline_invalidate_tracks (PlanarTimeline *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+static void update_accessible_selection (PlanarTimeline *self);
+
+/* The timeline follows its PlanarTimelineView, whoever changed it, and
+ * tells its own listeners under its own property names. */
+static void
+view_notify (PlanarTimelineView *view,
+             GParamSpec         *pspec,
+             PlanarTimeline     *self)
+{
+  const char *name = g_param_spec_get_name (pspec);
+
+  if (g_str_equal (name, "visible-range"))
+    {
+      self->has_hover = FALSE;
+      g_object_freeze_notify (G_OBJECT (self));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_START_PS]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_END_PS]);
+      g_object_thaw_notify (G_OBJECT (self));
+      if (self->hadjustment != NULL)
+        configure_hadjustment (self);
+      _planar_timeline_invalidate_tracks (self);
+    }
+  else if (g_str_equal (name, "selection"))
+    {
+      update_accessible_selection (self);
+      _planar_timeline_update_actions (self);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+    }
+  else if (g_str_equal (name, "tool"))
+    {
+      _planar_timeline_update_cursor (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+  else if (g_str_equal (name, "show-flows"))
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_FLOWS]);
+      _planar_timeline_invalidate_tracks (self);
+    }
+  else if (g_str_equal (name, "hidden-flow-categories"))
+    {
+      if (planar_timeline_view_get_show_flows (view))
+        _planar_timeline_invalidate_tracks (self);
+    }
+  else if (g_str_equal (name, "n-marks"))
+    {
+      _planar_timeline_update_actions (self);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
 /* Keeps a window at least PLANAR_TIMELINE_MIN_WINDOW_PS wide, no wider
  * than the profile and inside it. */
 static void
@@ -293,28 +342,9 @@ set_view_internal (PlanarTimeline *self,
                    gint64          start_ps,
                    gint64          end_ps)
 {
-  gboolean start_changed, end_changed;
-
   clamp_view (self, &start_ps, &end_ps);
-  start_changed = start_ps != self->start_ps;
-  end_changed = end_ps != self->end_ps;
-  if (!start_changed && !end_changed)
-    return;
-
-  self->start_ps = start_ps;
-  self->end_ps = end_ps;
-  self->has_hover = FALSE;
-
-  g_object_freeze_notify (G_OBJECT (self));
-  if (start_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_START_PS]);
-  if (end_changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_END_PS]);
-  g_object_thaw_notify (G_OBJECT (self));
-
-  if (self->hadjustment != NULL)
-    configure_hadjustment (self);
-  _planar_timeline_invalidate_tracks (self);
+  /* view_notify() follows. */
+  planar_timeline_view_set_visible_range (self->view, start_ps, end_ps);
 }
 
 void
@@ -333,7 +363,7 @@ _planar_timeline_zoom (PlanarTimeline *self,
                        double          factor,
                        double          anchor_x)
 {
-  double width = (double) (self->end_ps - self->start_ps);
+  double width = (double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view));
   double new_width, anchor, fraction;
   gint64 start;
 
@@ -342,8 +372,8 @@ _planar_timeline_zoom (PlanarTimeline *self,
   if (anchor_x >= self->label_width)
     anchor = (double) _planar_timeline_time_for_x (self, anchor_x);
   else
-    anchor = (double) self->start_ps + width / 2;
-  fraction = (anchor - (double) self->start_ps) / MAX (width, 1.0);
+    anchor = (double) planar_timeline_view_get_start_ps (self->view) + width / 2;
+  fraction = (anchor - (double) planar_timeline_view_get_start_ps (self->view)) / MAX (width, 1.0);
   new_width = MAX (width / factor, (double) PLANAR_TIMELINE_MIN_WINDOW_PS);
   start = (gint64) llround (anchor - fraction * new_width);
   planar_timeline_set_view (self, start, start + (gint64) llround (new_width));
@@ -353,9 +383,9 @@ void
 _planar_timeline_pan (PlanarTimeline *self,
                       double          fraction)
 {
-  gint64 delta = (gint64) llround ((double) (self->end_ps - self->start_ps) * fraction);
+  gint64 delta = (gint64) llround ((double) (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)) * fraction);
 
-  planar_timeline_set_view (self, self->start_ps + delta, self->end_ps + delta);
+  planar_timeline_set_view (self, planar_timeline_view_get_start_ps (self->view) + delta, planar_timeline_view_get_end_ps (self->view) + delta);
 }
 
 double
@@ -380,7 +410,7 @@ _planar_timeline_zoom_to_selection (PlanarTimeline *self)
 {
   gint64 start, end, margin;
 
-  if (self->selection == NULL || !planar_selection_get_bounds (self->selection, &start, &end))
+  if (planar_timeline_view_get_selection (self->view) == NULL || !planar_selection_get_bounds (planar_timeline_view_get_selection (self->view), &start, &end))
     return;
   margin = (gint64) ((double) (end - start) * PLANAR_TIMELINE_FIT_MARGIN);
   planar_timeline_set_view (self, start - margin, end + margin);
@@ -402,6 +432,13 @@ _planar_timeline_refresh_layout (PlanarTimeline *self)
     configure_vadjustment (self);
   if (self->hadjustment != NULL)
     configure_hadjustment (self);
+}
+
+void
+planar_timeline_relayout (PlanarTimeline *self)
+{
+  g_return_if_fail (PLANAR_IS_TIMELINE (self));
+  _planar_timeline_refresh_layout (self);
 }
 
 static void
@@ -507,18 +544,14 @@ planar_timeline_set_profile (PlanarTimeline *self,
 
   planar_timeline_layout_reset (self->layout);
   planar_track_renderer_reset (self->renderer);
-  g_array_set_size (self->marks, 0);
+  planar_timeline_view_clear_marks (self->view);
   self->has_go_to_marker = FALSE;
   /* A find's hits name the old profile's tracks. */
   g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   self->has_hover = FALSE;
   self->view_touched = FALSE;
   self->drag = DRAG_NONE;
-  if (self->selection != NULL)
-    {
-      g_clear_object (&self->selection);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
-    }
+  planar_timeline_view_set_selection (self->view, NULL);
   /* A new profile shows everything, unless told otherwise (after the
    * selection is gone: it belongs to the old profile). */
   if (!planar_view_state_is_default (self->view_state))
@@ -621,7 +654,7 @@ planar_timeline_go_to_time (PlanarTimeline *self,
 
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
 
-  width = self->end_ps - self->start_ps;
+  width = planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view);
   /* At overview zoom (the whole profile in view) the time alone would not
    * move the view: zoom in to 1% of it, at least a microsecond. */
   {
@@ -658,13 +691,13 @@ static void
 update_accessible_selection (PlanarTimeline *self)
 {
   g_autofree char *text = NULL;
-  gsize n = self->selection ? planar_selection_get_n_events (self->selection) : 0;
+  gsize n = planar_timeline_view_get_selection (self->view) ? planar_selection_get_n_events (planar_timeline_view_get_selection (self->view)) : 0;
 
   if (n == 1)
     {
       const PlanarPlane *plane = NULL;
       const PlanarTrack *track = NULL;
-      const PlanarEvent *ev = planar_selection_resolve (self->selection, 0, NULL, &plane, &track);
+      const PlanarEvent *ev = planar_selection_resolve (planar_timeline_view_get_selection (self->view), 0, NULL, &plane, &track);
 
       if (ev != NULL)
         {
@@ -696,7 +729,7 @@ PlanarSelection *
 planar_timeline_get_selection (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
-  return self->selection;
+  return planar_timeline_view_get_selection (self->view);
 }
 
 void
@@ -706,15 +739,7 @@ planar_timeline_set_selection (PlanarTimeline  *self,
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (selection == NULL || PLANAR_IS_SELECTION (selection));
 
-  if (selection != NULL && planar_selection_is_empty (selection))
-    selection = NULL;
-  if (g_set_object (&self->selection, selection))
-    {
-      update_accessible_selection (self);
-      _planar_timeline_update_actions (self);
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
-    }
+  planar_timeline_view_set_selection (self->view, selection);
 }
 
 /* ------------------------------------------------------------------------
@@ -724,40 +749,25 @@ planar_timeline_set_selection (PlanarTimeline  *self,
 void
 _planar_timeline_mark (PlanarTimeline *self)
 {
-  PlanarTimeRange range;
+  PlanarSelection *selection = planar_timeline_view_get_selection (self->view);
+  gint64 start, end;
 
-  if (self->selection == NULL || !planar_selection_get_bounds (self->selection, &range.start_ps, &range.end_ps))
-    return;
   /* Marking the same range again takes the mark away. */
-  for (guint i = 0; i < self->marks->len; i++)
-    {
-      const PlanarTimeRange *m = &g_array_index (self->marks, PlanarTimeRange, i);
-
-      if (m->start_ps == range.start_ps && m->end_ps == range.end_ps)
-        {
-          g_array_remove_index (self->marks, i);
-          gtk_widget_queue_draw (GTK_WIDGET (self));
-          return;
-        }
-    }
-  g_array_append_val (self->marks, range);
-  _planar_timeline_update_actions (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (selection != NULL && planar_selection_get_bounds (selection, &start, &end))
+    planar_timeline_view_toggle_mark (self->view, start, end);
 }
 
 void
 _planar_timeline_clear_marks (PlanarTimeline *self)
 {
-  g_array_set_size (self->marks, 0);
-  _planar_timeline_update_actions (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  planar_timeline_view_clear_marks (self->view);
 }
 
 guint
 planar_timeline_get_n_marks (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
-  return self->marks->len;
+  return planar_timeline_view_get_n_marks (self->view);
 }
 
 void
@@ -766,34 +776,34 @@ planar_timeline_get_mark (PlanarTimeline *self,
                           gint64         *start_ps,
                           gint64         *end_ps)
 {
-  const PlanarTimeRange *m;
-
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
-  g_return_if_fail (index < self->marks->len);
 
-  m = &g_array_index (self->marks, PlanarTimeRange, index);
-  if (start_ps != NULL)
-    *start_ps = m->start_ps;
-  if (end_ps != NULL)
-    *end_ps = m->end_ps;
+  planar_timeline_view_get_mark (self->view, index, start_ps, end_ps);
 }
 
 /* ------------------------------------------------------------------------
  * Simple properties
  * ------------------------------------------------------------------------ */
 
+PlanarTimelineView *
+planar_timeline_get_timeline_view (PlanarTimeline *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+  return self->view;
+}
+
 gint64
 planar_timeline_get_start_ps (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
-  return self->start_ps;
+  return planar_timeline_view_get_start_ps (self->view);
 }
 
 gint64
 planar_timeline_get_end_ps (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), 0);
-  return self->end_ps;
+  return planar_timeline_view_get_end_ps (self->view);
 }
 
 void
@@ -805,7 +815,7 @@ _planar_timeline_update_cursor (PlanarTimeline *self)
       (self->pointer_inside && _planar_timeline_on_label_edge (self, self->pointer_x, self->pointer_y)))
     gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "col-resize");
   else
-    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[self->tool]);
+    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[planar_timeline_view_get_tool (self->view)]);
 }
 
 gboolean
@@ -842,7 +852,7 @@ PlanarTimelineTool
 planar_timeline_get_tool (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), PLANAR_TIMELINE_TOOL_SELECT);
-  return self->tool;
+  return planar_timeline_view_get_tool (self->view);
 }
 
 void
@@ -852,19 +862,14 @@ planar_timeline_set_tool (PlanarTimeline     *self,
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
   g_return_if_fail (tool <= PLANAR_TIMELINE_TOOL_TIMING);
 
-  if (self->tool == tool)
-    return;
-  self->tool = tool;
-  _planar_timeline_update_cursor (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL]);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  planar_timeline_view_set_tool (self->view, tool);
 }
 
 gboolean
 planar_timeline_get_show_flows (PlanarTimeline *self)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
-  return self->show_flows;
+  return planar_timeline_view_get_show_flows (self->view);
 }
 
 void
@@ -873,12 +878,7 @@ planar_timeline_set_show_flows (PlanarTimeline *self,
 {
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
 
-  show_flows = !!show_flows;
-  if (self->show_flows == show_flows)
-    return;
-  self->show_flows = show_flows;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_FLOWS]);
-  _planar_timeline_invalidate_tracks (self);
+  planar_timeline_view_set_show_flows (self->view, show_flows);
 }
 
 gboolean
@@ -886,8 +886,7 @@ planar_timeline_get_flow_category_visible (PlanarTimeline *self,
                                            guint           category)
 {
   g_return_val_if_fail (PLANAR_IS_TIMELINE (self), FALSE);
-  g_return_val_if_fail (category < PLANAR_FLOW_N_CATEGORIES, FALSE);
-  return (self->hidden_flow_categories & (G_GUINT64_CONSTANT (1) << category)) == 0;
+  return planar_timeline_view_get_flow_category_visible (self->view, category);
 }
 
 void
@@ -895,21 +894,8 @@ planar_timeline_set_flow_category_visible (PlanarTimeline *self,
                                            guint           category,
                                            gboolean        visible)
 {
-  guint64 hidden;
-
   g_return_if_fail (PLANAR_IS_TIMELINE (self));
-  g_return_if_fail (category < PLANAR_FLOW_N_CATEGORIES);
-
-  hidden = self->hidden_flow_categories;
-  if (visible)
-    hidden &= ~(G_GUINT64_CONSTANT (1) << category);
-  else
-    hidden |= G_GUINT64_CONSTANT (1) << category;
-  if (hidden == self->hidden_flow_categories)
-    return;
-  self->hidden_flow_categories = hidden;
-  if (self->show_flows)
-    _planar_timeline_invalidate_tracks (self);
+  planar_timeline_view_set_flow_category_visible (self->view, category, visible);
 }
 
 gboolean
@@ -1034,7 +1020,9 @@ planar_timeline_dispose (GObject *object)
   _planar_timeline_dispose_tracks (self);
   g_clear_pointer (&self->tool_selector, gtk_widget_unparent);
   g_clear_object (&self->profile);
-  g_clear_object (&self->selection);
+  if (self->view != NULL)
+    g_signal_handlers_disconnect_by_func (self->view, view_notify, self);
+  g_clear_object (&self->view);
   if (self->hadjustment != NULL)
     g_signal_handlers_disconnect_by_func (self->hadjustment, hadjustment_value_changed, self);
   if (self->vadjustment != NULL)
@@ -1057,7 +1045,6 @@ planar_timeline_finalize (GObject *object)
 
   g_clear_pointer (&self->layout, planar_timeline_layout_free);
   g_clear_pointer (&self->renderer, planar_track_renderer_free);
-  g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_clear_pointer (&self->counter_columns, g_array_unref);
   g_clear_pointer (&self->hit_spans, g_array_unref);
@@ -1081,19 +1068,19 @@ planar_timeline_get_property (GObject    *object,
       g_value_set_object (value, self->profile);
       break;
     case PROP_START_PS:
-      g_value_set_int64 (value, self->start_ps);
+      g_value_set_int64 (value, planar_timeline_view_get_start_ps (self->view));
       break;
     case PROP_END_PS:
-      g_value_set_int64 (value, self->end_ps);
+      g_value_set_int64 (value, planar_timeline_view_get_end_ps (self->view));
       break;
     case PROP_TOOL:
-      g_value_set_enum (value, self->tool);
+      g_value_set_enum (value, planar_timeline_view_get_tool (self->view));
       break;
     case PROP_SELECTION:
-      g_value_set_object (value, self->selection);
+      g_value_set_object (value, planar_timeline_view_get_selection (self->view));
       break;
     case PROP_SHOW_FLOWS:
-      g_value_set_boolean (value, self->show_flows);
+      g_value_set_boolean (value, planar_timeline_view_get_show_flows (self->view));
       break;
     case PROP_SHOW_GRID:
       g_value_set_boolean (value, self->show_grid);
@@ -1138,10 +1125,10 @@ planar_timeline_set_property (GObject      *object,
       planar_timeline_set_profile (self, g_value_get_object (value));
       break;
     case PROP_START_PS:
-      planar_timeline_set_view (self, g_value_get_int64 (value), MAX (self->end_ps, g_value_get_int64 (value)));
+      planar_timeline_set_view (self, g_value_get_int64 (value), MAX (planar_timeline_view_get_end_ps (self->view), g_value_get_int64 (value)));
       break;
     case PROP_END_PS:
-      planar_timeline_set_view (self, MIN (self->start_ps, g_value_get_int64 (value)), g_value_get_int64 (value));
+      planar_timeline_set_view (self, MIN (planar_timeline_view_get_start_ps (self->view), g_value_get_int64 (value)), g_value_get_int64 (value));
       break;
     case PROP_TOOL:
       planar_timeline_set_tool (self, g_value_get_enum (value));
@@ -1270,10 +1257,11 @@ planar_timeline_init (PlanarTimeline *self)
 {
   self->hide_internal_events = TRUE;
   self->label_width = PLANAR_TIMELINE_LABEL_WIDTH;
-  self->end_ps = DEFAULT_WINDOW_PS;
+  self->view = planar_timeline_view_new ();
+  planar_timeline_view_set_visible_range (self->view, 0, DEFAULT_WINDOW_PS);
+  g_signal_connect (self->view, "notify", G_CALLBACK (view_notify), self);
   self->layout = planar_timeline_layout_new ();
   self->renderer = planar_track_renderer_new ();
-  self->marks = g_array_new (FALSE, FALSE, sizeof (PlanarTimeRange));
   self->flows = g_array_new (FALSE, FALSE, sizeof (PlanarFlow));
   self->counter_columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
   self->hit_spans = g_array_new (FALSE, FALSE, sizeof (PlanarSearchHitSpan));

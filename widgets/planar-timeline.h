@@ -9,25 +9,10 @@
 #include "planar-profile.h"
 #include "planar-search-hits.h"
 #include "planar-selection.h"
+#include "planar-timeline-view.h"
 #include "planar-view-state.h"
 
 G_BEGIN_DECLS
-
-/* What a drag with the first button does. */
-typedef enum
-{
-  /* Click selects an event (Control adds), drag selects a box. */
-  PLANAR_TIMELINE_TOOL_SELECT,
-  /* Drag moves the view. */
-  PLANAR_TIMELINE_TOOL_PAN,
-  /* Drag a time range to zoom into it. */
-  PLANAR_TIMELINE_TOOL_ZOOM,
-  /* Drag an interval, snapped to event edges, to measure it. */
-  PLANAR_TIMELINE_TOOL_TIMING,
-} PlanarTimelineTool;
-
-GType planar_timeline_tool_get_type (void) G_GNUC_CONST;
-#define PLANAR_TYPE_TIMELINE_TOOL (planar_timeline_tool_get_type ())
 
 #define PLANAR_TYPE_TIMELINE (planar_timeline_get_type ())
 G_DECLARE_FINAL_TYPE (PlanarTimeline, planar_timeline, PLANAR, TIMELINE, GtkWidget)
@@ -46,10 +31,19 @@ GtkWidget          *planar_timeline_new              (void);
 
 /* Returns: (transfer none) (nullable). */
 PlanarProfile      *planar_timeline_get_profile      (PlanarTimeline     *self);
+/* What the timeline shows now (visible range, selection, marks, tool, flow
+ * toggles): the object the axis, details pane and find bar follow. The
+ * timeline's own setters and properties below go through it. Returns:
+ * (transfer none). */
+PlanarTimelineView *planar_timeline_get_timeline_view (PlanarTimeline    *self);
 /* @profile may still be loading: tracks appear as they are ready, and the
  * whole profile is shown once it has loaded. */
 void                planar_timeline_set_profile      (PlanarTimeline     *self,
                                                       PlanarProfile      *profile);
+
+/* Lays the profile's tracks out again: for whoever learns that tracks
+ * changed (a loader's tracks-changed), the timeline's own poll aside. */
+void                planar_timeline_relayout         (PlanarTimeline     *self);
 
 gint64              planar_timeline_get_start_ps     (PlanarTimeline     *self);
 gint64              planar_timeline_get_end_ps       (PlanarTimeline     *self);
@@ -72,7 +66,7 @@ void                planar_timeline_set_selection    (PlanarTimeline     *self,
 /* Puts the event @ref points to in view, keeping the zoom: the window is
  * centred on it when it lies outside, and its row scrolled into view. */
 void                planar_timeline_reveal_event     (PlanarTimeline              *self,
-                                                      const PlanarProfileEventRef *ref);
+                                                      const PlanarEventRef        *ref);
 
 /* Brings the event @ref points to on screen as a find does: when it is
  * narrower than a few dozen pixels, the view zooms in around it until it
@@ -80,7 +74,7 @@ void                planar_timeline_reveal_event     (PlanarTimeline            
  * moves only when the event is outside it or cut by its edge. Its row is
  * scrolled into view. */
 void                planar_timeline_show_event       (PlanarTimeline              *self,
-                                                      const PlanarProfileEventRef *ref);
+                                                      const PlanarEventRef        *ref);
 
 /* The hits of a find, highlighted on the tracks: each hit in view is
  * outlined, or marked with a bar when too narrow to outline, at any zoom.

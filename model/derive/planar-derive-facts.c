@@ -301,7 +301,7 @@ _planar_derive_visit_sorted (DeriveContext   *dc,
   while (n > 0)
     {
       Cursor *top = &heap[0];
-      PlanarEventRef ref = { p, top->t, (guint32) top->next };
+      PlanarEventRef ref = { p, 0, top->t, (guint32) top->next };
 
       if (_planar_derive_check_cancelled (dc, error))
         return FALSE;
@@ -334,7 +334,7 @@ _planar_derive_scan_flows_only (DeriveContext  *dc,
         continue;
       for (gsize i = 0; i < track->n_events; i++)
         {
-          PlanarEventRef ref = { p, t, (guint32) i };
+          PlanarEventRef ref = { p, 0, t, (guint32) i };
 
           if (_planar_derive_check_cancelled (dc, error))
             return FALSE;

@@ -180,7 +180,7 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
     {
       const PlanarEvent *ev = &track->events[i];
       const char *name = plane->metadata[ev->metadata].name;
-      PlanarEventRef ref = { p, t, (guint32) i };
+      PlanarEventRef ref = { p, 0, t, (guint32) i };
 
       if (_planar_derive_check_cancelled (dc, error))
         return FALSE;

@@ -56,24 +56,6 @@ G_BEGIN_DECLS
 /* XProf derives the lines of at most this many streams per GPU. */
 #define PLANAR_DERIVED_MAX_STREAMS                 16
 
-/* One event of a trace by position: track @track of plane @plane, event
- * @index of the track's events (never an aggregated event). */
-typedef struct
-{
-  guint32 plane;
-  guint32 track;
-  guint32 index;
-} PlanarEventRef;
-
-/* PlanarEventRef.plane of "no event". */
-#define PLANAR_EVENT_REF_NONE G_MAXUINT32
-
-static inline gboolean
-planar_event_ref_is_none (const PlanarEventRef *ref)
-{
-  return ref->plane == PLANAR_EVENT_REF_NONE;
-}
-
 /* Whether @line_id is one of the ids XProf reserves for derived lines. */
 static inline gboolean
 planar_line_id_is_derived (gint64 line_id)

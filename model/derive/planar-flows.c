@@ -123,7 +123,7 @@ static const char * const category_names[PLANAR_FLOW_N_KNOWN_CATEGORIES] = {
   "pjrt_library_call", "threadpool_event", "jax_serving", "sparsecore_offload",
 };
 
-static const PlanarEventRef no_event = { PLANAR_EVENT_REF_NONE, 0, 0 };
+static const PlanarEventRef no_event = { PLANAR_EVENT_REF_NONE, 0, 0, 0 };
 
 const char *
 planar_flow_category_get_name (guint category)
@@ -744,7 +744,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   if (launches_in_ref_order (self->launches))
     return;
   for (gsize i = 0; i < n; i++)
-    fits = fits && launches[i].ref.plane <= G_MAXUINT16 && launches[i].ref.track <= G_MAXUINT16;
+    fits = fits && launches[i].ref.track <= G_MAXUINT16;
   /* Every real trace has fewer than 2^16 planes and tracks per plane, so
    * a reference fits one radix key. */
   if (!fits)

@@ -220,7 +220,7 @@ write_begin (PerfettoExport    *pe,
   const PlanarEvent *ev = &plane->tracks[t].events[i];
   const char *name = planar_plane_get_event_name (plane, ev, TRUE);
   const PlanarFlowIndex *index = planar_trace_get_flows (trace);
-  PlanarEventRef ref = { p, t, (guint32) i };
+  PlanarEventRef ref = { p, 0, t, (guint32) i };
   Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
   Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
   Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;

@@ -260,7 +260,7 @@ write_event (ChromeExport      *ce,
   const PlanarFlowIndex *index = planar_trace_get_flows (trace);
   const char *name = planar_plane_get_event_name (plane, ev, FALSE);
   const char *display = planar_plane_get_event_name (plane, ev, TRUE);
-  PlanarEventRef ref = { p, t, (guint32) i };
+  PlanarEventRef ref = { p, 0, t, (guint32) i };
   guint first_flow = G_MAXUINT;
 
   g_array_set_size (ce->stats, 0);

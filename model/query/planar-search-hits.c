@@ -271,13 +271,13 @@ planar_search_hit_index_new (PlanarSearch *search)
     {
       const PlanarSearchHit *hit = planar_search_get_hit (search, i);
       const PlanarEvent *event = planar_search_resolve_hit (search, hit, NULL, NULL, NULL);
-      TrackHits *hits = lookup_track (self, hit->trace, hit->plane, hit->track);
+      TrackHits *hits = lookup_track (self, hit->ref.trace, hit->ref.plane, hit->ref.track);
 
       if (hits == NULL)
         {
           TrackKey *key = g_new (TrackKey, 1);
 
-          *key = (TrackKey) { hit->trace, hit->plane, hit->track };
+          *key = (TrackKey) { hit->ref.trace, hit->ref.plane, hit->ref.track };
           hits = g_new0 (TrackHits, 1);
           g_hash_table_insert (self->tracks, key, hits);
         }
@@ -319,7 +319,7 @@ planar_search_hit_index_new (PlanarSearch *search)
 
       slot->start_ps = event->start_ps;
       slot->end_ps = event->start_ps + event->duration_ps;
-      slot->event = hit->event;
+      slot->event = hit->ref.index;
     }
 
   {

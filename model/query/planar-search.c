@@ -706,10 +706,7 @@ search_job_run (SearchRun *run,
         {
           PlanarSearchHit hit = {
             .start_ps = ev->start_ps,
-            .event = i,
-            .trace = job->trace,
-            .plane = job->plane,
-            .track = job->track,
+            .ref = { .plane = job->plane, .trace = job->trace, .track = job->track, .index = (guint32) i },
           };
 
           if (job->hits == NULL)
@@ -750,14 +747,14 @@ compare_hits (const void *a,
 
   if (x->start_ps != y->start_ps)
     return x->start_ps < y->start_ps ? -1 : 1;
-  if (x->trace != y->trace)
-    return x->trace < y->trace ? -1 : 1;
-  if (x->plane != y->plane)
-    return x->plane < y->plane ? -1 : 1;
-  if (x->track != y->track)
-    return x->track < y->track ? -1 : 1;
-  if (x->event != y->event)
-    return x->event < y->event ? -1 : 1;
+  if (x->ref.trace != y->ref.trace)
+    return x->ref.trace < y->ref.trace ? -1 : 1;
+  if (x->ref.plane != y->ref.plane)
+    return x->ref.plane < y->ref.plane ? -1 : 1;
+  if (x->ref.track != y->ref.track)
+    return x->ref.track < y->ref.track ? -1 : 1;
+  if (x->ref.index != y->ref.index)
+    return x->ref.index < y->ref.index ? -1 : 1;
   return 0;
 }
 
@@ -782,8 +779,8 @@ sort_hits (PlanarSearchHit **hits,
   /* A track out of order would break the merge; the model sorts every
    * track, but a sort is the safe answer if one is not. */
   for (guint64 i = 1; i < n; i++)
-    if (src[i].start_ps < src[i - 1].start_ps && src[i].track == src[i - 1].track &&
-        src[i].plane == src[i - 1].plane && src[i].trace == src[i - 1].trace)
+    if (src[i].start_ps < src[i - 1].start_ps && src[i].ref.track == src[i - 1].ref.track &&
+        src[i].ref.plane == src[i - 1].ref.plane && src[i].ref.trace == src[i - 1].ref.trace)
       {
         qsort (src, n, sizeof (PlanarSearchHit), compare_hits);
         return;
@@ -1321,14 +1318,14 @@ planar_search_resolve_hit (PlanarSearch           *self,
 
   g_return_val_if_fail (PLANAR_IS_SEARCH (self), NULL);
   g_return_val_if_fail (hit != NULL, NULL);
-  g_return_val_if_fail (hit->trace < self->traces->len, NULL);
+  g_return_val_if_fail (hit->ref.trace < self->traces->len, NULL);
 
-  t = g_ptr_array_index (self->traces, hit->trace);
-  g_return_val_if_fail (hit->plane < planar_trace_get_n_planes (t), NULL);
-  p = planar_trace_get_plane (t, hit->plane);
-  g_return_val_if_fail (hit->track < p->n_tracks, NULL);
-  k = &p->tracks[hit->track];
-  g_return_val_if_fail (hit->event < k->n_events, NULL);
+  t = g_ptr_array_index (self->traces, hit->ref.trace);
+  g_return_val_if_fail (hit->ref.plane < planar_trace_get_n_planes (t), NULL);
+  p = planar_trace_get_plane (t, hit->ref.plane);
+  g_return_val_if_fail (hit->ref.track < p->n_tracks, NULL);
+  k = &p->tracks[hit->ref.track];
+  g_return_val_if_fail (hit->ref.index < k->n_events, NULL);
 
   if (trace != NULL)
     *trace = t;
@@ -1336,5 +1333,5 @@ planar_search_resolve_hit (PlanarSearch           *self,
     *plane = p;
   if (track != NULL)
     *track = k;
-  return &k->events[hit->event];
+  return &k->events[hit->ref.index];
 }

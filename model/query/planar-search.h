@@ -39,20 +39,16 @@ typedef enum
   PLANAR_SEARCH_REGEX          = 1 << 1,
 } PlanarSearchFlags;
 
-/* One matching event: track->events[@event] of track @track of plane
- * @plane of the search's trace @trace. */
+/* One matching event, and when it started. */
 typedef struct
 {
   /* The event's start when the search ran, ps since the profile start. */
-  gint64  start_ps;
-  /* Index in the track's events (never an aggregated event). */
-  guint64 event;
-  guint   trace;
-  guint   plane;
-  guint   track;
+  gint64         start_ps;
+  /* The event, with the index of its host in the search's profile. */
+  PlanarEventRef ref;
 } PlanarSearchHit;
 
-G_STATIC_ASSERT (sizeof (PlanarSearchHit) == 32);
+G_STATIC_ASSERT (sizeof (PlanarSearchHit) == 24);
 
 #define PLANAR_TYPE_SEARCH (planar_search_get_type ())
 G_DECLARE_FINAL_TYPE (PlanarSearch, planar_search, PLANAR, SEARCH, GObject)

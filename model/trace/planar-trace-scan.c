@@ -688,6 +688,14 @@ _planar_trace_scan (PlanarTrace  *self,
    * the wire, with its indices) plus a fixed allowance. */
   self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
   self->spill = _planar_trace_wants_spill (self->size);
+  /* A PlanarEventRef names a plane in 16 bits. */
+  if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
+                   "%s has %u planes, more than the %u a profile may have",
+                   self->file_name, plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
+      return FALSE;
+    }
   if (!claim_structure (self, (guint64) plane_fields->len * PLANAR_PLANE_COST, error))
     return FALSE;
 

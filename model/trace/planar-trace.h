@@ -190,6 +190,57 @@ typedef struct
   guint                n_rows;
 } PlanarPlane;
 
+/* One event by position, the one reference to an event everywhere (the
+ * derived sources, flows, a find's hits, the selection): event @index of
+ * the events of track @track of plane @plane (never an aggregated event),
+ * on host @trace of a profile. A trace's own functions leave @trace 0 and
+ * ignore it; a profile's (and the view's) set it to the host's index.
+ * Twelve bytes, as the derived sources and flows store (and cache) one per
+ * event: a trace has fewer than PLANAR_EVENT_REF_NONE planes (its reader
+ * refuses more), a profile fewer hosts. */
+typedef struct
+{
+  guint16 plane;
+  guint16 trace;
+  guint32 track;
+  guint32 index;
+} PlanarEventRef;
+
+G_STATIC_ASSERT (sizeof (PlanarEventRef) == 12);
+
+/* PlanarEventRef.plane of "no event". */
+#define PLANAR_EVENT_REF_NONE G_MAXUINT16
+
+static inline gboolean
+planar_event_ref_is_none (const PlanarEventRef *ref)
+{
+  return ref->plane == PLANAR_EVENT_REF_NONE;
+}
+
+/* Orders refs by host, plane, track, then event index (which is start
+ * order within a track). */
+static inline int
+planar_event_ref_compare (const PlanarEventRef *a,
+                          const PlanarEventRef *b)
+{
+  if (a->trace != b->trace)
+    return a->trace < b->trace ? -1 : 1;
+  if (a->plane != b->plane)
+    return a->plane < b->plane ? -1 : 1;
+  if (a->track != b->track)
+    return a->track < b->track ? -1 : 1;
+  if (a->index != b->index)
+    return a->index < b->index ? -1 : 1;
+  return 0;
+}
+
+static inline gboolean
+planar_event_ref_equal (const PlanarEventRef *a,
+                        const PlanarEventRef *b)
+{
+  return planar_event_ref_compare (a, b) == 0;
+}
+
 #define PLANAR_TYPE_TRACE (planar_trace_get_type ())
 G_DECLARE_FINAL_TYPE (PlanarTrace, planar_trace, PLANAR, TRACE, GObject)
 

@@ -1127,7 +1127,7 @@ test_find (void)
     {
       const PlanarSearchHit *hit;
       PlanarSelection *selection;
-      const PlanarProfileEventRef *refs;
+      const PlanarEventRef *refs;
       gsize n_refs;
 
       gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
@@ -1138,9 +1138,9 @@ test_find (void)
       selection = planar_timeline_get_selection (window->timeline);
       refs = planar_selection_get_events (selection, &n_refs);
       g_assert_cmpuint (n_refs, ==, 1);
-      g_assert_cmpuint (refs[0].plane, ==, hit->plane);
-      g_assert_cmpuint (refs[0].track, ==, hit->track);
-      g_assert_cmpuint (refs[0].index, ==, hit->event);
+      g_assert_cmpuint (refs[0].plane, ==, hit->ref.plane);
+      g_assert_cmpuint (refs[0].track, ==, hit->ref.track);
+      g_assert_cmpuint (refs[0].index, ==, hit->ref.index);
     }
   planar_find_bar_select_hit (window->find_bar, n - 1);
   gtk_widget_activate_action (GTK_WIDGET (window->find_bar), "find.next", NULL);
@@ -1174,7 +1174,7 @@ static gboolean
 find_event (PlanarProfile         *profile,
             guint                  min_stats,
             gboolean               need_flow,
-            PlanarProfileEventRef *out)
+            PlanarEventRef *out)
 {
   PlanarTrace *trace = planar_profile_get_trace (profile, 0);
   const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
@@ -1188,7 +1188,7 @@ find_event (PlanarProfile         *profile,
       for (guint t = 0; t < plane->n_tracks; t++)
         for (gsize i = 0; i < plane->tracks[t].n_events; i++)
           {
-            PlanarEventRef ref = { p, t, (guint32) i };
+            PlanarEventRef ref = { p, 0, t, (guint32) i };
 
             g_array_set_size (stats, 0);
             g_array_set_size (found, 0);
@@ -1199,7 +1199,7 @@ find_event (PlanarProfile         *profile,
               continue;
             if (stats->len >= min_stats)
               {
-                *out = (PlanarProfileEventRef) { 0, p, t, (guint32) i };
+                *out = (PlanarEventRef) { p, 0, t, (guint32) i };
                 return TRUE;
               }
           }
@@ -1246,7 +1246,7 @@ test_details (void)
   PlanarWindow *window = open_worker_session ();
   PlanarProfile *profile = planar_window_get_profile (window);
   PlanarTrace *trace = planar_profile_get_trace (profile, 0);
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   g_autoptr(PlanarSelection) one = NULL;
   g_autoptr(PlanarSelection) range = NULL;
   g_autoptr(PlanarSelection) several = NULL;
@@ -1258,7 +1258,7 @@ test_details (void)
   g_autofree char *duration = NULL;
   const PlanarPlane *plane;
   const PlanarEvent *event;
-  PlanarProfileEventRef picks[3];
+  PlanarEventRef picks[3];
   PlanarSelection *followed;
   gint64 first, last;
   char *line;
@@ -1383,7 +1383,7 @@ test_details_rates_and_groups (void)
   g_autoptr(PlanarSelection) one = NULL;
   g_autoptr(PlanarSelection) range = NULL;
   g_autofree char *text = NULL;
-  PlanarProfileEventRef ref = { 0 };
+  PlanarEventRef ref = { 0 };
   gboolean found = FALSE;
   PlanarWindow *window;
   PlanarProfile *profile;
@@ -1413,7 +1413,7 @@ test_details_rates_and_groups (void)
       for (guint t = 0; t < plane->n_tracks && !found; t++)
         if (g_strcmp0 (plane->tracks[t].name, "XLA Ops") == 0 && plane->tracks[t].n_events > 0)
           {
-            ref = (PlanarProfileEventRef) { 0, p, t, 0 };
+            ref = (PlanarEventRef) { p, 0, t, 0 };
             found = TRUE;
           }
     }
@@ -1822,6 +1822,9 @@ make_session_of_8 (const char *name)
   return session;
 }
 
+static void click_row_header (PlanarWindow            *window,
+                              const PlanarTimelineRow *row);
+
 /* Clicks the header of section @id with the real pointer (xdotool, over
  * XTEST), scrolled into view first. */
 static void
@@ -1830,7 +1833,19 @@ click_section_header (PlanarWindow *window,
 {
   PlanarTimeline *timeline = window->timeline;
   int s = planar_timeline_layout_find_section (timeline->layout, id);
-  const PlanarTimelineRow *row;
+
+  g_assert_cmpint (s, >=, 0);
+  click_row_header (window, planar_timeline_layout_get_row (timeline->layout,
+                                                            planar_timeline_layout_get_section (timeline->layout, (guint) s)->row));
+}
+
+/* Clicks the header @row (a section's or a host's) with the real pointer,
+ * scrolled into view first. */
+static void
+click_row_header (PlanarWindow            *window,
+                  const PlanarTimelineRow *row)
+{
+  PlanarTimeline *timeline = window->timeline;
   graphene_point_t point;
   double sx, sy;
   g_autofree char *title = NULL, *x = NULL, *y = NULL;
@@ -1839,9 +1854,6 @@ click_section_header (PlanarWindow *window,
   const char *xdotool = g_getenv ("XDOTOOL");
   int status = 0;
 
-  g_assert_cmpint (s, >=, 0);
-  row = planar_timeline_layout_get_row (timeline->layout,
-                                        planar_timeline_layout_get_section (timeline->layout, (guint) s)->row);
   _planar_timeline_scroll_to (timeline, row->y);
   for (guint i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
@@ -2636,7 +2648,7 @@ test_file_changed (void)
   g_autoptr(GError) error = NULL;
   const char *gen = g_getenv ("PLANAR_GEN");
   char *argv[] = { (char *) gen, (char *) "--events", (char *) "20000", (char *) "-o", path, NULL };
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   PlanarWindow *window;
   GtkWindow *other;
   const char *line;
@@ -3211,6 +3223,74 @@ test_same_hostname (void)
   g_clear_pointer (&section_store, g_free);
 }
 
+static gboolean
+host0_collapsed (gpointer data)
+{
+  PlanarTimelineLayout *layout = ((PlanarWindow *) data)->timeline->layout;
+
+  return planar_timeline_layout_get_n_hosts (layout) == 2 && planar_timeline_layout_get_host (layout, 0)->collapsed;
+}
+
+static gboolean
+host0_open (gpointer data)
+{
+  return !host0_collapsed (data);
+}
+
+/* A session of two hosts shows each as a group of its sections under a
+ * header; a real click on worker0's header folds all its sections (its
+ * header stays, worker1 is untouched), the fold is remembered for the host
+ * file when the session opens again, and another click unfolds it. */
+static void
+test_host_groups (void)
+{
+  const guint64 start = G_GUINT64_CONSTANT (1767225600000000000);
+  g_autofree char *folder = g_build_filename (tmp_dir, "host-groups", "plugins", "profile", NEWEST, NULL);
+  PlanarTimelineLayout *layout;
+  const PlanarTimelineHost *host;
+  PlanarWindow *window;
+  guint n_rows;
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  planar_test_scratch_begin ();
+  write_localhost_host (folder, "worker0.xplane.pb", start);
+  write_localhost_host (folder, "worker1.xplane.pb", start);
+  planar_test_scratch_end ();
+
+  window = open_path (folder);
+  wait_loaded (window);
+  layout = window->timeline->layout;
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 2);
+  host = planar_timeline_layout_get_host (layout, 0);
+  g_assert_cmpstr (host->title, ==, "worker0 (localhost)");
+  g_assert_cmpuint (host->n_sections, ==, 2);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  n_rows = planar_timeline_layout_get_n_rows (layout);
+  save_screenshot ("host-groups.png", G_USEC_PER_SEC / 2);
+
+  click_row_header (window, planar_timeline_layout_get_row (layout, host->row));
+  wait_for (host0_collapsed, window, 10, "the click to fold worker0");
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 0)->row, ==, G_MAXUINT);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 1)->row, ==, G_MAXUINT);
+  g_assert_false (planar_timeline_layout_get_host (layout, 1)->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), <, n_rows);
+  g_assert_true (planar_view_state_get_section_collapsed (planar_timeline_get_view_state (window->timeline), "worker0|*"));
+  save_screenshot ("host-groups-folded.png", G_USEC_PER_SEC / 2);
+
+  /* Remembered for the host file. */
+  destroy_all_windows ();
+  window = open_path (folder);
+  wait_loaded (window);
+  layout = window->timeline->layout;
+  wait_for (host0_collapsed, window, 10, "worker0 to open folded again");
+
+  click_row_header (window, planar_timeline_layout_get_row (layout, planar_timeline_layout_get_host (layout, 0)->row));
+  wait_for (host0_open, window, 10, "the click to unfold worker0");
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, n_rows);
+
+  destroy_all_windows ();
+}
+
 /* ------------------------------------------------------------------------
  * Inside the Flatpak sandbox (planar-sandbox.h), faked: PLANAR_FLATPAK_INFO
  * names a .flatpak-info of the tests' own, PLANAR_DOCUMENT_PORTAL_DIR a
@@ -3557,6 +3637,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/cached-reopen", test_cached_reopen);
   g_test_add_func ("/app/lazy-hosts", test_lazy_hosts);
   g_test_add_func ("/app/same-hostname", test_same_hostname);
+  g_test_add_func ("/app/host-groups", test_host_groups);
   g_test_add_func ("/app/lazy-host-error", test_lazy_host_error);
   g_test_add_func ("/app/undecodable-host", test_undecodable_host);
   planar_test_add_func_with_samples ("/app/export-and-open-json", test_export_and_open_json);

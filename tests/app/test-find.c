@@ -302,7 +302,7 @@ assert_hit_on_screen (PlanarWindow *window,
   PlanarTimeline *timeline = window->timeline;
   PlanarSearch *search = planar_find_bar_get_search (window->find_bar);
   const PlanarSearchHit *hit = planar_search_get_hit (search, index);
-  const PlanarProfileEventRef *refs;
+  const PlanarEventRef *refs;
   const PlanarEvent *event;
   double width_px;
   gsize n;
@@ -310,14 +310,14 @@ assert_hit_on_screen (PlanarWindow *window,
 
   refs = planar_selection_get_events (planar_timeline_get_selection (timeline), &n);
   g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpuint (refs[0].track, ==, hit->track);
-  g_assert_cmpuint (refs[0].index, ==, hit->event);
+  g_assert_cmpuint (refs[0].track, ==, hit->ref.track);
+  g_assert_cmpuint (refs[0].index, ==, hit->ref.index);
   event = hit_event (window, index, &width_px);
   g_assert_cmpint (event->start_ps, >=, planar_timeline_get_start_ps (timeline));
   g_assert_cmpint (event->start_ps + event->duration_ps, <=, planar_timeline_get_end_ps (timeline));
   g_assert_cmpfloat (width_px, >=, PLANAR_TIMELINE_SHOW_MIN_PX);
   /* Its row is on screen too. */
-  g_assert_true (_planar_timeline_get_track_y (timeline, hit->trace, hit->plane, hit->track, event->depth, &y));
+  g_assert_true (_planar_timeline_get_track_y (timeline, hit->ref.trace, hit->ref.plane, hit->ref.track, event->depth, &y));
   g_assert_cmpfloat (y, >=, PLANAR_TIMELINE_AXIS_HEIGHT);
   g_assert_cmpfloat (y + PLANAR_TIMELINE_EVENT_HEIGHT, <=, gtk_widget_get_height (GTK_WIDGET (timeline)));
 }

@@ -931,7 +931,7 @@ flows_of (const PlanarFlowIndex *flows,
           guint32                index,
           GArray                *out)
 {
-  PlanarEventRef ref = { plane, track, index };
+  PlanarEventRef ref = { plane, 0, track, index };
 
   g_array_set_size (out, 0);
   return planar_flow_index_query_event (flows, &ref, out);

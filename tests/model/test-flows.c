@@ -160,7 +160,7 @@ n_flows_of (const PlanarFlowIndex *flows,
             guint32                index)
 {
   g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
-  PlanarEventRef ref = { plane, track, index };
+  PlanarEventRef ref = { plane, 0, track, index };
 
   return planar_flow_index_query_event (flows, &ref, out);
 }
@@ -273,7 +273,7 @@ test_launch_fan_out (Fixture       *f,
 
   g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 3 + 38);
   g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 1);
-  launch = (PlanarEventRef) { hp, 0, 0 };
+  launch = (PlanarEventRef) { hp, 0, 0, 0 };
   g_assert_cmpuint (planar_flow_index_query_event (flows, &launch, out), ==, 3);
   for (guint i = 0; i < 3; i++)
     {

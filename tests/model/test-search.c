@@ -288,10 +288,10 @@ assert_same_as_brute_force (PlanarProfile     *profile,
       const PlanarEvent *ev;
 
       g_assert_cmpint (hit->start_ps, ==, x->start_ps);
-      g_assert_cmpuint (hit->trace, ==, x->trace);
-      g_assert_cmpuint (hit->plane, ==, x->plane);
-      g_assert_cmpuint (hit->track, ==, x->track);
-      g_assert_cmpuint (hit->event, ==, x->event);
+      g_assert_cmpuint (hit->ref.trace, ==, x->trace);
+      g_assert_cmpuint (hit->ref.plane, ==, x->plane);
+      g_assert_cmpuint (hit->ref.track, ==, x->track);
+      g_assert_cmpuint (hit->ref.index, ==, x->event);
       ev = planar_search_resolve_hit (search, hit, NULL, NULL, NULL);
       g_assert_cmpint (ev->start_ps, ==, hit->start_ps);
       if (i > 0)
@@ -308,10 +308,10 @@ assert_same_hit (const PlanarSearchHit *a,
                  const PlanarSearchHit *b)
 {
   g_assert_cmpint (a->start_ps, ==, b->start_ps);
-  g_assert_cmpuint (a->trace, ==, b->trace);
-  g_assert_cmpuint (a->plane, ==, b->plane);
-  g_assert_cmpuint (a->track, ==, b->track);
-  g_assert_cmpuint (a->event, ==, b->event);
+  g_assert_cmpuint (a->ref.trace, ==, b->ref.trace);
+  g_assert_cmpuint (a->ref.plane, ==, b->ref.plane);
+  g_assert_cmpuint (a->ref.track, ==, b->ref.track);
+  g_assert_cmpuint (a->ref.index, ==, b->ref.index);
 }
 
 static const char * const text_stats[] = {
@@ -542,7 +542,7 @@ count_hits_in_window (PlanarSearch *search,
       const PlanarSearchHit *hit = planar_search_get_hit (search, i);
       const PlanarEvent *event;
 
-      if (hit->trace != trace || hit->plane != plane || hit->track != track)
+      if (hit->ref.trace != trace || hit->ref.plane != plane || hit->ref.track != track)
         continue;
       event = planar_search_resolve_hit (search, hit, NULL, NULL, NULL);
       if (event->depth == depth && event->start_ps <= t1 && event->start_ps + event->duration_ps >= t0)
@@ -711,7 +711,7 @@ test_hit_index_million (PlanarTestFixture *f,
   for (guint64 i = 0; i < planar_search_get_n_hits (search); i += 997)
     {
       const PlanarSearchHit *hit = planar_search_get_hit (search, i);
-      guint64 count = planar_search_get_track_count (search, hit->trace, hit->plane, hit->track);
+      guint64 count = planar_search_get_track_count (search, hit->ref.trace, hit->ref.plane, hit->ref.track);
 
       if (count > most)
         {
@@ -721,10 +721,10 @@ test_hit_index_million (PlanarTestFixture *f,
     }
   g_assert_nonnull (busiest);
   g_assert_true (planar_profile_get_span (profile, &first, &last));
-  for (guint d = 0; d < planar_search_hit_index_get_n_depths (index, busiest->trace, busiest->plane, busiest->track); d++)
+  for (guint d = 0; d < planar_search_hit_index_get_n_depths (index, busiest->ref.trace, busiest->ref.plane, busiest->ref.track); d++)
     {
       g_array_set_size (spans, 0);
-      planar_search_hit_index_query (index, busiest->trace, busiest->plane, busiest->track, d, first, last,
+      planar_search_hit_index_query (index, busiest->ref.trace, busiest->ref.plane, busiest->ref.track, d, first, last,
                                      (double) (last - first) / 1500, spans);
       g_assert_cmpuint (spans->len, <=, 2 * 1501);
       for (guint i = 0; i < spans->len; i++)

@@ -448,7 +448,7 @@ test_overlay_keeps_tracks (void)
 {
   const PlanarEvent *step = gpu4_step ();
   g_autoptr(PlanarSelection) selection = NULL;
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   GskRenderNode *node;
   double y;
   guint p;
@@ -472,10 +472,10 @@ test_overlay_keeps_tracks (void)
   gtk_widget_activate_action (GTK_WIDGET (f.timeline), "timeline.mark", NULL);
   /* The pointer over another event. */
   {
-    PlanarProfileEventRef other;
+    PlanarEventRef other;
 
     if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 900, y + 8, &other) &&
-        !planar_profile_event_ref_equal (&other, &ref))
+        !planar_event_ref_equal (&other, &ref))
       {
         f.timeline->has_hover = TRUE;
         f.timeline->hover = other;
@@ -486,7 +486,7 @@ test_overlay_keeps_tracks (void)
   g_assert_true (f.timeline->tracks_node == node);
   {
     /* The selected event has the accent outline. */
-    const PlanarEvent *ev = planar_profile_event_ref_resolve (&ref, sample, NULL, NULL, NULL);
+    const PlanarEvent *ev = planar_event_ref_resolve (&ref, sample, NULL, NULL, NULL);
     int x = (int) floor (_planar_timeline_x_for_time (f.timeline, ev->start_ps));
     int r, g, b;
 
@@ -513,7 +513,7 @@ test_screenshots_sample (void)
   const PlanarPlane *plane = find_plane (sample, "/device:GPU:4", &p);
   guint t = find_track (plane, "TensorFlow Name Scope");
   g_autoptr(PlanarSelection) selection = NULL;
-  PlanarProfileEventRef ref;
+  PlanarEventRef ref;
   double y;
   Fixture f;
 
@@ -640,7 +640,7 @@ test_screenshots_generated (void)
   for (guint32 i = 0; i < compute->n_events; i++)
     if (compute->events[i].start_ps > step->start_ps + step->duration_ps / 2)
       {
-        PlanarProfileEventRef ref = { 0, p, find_track (plane, "Stream #7(Compute)"), i };
+        PlanarEventRef ref = { p, 0, find_track (plane, "Stream #7(Compute)"), i };
 
         selection = planar_selection_new_for_event (profile, &ref);
         planar_timeline_set_selection (f.timeline, selection);

@@ -13,7 +13,7 @@
 
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-timeline-private.h"
 #include "planar-tracks-popover.h"
 
@@ -214,7 +214,7 @@ test_hide_show (Fixture       *f,
   guint s_index = row->section;
   g_autofree char *section_id = g_strdup (section (f, s_index)->id);
   guint section_tracks = section (f, s_index)->n_tracks;
-  PlanarProfileEventRef ref = { trace, plane, track, 0 };
+  PlanarEventRef ref = { plane, trace, track, 0 };
   g_autoptr(PlanarSelection) selection = planar_selection_new_for_event (sample, &ref);
 
   g_assert_true (planar_view_state_is_default (state));

@@ -10,7 +10,7 @@
 
 #include "planar-shortcuts.h"
 #include "planar-span-index.h"
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 #include "planar-test-samples.h"
 #include "planar-timeline-private.h"
 
@@ -404,8 +404,8 @@ test_selection_actions (Fixture       *f,
   guint t = find_track (plane, "TensorFlow Name Scope");
   const PlanarTrack *track = &plane->tracks[t];
   g_autoptr(PlanarSelection) selection = NULL;
-  PlanarProfileEventRef ref = { 0, p, t, 0 };
-  const PlanarProfileEventRef *refs;
+  PlanarEventRef ref = { p, 0, t, 0 };
+  const PlanarEventRef *refs;
   const PlanarEvent *ev, *next, *parent, *child;
   gint64 margin, start, end;
   int selection_notifies = 0;
@@ -555,7 +555,7 @@ static int
 compare_refs (gconstpointer a,
               gconstpointer b)
 {
-  return planar_profile_event_ref_compare (a, b);
+  return planar_event_ref_compare (a, b);
 }
 
 static void
@@ -567,8 +567,8 @@ test_box_select (Fixture       *f,
   guint p;
   const PlanarPlane *plane = find_plane (&p, "/device:GPU:4");
   guint name_scope = find_track (plane, "TensorFlow Name Scope");
-  g_autoptr(GArray) expected = g_array_new (FALSE, FALSE, sizeof (PlanarProfileEventRef));
-  const PlanarProfileEventRef *got;
+  g_autoptr(GArray) expected = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+  const PlanarEventRef *got;
   double y_top, x0, x1, y0, y1;
   gint64 t0, t1, range_start, range_end;
   gsize n_got;
@@ -609,7 +609,7 @@ test_box_select (Fixture       *f,
             continue;
           if (ev->start_ps > t1 || ev->start_ps + ev->duration_ps < t0)
             continue;
-          g_array_append_val (expected, ((PlanarProfileEventRef) { row->trace, row->plane, row->track, i }));
+          g_array_append_val (expected, ((PlanarEventRef) { row->plane, row->trace, row->track, i }));
         }
     }
   g_array_sort (expected, compare_refs);
@@ -620,7 +620,7 @@ test_box_select (Fixture       *f,
   got = planar_selection_get_events (selection, &n_got);
   g_assert_cmpuint (n_got, ==, expected->len);
   for (gsize i = 0; i < n_got; i++)
-    g_assert_true (planar_profile_event_ref_equal (&got[i], &g_array_index (expected, PlanarProfileEventRef, i)));
+    g_assert_true (planar_event_ref_equal (&got[i], &g_array_index (expected, PlanarEventRef, i)));
   g_assert_true (planar_selection_get_range (selection, &range_start, &range_end));
   g_assert_cmpint (range_start, ==, t0);
   g_assert_cmpint (range_end, ==, t1);
@@ -649,7 +649,7 @@ test_pick (Fixture       *f,
       double x0 = _planar_timeline_x_for_time (f->timeline, ev->start_ps);
       double x1 = _planar_timeline_x_for_time (f->timeline, ev->start_ps + ev->duration_ps);
       double y;
-      PlanarProfileEventRef ref;
+      PlanarEventRef ref;
 
       /* Events at least 5 px wide and fully in view. */
       if (x0 < PLANAR_TIMELINE_LABEL_WIDTH || x1 > WIDTH || x1 - x0 < 5)

@@ -1,8 +1,8 @@
-/* planar-time-axis.c
+/* planar-time-ticks.c: the rules of the time axis (GLib only)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-time-axis.h"
+#include "planar-time-ticks.h"
 
 #include <string.h>
 

@@ -25,6 +25,7 @@ struct _PlanarTimelineLayout
   GArray          *rows;
   GArray          *sections;
   GArray          *entries;
+  GArray          *hosts;
   PlanarViewState *state;
   /* Case-folded; NULL without a filter. */
   char            *filter;
@@ -81,6 +82,16 @@ clear_section (gpointer data)
 }
 
 static void
+clear_host (gpointer data)
+{
+  PlanarTimelineHost *host = data;
+
+  g_clear_pointer (&host->id, g_free);
+  g_clear_pointer (&host->title, g_free);
+  g_clear_pointer (&host->subtitle, g_free);
+}
+
+static void
 clear_entry (gpointer data)
 {
   PlanarTimelineEntry *entry = data;
@@ -98,6 +109,8 @@ planar_timeline_layout_new (void)
   g_array_set_clear_func (self->sections, clear_section);
   self->entries = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineEntry));
   g_array_set_clear_func (self->entries, clear_entry);
+  self->hosts = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineHost));
+  g_array_set_clear_func (self->hosts, clear_host);
   self->state = planar_view_state_new ();
   self->track_rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return self;
@@ -111,6 +124,7 @@ planar_timeline_layout_free (PlanarTimelineLayout *self)
   g_array_unref (self->rows);
   g_array_unref (self->sections);
   g_array_unref (self->entries);
+  g_array_unref (self->hosts);
   g_clear_object (&self->state);
   g_free (self->filter);
   g_hash_table_unref (self->track_rows);
@@ -126,6 +140,7 @@ planar_timeline_layout_reset (PlanarTimelineLayout *self)
   g_array_set_size (self->rows, 0);
   g_array_set_size (self->sections, 0);
   g_array_set_size (self->entries, 0);
+  g_array_set_size (self->hosts, 0);
   self->height = 0;
   self->rekeyed = FALSE;
 }
@@ -647,6 +662,52 @@ rekey_hosts (PlanarTimelineLayout *self,
                                  (const char * const *) new_hosts->pdata);
 }
 
+/* Puts the sections of each host together, the hosts in the order of
+ * their first section (so moving a section first moves its host first). */
+static void
+group_by_host (GArray *candidates,
+               guint   n_traces)
+{
+  g_autoptr(GArray) grouped = g_array_sized_new (FALSE, TRUE, sizeof (Candidate), candidates->len);
+  g_autofree gboolean *done = g_new0 (gboolean, n_traces);
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      guint trace = g_array_index (candidates, Candidate, i).trace;
+
+      if (trace >= n_traces || done[trace])
+        continue;
+      done[trace] = TRUE;
+      for (guint k = i; k < candidates->len; k++)
+        if (g_array_index (candidates, Candidate, k).trace == trace)
+          g_array_append_val (grouped, g_array_index (candidates, Candidate, k));
+    }
+  g_assert (grouped->len == candidates->len);
+  /* The candidates' strings move with them. */
+  memcpy (candidates->data, grouped->data, grouped->len * sizeof (Candidate));
+}
+
+static PlanarTimelineHost *
+start_host (PlanarTimelineLayout *self,
+            PlanarProfile        *profile,
+            guint                 trace_index,
+            guint                 first_section)
+{
+  PlanarTrace *trace = planar_profile_get_trace (profile, trace_index);
+  PlanarTimelineHost host = { 0 };
+
+  host.trace = trace_index;
+  host.id = g_strdup_printf ("%s|*", trace_host (trace));
+  host.title = trace_hostname_detail (trace) != NULL
+    ? g_strdup_printf ("%s (%s)", trace_host (trace), trace_hostname_detail (trace))
+    : g_strdup (trace_host (trace));
+  host.collapsed = planar_view_state_get_section_collapsed (self->state, host.id);
+  host.row = G_MAXUINT;
+  host.first_section = first_section;
+  g_array_append_val (self->hosts, host);
+  return &g_array_index (self->hosts, PlanarTimelineHost, self->hosts->len - 1);
+}
+
 gboolean
 planar_timeline_layout_update (PlanarTimelineLayout *self,
                                PlanarProfile        *profile)
@@ -655,6 +716,9 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (Candidate));
   const char * const *order;
   gboolean changed;
+  gboolean group = profile != NULL && planar_profile_get_n_traces (profile) > 1;
+  PlanarTimelineHost *host = NULL;
+  gboolean in_collapsed_host;
   int y = 0;
 
   g_return_val_if_fail (self != NULL, FALSE);
@@ -664,6 +728,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
   g_array_set_size (self->sections, 0);
   g_array_set_size (self->entries, 0);
+  g_array_set_size (self->hosts, 0);
   g_hash_table_remove_all (self->track_rows);
 
   g_array_set_clear_func (candidates, clear_candidate);
@@ -684,6 +749,8 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
     }
   if (candidates->len > 1)
     qsort (candidates->data, candidates->len, sizeof (Candidate), compare_candidates);
+  if (profile != NULL && planar_profile_get_n_traces (profile) > 1)
+    group_by_host (candidates, planar_profile_get_n_traces (profile));
 
   for (guint i = 0; i < candidates->len; i++)
     {
@@ -703,6 +770,28 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
       section.hidden = planar_view_state_get_section_hidden (self->state, section.id);
       section.row = G_MAXUINT;
       section.first_entry = self->entries->len;
+      /* A host's first section opens its group (a pending host is its own
+       * header). */
+      if (group && !c->pending && (self->hosts->len == 0 || host->trace != c->trace))
+        {
+          PlanarTimelineRow host_row = { 0 };
+
+          host = start_host (self, profile, c->trace, section_index);
+          host_row.kind = PLANAR_TIMELINE_ROW_HOST;
+          host_row.section = section_index;
+          host_row.trace = c->trace;
+          host_row.plane = G_MAXUINT;
+          host_row.y = y;
+          host_row.height = PLANAR_TIMELINE_SECTION_HEIGHT;
+          host->row = self->rows->len;
+          y = append_row (self, &host_row);
+        }
+      in_collapsed_host = FALSE;
+      if (group && !c->pending && host != NULL && host->trace == c->trace)
+        {
+          host->n_sections++;
+          in_collapsed_host = host->collapsed;
+        }
       section.n_entries = c->entries->len;
       for (guint k = 0; k < c->entries->len; k++)
         {
@@ -722,7 +811,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
         section.collapsed = TRUE;
       /* A section with nothing to show takes no space either (a pending
        * host's header shows that it is there). */
-      if (section.hidden || (section.n_tracks == 0 && !section.pending))
+      if (section.hidden || (section.n_tracks == 0 && !section.pending) || in_collapsed_host)
         {
           g_array_append_val (self->sections, section);
           continue;
@@ -770,6 +859,15 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
             }
           y = append_row (self, &row);
         }
+    }
+
+  for (guint h = 0; h < self->hosts->len; h++)
+    {
+      PlanarTimelineHost *hg = &g_array_index (self->hosts, PlanarTimelineHost, h);
+
+      /* Translators: how many sections (devices and host planes) a host
+       * of a session has. */
+      hg->subtitle = g_strdup_printf (ngettext ("%u section", "%u sections", hg->n_sections), hg->n_sections);
     }
 
   self->height = y;
@@ -959,7 +1057,7 @@ planar_timeline_layout_sticky_section (PlanarTimelineLayout *self,
         {
           const PlanarTimelineRow *n = &g_array_index (self->rows, PlanarTimelineRow, next);
 
-          if (n->kind != PLANAR_TIMELINE_ROW_SECTION)
+          if (n->kind != PLANAR_TIMELINE_ROW_SECTION && n->kind != PLANAR_TIMELINE_ROW_HOST)
             continue;
           if (n->y < top + header->height)
             *header_y = n->y - header->height;
@@ -967,4 +1065,32 @@ planar_timeline_layout_sticky_section (PlanarTimelineLayout *self,
         }
     }
   return (int) row->section;
+}
+
+guint
+planar_timeline_layout_get_n_hosts (PlanarTimelineLayout *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->hosts->len;
+}
+
+const PlanarTimelineHost *
+planar_timeline_layout_get_host (PlanarTimelineLayout *self,
+                                 guint                 index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->hosts->len, NULL);
+  return &g_array_index (self->hosts, PlanarTimelineHost, index);
+}
+
+void
+planar_timeline_layout_set_host_collapsed (PlanarTimelineLayout *self,
+                                           guint                 host,
+                                           gboolean              collapsed)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (host < self->hosts->len);
+
+  planar_view_state_set_section_collapsed (self->state, g_array_index (self->hosts, PlanarTimelineHost, host).id,
+                                           collapsed);
 }

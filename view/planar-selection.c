@@ -10,7 +10,7 @@ struct _PlanarSelection
 {
   GObject         parent_instance;
   PlanarProfile  *profile;
-  PlanarProfileEventRef *events;
+  PlanarEventRef *events;
   gsize           n_events;
   gboolean        has_range;
   gint64          range_start_ps;
@@ -22,41 +22,19 @@ struct _PlanarSelection
 
 G_DEFINE_FINAL_TYPE (PlanarSelection, planar_selection, G_TYPE_OBJECT)
 
-int
-planar_profile_event_ref_compare (const PlanarProfileEventRef *a,
-                                  const PlanarProfileEventRef *b)
-{
-  if (a->trace != b->trace)
-    return a->trace < b->trace ? -1 : 1;
-  if (a->plane != b->plane)
-    return a->plane < b->plane ? -1 : 1;
-  if (a->track != b->track)
-    return a->track < b->track ? -1 : 1;
-  if (a->index != b->index)
-    return a->index < b->index ? -1 : 1;
-  return 0;
-}
-
-gboolean
-planar_profile_event_ref_equal (const PlanarProfileEventRef *a,
-                                const PlanarProfileEventRef *b)
-{
-  return planar_profile_event_ref_compare (a, b) == 0;
-}
-
 static int
 compare_refs (const void *a,
               const void *b)
 {
-  return planar_profile_event_ref_compare (a, b);
+  return planar_event_ref_compare (a, b);
 }
 
 const PlanarEvent *
-planar_profile_event_ref_resolve (const PlanarProfileEventRef  *ref,
-                                  PlanarProfile                *profile,
-                                  PlanarTrace                 **trace,
-                                  const PlanarPlane           **plane,
-                                  const PlanarTrack           **track)
+planar_event_ref_resolve (const PlanarEventRef *ref,
+                          PlanarProfile        *profile,
+                          PlanarTrace         **trace,
+                          const PlanarPlane   **plane,
+                          const PlanarTrack   **track)
 {
   PlanarTrace *t;
   const PlanarPlane *p;
@@ -122,12 +100,12 @@ extend_bounds (PlanarSelection *self,
 }
 
 PlanarSelection *
-planar_selection_new (PlanarProfile               *profile,
-                      const PlanarProfileEventRef *events,
-                      gsize                        n_events,
-                      gboolean                     has_range,
-                      gint64                       start_ps,
-                      gint64                       end_ps)
+planar_selection_new (PlanarProfile        *profile,
+                      const PlanarEventRef *events,
+                      gsize                 n_events,
+                      gboolean              has_range,
+                      gint64                start_ps,
+                      gint64                end_ps)
 {
   PlanarSelection *self;
   gsize n = 0;
@@ -141,10 +119,10 @@ planar_selection_new (PlanarProfile               *profile,
 
   if (n_events > 0)
     {
-      self->events = g_memdup2 (events, n_events * sizeof (PlanarProfileEventRef));
-      qsort (self->events, n_events, sizeof (PlanarProfileEventRef), compare_refs);
+      self->events = g_memdup2 (events, n_events * sizeof (PlanarEventRef));
+      qsort (self->events, n_events, sizeof (PlanarEventRef), compare_refs);
       for (gsize i = 0; i < n_events; i++)
-        if (n == 0 || !planar_profile_event_ref_equal (&self->events[n - 1], &self->events[i]))
+        if (n == 0 || !planar_event_ref_equal (&self->events[n - 1], &self->events[i]))
           self->events[n++] = self->events[i];
       self->n_events = n;
     }
@@ -158,7 +136,7 @@ planar_selection_new (PlanarProfile               *profile,
     }
   for (gsize i = 0; i < self->n_events; i++)
     {
-      const PlanarEvent *ev = planar_profile_event_ref_resolve (&self->events[i], profile, NULL, NULL, NULL);
+      const PlanarEvent *ev = planar_event_ref_resolve (&self->events[i], profile, NULL, NULL, NULL);
 
       if (ev != NULL)
         extend_bounds (self, ev->start_ps, ev->start_ps + ev->duration_ps);
@@ -167,8 +145,8 @@ planar_selection_new (PlanarProfile               *profile,
 }
 
 PlanarSelection *
-planar_selection_new_for_event (PlanarProfile               *profile,
-                                const PlanarProfileEventRef *event)
+planar_selection_new_for_event (PlanarProfile        *profile,
+                                const PlanarEventRef *event)
 {
   g_return_val_if_fail (PLANAR_IS_PROFILE (profile), NULL);
   g_return_val_if_fail (event != NULL, NULL);
@@ -205,7 +183,7 @@ planar_selection_get_n_events (PlanarSelection *self)
   return self->n_events;
 }
 
-const PlanarProfileEventRef *
+const PlanarEventRef *
 planar_selection_get_events (PlanarSelection *self,
                              gsize           *n_events)
 {
@@ -216,14 +194,14 @@ planar_selection_get_events (PlanarSelection *self,
 }
 
 gboolean
-planar_selection_contains (PlanarSelection             *self,
-                           const PlanarProfileEventRef *event)
+planar_selection_contains (PlanarSelection      *self,
+                           const PlanarEventRef *event)
 {
   g_return_val_if_fail (PLANAR_IS_SELECTION (self), FALSE);
   g_return_val_if_fail (event != NULL, FALSE);
 
   return self->n_events > 0 &&
-         bsearch (event, self->events, self->n_events, sizeof (PlanarProfileEventRef), compare_refs) != NULL;
+         bsearch (event, self->events, self->n_events, sizeof (PlanarEventRef), compare_refs) != NULL;
 }
 
 gboolean
@@ -262,5 +240,5 @@ planar_selection_resolve (PlanarSelection    *self,
   g_return_val_if_fail (PLANAR_IS_SELECTION (self), NULL);
   g_return_val_if_fail (index < self->n_events, NULL);
 
-  return planar_profile_event_ref_resolve (&self->events[index], self->profile, trace, plane, track);
+  return planar_event_ref_resolve (&self->events[index], self->profile, trace, plane, track);
 }

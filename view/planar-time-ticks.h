@@ -1,4 +1,4 @@
-/* planar-time-axis.h: where the ticks of a time axis go and how they read.
+/* planar-time-ticks.h: where the ticks of a time axis go and how they read.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

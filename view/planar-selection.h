@@ -6,53 +6,14 @@
 
 #include <glib-object.h>
 
-#include "planar-derive.h"
 #include "planar-profile.h"
 
 G_BEGIN_DECLS
 
-/* Where one event of a profile is: the model's PlanarEventRef (plane,
- * track, index in the track's events, never an aggregated event) on host
- * @trace, its index in the profile. */
-typedef struct
-{
-  guint32 trace;
-  guint32 plane;
-  guint32 track;
-  guint32 index;
-} PlanarProfileEventRef;
-
-G_STATIC_ASSERT (sizeof (PlanarProfileEventRef) == 16);
-
-/* @ref on host @trace. */
-static inline PlanarProfileEventRef
-planar_profile_event_ref_make (guint                 trace,
-                               const PlanarEventRef *ref)
-{
-  PlanarProfileEventRef r = { trace, ref->plane, ref->track, ref->index };
-
-  return r;
-}
-
-/* The model's ref (without the host) of @ref. */
-static inline PlanarEventRef
-planar_profile_event_ref_get_event_ref (const PlanarProfileEventRef *ref)
-{
-  PlanarEventRef r = { ref->plane, ref->track, ref->index };
-
-  return r;
-}
-
-/* Orders refs by host, plane, track, then event index (which is start
- * order within a track). */
-int                 planar_profile_event_ref_compare (const PlanarProfileEventRef *a,
-                                                      const PlanarProfileEventRef *b);
-gboolean            planar_profile_event_ref_equal   (const PlanarProfileEventRef *a,
-                                                      const PlanarProfileEventRef *b);
-/* The event @ref points to in @profile, or NULL when it points nowhere (or
- * at a track not loaded yet); @trace, @plane and @track are optional.
- * Returns: (transfer none) (nullable). */
-const PlanarEvent  *planar_profile_event_ref_resolve (const PlanarProfileEventRef *ref,
+/* The event @ref (a profile's: its @trace set) points to in @profile, or
+ * NULL when it points nowhere (or at a track not loaded yet); @trace,
+ * @plane and @track are optional. Returns: (transfer none) (nullable). */
+const PlanarEvent  *planar_event_ref_resolve         (const PlanarEventRef        *ref,
                                                       PlanarProfile               *profile,
                                                       PlanarTrace                **trace,
                                                       const PlanarPlane          **plane,
@@ -70,14 +31,14 @@ G_DECLARE_FINAL_TYPE (PlanarSelection, planar_selection, PLANAR, SELECTION, GObj
  * @end_ps (ps since the profile start) are used when @has_range is TRUE.
  * Returns: (transfer full). */
 PlanarSelection             *planar_selection_new           (PlanarProfile               *profile,
-                                                             const PlanarProfileEventRef *events,
+                                                             const PlanarEventRef        *events,
                                                              gsize                        n_events,
                                                              gboolean                     has_range,
                                                              gint64                       start_ps,
                                                              gint64                       end_ps);
 /* Returns: (transfer full). */
 PlanarSelection             *planar_selection_new_for_event (PlanarProfile               *profile,
-                                                             const PlanarProfileEventRef *event);
+                                                             const PlanarEventRef        *event);
 /* Returns: (transfer full). */
 PlanarSelection             *planar_selection_new_for_range (PlanarProfile               *profile,
                                                              gint64                       start_ps,
@@ -88,11 +49,11 @@ PlanarProfile               *planar_selection_get_profile   (PlanarSelection    
 gboolean                     planar_selection_is_empty      (PlanarSelection             *self);
 gsize                        planar_selection_get_n_events  (PlanarSelection             *self);
 /* Returns: (transfer none): the events, sorted by
- * planar_profile_event_ref_compare() and unique, valid while @self lives. */
-const PlanarProfileEventRef *planar_selection_get_events    (PlanarSelection             *self,
+ * planar_event_ref_compare() and unique, valid while @self lives. */
+const PlanarEventRef        *planar_selection_get_events    (PlanarSelection             *self,
                                                              gsize                       *n_events);
 gboolean                     planar_selection_contains      (PlanarSelection             *self,
-                                                             const PlanarProfileEventRef *event);
+                                                             const PlanarEventRef        *event);
 /* The time range the selection was made over, if it has one. */
 gboolean                     planar_selection_get_range     (PlanarSelection             *self,
                                                              gint64                      *start_ps,

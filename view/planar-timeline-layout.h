@@ -25,6 +25,9 @@ typedef enum
   PLANAR_TIMELINE_ROW_TRACK,
   /* A counter line, drawn as a line chart. */
   PLANAR_TIMELINE_ROW_COUNTER,
+  /* A host's header, above its sections, when the session shows more
+   * than one host: @trace is the host, @section its first section. */
+  PLANAR_TIMELINE_ROW_HOST,
 } PlanarTimelineRowKind;
 
 typedef struct
@@ -76,6 +79,27 @@ typedef struct
   guint     first_entry;
   guint     n_entries;
 } PlanarTimelineSection;
+
+/* A host of a session of several, the group of its sections (which
+ * follow one another). A pending host has no group: its one header is the
+ * host's. */
+typedef struct
+{
+  guint     trace;
+  /* "host|*": what PlanarViewState calls it (collapsed or not). Owned by
+   * the layout. */
+  char     *id;
+  /* The host file's name, with the in-file hostname when it differs;
+   * and how many sections it has. Owned by the layout. */
+  char     *title;
+  char     *subtitle;
+  /* Collapsed, its sections have no rows. */
+  gboolean  collapsed;
+  /* Its header row. */
+  guint     row;
+  guint     first_section;
+  guint     n_sections;
+} PlanarTimelineHost;
 
 /* A track or counter of a section, shown or not. */
 typedef struct
@@ -156,6 +180,16 @@ int                          planar_timeline_layout_find_track    (PlanarTimelin
 int                          planar_timeline_layout_sticky_section (PlanarTimelineLayout *self,
                                                                     int                   top,
                                                                     int                  *header_y);
+/* The hosts grouped (none unless the profile has several hosts). */
+guint                        planar_timeline_layout_get_n_hosts   (PlanarTimelineLayout *self);
+/* Returns: (transfer none). */
+const PlanarTimelineHost    *planar_timeline_layout_get_host      (PlanarTimelineLayout *self,
+                                                                   guint                 index);
+/* Collapses or expands host group @host in the view state (remembered
+ * per host file); takes effect at the next update. */
+void                         planar_timeline_layout_set_host_collapsed (PlanarTimelineLayout *self,
+                                                                        guint                 host,
+                                                                        gboolean              collapsed);
 /* Collapses or expands @section in the view state; takes effect at the
  * next update. */
 void                         planar_timeline_layout_set_collapsed (PlanarTimelineLayout *self,

@@ -1,0 +1,335 @@
+/* test-layout.c: which rows the timeline shows, in which order and at which
+ * height.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-timeline-layout.h"
+#include "planar-test-xspace.h"
+
+#include <string.h>
+
+/* @n_hosts hosts, each with a GPU plane of two streams and a host plane of
+ * two threads ("b" before "a" in the file). */
+static PlanarProfile *
+load_profile (const char *dir,
+              guint       n_hosts)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  PlanarProfile *profile;
+
+  for (guint h = 0; h < n_hosts; h++)
+    {
+      XSpace *space = planar_test_space_new ();
+      XPlane *gpu = planar_test_space_add_plane (space, 0, "/device:GPU:0");
+      XPlane *host = planar_test_space_add_plane (space, 1, "/host:CPU");
+      XLine *s7 = planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0);
+      XLine *s9 = planar_test_plane_add_line (gpu, 9, "Stream #9(MemcpyH2D)", 0);
+      XLine *b = planar_test_plane_add_line (host, 2, "b", 0);
+      XLine *a = planar_test_plane_add_line (host, 1, "a", 0);
+      g_autofree char *name = g_strdup_printf ("worker%u.xplane.pb", h);
+
+      planar_test_add_task_environment (space, 1000);
+      planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
+      planar_test_plane_add_event_metadata (host, 1, "op", NULL);
+      planar_test_line_add_event (s7, 1, 0, 100);
+      planar_test_line_add_event (s7, 1, 10, 20);
+      planar_test_line_add_event (s9, 1, 0, 10);
+      planar_test_line_add_event (b, 1, 0, 10);
+      planar_test_line_add_event (a, 1, 0, 10);
+      g_ptr_array_add (paths, planar_test_write_space (space, dir, name));
+    }
+  g_ptr_array_add (paths, NULL);
+  profile = planar_profile_new ((const char * const *) paths->pdata);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  return profile;
+}
+
+static const PlanarTimelineSection *
+section_titled (PlanarTimelineLayout *layout,
+                const char           *title)
+{
+  for (guint i = 0; i < planar_timeline_layout_get_n_sections (layout); i++)
+    if (strcmp (planar_timeline_layout_get_section (layout, i)->title, title) == 0)
+      return planar_timeline_layout_get_section (layout, i);
+  return NULL;
+}
+
+/* Devices before hosts, each section's header then its tracks, rows packed
+ * from the top, host threads by name. */
+static void
+test_order (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  const PlanarTimelineSection *gpu, *host;
+  const PlanarTimelineRow *row;
+  int y = 0;
+
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  g_assert_false (planar_timeline_layout_update (layout, profile));
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 2);
+  gpu = planar_timeline_layout_get_section (layout, 0);
+  host = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpstr (gpu->title, ==, "GPU 0");
+  g_assert_cmpstr (host->title, ==, "Host CPU");
+  g_assert_cmpuint (gpu->n_tracks, ==, 2);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 6);
+  for (guint i = 0; i < planar_timeline_layout_get_n_rows (layout); i++)
+    {
+      row = planar_timeline_layout_get_row (layout, i);
+      g_assert_cmpint (row->y, ==, y);
+      g_assert_cmpint (planar_timeline_layout_find_row_at (layout, row->y), ==, (int) i);
+      y += row->height;
+    }
+  g_assert_cmpint (planar_timeline_layout_get_height (layout), ==, y);
+
+  row = planar_timeline_layout_get_row (layout, 0);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+  g_assert_cmpint (row->height, ==, PLANAR_TIMELINE_SECTION_HEIGHT);
+  /* The stream with two nested events has two depth bands. */
+  row = planar_timeline_layout_get_row (layout, 1);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_TRACK);
+  g_assert_cmpuint (row->n_depths, ==, 2);
+  g_assert_cmpint (planar_timeline_layout_find_track (layout, 0, row->plane, row->track), ==, 1);
+  /* Threads by name: "a" first though the file has "b" first. */
+  row = planar_timeline_layout_get_row (layout, 4);
+  g_assert_cmpstr (planar_timeline_layout_get_entry (layout, row->entry)->name, ==, "a");
+  g_assert_cmpint (planar_timeline_layout_find_entry (layout, row), ==, (int) row->entry);
+}
+
+/* Collapsing, hiding and filtering take rows away; the sections stay
+ * listed. */
+static void
+test_collapse_hide_filter (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  const PlanarTimelineSection *gpu;
+
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+  planar_timeline_layout_set_collapsed (layout, 0, TRUE);
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  gpu = planar_timeline_layout_get_section (layout, 0);
+  g_assert_true (gpu->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 4);
+  g_assert_true (planar_view_state_get_section_collapsed (state, gpu->id));
+
+  planar_timeline_layout_set_collapsed (layout, 0, FALSE);
+  planar_view_state_set_section_hidden (state, "worker0|/host:CPU", TRUE);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (layout), ==, 2);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 3);
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker0|/host:CPU"), ==, 1);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 1)->row, ==, G_MAXUINT);
+
+  planar_view_state_show_all (state);
+  planar_timeline_layout_set_filter (layout, "MEMCPY");
+  planar_timeline_layout_update (layout, profile);
+  /* One stream matches; the host section has none and takes no space. */
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 2);
+  planar_timeline_layout_set_filter (layout, "host cpu");
+  planar_timeline_layout_update (layout, profile);
+  /* A section whose title matches shows every track. */
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 3);
+  planar_timeline_layout_set_filter (layout, NULL);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 6);
+}
+
+/* With several hosts every title names the host file. */
+static void
+test_hosts (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 2);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+
+  planar_timeline_layout_update (layout, profile);
+  g_assert_nonnull (section_titled (layout, "worker0 · GPU 0"));
+  g_assert_nonnull (section_titled (layout, "worker1 · Host CPU"));
+  g_assert_cmpint (planar_timeline_layout_find_section (layout, "worker1|/device:GPU:0"), >=, 0);
+}
+
+/* A session of several hosts groups each host's sections under a header
+ * that collapses them all, remembered per host file; moving a section
+ * first moves its host first, its sections together. One host: no
+ * groups. */
+static void
+test_host_groups (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 2);
+  g_autoptr(PlanarProfile) single = NULL;
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  const char * const order[] = { "worker1|/host:CPU", NULL };
+  const PlanarTimelineHost *host;
+  const PlanarTimelineRow *row;
+  guint n_rows;
+
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 2);
+  host = planar_timeline_layout_get_host (layout, 0);
+  g_assert_cmpstr (host->title, ==, "worker0");
+  g_assert_cmpstr (host->id, ==, "worker0|*");
+  g_assert_cmpuint (host->n_sections, ==, 2);
+  g_assert_cmpuint (host->first_section, ==, 0);
+  g_assert_false (host->collapsed);
+  row = planar_timeline_layout_get_row (layout, 0);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  g_assert_cmpuint (row->trace, ==, 0);
+  /* A host header, then its two sections of 2 tracks each. */
+  n_rows = planar_timeline_layout_get_n_rows (layout);
+  g_assert_cmpuint (n_rows, ==, 2 * (1 + 2 * 3));
+  row = planar_timeline_layout_get_row (layout, planar_timeline_layout_get_host (layout, 1)->row);
+  g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  g_assert_cmpuint (row->trace, ==, 1);
+
+  /* Collapsed, a host keeps its header and nothing else. */
+  planar_timeline_layout_set_host_collapsed (layout, 0, TRUE);
+  g_assert_true (planar_view_state_get_section_collapsed (state, "worker0|*"));
+  g_assert_true (planar_timeline_layout_update (layout, profile));
+  g_assert_true (planar_timeline_layout_get_host (layout, 0)->collapsed);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 1 + 1 + 2 * 3);
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 0)->row, ==, G_MAXUINT);
+  g_assert_cmpint (planar_timeline_layout_find_track (layout, 0, 0, 0), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 1)->kind, ==, PLANAR_TIMELINE_ROW_HOST);
+  planar_timeline_layout_set_host_collapsed (layout, 0, FALSE);
+
+  /* worker1's CPU moved first: worker1 first, its GPU right after. */
+  planar_view_state_set_section_order (state, order);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (planar_timeline_layout_get_host (layout, 0)->trace, ==, 1);
+  g_assert_cmpstr (planar_timeline_layout_get_section (layout, 0)->id, ==, "worker1|/host:CPU");
+  g_assert_cmpstr (planar_timeline_layout_get_section (layout, 1)->id, ==, "worker1|/device:GPU:0");
+  g_assert_cmpuint (planar_timeline_layout_get_section (layout, 2)->trace, ==, 0);
+
+  g_clear_pointer (&layout, planar_timeline_layout_free);
+  layout = planar_timeline_layout_new ();
+  {
+    g_autofree char *path = g_build_filename (f->dir, "worker0.xplane.pb", NULL);
+    const char * const paths[] = { path, NULL };
+
+    single = planar_profile_new (paths);
+    g_assert_true (planar_profile_load (single, NULL, NULL));
+  }
+  planar_timeline_layout_update (layout, single);
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout), ==, 0);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+}
+
+/* A host file @name with one GPU stream, whose XSpace calls it @hostname
+ * (none when NULL). */
+static char *
+write_host (const char *dir,
+            const char *name,
+            const char *hostname)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *gpu = planar_test_space_add_plane (space, 0, "/device:GPU:0");
+
+  if (hostname != NULL)
+    PLANAR_TEST_APPEND (space->hostnames, space->n_hostnames, planar_test_keep_str (hostname));
+  planar_test_add_task_environment (space, 1000);
+  planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
+  planar_test_line_add_event (planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0), 1, 0, 100);
+  return planar_test_write_space (space, dir, name);
+}
+
+/* State remembered by in-file hostname moves to the host files, in a lazy
+ * session too, but only once every host's hostname is known: a host not
+ * decoded yet that names none holds it back until it is decoded. */
+static void
+test_lazy_rekey (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  g_autofree char *p0 = write_host (f->dir, "worker0.xplane.pb", "localhost");
+  g_autofree char *p1 = write_host (f->dir, "worker1.xplane.pb", "localhost");
+  g_autofree char *p2 = write_host (f->dir, "worker2.xplane.pb", NULL);
+  g_autoptr(GError) error = NULL;
+
+  {
+    const char * const paths[] = { p0, p1, NULL };
+    g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+    g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+    g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+    planar_profile_set_lazy_hosts (profile, 2);
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (planar_profile_get_trace_state (profile, 1), ==, PLANAR_PROFILE_TRACE_PENDING);
+    planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|0", TRUE);
+    planar_timeline_layout_set_view_state (layout, state);
+    planar_timeline_layout_update (layout, profile);
+    /* Both hostnames are in the files' structure: moved at once. */
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker1|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+  }
+  {
+    const char * const paths[] = { p0, p2, NULL };
+    g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+    g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+    g_autoptr(PlanarViewState) state = planar_view_state_new ();
+
+    planar_profile_set_lazy_hosts (profile, 2);
+    g_assert_true (planar_profile_load (profile, NULL, &error));
+    g_assert_no_error (error);
+    planar_view_state_set_track_hidden (state, "localhost|/device:GPU:0|0", TRUE);
+    planar_timeline_layout_set_view_state (layout, state);
+    planar_timeline_layout_update (layout, profile);
+    /* worker2 names no hostname and is not decoded: it might be
+     * "localhost" too, so nothing moves yet. */
+    g_assert_true (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_true (planar_profile_load_traces (profile, NULL, 0, NULL, &error));
+    g_assert_no_error (error);
+    planar_timeline_layout_update (layout, profile);
+    g_assert_true (planar_view_state_get_track_hidden (state, "worker0|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "worker2|/device:GPU:0|0"));
+    g_assert_false (planar_view_state_get_track_hidden (state, "localhost|/device:GPU:0|0"));
+  }
+}
+
+/* The header of the section whose tracks are at the top stays pinned, and
+ * the next header pushes it out. */
+static void
+test_sticky (PlanarTestFixture *f,
+             gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  const PlanarTimelineRow *host_header;
+  int header_y = -1;
+
+  planar_timeline_layout_update (layout, profile);
+  host_header = planar_timeline_layout_get_row (layout, planar_timeline_layout_get_section (layout, 1)->row);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 0, &header_y), ==, -1);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, 5, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, 5);
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout, host_header->y - 10, &header_y), ==, 0);
+  g_assert_cmpint (header_y, ==, host_header->y - PLANAR_TIMELINE_SECTION_HEIGHT);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  PLANAR_TEST_ADD ("/layout/order", test_order);
+  PLANAR_TEST_ADD ("/layout/collapse-hide-filter", test_collapse_hide_filter);
+  PLANAR_TEST_ADD ("/layout/hosts", test_hosts);
+  PLANAR_TEST_ADD ("/layout/host-groups", test_host_groups);
+  PLANAR_TEST_ADD ("/layout/lazy-rekey", test_lazy_rekey);
+  PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
+
+  return g_test_run ();
+}
