@@ -70,6 +70,22 @@ settings_new_keeping_changes (GSettingsSchema *schema)
   return settings;
 }
 
+char *
+_planar_application_dup_build_dir (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *build = NULL;
+  g_autofree char *marker = NULL;
+
+  if (exe == NULL)
+    return NULL;
+  dir = g_path_get_dirname (exe);
+  build = g_path_get_dirname (dir);
+  marker = g_build_filename (build, "meson-private", NULL);
+  return g_file_test (marker, G_FILE_TEST_IS_DIR) ? g_steal_pointer (&build) : NULL;
+}
+
 /* The installed schema, or the one compiled in the build folder when Planar
  * runs from there (./dev run), where nothing is installed yet. */
 static GSettings *
@@ -83,8 +99,11 @@ settings_new (void)
     schema = g_settings_schema_source_lookup (installed, APPLICATION_ID, TRUE);
   if (schema == NULL)
     {
-      build = g_settings_schema_source_new_from_directory (PLANAR_BUILD_SCHEMA_DIR, installed,
-                                                           FALSE, NULL);
+      g_autofree char *build_dir = _planar_application_dup_build_dir ();
+      g_autofree char *schema_dir = build_dir != NULL ? g_build_filename (build_dir, "data", NULL) : NULL;
+
+      if (schema_dir != NULL)
+        build = g_settings_schema_source_new_from_directory (schema_dir, installed, FALSE, NULL);
       if (build != NULL)
         schema = g_settings_schema_source_lookup (build, APPLICATION_ID, FALSE);
     }

@@ -150,7 +150,10 @@ planar_cli_summary (int    argc,
               planar_json_writer_string (w, plane->name);
               planar_json_writer_key (w, "events");
               planar_json_writer_uint (w, planar_aggregator_get_n_events (agg));
-              /* count: every name of the plane; printed: those in "top". */
+              planar_json_writer_key (w, "names");
+              planar_json_writer_uint (w, rows->len);
+              /* count: every name of the plane, as "names" says; printed:
+               * those in "top". */
               planar_json_writer_key (w, "count");
               planar_json_writer_uint (w, rows->len);
               planar_json_writer_key (w, "printed");
