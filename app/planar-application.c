@@ -10,10 +10,13 @@
 /* g_settings_backend_get_default(), g_memory_settings_backend_new(). */
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
+#include <stdlib.h>
 
 #include "planar-cache.h"
 #include "planar-preferences.h"
+#include "planar-sandbox.h"
 #include "planar-shortcuts.h"
+#include "planar-window-private.h"
 
 struct _PlanarApplication
 {
@@ -107,9 +110,13 @@ settings_new (void)
       if (build != NULL)
         schema = g_settings_schema_source_lookup (build, APPLICATION_ID, FALSE);
     }
+  /* A broken installation, not a bug: said plainly, without a core dump. */
   if (schema == NULL)
-    g_error ("The settings schema %s is not installed: install Planar, or point "
-             "GSETTINGS_SCHEMA_DIR at a folder where it is compiled", APPLICATION_ID);
+    {
+      g_printerr ("planar: the settings schema %s is not installed: install Planar, or point "
+                  "GSETTINGS_SCHEMA_DIR at a folder where it is compiled\n", APPLICATION_ID);
+      exit (EXIT_FAILURE);
+    }
   return settings_new_keeping_changes (schema);
 }
 
@@ -243,7 +250,7 @@ save_screenshot (GtkWindow   *window,
 
   if (!gtk_widget_get_realized (widget) || width <= 0 || height <= 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window is not shown");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window is not shown"));
       return FALSE;
     }
 
@@ -253,14 +260,14 @@ save_screenshot (GtkWindow   *window,
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "The window drew nothing");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window drew nothing"));
       return FALSE;
     }
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   if (!gdk_texture_save_to_png (texture, path))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Could not write %s", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s"), path);
       return FALSE;
     }
   return TRUE;
@@ -352,7 +359,22 @@ planar_application_open (GApplication  *application,
   PlanarApplication *self = PLANAR_APPLICATION (application);
 
   for (int i = 0; i < n_files; i++)
-    gtk_window_present (GTK_WINDOW (planar_application_open_file (self, files[i], NULL)));
+    {
+      PlanarWindow *window;
+
+      /* Inside the sandbox a folder the document portal could not pass
+       * arrives as a path Planar cannot see: say so, in a window. */
+      if (planar_sandbox_is_flatpak () && !g_file_query_exists (files[i], NULL))
+        {
+          window = find_empty_window (self);
+          if (window == NULL)
+            window = planar_application_new_window (self);
+          _planar_window_explain_unreachable (window, files[i]);
+        }
+      else
+        window = planar_application_open_file (self, files[i], NULL);
+      gtk_window_present (GTK_WINDOW (window));
+    }
 }
 
 static void

@@ -432,7 +432,7 @@ capture_done (GObject      *source,
       return;
     }
   gtk_button_set_label (self->capture_button, _("_Try Again"));
-  if (!g_error_matches (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED))
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("No profile was captured")));
   else
     {

@@ -7,6 +7,7 @@
 #include "planar-details-pane.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
@@ -362,8 +363,11 @@ show_total (PlanarDetailsPane *self,
   wall_text = planar_format_duration (wall);
   self_text = planar_format_duration (self_time);
   span_text = planar_format_duration (span_ps);
-  /* Translators: the total row under the selection's table. */
-  text = g_strdup_printf (_("Total: %" G_GUINT64_FORMAT " events · wall %s · self %s · span %s"),
+  /* Translators: the total row under the selection's table: a number of
+   * events, then three durations. */
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Total: %" PRIu64 " event · wall %s · self %s · span %s",
+                                       "Total: %" PRIu64 " events · wall %s · self %s · span %s",
+                                       planar_aggregator_get_n_events (aggregator)),
                           planar_aggregator_get_n_events (aggregator), wall_text, self_text, span_text);
   shown = planar_stat_micro_sign (text);
   gtk_label_set_text (self->table_total_label, shown);
@@ -427,7 +431,7 @@ show_table (PlanarDetailsPane *self,
     }
   show_total (self, aggregator, first_ps <= last_ps ? last_ps - first_ps : 0);
 
-  count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GUINT64_FORMAT " event", "%" G_GUINT64_FORMAT " events",
+  count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " event", "%" PRIu64 " events",
                                         planar_aggregator_get_n_events (aggregator)),
                            planar_aggregator_get_n_events (aggregator));
   if (has_range)

@@ -7,6 +7,7 @@
 #include "planar-find-bar.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "planar-model.h"
 
@@ -102,11 +103,11 @@ update_count (PlanarFindBar *self)
   if (n == 0)
     text = g_strdup (_("No results"));
   else if (self->current < 0)
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GUINT64_FORMAT " result",
-                                         "%" G_GUINT64_FORMAT " results", n), n);
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " result",
+                                         "%" PRIu64 " results", n), n);
   else
     /* Translators: "3 of 1250", the hit selected and how many there are. */
-    text = g_strdup_printf (_("%" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT), self->current + 1, n);
+    text = g_strdup_printf (_("%" PRId64 " of %" PRIu64), (gint64) self->current + 1, n);
   gtk_label_set_text (self->count_label, text);
   set_error_state (self, n == 0);
 }

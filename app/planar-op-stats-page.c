@@ -7,6 +7,7 @@
 #include "planar-op-stats-page.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "planar-aggregate-row.h"
@@ -87,18 +88,24 @@ update_table (PlanarOpStatsPage *self)
   const PlanarPlane *plane = current_plane (self, NULL);
   g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
   g_autofree char *summary = NULL;
+  g_autofree char *names = NULL;
+  g_autofree char *events = NULL;
   int scope = current_track (self);
+  guint n_names;
+  guint64 n_events;
 
   if (plane != NULL)
     for (guint t = 0; t < plane->n_tracks; t++)
       if (track_in_scope (&plane->tracks[t], t, scope))
         planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
   planar_aggregate_rows_fill (self->rows, aggregator);
-  summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u name, %" G_GUINT64_FORMAT " events",
-                                          "%u names, %" G_GUINT64_FORMAT " events",
-                                          g_list_model_get_n_items (G_LIST_MODEL (self->rows))),
-                             g_list_model_get_n_items (G_LIST_MODEL (self->rows)),
-                             planar_aggregator_get_n_events (aggregator));
+  n_names = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  n_events = planar_aggregator_get_n_events (aggregator);
+  names = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u name", "%u names", n_names), n_names);
+  events = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " event", "%" PRIu64 " events", n_events),
+                            n_events);
+  /* Translators: "12 names, 3400 events": the two counts above the table. */
+  summary = g_strdup_printf (_("%s, %s"), names, events);
   gtk_label_set_text (self->summary_label, summary);
 }
 

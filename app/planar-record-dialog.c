@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "planar-sandbox.h"
+
 struct _PlanarRecordDialog
 {
   AdwWindow             parent_instance;
@@ -58,7 +60,7 @@ static guint signals[N_SIGNALS];
 gboolean
 planar_record_dialog_is_supported (void)
 {
-  return !g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS);
+  return !planar_sandbox_is_flatpak ();
 }
 
 static void

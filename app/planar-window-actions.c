@@ -14,6 +14,7 @@
 #include "planar-application.h"
 #include "planar-capture-dialog.h"
 #include "planar-record-dialog.h"
+#include "planar-sandbox.h"
 
 static void
 file_chooser_response (GtkNativeDialog *dialog,
@@ -240,7 +241,8 @@ find_cli (void)
   return g_strdup ("planar-cli");
 }
 
-/* The folder captures and recordings go to: the setting, or ~/planar-logs. */
+/* The folder captures and recordings go to: the setting, or ~/planar-logs
+ * ($XDG_DATA_HOME/planar/captures inside the Flatpak sandbox). */
 char *
 _planar_window_dup_capture_logdir (PlanarWindow *self)
 {
@@ -248,7 +250,7 @@ _planar_window_dup_capture_logdir (PlanarWindow *self)
 
   if (logdir[0] != '\0')
     return g_steal_pointer (&logdir);
-  return g_build_filename (g_get_home_dir (), "planar-logs", NULL);
+  return planar_sandbox_dup_default_capture_folder ();
 }
 
 /* A recording succeeded: show its session here. */
@@ -271,8 +273,17 @@ captured (PlanarCaptureDialog *dialog,
           PlanarWindow        *self)
 {
   g_autoptr(GFile) file = g_file_new_for_path (folder);
+  g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
+  g_autofree char *relative = g_file_get_relative_path (home, file);
+  g_autofree char *where = relative != NULL ? g_build_filename ("~", relative, NULL) : g_file_get_parse_name (file);
+  /* Translators: %s is the folder the new session was written to. */
+  g_autofree char *text = g_strdup_printf (_("Captured into %s"), where);
+  g_autofree char *markup = g_markup_escape_text (text, -1);
 
   planar_window_open (self, file);
+  /* Said in the window, the dialog closes: inside the sandbox the folder
+   * is one the user did not choose. */
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (markup));
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
@@ -324,10 +335,19 @@ load_all_hosts_activated (GSimpleAction *action,
   _planar_window_load_all_hosts (PLANAR_WINDOW (user_data));
 }
 
+static void
+open_session_folder_activated (GSimpleAction *action,
+                               GVariant      *parameter,
+                               gpointer       user_data)
+{
+  _planar_window_choose_session_folder (PLANAR_WINDOW (user_data));
+}
+
 static const GActionEntry win_entries[] = {
   { .name = "open-file", .activate = open_file_activated },
   { .name = "open-folder", .activate = open_folder_activated },
   { .name = "open-uri", .activate = open_uri_activated, .parameter_type = "s" },
+  { .name = "open-session-folder", .activate = open_session_folder_activated },
   { .name = "session", .activate = session_activated, .parameter_type = "s", .state = "''" },
   { .name = "hosts", .activate = hosts_activated, .parameter_type = "as", .state = "@as []" },
   { .name = "tool", .activate = tool_activated, .parameter_type = "s", .state = "'trace-viewer'" },

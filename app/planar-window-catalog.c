@@ -35,16 +35,6 @@ compare_entries_newest_first (gconstpointer a,
   return cmp != 0 ? cmp : strcmp (entry_a->key, entry_b->key);
 }
 
-/* The key planar_catalog_find_session() finds @session by. */
-static char *
-session_key (PlanarCatalogRun     *run,
-             PlanarCatalogSession *session)
-{
-  if (strcmp (run->name, ".") == 0)
-    return g_strdup (session->name);
-  return g_strdup_printf ("%s/%s", run->name, session->name);
-}
-
 GStrv
 _planar_window_dup_session_keys (PlanarCatalog *catalog)
 {
@@ -58,7 +48,7 @@ _planar_window_dup_session_keys (PlanarCatalog *catalog)
       for (guint s = 0; s < run->sessions->len; s++)
         {
           PlanarCatalogSession *session = g_ptr_array_index (run->sessions, s);
-          SessionEntry entry = { session->name, session_key (run, session) };
+          SessionEntry entry = { session->name, planar_catalog_dup_session_key (run, session) };
 
           g_array_append_val (entries, entry);
         }
@@ -75,122 +65,19 @@ _planar_window_dup_session_keys (PlanarCatalog *catalog)
  * Finding the sessions under a path
  * ------------------------------------------------------------------------ */
 
-void
-_planar_discovery_free (PlanarDiscovery *result)
-{
-  g_clear_pointer (&result->catalog, planar_catalog_free);
-  g_free (result->root);
-  g_free (result->session);
-  g_strfreev (result->hosts);
-  g_free (result);
-}
-
-static gboolean
-file_has_name (GFile      *file,
-               const char *name)
-{
-  g_autofree char *basename = file != NULL ? g_file_get_basename (file) : NULL;
-
-  return g_strcmp0 (basename, name) == 0;
-}
-
-/* A session folder, or a file in one, opened from a run's
- * `plugins/profile` folder is shown with the other sessions of the run.
- * Returns TRUE and fills @result from the run's catalog when that works. */
-static gboolean
-widen_to_run (const char    *path,
-              gboolean       is_file,
-              PlanarDiscovery    *result,
-              GCancellable  *cancellable)
-{
-  PlanarCatalogSession *session = planar_catalog_find_session (result->catalog, NULL);
-  g_autoptr(GFile) opened = g_file_new_for_path (path);
-  g_autoptr(GFile) session_folder = NULL;
-  g_autoptr(GFile) profile = NULL;
-  g_autoptr(GFile) plugins = NULL;
-  g_autoptr(PlanarCatalog) run = NULL;
-  g_autofree char *run_root = NULL;
-  PlanarCatalogSession *same;
-  const char *host_name = NULL;
-
-  if (session == NULL || planar_catalog_get_n_sessions (result->catalog) != 1)
-    return FALSE;
-  session_folder = g_file_new_for_path (session->path);
-  profile = g_file_get_parent (session_folder);
-  plugins = profile != NULL ? g_file_get_parent (profile) : NULL;
-  if (!file_has_name (profile, "profile") || !file_has_name (plugins, "plugins"))
-    return FALSE;
-
-  run_root = g_file_get_path (profile);
-  run = planar_catalog_discover (run_root, cancellable, NULL);
-  if (run == NULL)
-    return FALSE;
-  same = planar_catalog_find_session (run, session->name);
-  if (same == NULL || g_strcmp0 (same->path, session->path) != 0)
-    return FALSE;
-
-  /* A file opened alone shows its host alone; the others are a tick away. */
-  if (is_file)
-    {
-      for (guint i = 0; i < same->hosts->len && host_name == NULL; i++)
-        {
-          PlanarCatalogHost *host = g_ptr_array_index (same->hosts, i);
-          g_autoptr(GFile) host_file = g_file_new_for_path (host->path);
-
-          if (host->supported && g_file_equal (host_file, opened))
-            host_name = host->name;
-        }
-      /* A file the run does not list (a renamed profile) is opened alone. */
-      if (host_name == NULL)
-        return FALSE;
-      result->hosts = g_strdupv ((GStrv) (const char * const[]) { host_name, NULL });
-    }
-
-  result->session = g_strdup (same->name);
-  g_clear_pointer (&result->catalog, planar_catalog_free);
-  result->catalog = g_steal_pointer (&run);
-  g_free (result->root);
-  result->root = g_steal_pointer (&run_root);
-  return TRUE;
-}
-
 static void
 discover_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
 {
-  const char *path = task_data;
   GError *error = NULL;
-  PlanarDiscovery *result = g_new0 (PlanarDiscovery, 1);
-  gboolean is_file = g_file_test (path, G_FILE_TEST_IS_REGULAR);
+  PlanarCatalogResolution *result = planar_catalog_resolve (task_data, cancellable, &error);
 
-  result->catalog = planar_catalog_discover (path, cancellable, &error);
-  if (result->catalog == NULL)
-    {
-      _planar_discovery_free (result);
-      g_task_return_error (task, error);
-      return;
-    }
-  result->root = g_strdup (path);
-
-  if (!widen_to_run (path, is_file, result, cancellable))
-    {
-      PlanarCatalogSession *newest = planar_catalog_find_session (result->catalog, NULL);
-
-      for (guint r = 0; r < result->catalog->runs->len && result->session == NULL; r++)
-        {
-          PlanarCatalogRun *run = g_ptr_array_index (result->catalog->runs, r);
-
-          for (guint s = 0; s < run->sessions->len; s++)
-            if (g_ptr_array_index (run->sessions, s) == newest)
-              {
-                result->session = session_key (run, newest);
-                break;
-              }
-        }
-    }
-  g_task_return_pointer (task, result, (GDestroyNotify) _planar_discovery_free);
+  if (result == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) planar_catalog_resolution_free);
 }
 
 void
@@ -207,7 +94,7 @@ _planar_window_discover_async (PlanarWindow        *self,
   g_task_run_in_thread (task, discover_thread);
 }
 
-PlanarDiscovery *
+PlanarCatalogResolution *
 _planar_window_discover_finish (PlanarWindow  *self,
                                 GAsyncResult  *result,
                                 GError       **error)

@@ -108,6 +108,9 @@ struct _PlanarWindow
 #define MESSAGE_FILE_CHANGED    "file-changed"
 #define MESSAGE_HOST_ALIGNMENT  "host-alignment"
 #define MESSAGE_FILE_CUT        "file-cut"
+/* Inside the Flatpak sandbox (planar-window-sandbox.c): a host file passed
+ * alone, or a folder "Open With" could not pass. */
+#define MESSAGE_SESSION_FOLDER  "session-folder"
 
 /* The tools, in the order of the Tools menu; a tool's name is its page in
  * the stack. */
@@ -147,6 +150,16 @@ void      _planar_window_select_tool     (PlanarWindow        *self,
                                           const char          *tool);
 /* The folder captures and recordings go to. Returns: (transfer full). */
 char     *_planar_window_dup_capture_logdir (PlanarWindow     *self);
+/* planar-window-sandbox.c. After opening @file: a line offering its whole
+ * session folder when the document portal passed a host file alone. */
+void      _planar_window_offer_session_folder (PlanarWindow   *self,
+                                               GFile          *file);
+/* win.open-session-folder: a folder chooser at the file's folder. */
+void      _planar_window_choose_session_folder (PlanarWindow  *self);
+/* Inside the sandbox, for a @file Planar cannot see: says why in the
+ * message bar (instead of opening it) and returns TRUE. */
+gboolean  _planar_window_explain_unreachable (PlanarWindow    *self,
+                                              GFile           *file);
 /* Opens the find bar on the trace viewer. */
 void      _planar_window_find            (PlanarWindow        *self);
 void      _planar_window_reload          (PlanarWindow        *self);
@@ -155,28 +168,15 @@ void      _planar_window_cancel          (PlanarWindow        *self);
  * tools over the whole profile need), with progress; nothing otherwise. */
 void      _planar_window_load_all_hosts  (PlanarWindow        *self);
 
-/* What planar_window_open() found: the catalog, the folder it was read from
- * (wider than the path opened for a session folder or file in a run), and
- * what to show first: a session key and its hosts (NULL for all). */
-typedef struct
-{
-  PlanarCatalog *catalog;
-  char          *root;
-  char          *session;
-  GStrv          hosts;
-} PlanarDiscovery;
-
-void      _planar_discovery_free         (PlanarDiscovery     *discovery);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarDiscovery, _planar_discovery_free)
-
-/* planar-window-catalog.c: reads the catalog under @path in a worker. */
+/* planar-window-catalog.c: resolves @path (planar_catalog_resolve()) in a
+ * worker. */
 void      _planar_window_discover_async  (PlanarWindow        *self,
                                           const char          *path,
                                           GCancellable        *cancellable,
                                           GAsyncReadyCallback  callback);
-PlanarDiscovery *_planar_window_discover_finish (PlanarWindow  *self,
-                                                 GAsyncResult  *result,
-                                                 GError       **error);
+PlanarCatalogResolution *_planar_window_discover_finish (PlanarWindow  *self,
+                                                         GAsyncResult  *result,
+                                                         GError       **error);
 /* The keys planar_catalog_find_session() takes, of every session of every
  * run, newest first. Returns: (transfer full). */
 GStrv     _planar_window_dup_session_keys (PlanarCatalog      *catalog);

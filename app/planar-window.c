@@ -16,6 +16,7 @@
 
 #include "planar-application.h"
 #include "planar-file-util.h"
+#include "planar-sandbox.h"
 
 /* How often the progress bar reads the profile's fraction, ms. The fraction
  * changes on worker threads, which must not notify the main thread. */
@@ -591,8 +592,9 @@ add_to_recent (PlanarWindow *self)
   };
 
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
-  /* The file chooser starts where the last profile came from. */
-  if (parent != NULL && g_file_peek_path (parent) != NULL)
+  /* The file chooser starts where the last profile came from (not in the
+   * document portal's folder of one file, inside the sandbox). */
+  if (parent != NULL && g_file_peek_path (parent) != NULL && !planar_sandbox_is_portal_path (g_file_peek_path (parent)))
     g_settings_set_string (self->settings, "last-folder", g_file_peek_path (parent));
 }
 
@@ -676,14 +678,14 @@ open_done (GObject      *source,
 {
   PlanarWindow *self = PLANAR_WINDOW (source);
   g_autoptr(GError) error = NULL;
-  PlanarDiscovery *opened = _planar_window_discover_finish (self, result, &error);
+  PlanarCatalogResolution *opened = _planar_window_discover_finish (self, result, &error);
   g_autofree char *session = NULL;
   g_auto(GStrv) hosts = NULL;
 
   /* Superseded by another planar_window_open(), or the window closed. */
   if (g_task_get_cancellable (G_TASK (result)) != self->open_cancellable)
     {
-      g_clear_pointer (&opened, _planar_discovery_free);
+      g_clear_pointer (&opened, planar_catalog_resolution_free);
       return;
     }
   g_clear_object (&self->open_cancellable);
@@ -703,7 +705,7 @@ open_done (GObject      *source,
   session = g_steal_pointer (&opened->session);
   hosts = g_steal_pointer (&opened->hosts);
   set_catalog (self, g_steal_pointer (&opened->catalog), opened->root);
-  _planar_discovery_free (opened);
+  planar_catalog_resolution_free (opened);
   /* Recent Profiles gets it once a session of it has loaded (load_done()):
    * a file that fails to open is not offered again. */
   _planar_window_select_session (self, session, (const char * const *) hosts);
@@ -1533,6 +1535,7 @@ planar_window_open (PlanarWindow *self,
 
   self->open_cancellable = g_cancellable_new ();
   _planar_window_discover_async (self, g_file_peek_path (file), self->open_cancellable, open_done);
+  _planar_window_offer_session_folder (self, file);
 
   name = g_file_get_basename (file);
   /* Translators: %s is a file or folder name. */

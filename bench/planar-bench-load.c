@@ -6,7 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-model.h"
 #include "planar-trace-private.h"
 #include "xplane.pb-c.h"

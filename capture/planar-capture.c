@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "planar-grpc.h"
+#include "planar-parallel.h"
 #include "planar-wire.h"
 #include "profiler_service.pb-c.h"
 
@@ -57,7 +58,8 @@ static guint signals[N_SIGNALS];
 
 /* Writes @data to @dir/@name through a hidden temporary file in @dir,
  * linked into place; never replaces an existing file. A cancel between
- * two chunks removes the temporary file (%PLANAR_CAPTURE_ERROR_CANCELLED). */
+ * two chunks removes the temporary file (%G_IO_ERROR_CANCELLED). Other
+ * failures are %G_IO_ERROR, with the code errno gives. */
 static gboolean
 write_new_file (const char    *dir,
                 const char    *name,
@@ -74,14 +76,16 @@ write_new_file (const char    *dir,
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "%s already exists", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
       return FALSE;
     }
   fd = g_mkstemp_full (template, O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0)
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write in %s: %s", dir,
-                   g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write in %s: %s", dir,
+                   g_strerror (saved));
       return FALSE;
     }
   while (done < len)
@@ -92,8 +96,7 @@ write_new_file (const char    *dir,
         {
           close (fd);
           g_unlink (template);
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED, "Cancelled while writing %s",
-                       path);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled while writing %s", path);
           return FALSE;
         }
       n = write (fd, data + done, MIN (len - done, WRITE_CHUNK));
@@ -105,7 +108,7 @@ write_new_file (const char    *dir,
 
           close (fd);
           g_unlink (template);
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write %s: %s", path,
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
                        g_strerror (saved));
           return FALSE;
         }
@@ -116,7 +119,7 @@ write_new_file (const char    *dir,
       int saved = errno;
 
       g_unlink (template);
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot write %s: %s", path,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
                    g_strerror (saved));
       return FALSE;
     }
@@ -207,8 +210,10 @@ planar_capture_make_session_folder (const char  *repository_root,
 
   if (g_mkdir_with_parents (repository_root, 0755) != 0)
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot make %s: %s", repository_root,
-                   g_strerror (errno));
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", repository_root,
+                   g_strerror (saved));
       return NULL;
     }
   for (guint i = 0; i < 120; i++)
@@ -224,12 +229,14 @@ planar_capture_make_session_folder (const char  *repository_root,
         }
       if (errno != EEXIST)
         {
-          g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "Cannot make %s: %s", path,
-                       g_strerror (errno));
+          int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", path,
+                       g_strerror (saved));
           return NULL;
         }
     }
-  g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_IO, "No free session name under %s", repository_root);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "No free session name under %s", repository_root);
   return NULL;
 }
 
@@ -625,12 +632,15 @@ sleep_cancellable (GCancellable *cancellable,
     g_usleep (20 * 1000);
 }
 
-static gpointer
-capture_host (gpointer data)
+/* Host @index's capture, on a thread of its own from planar-parallel:
+ * failures are the host's state, never the pool's. */
+static gboolean
+capture_host (guint          index,
+              gpointer       data,
+              GCancellable  *cancellable,
+              GError       **pool_error)
 {
-  Notify *job = data;
-  PlanarCaptureSession *self = job->self;
-  guint index = job->index;
+  PlanarCaptureSession *self = data;
   const char *address = self->addresses[index];
   guint n = g_strv_length (self->addresses);
   guint retries = 0;
@@ -680,7 +690,7 @@ capture_host (gpointer data)
             last_failure = g_strdup_printf ("%s connected, but it does not speak gRPC (%s): it is not a profiler "
                                             "server", address, details != NULL ? details : "no HTTP/2");
           set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, last_failure);
-          return NULL;
+          return TRUE;
         }
       else
         {
@@ -711,14 +721,14 @@ capture_host (gpointer data)
               continue;
             }
           set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, last_failure);
-          return NULL;
+          return TRUE;
         }
 
       set_host (self, index, PLANAR_CAPTURE_HOST_RECEIVING, attempt, 0, g_bytes_get_size (response_bytes), NULL, NULL);
       if (!parse_response (response_bytes, &response, &error))
         {
           set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, error->message);
-          return NULL;
+          return TRUE;
         }
       if (response_xspace (&response, &xspace, &xspace_len))
         {
@@ -727,7 +737,7 @@ capture_host (gpointer data)
           if (save_response (self->folder, address, &response, self->cancellable, &path, notes, &error))
             set_host (self, index, PLANAR_CAPTURE_HOST_SAVED, attempt, 0, xspace_len, path,
                       notes->len > 0 ? notes->str : NULL);
-          else if (g_error_matches (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED))
+          else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
             set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, attempt, 0, 0, NULL, "Cancelled");
           else
             set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, error->message);
@@ -748,18 +758,17 @@ capture_host (gpointer data)
           set_host (self, index, PLANAR_CAPTURE_HOST_SAVED_REMOTELY, attempt, 0, 0, remote, message);
         }
       g_array_unref (response.tools);
-      return NULL;
+      return TRUE;
     }
   if (g_cancellable_is_cancelled (self->cancellable))
     set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, self->hosts[index].attempt, 0, 0, NULL, "Cancelled");
-  return NULL;
+  return TRUE;
 }
 
 static gboolean
 run (PlanarCaptureSession  *self,
      GError               **error)
 {
-  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
   g_autoptr(GString) reasons = g_string_new (NULL);
   guint saved = 0;
   g_autofree char *logdir = NULL;
@@ -772,20 +781,15 @@ run (PlanarCaptureSession  *self,
     return FALSE;
 
   for (guint i = 0; i < self->n_hosts; i++)
-    {
-      Notify *job = g_new (Notify, 1);
-
-      job->self = self;
-      job->index = i;
-      set_host (self, i, PLANAR_CAPTURE_HOST_CONNECTING, 1, 0, 0, NULL, NULL);
-      g_ptr_array_add (threads, g_thread_new ("planar-capture", capture_host, job));
-      g_ptr_array_add (threads, job);
-    }
-  for (guint i = 0; i < threads->len; i += 2)
-    {
-      g_thread_join (g_ptr_array_index (threads, i));
-      g_free (g_ptr_array_index (threads, i + 1));
-    }
+    set_host (self, i, PLANAR_CAPTURE_HOST_CONNECTING, 1, 0, 0, NULL, NULL);
+  /* Every host at once, a thread each (this one included): they record
+   * over the same seconds. Only a cancel fails the pool, and run() says
+   * that itself below. */
+  planar_parallel_run_threads (self->n_hosts, self->n_hosts, NULL, capture_host, self, self->cancellable, NULL);
+  /* A host the cancel kept from starting is cancelled too. */
+  for (guint i = 0; i < self->n_hosts; i++)
+    if (self->hosts[i].state == PLANAR_CAPTURE_HOST_CONNECTING)
+      set_host (self, i, PLANAR_CAPTURE_HOST_CANCELLED, self->hosts[i].attempt, 0, 0, NULL, "Cancelled");
 
   /* A host's profile is the first file written for it and is in place
    * before the host is SAVED; tool data follows it. So the files in the
@@ -807,10 +811,10 @@ run (PlanarCaptureSession  *self,
   if (g_cancellable_is_cancelled (self->cancellable))
     {
       if (saved == 0)
-        g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                              "The capture was cancelled; nothing was kept");
       else
-        g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED,
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                      "The capture was cancelled; kept the %u of %u hosts saved before it, in %s", saved,
                      self->n_hosts, self->folder);
       return FALSE;
@@ -985,30 +989,55 @@ planar_capture_session_run_finish (PlanarCaptureSession  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-static gpointer
-terminate_thread (gpointer data)
+/* Asks host @index to stop recording; the answer does not matter (a
+ * server that went away has stopped too). */
+static gboolean
+terminate_host (guint          index,
+                gpointer       data,
+                GCancellable  *cancellable,
+                GError       **error)
 {
-  Notify *n = data;
+  PlanarCaptureSession *self = data;
   Tensorflow__TerminateRequest request = TENSORFLOW__TERMINATE_REQUEST__INIT;
   gsize size;
   g_autofree guint8 *buffer = NULL;
   g_autoptr(GBytes) bytes = NULL;
 
-  request.session_id = n->self->session_id;
+  request.session_id = self->session_id;
   size = tensorflow__terminate_request__get_packed_size (&request);
   buffer = g_malloc (MAX (size, 1));
   tensorflow__terminate_request__pack (&request, buffer);
   bytes = g_bytes_new (buffer, size);
-  planar_grpc_call (n->self->addresses[n->index], SERVICE "Terminate", bytes, 10000, NULL, NULL, NULL);
-  notify_free (n);
-  return NULL;
+  planar_grpc_call (self->addresses[index], SERVICE "Terminate", bytes, 10000, NULL, NULL, NULL);
+  return TRUE;
+}
+
+/* In GLib's task pool, so that the caller never waits: every host asked
+ * at once, through planar-parallel. */
+static void
+terminate_thread (GTask        *task,
+                  gpointer      source,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  GArray *indexes = task_data;
+
+  planar_parallel_run_threads (indexes->len, indexes->len, (const guint *) indexes->data, terminate_host, source,
+                               NULL, NULL);
+  g_task_return_boolean (task, TRUE);
 }
 
 void
 planar_capture_session_stop_now (PlanarCaptureSession *self)
 {
+  g_autoptr(GArray) indexes = NULL;
+  g_autoptr(GTask) task = NULL;
+
   g_return_if_fail (PLANAR_IS_CAPTURE_SESSION (self));
 
+  if (self->session_id == NULL)
+    return;
+  indexes = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < self->n_hosts; i++)
     {
       gboolean profiling;
@@ -1016,15 +1045,16 @@ planar_capture_session_stop_now (PlanarCaptureSession *self)
       g_mutex_lock (&self->lock);
       profiling = self->hosts[i].state == PLANAR_CAPTURE_HOST_PROFILING;
       g_mutex_unlock (&self->lock);
-      if (profiling && self->session_id != NULL)
-        {
-          Notify *n = g_new (Notify, 1);
-
-          n->self = g_object_ref (self);
-          n->index = i;
-          g_thread_unref (g_thread_new ("planar-terminate", terminate_thread, n));
-        }
+      if (profiling)
+        g_array_append_val (indexes, i);
     }
+  if (indexes->len == 0)
+    return;
+  /* The task holds the session until every answer is in. */
+  task = g_task_new (self, NULL, NULL, NULL);
+  g_task_set_source_tag (task, planar_capture_session_stop_now);
+  g_task_set_task_data (task, g_steal_pointer (&indexes), (GDestroyNotify) g_array_unref);
+  g_task_run_in_thread (task, terminate_thread);
 }
 
 void

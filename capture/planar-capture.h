@@ -12,21 +12,22 @@ G_BEGIN_DECLS
 
 #define PLANAR_CAPTURE_ERROR (planar_capture_error_quark ())
 
+/* What the capture's own domain says. A cancelled capture fails with
+ * %G_IO_ERROR_CANCELLED (the message says what was kept: the hosts saved
+ * before, see planar_capture_session_cancel()), and a session folder or
+ * file that cannot be made or written with the %G_IO_ERROR code of its
+ * errno, as everywhere in Planar. */
 typedef enum
 {
   /* No host produced a profile here; the message says why, per host. */
   PLANAR_CAPTURE_ERROR_FAILED,
-  /* The capture was cancelled; the message says what was kept (the hosts
-   * saved before, see planar_capture_session_cancel()). */
-  PLANAR_CAPTURE_ERROR_CANCELLED,
-  /* The session folder could not be made or written. */
-  PLANAR_CAPTURE_ERROR_IO,
 } PlanarCaptureError;
 
 GQuark planar_capture_error_quark (void);
 
 /* Writes @data to @dir/@name through a hidden temporary file in @dir and a
- * link into place: atomic, and never replaces an existing file. */
+ * link into place: atomic, and never replaces an existing file
+ * (%G_IO_ERROR_EXISTS; other failures with their %G_IO_ERROR code). */
 gboolean planar_capture_write_new_file      (const char    *dir,
                                              const char    *name,
                                              const guint8  *data,
@@ -36,7 +37,8 @@ gboolean planar_capture_write_new_file      (const char    *dir,
 
 /* Makes a new session folder under @repository_root
  * (`<logdir>/plugins/profile`), named for now (or the next free second).
- * Returns its path and sets @session_id to its name. */
+ * Returns its path and sets @session_id to its name; %NULL with a
+ * %G_IO_ERROR when it cannot be made. */
 char    *planar_capture_make_session_folder (const char    *repository_root,
                                              char         **session_id,
                                              GError       **error);
@@ -113,13 +115,15 @@ void                     planar_capture_session_run_async  (PlanarCaptureSession
 gboolean                 planar_capture_session_run_finish (PlanarCaptureSession *self,
                                                             GAsyncResult         *result,
                                                             GError              **error);
-/* Asks every server still recording to stop now (Terminate); what they
- * recorded comes back and is kept. Any thread. */
+/* Asks every server still recording to stop now (Terminate), in the
+ * background; what they recorded comes back and is kept. Any thread; the
+ * session is held until the requests end, and let go on the caller's
+ * thread-default main context. */
 void                     planar_capture_session_stop_now   (PlanarCaptureSession *self);
 /* Cancels every call still running and every file being written (its
  * temporary is removed); hosts already saved are kept, and the session
  * folder is removed when none was. run() then fails with
- * %PLANAR_CAPTURE_ERROR_CANCELLED. Any thread. */
+ * %G_IO_ERROR_CANCELLED. Any thread. */
 void                     planar_capture_session_cancel     (PlanarCaptureSession *self);
 
 /* Continuous profiling (servers from 2026): start it on @address with

@@ -600,15 +600,17 @@ planar_cli_load_session (const char             *path,
                          PlanarCatalogSession  **session_out,
                          GError                **error)
 {
-  g_autoptr(PlanarCatalog) catalog = NULL;
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
   g_autoptr(PlanarProfile) profile = NULL;
   g_auto(GStrv) paths = NULL;
   PlanarCatalogSession *found;
 
-  catalog = planar_catalog_discover (path, NULL, error);
-  if (catalog == NULL)
+  /* As the window opens it: a file in a run's session is that host, a
+   * session folder there is that session, among the run's others. */
+  resolved = planar_catalog_resolve (path, NULL, error);
+  if (resolved == NULL)
     return NULL;
-  found = planar_catalog_find_session (catalog, session);
+  found = planar_catalog_find_session (resolved->catalog, session != NULL ? session : resolved->session);
   if (found == NULL)
     {
       if (session != NULL)
@@ -620,6 +622,21 @@ planar_cli_load_session (const char             *path,
       return NULL;
     }
   paths = planar_catalog_session_dup_paths (found);
+  /* The host file opened, alone. */
+  if (session == NULL && resolved->hosts != NULL)
+    {
+      g_autoptr(GStrvBuilder) hosts = g_strv_builder_new ();
+
+      for (guint i = 0; i < found->hosts->len; i++)
+        {
+          PlanarCatalogHost *host = g_ptr_array_index (found->hosts, i);
+
+          if (host->supported && g_strv_contains ((const char * const *) resolved->hosts, host->name))
+            g_strv_builder_add (hosts, host->path);
+        }
+      g_strfreev (paths);
+      paths = g_strv_builder_end (hosts);
+    }
   if (paths == NULL || paths[0] == NULL)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
@@ -645,7 +662,7 @@ planar_cli_load_session (const char             *path,
   if (session_out != NULL)
     *session_out = found;
   if (catalog_out != NULL)
-    *catalog_out = g_steal_pointer (&catalog);
+    *catalog_out = g_steal_pointer (&resolved->catalog);
   return g_steal_pointer (&profile);
 }
 

@@ -285,7 +285,10 @@ plane_subtitle (PlanarTrace       *trace,
        * core_count holds. */
       gboolean sms = vendor != NULL && g_ascii_strcasecmp (vendor, "Nvidia") == 0;
 
-      g_ptr_array_add (parts, g_strdup_printf (sms ? "%" G_GINT64_FORMAT " SMs" : "%" G_GINT64_FORMAT " cores", cores));
+      gulong n = (gulong) MIN (cores, (gint64) G_MAXLONG);
+
+      g_ptr_array_add (parts, sms ? g_strdup_printf (ngettext ("%lu SM", "%lu SMs", n), n)
+                                  : g_strdup_printf (ngettext ("%lu core", "%lu cores", n), n));
     }
   if (stat_get_int (find_plane_stat (plane, "memory_size"), &memory) && memory > 0)
     g_ptr_array_add (parts, g_format_size_full ((guint64) memory, G_FORMAT_SIZE_IEC_UNITS));

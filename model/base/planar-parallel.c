@@ -10,6 +10,15 @@
  * lowest index among those that failed, so that it does not depend on how
  * the threads ran.
  *
+ * planar_parallel_run_threads() is the same pool with the number of
+ * threads chosen by the caller. It exists for work that waits on the
+ * network: a capture asks every host at once, and a host records for as
+ * long as the capture lasts, so that a pool bounded by the processors would
+ * start the ninth host only when the first had finished recording, over
+ * other seconds. GLib's GTask pool would not do either: it grows only
+ * while its threads stay busy, a step at a time, and its tasks cannot be
+ * joined. Every thread started here is joined before the call returns.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-parallel.h"
@@ -78,19 +87,35 @@ planar_parallel_run (guint               n_jobs,
                      GCancellable       *cancellable,
                      GError            **error)
 {
+  return planar_parallel_run_threads (0, n_jobs, order, func, data, cancellable, error);
+}
+
+gboolean
+planar_parallel_run_threads (guint               n_threads,
+                             guint               n_jobs,
+                             const guint        *order,
+                             PlanarParallelFunc  func,
+                             gpointer            data,
+                             GCancellable       *cancellable,
+                             GError            **error)
+{
   Run run = { n_jobs, order, func, data, cancellable, 0, 0, { 0 }, 0, NULL };
-  guint n_threads = MIN (planar_parallel_max_threads (), MAX (n_jobs, 1u));
-  GThread *threads[8];
+  g_autofree GThread **threads = NULL;
   guint n_started = 0;
 
   g_return_val_if_fail (func != NULL, FALSE);
+  g_return_val_if_fail (n_jobs <= G_MAXINT, FALSE);
 
+  if (n_threads == 0)
+    n_threads = planar_parallel_max_threads ();
+  n_threads = MIN (n_threads, MAX (n_jobs, 1u));
+  threads = g_new (GThread *, n_threads);
   g_mutex_init (&run.lock);
   for (guint i = 1; i < n_threads; i++)
     {
       GThread *thread = g_thread_try_new ("planar-worker", worker, &run, NULL);
 
-      /* Fewer threads only make it slower. */
+      /* Fewer threads only make it slower (waiting jobs, later). */
       if (thread != NULL)
         threads[n_started++] = thread;
     }

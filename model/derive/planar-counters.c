@@ -13,7 +13,7 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-counters.h"
+#include "planar-counters-private.h"
 
 #include <string.h>
 

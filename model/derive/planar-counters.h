@@ -84,14 +84,4 @@ void planar_counter_series_query_columns (const PlanarCounterSeries *self,
                                           guint                      n_columns,
                                           PlanarCounterColumn       *columns);
 
-/* < private >
- * Model-internal: built by planar-derive.c. */
-
-/* Returns: (transfer full): the series of every `_counters_` track of
- * @trace, or NULL with @error set when @cancellable fired. */
-PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
-                                             GCancellable      *cancellable,
-                                             GError           **error);
-void              _planar_counter_set_free  (PlanarCounterSet  *self);
-
 G_END_DECLS

@@ -93,23 +93,4 @@ gboolean planar_trace_get_derived_source           (PlanarTrace       *self,
  * for (planes reserve room for PLANAR_DERIVED_TRACKS_MAX). 0 normally. */
 guint    planar_trace_get_n_dropped_derived_lines  (PlanarTrace       *self);
 
-/* < private >
- * Model-internal: what planar-trace.c and planar-trace-stats.c call. */
-
-/* Appends the per-event stats of the derived @event (its group_id) to
- * @out, replacing stats of the same name at or after @first. */
-void     _planar_trace_add_derived_stats           (PlanarTrace       *self,
-                                                    const PlanarEvent *event,
-                                                    GArray            *out,
-                                                    guint              first);
-/* Frees what planar-derive.c, planar-flows.c and planar-counters.c hung
- * on the trace. */
-void     _planar_trace_clear_derived               (PlanarTrace       *self);
-/* Tests only: derive at most @n tracks per plane (G_MAXUINT: no limit
- * beyond the planes' room), to exercise running out of room. */
-void     _planar_derive_set_max_tracks_per_plane   (guint              n);
-/* Tests only: the bytes derived events may take (-1: as the file's size
- * allows), to exercise running out. */
-void     _planar_derive_set_budget                 (gint64             bytes);
-
 G_END_DECLS

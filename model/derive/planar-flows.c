@@ -33,7 +33,7 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-flows.h"
+#include "planar-flows-private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,46 +32,7 @@ char    *planar_cache_get_path     (const char *source_path);
 /* Waits until the cached indexes being written are written. */
 void     planar_cache_wait         (void);
 /* Stops the writes under way (nothing half-written is left) and waits
- * for their threads: quitting need not wait for a big index. */
+ * for them: quitting need not wait for a big index. */
 void     planar_cache_cancel       (void);
-
-/* The loader's side. Restores @self from its cache file when it has a
- * sound one for the file's present content (*@restored set: the trace is
- * decoded); otherwise leaves @self as planar_trace_open() made it (a cache
- * file that is stale or damaged is removed; a cache path that is not a
- * regular file is not opened). Returns FALSE with @error when the load
- * must fail: cancelled, the file changed while it was read, or tracks
- * already published from the cache and the file no longer decoding the
- * rest (the entry is then removed). */
-gboolean _planar_cache_try_restore   (PlanarTrace   *self,
-                                      GCancellable  *cancellable,
-                                      gboolean      *restored,
-                                      GError       **error);
-/* Writes @self's index to its cache file, on a thread of its own. The
- * content key is taken first (the lines' hashes and what lies between). */
-void     _planar_cache_store_later   (PlanarTrace   *self);
-/* The decoder's hook: hashes line @l of plane @p (the bytes it has just
- * decoded) for the content key, when the cache is on. */
-void     _planar_cache_hash_line     (PlanarTrace   *self,
-                                      guint          p,
-                                      guint          l);
-/* The content key of the file as it is now, as a reopen checks it: every
- * line hashed in parallel. FALSE only when cancelled. */
-gboolean _planar_cache_check_content (PlanarTrace   *self,
-                                      GCancellable  *cancellable,
-                                      guint8         hash[16],
-                                      GError       **error);
-/* How many traces were restored from a cache so far. */
-guint    _planar_cache_get_n_restored (void);
-/* A restore from bytes, for the tests and the fuzz harness, which skips
- * the key (content hash included) and header checksum (@check_key FALSE)
- * to reach what lies behind them. FALSE with @error when not restored:
- * @self is then left as planar_trace_open() made it (nothing else may
- * read it meanwhile), and decodes from the file. */
-gboolean _planar_cache_restore_bytes (PlanarTrace   *self,
-                                      const guint8  *data,
-                                      gsize          len,
-                                      gboolean       check_key,
-                                      GError       **error);
 
 G_END_DECLS

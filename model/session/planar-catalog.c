@@ -719,3 +719,130 @@ planar_catalog_session_dup_paths (PlanarCatalogSession *session)
     }
   return g_strv_builder_end (builder);
 }
+
+char *
+planar_catalog_dup_session_key (const PlanarCatalogRun     *run,
+                                const PlanarCatalogSession *session)
+{
+  g_return_val_if_fail (run != NULL, NULL);
+  g_return_val_if_fail (session != NULL, NULL);
+
+  if (strcmp (run->name, ".") == 0)
+    return g_strdup (session->name);
+  return g_strdup_printf ("%s/%s", run->name, session->name);
+}
+
+/* ------------------------------------------------------------------------
+ * Resolving what a user opened
+ * ------------------------------------------------------------------------ */
+
+void
+planar_catalog_resolution_free (PlanarCatalogResolution *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->catalog, planar_catalog_free);
+  g_free (self->root);
+  g_free (self->session);
+  g_strfreev (self->hosts);
+  g_free (self);
+}
+
+/* A session folder, or a file in one, opened from a run's `plugins/profile`
+ * folder is shown with the other sessions of the run. Returns TRUE and
+ * fills @result from the run's catalog when that works; FALSE leaves it as
+ * it was (and is no error: the path is then shown alone). */
+static gboolean
+widen_to_run (const char              *path,
+              gboolean                 is_file,
+              PlanarCatalogResolution *result,
+              GCancellable            *cancellable)
+{
+  PlanarCatalogSession *session = planar_catalog_find_session (result->catalog, NULL);
+  g_autoptr(GFile) opened = g_file_new_for_path (path);
+  g_autoptr(GFile) session_folder = NULL;
+  g_autoptr(GFile) profile = NULL;
+  g_autoptr(GFile) plugins = NULL;
+  g_autoptr(PlanarCatalog) run = NULL;
+  g_autofree char *run_root = NULL;
+  PlanarCatalogSession *same;
+  const char *host_name = NULL;
+
+  if (session == NULL || planar_catalog_get_n_sessions (result->catalog) != 1)
+    return FALSE;
+  session_folder = g_file_new_for_path (session->path);
+  profile = g_file_get_parent (session_folder);
+  plugins = profile != NULL ? g_file_get_parent (profile) : NULL;
+  if (!file_has_name (profile, "profile") || !file_has_name (plugins, "plugins"))
+    return FALSE;
+
+  run_root = g_file_get_path (profile);
+  run = planar_catalog_discover (run_root, cancellable, NULL);
+  if (run == NULL)
+    return FALSE;
+  same = planar_catalog_find_session (run, session->name);
+  if (same == NULL || g_strcmp0 (same->path, session->path) != 0)
+    return FALSE;
+
+  /* A file opened alone shows its host alone; the others are a tick away. */
+  if (is_file)
+    {
+      for (guint i = 0; i < same->hosts->len && host_name == NULL; i++)
+        {
+          PlanarCatalogHost *host = g_ptr_array_index (same->hosts, i);
+          g_autoptr(GFile) host_file = g_file_new_for_path (host->path);
+
+          if (host->supported && g_file_equal (host_file, opened))
+            host_name = host->name;
+        }
+      /* A file the run does not list (a renamed profile) is opened alone. */
+      if (host_name == NULL)
+        return FALSE;
+      result->hosts = g_strdupv ((GStrv) (const char * const[]) { host_name, NULL });
+    }
+
+  result->session = g_strdup (same->name);
+  g_clear_pointer (&result->catalog, planar_catalog_free);
+  result->catalog = g_steal_pointer (&run);
+  g_free (result->root);
+  result->root = g_steal_pointer (&run_root);
+  return TRUE;
+}
+
+PlanarCatalogResolution *
+planar_catalog_resolve (const char    *path,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  g_autoptr(PlanarCatalogResolution) result = NULL;
+  PlanarCatalogSession *newest;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  result = g_new0 (PlanarCatalogResolution, 1);
+  result->catalog = planar_catalog_discover (path, cancellable, error);
+  if (result->catalog == NULL)
+    return NULL;
+  result->root = g_strdup (result->catalog->root);
+  if (widen_to_run (path, g_file_test (path, G_FILE_TEST_IS_REGULAR), result, cancellable))
+    return g_steal_pointer (&result);
+  /* The run's read may have met the cancel: no half answer then. */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  newest = planar_catalog_find_session (result->catalog, NULL);
+  for (guint r = 0; r < result->catalog->runs->len && result->session == NULL; r++)
+    {
+      PlanarCatalogRun *run = g_ptr_array_index (result->catalog->runs, r);
+
+      for (guint s = 0; s < run->sessions->len; s++)
+        if (g_ptr_array_index (run->sessions, s) == newest)
+          {
+            result->session = planar_catalog_dup_session_key (run, newest);
+            break;
+          }
+    }
+  return g_steal_pointer (&result);
+}

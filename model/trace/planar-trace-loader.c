@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-mapping-private.h"
 #include "planar-trace-private.h"
 

@@ -4,7 +4,7 @@
  */
 #include "planar-trace-private.h"
 
-#include "planar-derive.h"
+#include "planar-derive-private.h"
 #include "planar-import.h"
 
 #include "planar-mapping.h"

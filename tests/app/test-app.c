@@ -25,7 +25,7 @@
 #include "planar-aggregate-row.h"
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
 #include "planar-test-samples.h"
@@ -3177,6 +3177,283 @@ test_same_hostname (void)
   g_clear_pointer (&section_store, g_free);
 }
 
+/* ------------------------------------------------------------------------
+ * Inside the Flatpak sandbox (planar-sandbox.h), faked: PLANAR_FLATPAK_INFO
+ * names a .flatpak-info of the tests' own, PLANAR_DOCUMENT_PORTAL_DIR a
+ * folder standing for the document portal's.
+ * ------------------------------------------------------------------------ */
+
+/* Runs what the main loop has pending, as a person's next look would see. */
+static void
+sandbox_drain (void)
+{
+  for (guint i = 0; i < 50 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Pretends to run in a Flatpak started by @flatpak_version (NULL: not in
+ * one). */
+static void
+fake_sandbox (const char *flatpak_version)
+{
+  g_autofree char *info = g_build_filename (tmp_dir, "flatpak-info", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (flatpak_version == NULL)
+    {
+      g_setenv ("PLANAR_FLATPAK_INFO", "", TRUE);
+      return;
+    }
+  text = g_strdup_printf ("[Application]\nname=dev.planar.Planar\n\n[Instance]\nflatpak-version=%s\n",
+                          flatpak_version);
+  g_assert_true (g_file_set_contents (info, text, -1, &error));
+  g_assert_no_error (error);
+  g_setenv ("PLANAR_FLATPAK_INFO", info, TRUE);
+}
+
+static gboolean
+toast_says_captured (gpointer data)
+{
+  return find_label_with_prefix (GTK_WIDGET (data), "Captured into ~/planar/captures/plugins/profile/") != NULL;
+}
+
+/* Inside the sandbox captures default to $XDG_DATA_HOME/planar/captures
+ * (the home folder there is not the user's), the dialog shows it, and the
+ * window's toast says where the session went. */
+static void
+test_sandbox_capture_folder (void)
+{
+  g_autofree char *sample = planar_test_sample_path ("xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb");
+  g_autofree char *xspace_arg = g_strdup_printf ("--xspace=%s", sample);
+  g_autofree char *expected = g_build_filename (g_get_user_data_dir (), "planar", "captures", NULL);
+  g_autofree char *outside = g_build_filename (g_get_home_dir (), "planar-logs", NULL);
+  const char *argv[] = { g_getenv ("PLANAR_TEST_PROFILER_SERVER"), "--mode=ok", xspace_arg, "--idle-ms=5000", NULL };
+  GSettings *settings = planar_application_get_settings (app);
+  g_autoptr(GIOChannel) channel = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *address = NULL;
+  g_autofree char *logdir_shown = NULL;
+  g_autofree char *default_logdir = NULL;
+  g_autofree char *outside_logdir = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarCaptureDialog *dialog;
+  PlanarWindow *window;
+  GPid pid;
+  int out = -1;
+
+  g_settings_reset (settings, "capture-logdir");
+  window = planar_application_new_window (app);
+  gtk_window_present (GTK_WINDOW (window));
+
+  fake_sandbox (NULL);
+  outside_logdir = _planar_window_dup_capture_logdir (window);
+  g_assert_cmpstr (outside_logdir, ==, outside);
+  fake_sandbox ("1.16.0");
+  default_logdir = _planar_window_dup_capture_logdir (window);
+  g_assert_cmpstr (default_logdir, ==, expected);
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &pid, NULL,
+                                           &out, NULL, &error));
+  channel = g_io_channel_unix_new (out);
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_assert_cmpint (g_io_channel_read_line (channel, &line, NULL, NULL, &error), ==, G_IO_STATUS_NORMAL);
+  address = g_strdup_printf ("127.0.0.1:%d", atoi (line + strlen ("PORT ")));
+
+  activate (window, "capture", NULL);
+  dialog = find_capture_dialog ();
+  g_assert_nonnull (dialog);
+  g_object_get (planar_capture_dialog_get_options (dialog), "logdir", &logdir_shown, NULL);
+  g_assert_cmpstr (logdir_shown, ==, expected);
+  g_object_set (planar_capture_dialog_get_options (dialog), "addresses", address, "duration-ms", 100, NULL);
+  save_screenshot ("sandbox-capture-dialog.png", G_USEC_PER_SEC / 2);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "capture.start", NULL);
+  g_assert_nonnull (planar_capture_dialog_get_session (dialog));
+  wait_for (window_shows_capture, window, 60, "the captured session to open");
+  g_assert_true (g_str_has_prefix (g_file_peek_path (window->file), expected));
+  wait_for (toast_says_captured, window, 10, "the toast saying where the capture went");
+  save_screenshot ("sandbox-captured-toast.png", G_USEC_PER_SEC / 4);
+
+  g_unsetenv ("PLANAR_FLATPAK_INFO");
+  g_settings_reset (settings, "capture-logdir");
+  destroy_all_windows ();
+}
+
+/* "Open With" on a folder the document portal could not pass: the
+ * window says why in words (what is needed, what to do) instead of an
+ * error about a missing file. */
+static void
+test_sandbox_folder_message (void)
+{
+  g_autofree char *folder = g_build_filename (tmp_dir, "not-forwarded", "logs", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (folder);
+  PlanarWindow *window;
+  const char *text;
+  GtkWidget *button;
+
+  fake_sandbox ("1.16.0");
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  window = PLANAR_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_nonnull (window);
+  sandbox_drain ();
+  g_assert_null (find_message_dialog (window));
+  text = planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, folder));
+  g_assert_nonnull (strstr (text, "Flatpak 1.18 or later"));
+  g_assert_nonnull (strstr (text, "xdg-desktop-portal 1.7"));
+  button = planar_message_bar_get_button (window->message_bar, MESSAGE_SESSION_FOLDER);
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, "win.open-folder");
+  g_assert_true (planar_window_is_empty (window));
+  save_screenshot ("sandbox-folder-message.png", G_USEC_PER_SEC / 2);
+  destroy_all_windows ();
+
+  /* A Flatpak that forwards folders, and the path still unseen. */
+  fake_sandbox ("1.18.2");
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  window = PLANAR_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  sandbox_drain ();
+  text = planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER);
+  g_assert_nonnull (text);
+  g_assert_null (strstr (text, "Flatpak 1.18"));
+  g_assert_nonnull (strstr (text, "sandbox"));
+  destroy_all_windows ();
+
+  /* Outside the sandbox a missing path is an error, as before. */
+  fake_sandbox (NULL);
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  window = PLANAR_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  wait_for (has_message_dialog, window, 10, "the error about the missing folder");
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+  g_unsetenv ("PLANAR_FLATPAK_INFO");
+  destroy_all_windows ();
+}
+
+static gboolean
+has_folder_chooser (gpointer data)
+{
+  GtkWindow *chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+
+  return chooser != NULL && gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)) == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
+         && has_current_folder (chooser);
+}
+
+/* Cancels the folder chooser of win.open-session-folder and returns the
+ * folder it started in. Returns: (transfer full). */
+static char *
+session_folder_chooser_start (PlanarWindow *window)
+{
+  GtkWindow *chooser;
+  g_autoptr(GFile) current = NULL;
+
+  activate (window, "open-session-folder", NULL);
+  wait_for (has_folder_chooser, NULL, 10, "the session folder chooser");
+  chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_true (gtk_window_get_transient_for (chooser) == GTK_WINDOW (window));
+  g_assert_cmpstr (gtk_window_get_title (chooser), ==, "Open the Whole Session Folder");
+  current = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (chooser));
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  sandbox_drain ();
+  return g_file_get_path (current);
+}
+
+/* A host file the document portal passed alone: the window offers "Open
+ * the Whole Session Folder…", a folder chooser at the file's folder on
+ * the host where the portal says it, else at the last folder. */
+static void
+test_sandbox_session_folder (void)
+{
+  g_autofree char *portal = g_build_filename (tmp_dir, "doc", NULL);
+  g_autofree char *document = g_build_filename (portal, "7f3a9c", NULL);
+  g_autofree char *host_file = g_build_filename (document, "worker0.xplane.pb", NULL);
+  g_autofree char *host_session = g_build_filename (tmp_dir, "host-logs", "plugins", "profile", "2026_01_01_00_00_00", NULL);
+  g_autofree char *host_path = g_build_filename (host_session, "worker0.xplane.pb", NULL);
+  g_autofree char *last = g_build_filename (tmp_dir, "last-folder", NULL);
+  g_autofree char *started = NULL;
+  const char *gen_argv[] = { g_getenv ("PLANAR_GEN"), "--events", "1000", "-o", host_file, NULL };
+  GSettings *settings = planar_application_get_settings (app);
+  g_autoptr(GFile) file = g_file_new_for_path (host_file);
+  g_autoptr(GError) error = NULL;
+  PlanarWindow *window;
+  GtkWidget *button;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (document, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (host_session, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (last, 0755), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) gen_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_setenv ("PLANAR_DOCUMENT_PORTAL_DIR", portal, TRUE);
+
+  /* Outside the sandbox the file is opened as it is. */
+  fake_sandbox (NULL);
+  window = open_path (host_file);
+  wait_loaded (window);
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+  destroy_all_windows ();
+
+  /* Inside, opening the file leaves the last folder alone: the portal's
+   * folder of one document is no place to start a chooser in. */
+  g_settings_set_string (settings, "last-folder", last);
+  fake_sandbox ("1.18.2");
+  window = open_path (host_file);
+  wait_loaded (window);
+  g_assert_nonnull (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+  button = planar_message_bar_get_button (window->message_bar, MESSAGE_SESSION_FOLDER);
+  g_assert_nonnull (button);
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, "win.open-session-folder");
+  save_screenshot ("sandbox-session-folder-offer.png", G_USEC_PER_SEC / 2);
+
+  /* The portal does not say where the file is on the host: the last folder. */
+  started = session_folder_chooser_start (window);
+  g_assert_cmpstr (started, ==, last);
+  g_clear_pointer (&started, g_free);
+
+  /* It does (xdg-desktop-portal's host-path attribute): the file's folder there. */
+  if (!g_file_set_attribute_string (file, "xattr::document-portal.host-path", host_path, G_FILE_QUERY_INFO_NONE,
+                                    NULL, &error))
+    g_test_message ("user extended attributes are not supported here (%s): the host-path case is not checked",
+                    error->message);
+  else
+    {
+      started = session_folder_chooser_start (window);
+      g_assert_cmpstr (started, ==, host_session);
+    }
+  g_clear_error (&error);
+
+  /* Choosing the folder opens the whole session in this window. */
+  {
+    g_autoptr(GFile) session = g_file_new_for_path (host_session);
+    g_autoptr(GFile) copy = g_file_new_for_path (host_path);
+    GtkWindow *chooser;
+
+    g_assert_true (g_file_copy (file, copy, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    activate (window, "open-session-folder", NULL);
+    wait_for (has_folder_chooser, NULL, 10, "the session folder chooser");
+    chooser = find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+    g_assert_true (gtk_file_chooser_set_file (GTK_FILE_CHOOSER (chooser), session, NULL));
+    gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+    wait_loaded (window);
+    g_assert_cmpstr (g_file_peek_path (window->file), ==, host_session);
+    g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+  }
+
+  /* A file outside the portal's folder sees its siblings: nothing to offer. */
+  g_unsetenv ("PLANAR_DOCUMENT_PORTAL_DIR");
+  planar_window_open (window, file);
+  wait_loaded (window);
+  g_assert_null (planar_message_bar_get_text (window->message_bar, MESSAGE_SESSION_FOLDER));
+
+  g_unsetenv ("PLANAR_FLATPAK_INFO");
+  g_settings_reset (settings, "last-folder");
+  destroy_all_windows ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -3255,6 +3532,9 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/narrow-window", test_narrow_window);
   g_test_add_func ("/app/file-changed", test_file_changed);
   g_test_add_func ("/app/capture-cancel", test_capture_cancel);
+  planar_test_add_func_with_samples ("/app/sandbox-capture-folder", test_sandbox_capture_folder);
+  g_test_add_func ("/app/sandbox-folder-message", test_sandbox_folder_message);
+  g_test_add_func ("/app/sandbox-session-folder", test_sandbox_session_folder);
   status = g_test_run ();
 
   destroy_all_windows ();

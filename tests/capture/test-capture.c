@@ -619,7 +619,7 @@ test_stop_and_cancel (PlanarTestFixture *f,
         }
       else
         {
-          g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED);
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
           g_assert_cmpuint (count_entries (root), ==, 1);
         }
       /* A notification still queued keeps the session alive past this
@@ -1209,7 +1209,7 @@ test_cancel_keeps_saved (PlanarTestFixture *f,
   while (error == NULL)
     g_main_context_iteration (NULL, TRUE);
   g_test_message ("%s", error->message);
-  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_CANCELLED);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_nonnull (strstr (error->message, "1 of 2"));
   host = planar_capture_session_get_host (session, 0);
   g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
@@ -1278,6 +1278,38 @@ test_stale_temporaries (PlanarTestFixture *f,
   g_assert_true (g_file_test (hidden_dir, G_FILE_TEST_IS_DIR));
 }
 
+/* A session folder or file that cannot be made fails with the
+ * G_IO_ERROR code of its cause, as every I/O failure in Planar does. */
+static void
+test_io_errors (PlanarTestFixture *f,
+                gconstpointer      data)
+{
+  g_autofree char *file = g_build_filename (f->dir, "a-file", NULL);
+  g_autofree char *under_file = g_build_filename (file, "plugins", "profile", NULL);
+  g_autofree char *root = profile_root (f->dir);
+  g_autofree char *session_id = NULL;
+  g_autofree char *folder = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (file, "not a folder", -1, NULL));
+  g_assert_null (planar_capture_make_session_folder (under_file, &session_id, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+  g_assert_nonnull (strstr (error->message, under_file));
+  g_clear_error (&error);
+
+  folder = planar_capture_make_session_folder (root, &session_id, &error);
+  g_assert_no_error (error);
+  g_assert_true (planar_capture_write_new_file (folder, "h.xplane.pb", (const guint8 *) "x", 1, &path, &error));
+  g_assert_no_error (error);
+  g_assert_false (planar_capture_write_new_file (folder, "h.xplane.pb", (const guint8 *) "y", 1, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_clear_error (&error);
+  g_assert_false (planar_capture_write_new_file (file, "h.xplane.pb", (const guint8 *) "y", 1, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY);
+  g_assert_cmpuint (count_hidden (folder), ==, 0);
+}
+
 /* Listeners that are no gRPC server are named as such, within the
  * capture's deadline (1 s here; the test's own timeout is the only
  * clock), and not retried. */
@@ -1333,25 +1365,24 @@ main (int    argc,
   g_test_add_func ("/capture/options", test_options);
   g_test_add_func ("/capture/request", test_request);
   g_test_add_func ("/capture/response-errors", test_response_errors);
-#define ADD(path, func) \
-  g_test_add (path, PlanarTestFixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/capture/one", test_capture_one);
-  ADD ("/capture/two", test_capture_two);
-  ADD ("/capture/failures", test_failures);
-  ADD ("/capture/retries-succeed", test_retries_succeed);
-  ADD ("/capture/refused", test_refused);
-  ADD ("/capture/old-server", test_old_server);
-  ADD ("/capture/stop-and-cancel", test_stop_and_cancel);
-  ADD ("/capture/existing-session", test_existing_session);
-  ADD ("/capture/cli", test_cli);
-  ADD ("/capture/continuous", test_continuous);
-  ADD ("/capture/tool-names", test_tool_names);
-  ADD ("/capture/tool-xspace", test_tool_xspace);
-  ADD ("/capture/not-xspace", test_not_xspace);
-  ADD ("/capture/cli-partial", test_cli_partial);
-  ADD ("/capture/signals", test_signals);
-  ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
-  ADD ("/capture/stale-temporaries", test_stale_temporaries);
-  ADD ("/capture/listeners", test_listeners);
+  PLANAR_TEST_ADD ("/capture/one", test_capture_one);
+  PLANAR_TEST_ADD ("/capture/two", test_capture_two);
+  PLANAR_TEST_ADD ("/capture/failures", test_failures);
+  PLANAR_TEST_ADD ("/capture/retries-succeed", test_retries_succeed);
+  PLANAR_TEST_ADD ("/capture/refused", test_refused);
+  PLANAR_TEST_ADD ("/capture/old-server", test_old_server);
+  PLANAR_TEST_ADD ("/capture/stop-and-cancel", test_stop_and_cancel);
+  PLANAR_TEST_ADD ("/capture/existing-session", test_existing_session);
+  PLANAR_TEST_ADD ("/capture/cli", test_cli);
+  PLANAR_TEST_ADD ("/capture/continuous", test_continuous);
+  PLANAR_TEST_ADD ("/capture/tool-names", test_tool_names);
+  PLANAR_TEST_ADD ("/capture/tool-xspace", test_tool_xspace);
+  PLANAR_TEST_ADD ("/capture/not-xspace", test_not_xspace);
+  PLANAR_TEST_ADD ("/capture/cli-partial", test_cli_partial);
+  PLANAR_TEST_ADD ("/capture/signals", test_signals);
+  PLANAR_TEST_ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
+  PLANAR_TEST_ADD ("/capture/stale-temporaries", test_stale_temporaries);
+  PLANAR_TEST_ADD ("/capture/listeners", test_listeners);
+  PLANAR_TEST_ADD ("/capture/io-errors", test_io_errors);
   return g_test_run ();
 }

@@ -10,39 +10,8 @@
 typedef Tensorflow__Profiler__XPlane__EventMetadataEntry EventMetadataEntry;
 typedef Tensorflow__Profiler__XPlane__StatMetadataEntry StatMetadataEntry;
 
-static GPtrArray *scratch;
-
-void
-planar_test_scratch_begin (void)
-{
-  g_assert_null (scratch);
-  scratch = g_ptr_array_new_with_free_func (g_free);
-}
-
-void
-planar_test_scratch_end (void)
-{
-  g_clear_pointer (&scratch, g_ptr_array_unref);
-}
-
 /* Small builders over protobuf-c's structs. Everything is allocated with
  * GLib and freed in one go by the test's scratch list. */
-
-
-
-gpointer
-planar_test_keep (gpointer p)
-{
-  g_ptr_array_add (scratch, p);
-  return p;
-}
-
-char *
-planar_test_keep_str (const char *s)
-{
-  return planar_test_keep (g_strdup (s));
-}
-
 
 XSpace *
 planar_test_space_new (void)
@@ -258,45 +227,6 @@ planar_test_add_task_environment (XSpace  *space,
   planar_test_plane_add_stat_metadata (env, 2, "profile_stop_time");
   PLANAR_TEST_APPEND (env->stats, env->n_stats, planar_test_stat_uint (1, start_ns));
   PLANAR_TEST_APPEND (env->stats, env->n_stats, planar_test_stat_uint (2, start_ns + 1000000000));
-}
-
-void
-planar_test_remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        planar_test_remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-
-void
-planar_test_fixture_setup (PlanarTestFixture *f,
-                           gconstpointer      data)
-{
-  g_autoptr(GError) error = NULL;
-
-  planar_test_scratch_begin ();
-  f->dir = g_dir_make_tmp ("planar-test-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-void
-planar_test_fixture_teardown (PlanarTestFixture *f,
-                              gconstpointer      data)
-{
-  planar_test_remove_tree (f->dir);
-  g_free (f->dir);
-  planar_test_scratch_end ();
 }
 
 PlanarTrace *

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "planar-test-scratch.h"
 #include "planar-trace.h"
 #include "xplane.pb-c.h"
 
@@ -19,11 +20,7 @@ typedef Tensorflow__Profiler__XStat XStat;
 typedef Tensorflow__Profiler__XEventMetadata XEventMetadata;
 typedef Tensorflow__Profiler__XStatMetadata XStatMetadata;
 
-/* Everything built is kept in a scratch list freed by planar_test_scratch_end(). */
-void            planar_test_scratch_begin      (void);
-void            planar_test_scratch_end        (void);
-gpointer        planar_test_keep               (gpointer p);
-char           *planar_test_keep_str           (const char *s);
+/* Everything built is kept in the scratch list (planar-test-scratch.h). */
 
 #define PLANAR_TEST_APPEND(array, n, item) \
   G_STMT_START { \
@@ -56,22 +53,6 @@ XPlane         *planar_test_find_plane         (const XSpace *space, const char 
 XLine          *planar_test_find_line          (const XPlane *plane, gint64 id);
 const char     *planar_test_event_name         (const XPlane *plane, const XEvent *event);
 const char     *planar_test_stat_name          (const XPlane *plane, gint64 id);
-/* Removes @dir and everything in it. */
-void            planar_test_remove_tree        (const char *dir);
-
-/* A test case's scratch list and temporary folder, for g_test_add(). */
-typedef struct
-{
-  char *dir;
-} PlanarTestFixture;
-
-void            planar_test_fixture_setup      (PlanarTestFixture *f,
-                                                gconstpointer      data);
-void            planar_test_fixture_teardown   (PlanarTestFixture *f,
-                                                gconstpointer      data);
-/* Adds test @func at @path with a PlanarTestFixture. */
-#define PLANAR_TEST_ADD(path, func) \
-  g_test_add ((path), PlanarTestFixture, NULL, planar_test_fixture_setup, (func), planar_test_fixture_teardown)
 /* planar_trace_load() that must succeed. Returns: (transfer full). */
 PlanarTrace    *planar_test_load_ok            (const char *path);
 

@@ -1402,9 +1402,10 @@ run_corpus (GPtrArray *cases)
 /* ------------------------------------------------------------------------ */
 
 static void
-test_valid_inputs (void)
+test_valid_inputs (PlanarTestFixture *f,
+                   gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *sample = sample_path (SMALL_SAMPLE);
   g_autofree char *path = g_build_filename (dir, "bad.xplane.pb", NULL);
   g_autoptr(GBytes) rich = NULL;
@@ -1440,8 +1441,6 @@ test_valid_inputs (void)
   sample_trace = planar_trace_load (sample, NULL, &error);
   g_assert_no_error (error);
   check_trace (sample_trace);
-
-  remove_dir (dir);
 }
 
 static void
@@ -1518,10 +1517,11 @@ build_deep_space (guint    n,
 }
 
 static void
-test_deep_nesting (void)
+test_deep_nesting (PlanarTestFixture *f,
+                   gconstpointer      data)
 {
   const guint n = 100000;
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "deep.xplane.pb", NULL);
 
   for (guint order = 0; order < 2; order++)
@@ -1566,16 +1566,16 @@ test_deep_nesting (void)
       g_assert_cmpint (first, ==, 0);
       g_assert_cmpint (last, ==, 2 * (gint64) n);
     }
-  remove_dir (dir);
 }
 
 /* A valid plane past 2^31: an unknown field of 2.2 GB of holes comes
  * first. The file is sparse, so it takes a few KiB of disk. */
 static void
-test_past_2gib (void)
+test_past_2gib (PlanarTestFixture *f,
+                gconstpointer      data)
 {
   const guint64 hole = G_GUINT64_CONSTANT (2200000000);
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "huge.xplane.pb", NULL);
   g_autoptr(GByteArray) head = g_byte_array_new ();
   g_autoptr(GByteArray) tail = g_byte_array_new ();
@@ -1609,7 +1609,6 @@ test_past_2gib (void)
       (guint64) st.st_blocks * 512 > (G_GUINT64_CONSTANT (64) << 20))
     {
       close (fd);
-      remove_dir (dir);
       g_test_skip ("the temporary folder's filesystem does not make sparse files");
       return;
     }
@@ -1677,7 +1676,6 @@ test_past_2gib (void)
   }
 
   g_clear_object (&trace);
-  remove_dir (dir);
 }
 
 /* Resident memory of this process, in bytes; 0 where /proc cannot say. */
@@ -1955,11 +1953,11 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/bad-input/valid-inputs", test_valid_inputs);
+  PLANAR_TEST_ADD ("/bad-input/valid-inputs", test_valid_inputs);
   g_test_add_func ("/bad-input/rich-corpus", test_rich_corpus);
   g_test_add_func ("/bad-input/sample-corpus", test_sample_corpus);
-  g_test_add_func ("/bad-input/deep-nesting", test_deep_nesting);
-  g_test_add_func ("/bad-input/past-2gib", test_past_2gib);
+  PLANAR_TEST_ADD ("/bad-input/deep-nesting", test_deep_nesting);
+  PLANAR_TEST_ADD ("/bad-input/past-2gib", test_past_2gib);
   g_test_add_func ("/bad-input/amplification", test_amplification);
 
   return g_test_run ();

@@ -23,7 +23,7 @@
 
 #include <glib/gstdio.h>
 
-#include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-model.h"
 #include "planar-spill.h"
 #include "planar-test-xspace.h"

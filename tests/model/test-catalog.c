@@ -5,65 +5,18 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "planar-catalog.h"
 #include "planar-error.h"
+#include "planar-test-scratch.h"
 
 /* Discovery never parses host files, so any bytes stand in for a profile;
  * their lengths differ so that sizes can be told apart. */
 #define DUMMY "xspace"
 
-typedef struct
-{
-  char *root;
-} Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-
-  /* lstat, so that a symbolic link is removed, never what it points to. */
-  if (g_lstat (path, &st) != 0)
-    return;
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      /* Folders a test made unreadable must be emptied too. */
-      if (dir == NULL && g_chmod (path, 0700) == 0)
-        dir = g_dir_open (path, 0, NULL);
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-    }
-  g_assert_no_errno (g_remove (path));
-}
-
-static void
-fixture_set_up (Fixture       *fixture,
-                gconstpointer  user_data G_GNUC_UNUSED)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->root = g_dir_make_tmp ("planar-catalog-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (fixture->root);
-}
-
-static void
-fixture_tear_down (Fixture       *fixture,
-                   gconstpointer  user_data G_GNUC_UNUSED)
-{
-  remove_tree (fixture->root);
-  g_assert_false (g_file_test (fixture->root, G_FILE_TEST_EXISTS));
-  g_clear_pointer (&fixture->root, g_free);
-}
+typedef PlanarTestFixture Fixture;
 
 /* Creates @relative (and its folders) under @root. Returns: the full path. */
 static char *
@@ -177,9 +130,9 @@ static void
 test_single_file (Fixture       *fixture,
                   gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *path = make_file (fixture->root,
+  g_autofree char *path = make_file (fixture->dir,
                                      "plugins/profile/2024_01_02_03_04_05/host0.xplane.pb", DUMMY);
-  g_autofree char *sibling = make_file (fixture->root,
+  g_autofree char *sibling = make_file (fixture->dir,
                                         "plugins/profile/2024_01_02_03_04_05/host1.xplane.pb",
                                         DUMMY DUMMY);
   g_autofree char *session_path = g_path_get_dirname (path);
@@ -192,7 +145,7 @@ test_single_file (Fixture       *fixture,
   g_assert_cmpuint (catalog->runs->len, ==, 1);
   run = run_at (catalog, 0);
   /* The run of a file inside plugins/profile is the TensorBoard run. */
-  assert_run (run, ".", fixture->root, (const char *[]) { "2024_01_02_03_04_05", NULL });
+  assert_run (run, ".", fixture->dir, (const char *[]) { "2024_01_02_03_04_05", NULL });
   session = session_at (run, 0);
   g_assert_cmpstr (session->path, ==, session_path);
   /* Only the file asked for, not its sibling. */
@@ -208,12 +161,12 @@ static void
 test_renamed_file (Fixture       *fixture,
                    gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *renamed = make_file (fixture->root, "capture.bin", DUMMY DUMMY);
-  g_autofree char *riegeli = make_file (fixture->root, "tpu0.xplane.riegeli", DUMMY);
+  g_autofree char *renamed = make_file (fixture->dir, "capture.bin", DUMMY DUMMY);
+  g_autofree char *riegeli = make_file (fixture->dir, "tpu0.xplane.riegeli", DUMMY);
   g_autoptr(PlanarCatalog) catalog = discover_ok (renamed);
   g_autoptr(PlanarCatalog) riegeli_catalog = NULL;
-  g_autofree char *root_name = g_path_get_basename (fixture->root);
-  g_autofree char *root_parent = g_path_get_dirname (fixture->root);
+  g_autofree char *root_name = g_path_get_basename (fixture->dir);
+  g_autofree char *root_parent = g_path_get_dirname (fixture->dir);
   PlanarCatalogHost *host;
 
   /* Outside plugins/profile, the run is the folder holding the session. */
@@ -233,7 +186,7 @@ static void
 test_session_folder (Fixture       *fixture,
                      gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *session_path = make_folder (fixture->root, "my_session");
+  g_autofree char *session_path = make_folder (fixture->dir, "my_session");
   g_autoptr(PlanarCatalog) catalog = NULL;
   PlanarCatalogSession *session;
 
@@ -244,7 +197,7 @@ test_session_folder (Fixture       *fixture,
   catalog = discover_ok (session_path);
   g_assert_cmpstr (catalog->root, ==, session_path);
   g_assert_cmpuint (catalog->runs->len, ==, 1);
-  assert_run (run_at (catalog, 0), ".", fixture->root, (const char *[]) { "my_session", NULL });
+  assert_run (run_at (catalog, 0), ".", fixture->dir, (const char *[]) { "my_session", NULL });
   session = session_at (run_at (catalog, 0), 0);
   g_assert_cmpstr (session->path, ==, session_path);
   assert_session (session, "my_session",
@@ -257,7 +210,7 @@ static void
 test_plugins_profile_folder (Fixture       *fixture,
                              gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *profile = make_folder (fixture->root, "plugins/profile");
+  g_autofree char *profile = make_folder (fixture->dir, "plugins/profile");
   g_autoptr(PlanarCatalog) catalog = NULL;
 
   g_free (make_file (profile, "2024_01_01_00_00_00/h.xplane.pb", DUMMY));
@@ -271,7 +224,7 @@ test_plugins_profile_folder (Fixture       *fixture,
 
   catalog = discover_ok (profile);
   g_assert_cmpuint (catalog->runs->len, ==, 1);
-  assert_run (run_at (catalog, 0), ".", fixture->root,
+  assert_run (run_at (catalog, 0), ".", fixture->dir,
               (const char *[]) { "2025_06_01_00_00_00", "2024_03_01_00_00_00", "2024_01_01_00_00_00", NULL });
   assert_session (session_at (run_at (catalog, 0), 0), "2025_06_01_00_00_00",
                   (const char *[]) { "worker0", NULL });
@@ -283,7 +236,7 @@ static void
 test_run_folder (Fixture       *fixture,
                  gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *run_path = make_folder (fixture->root, "my_run");
+  g_autofree char *run_path = make_folder (fixture->dir, "my_run");
   g_autoptr(PlanarCatalog) catalog = NULL;
 
   g_free (make_file (run_path, "plugins/profile/2024_05_01_10_00_00/a.xplane.pb", DUMMY));
@@ -331,14 +284,14 @@ test_log_directory (Fixture       *fixture,
                     gconstpointer  user_data G_GNUC_UNUSED)
 {
   g_autoptr(PlanarCatalog) catalog = NULL;
-  g_autofree char *train = g_build_filename (fixture->root, "train", NULL);
-  g_autofree char *eval = g_build_filename (fixture->root, "eval", "deep", NULL);
+  g_autofree char *train = g_build_filename (fixture->dir, "train", NULL);
+  g_autofree char *eval = g_build_filename (fixture->dir, "eval", "deep", NULL);
 
-  make_log_directory (fixture->root);
-  catalog = discover_ok (fixture->root);
-  g_assert_cmpstr (catalog->root, ==, fixture->root);
+  make_log_directory (fixture->dir);
+  catalog = discover_ok (fixture->dir);
+  g_assert_cmpstr (catalog->root, ==, fixture->dir);
   g_assert_cmpuint (catalog->runs->len, ==, 3);
-  assert_run (run_at (catalog, 0), ".", fixture->root,
+  assert_run (run_at (catalog, 0), ".", fixture->dir,
               (const char *[]) { S_ROOT_NEW, S_ROOT_OLD, NULL });
   assert_run (run_at (catalog, 1), "eval/deep", eval, (const char *[]) { S_EVAL, S_SHARED, NULL });
   assert_run (run_at (catalog, 2), "train", train,
@@ -354,14 +307,14 @@ test_run_path (Fixture       *fixture,
 {
   g_autoptr(PlanarCatalog) catalog = NULL;
 
-  g_free (make_file (fixture->root, "session_a/h.xplane.pb", DUMMY));
-  g_free (make_file (fixture->root, "session_b/h0.xplane.pb", DUMMY));
-  g_free (make_file (fixture->root, "session_b/h1.xplane.pb", DUMMY));
-  g_free (make_file (fixture->root, "notes/readme.txt", DUMMY));
+  g_free (make_file (fixture->dir, "session_a/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "session_b/h0.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "session_b/h1.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "notes/readme.txt", DUMMY));
 
-  catalog = discover_ok (fixture->root);
+  catalog = discover_ok (fixture->dir);
   g_assert_cmpuint (catalog->runs->len, ==, 1);
-  assert_run (run_at (catalog, 0), ".", fixture->root,
+  assert_run (run_at (catalog, 0), ".", fixture->dir,
               (const char *[]) { "session_b", "session_a", NULL });
   assert_session (session_at (run_at (catalog, 0), 0), "session_b",
                   (const char *[]) { "h0", "h1", NULL });
@@ -383,11 +336,11 @@ test_newest_first (Fixture       *fixture,
     {
       g_autofree char *relative = g_strdup_printf ("plugins/profile/%s/h.xplane.pb", made[i]);
 
-      g_free (make_file (fixture->root, relative, DUMMY));
+      g_free (make_file (fixture->dir, relative, DUMMY));
     }
 
-  catalog = discover_ok (fixture->root);
-  assert_run (run_at (catalog, 0), ".", fixture->root,
+  catalog = discover_ok (fixture->dir);
+  assert_run (run_at (catalog, 0), ".", fixture->dir,
               (const char *[]) { "2025_01_01_00_00_00", "2024_05_05_00_00_01",
                                  "2024_05_05_00_00_00", "2024_01_10_12_00_00",
                                  "2023_12_31_23_59_59", NULL });
@@ -397,7 +350,7 @@ static void
 test_hidden_temp_files (Fixture       *fixture,
                         gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *session = make_folder (fixture->root, "plugins/profile/2024_01_01_00_00_00");
+  g_autofree char *session = make_folder (fixture->dir, "plugins/profile/2024_01_01_00_00_00");
   g_autoptr(PlanarCatalog) catalog = NULL;
 
   g_free (make_file (session, "host.xplane.pb", DUMMY));
@@ -406,13 +359,13 @@ test_hidden_temp_files (Fixture       *fixture,
   g_free (make_file (session, ".host3.xplane.pb", DUMMY));
   g_free (make_file (session, ".name.XyZ789", DUMMY));
   /* A session holding only a half-written file is no session. */
-  g_free (make_file (fixture->root, "plugins/profile/2024_02_01_00_00_00/.h.xplane.pb.Qw9Er8",
+  g_free (make_file (fixture->dir, "plugins/profile/2024_02_01_00_00_00/.h.xplane.pb.Qw9Er8",
                      DUMMY));
   /* Nor is a hidden folder, whatever it holds. */
-  g_free (make_file (fixture->root, "plugins/profile/.2024_03_01_00_00_00/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "plugins/profile/.2024_03_01_00_00_00/h.xplane.pb", DUMMY));
 
-  catalog = discover_ok (fixture->root);
-  assert_run (run_at (catalog, 0), ".", fixture->root,
+  catalog = discover_ok (fixture->dir);
+  assert_run (run_at (catalog, 0), ".", fixture->dir,
               (const char *[]) { "2024_01_01_00_00_00", NULL });
   assert_session (session_at (run_at (catalog, 0), 0), "2024_01_01_00_00_00",
                   (const char *[]) { "host", NULL });
@@ -422,7 +375,7 @@ static void
 test_riegeli_unsupported (Fixture       *fixture,
                           gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *session_path = make_folder (fixture->root, "s");
+  g_autofree char *session_path = make_folder (fixture->dir, "s");
   g_autoptr(PlanarCatalog) catalog = NULL;
   PlanarCatalogSession *session;
 
@@ -445,7 +398,7 @@ test_unrelated_files (Fixture       *fixture,
     "h.trace.json.gz", "h.SSTABLE", "h.metadata.SSTABLE", ".cached_tools.json",
     "h.op_stats_v2.pb", "module.hlo_proto.pb", "h.xplane.pb.gz", "xplane.pb",
   };
-  g_autofree char *session_path = make_folder (fixture->root, "s");
+  g_autofree char *session_path = make_folder (fixture->dir, "s");
   g_autofree char *host_path = make_file (session_path, "h.xplane.pb", DUMMY);
   g_autofree char *dangling = g_build_filename (session_path, "gone.xplane.pb", NULL);
   g_autoptr(PlanarCatalog) catalog = NULL;
@@ -477,18 +430,18 @@ static void
 test_empty_folder (Fixture       *fixture,
                    gconstpointer  user_data G_GNUC_UNUSED)
 {
-  assert_not_found (fixture->root);
+  assert_not_found (fixture->dir);
 
   /* Empty sessions in a well-formed layout are still nothing to open. */
-  g_free (make_folder (fixture->root, "train/plugins/profile/2024_01_01_00_00_00"));
-  assert_not_found (fixture->root);
+  g_free (make_folder (fixture->dir, "train/plugins/profile/2024_01_01_00_00_00"));
+  assert_not_found (fixture->dir);
 }
 
 static void
 test_missing_path (Fixture       *fixture,
                    gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *missing = g_build_filename (fixture->root, "no-such-logdir", NULL);
+  g_autofree char *missing = g_build_filename (fixture->dir, "no-such-logdir", NULL);
 
   assert_not_found (missing);
 }
@@ -497,8 +450,8 @@ static void
 test_depth_bound (Fixture       *fixture,
                   gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *near = make_folder (fixture->root, "near");
-  g_autofree char *far = make_folder (fixture->root, "far");
+  g_autofree char *near = make_folder (fixture->dir, "near");
+  g_autofree char *far = make_folder (fixture->dir, "far");
   g_autoptr(PlanarCatalog) catalog = NULL;
 
   /* `profile` at depth 10 is found, at depth 11 it is not. */
@@ -515,8 +468,8 @@ static void
 test_symlinked_folders (Fixture       *fixture,
                         gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *logdir = make_folder (fixture->root, "logdir");
-  g_autofree char *outside = make_folder (fixture->root, "outside");
+  g_autofree char *logdir = make_folder (fixture->dir, "logdir");
+  g_autofree char *outside = make_folder (fixture->dir, "outside");
   g_autofree char *train = g_build_filename (logdir, "train", NULL);
   g_autofree char *loop = g_build_filename (train, "loop", NULL);
   g_autofree char *linked_run = g_build_filename (logdir, "linked", NULL);
@@ -545,14 +498,14 @@ static void
 test_unreadable_subfolder (Fixture       *fixture,
                            gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *locked = make_folder (fixture->root, "locked");
+  g_autofree char *locked = make_folder (fixture->dir, "locked");
   g_autoptr(PlanarCatalog) catalog = NULL;
 
-  g_free (make_file (fixture->root, "train/plugins/profile/s/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "train/plugins/profile/s/h.xplane.pb", DUMMY));
   g_free (make_file (locked, "plugins/profile/s/h.xplane.pb", DUMMY));
   g_assert_no_errno (g_chmod (locked, 0));
 
-  catalog = discover_ok (fixture->root);
+  catalog = discover_ok (fixture->dir);
   if (access (locked, R_OK) == 0)
     {
       /* Run as root, the folder is readable anyway. */
@@ -573,8 +526,8 @@ test_find_session (Fixture       *fixture,
   g_autoptr(PlanarCatalog) catalog = NULL;
   PlanarCatalogSession *session;
 
-  make_log_directory (fixture->root);
-  catalog = discover_ok (fixture->root);
+  make_log_directory (fixture->dir);
+  catalog = discover_ok (fixture->dir);
 
   /* The newest session of all runs, here in train. */
   session = planar_catalog_find_session (catalog, NULL);
@@ -613,11 +566,11 @@ test_find_session_tie (Fixture       *fixture,
   PlanarCatalogSession *session;
 
   /* The newest name is in two runs: the run that sorts first wins. */
-  g_free (make_file (fixture->root, "b/plugins/profile/2024_09_09_00_00_00/h.xplane.pb", DUMMY));
-  g_free (make_file (fixture->root, "a/plugins/profile/2024_09_09_00_00_00/h.xplane.pb", DUMMY));
-  g_free (make_file (fixture->root, "a/plugins/profile/2024_01_01_00_00_00/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "b/plugins/profile/2024_09_09_00_00_00/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "a/plugins/profile/2024_09_09_00_00_00/h.xplane.pb", DUMMY));
+  g_free (make_file (fixture->dir, "a/plugins/profile/2024_01_01_00_00_00/h.xplane.pb", DUMMY));
 
-  catalog = discover_ok (fixture->root);
+  catalog = discover_ok (fixture->dir);
   session = planar_catalog_find_session (catalog, NULL);
   g_assert_true (session == session_at (run_at (catalog, 0), 0));
   g_assert_cmpstr (run_at (catalog, 0)->name, ==, "a");
@@ -627,11 +580,11 @@ static void
 test_dup_paths (Fixture       *fixture,
                 gconstpointer  user_data G_GNUC_UNUSED)
 {
-  g_autofree char *session_path = make_folder (fixture->root, "s");
+  g_autofree char *session_path = make_folder (fixture->dir, "s");
   g_autofree char *a = make_file (session_path, "a.xplane.pb", DUMMY);
   g_autofree char *b = make_file (session_path, "b.xplane.riegeli", DUMMY);
   g_autofree char *c = make_file (session_path, "c.xplane.pb", DUMMY);
-  g_autofree char *d = make_file (fixture->root, "t/d.xplane.riegeli", DUMMY);
+  g_autofree char *d = make_file (fixture->dir, "t/d.xplane.riegeli", DUMMY);
   g_autoptr(PlanarCatalog) catalog = discover_ok (session_path);
   g_autoptr(PlanarCatalog) riegeli_only = NULL;
   g_auto(GStrv) paths = planar_catalog_session_dup_paths (session_at (run_at (catalog, 0), 0));
@@ -660,9 +613,9 @@ test_cancelled (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(PlanarCatalog) catalog = NULL;
 
-  make_log_directory (fixture->root);
+  make_log_directory (fixture->dir);
   g_cancellable_cancel (cancellable);
-  catalog = planar_catalog_discover (fixture->root, cancellable, &error);
+  catalog = planar_catalog_discover (fixture->dir, cancellable, &error);
   g_assert_null (catalog);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
@@ -672,13 +625,229 @@ test_free_null (void)
 {
   /* Must return without touching anything. */
   planar_catalog_free (NULL);
+  planar_catalog_resolution_free (NULL);
 }
 
-static void
-add_test (const char *path,
-          void (*func) (Fixture *, gconstpointer))
+/* ------------------------------------------------------------------------
+ * planar_catalog_resolve(): what opening a path lists and selects
+ * ------------------------------------------------------------------------ */
+
+static PlanarCatalogResolution *
+resolve_ok (const char *path)
 {
-  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down);
+  g_autoptr(GError) error = NULL;
+  PlanarCatalogResolution *resolved = planar_catalog_resolve (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (resolved);
+  g_assert_nonnull (resolved->catalog);
+  /* What is selected is always there to find. */
+  g_assert_nonnull (planar_catalog_find_session (resolved->catalog, resolved->session));
+  return resolved;
+}
+
+/* @resolved selects @session (a planar_catalog_find_session() key) among
+ * @n_sessions read from @root, with @hosts (NULL: all) to open. */
+static void
+assert_resolved (PlanarCatalogResolution *resolved,
+                 const char              *root,
+                 guint                    n_sessions,
+                 const char              *session,
+                 const char * const      *hosts)
+{
+  g_assert_cmpstr (resolved->root, ==, root);
+  g_assert_cmpstr (resolved->catalog->root, ==, root);
+  g_assert_cmpuint (planar_catalog_get_n_sessions (resolved->catalog), ==, n_sessions);
+  g_assert_cmpstr (resolved->session, ==, session);
+  if (hosts == NULL)
+    g_assert_null (resolved->hosts);
+  else
+    {
+      g_assert_nonnull (resolved->hosts);
+      g_assert_cmpstrv (resolved->hosts, hosts);
+    }
+}
+
+/* The folders: a log directory, a run, its `plugins/profile` folder list
+ * what is under them and select the newest session. */
+static void
+test_resolve_folders (Fixture       *fixture,
+                      gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *train = g_build_filename (fixture->dir, "train", NULL);
+  g_autofree char *profile = g_build_filename (train, "plugins", "profile", NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->dir);
+  resolved = resolve_ok (fixture->dir);
+  assert_resolved (resolved, fixture->dir, 7, "train/" S_TRAIN_NEW, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (train);
+  assert_resolved (resolved, train, 3, S_TRAIN_NEW, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (profile);
+  assert_resolved (resolved, profile, 3, S_TRAIN_NEW, NULL);
+}
+
+/* A session folder of a run, or a host file in one, lists the run's
+ * sessions and selects that one (not the newest); the file, its host
+ * alone. */
+static void
+test_resolve_in_run (Fixture       *fixture,
+                     gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->dir, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *new_host = g_build_filename (profile, S_TRAIN_NEW, "t1.xplane.pb", NULL);
+  g_autofree char *renamed = NULL;
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->dir);
+  resolved = resolve_ok (old);
+  assert_resolved (resolved, profile, 3, S_TRAIN_OLD, NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (new_host);
+  assert_resolved (resolved, profile, 3, S_TRAIN_NEW, (const char *[]) { "t1", NULL });
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  /* A file the run does not list (not named *.xplane.pb) is opened alone,
+   * in its own folder. */
+  renamed = make_file (old, "copy.pb", DUMMY);
+  resolved = resolve_ok (renamed);
+  assert_resolved (resolved, renamed, 1, S_TRAIN_OLD, NULL);
+  g_assert_cmpstr (host_at (planar_catalog_find_session (resolved->catalog, NULL), 0)->path, ==, renamed);
+}
+
+/* Outside a run's `plugins/profile` folder a session folder, a folder of
+ * sessions and a file are shown alone. */
+static void
+test_resolve_outside_run (Fixture       *fixture,
+                          gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *sessions = make_folder (fixture->dir, "sessions");
+  g_autofree char *loose = NULL;
+  g_autofree char *file = NULL;
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  g_free (make_file (sessions, "s1/a.xplane.pb", DUMMY));
+  g_free (make_file (sessions, "s1/b.xplane.pb", DUMMY));
+  file = make_file (sessions, "s2/a.xplane.pb", DUMMY);
+  loose = g_build_filename (sessions, "s1", NULL);
+
+  resolved = resolve_ok (loose);
+  assert_resolved (resolved, loose, 1, "s1", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (sessions);
+  assert_resolved (resolved, sessions, 2, "s2", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (file);
+  assert_resolved (resolved, file, 1, "s2", NULL);
+}
+
+/* A path is taken where it is: a link to a session folder from elsewhere
+ * opens that session alone; a link inside a run's `plugins/profile`
+ * folder (to a session, or to a host file) is part of the run. */
+static void
+test_resolve_symlinks (Fixture       *fixture,
+                       gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->dir, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *link_out = g_build_filename (fixture->dir, "shortcut", NULL);
+  g_autofree char *outside = make_folder (fixture->dir, "elsewhere/2025_01_01_00_00_00");
+  g_autofree char *outside_file = make_file (fixture->dir, "elsewhere/x.bin", DUMMY);
+  g_autofree char *link_in = g_build_filename (profile, "2025_01_01_00_00_00", NULL);
+  g_autofree char *linked_host = g_build_filename (old, "linked.xplane.pb", NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+
+  make_log_directory (fixture->dir);
+  g_free (make_file (outside, "o.xplane.pb", DUMMY));
+  g_assert_no_errno (symlink (old, link_out));
+  g_assert_no_errno (symlink (outside, link_in));
+  g_assert_no_errno (symlink (outside_file, linked_host));
+
+  resolved = resolve_ok (link_out);
+  assert_resolved (resolved, link_out, 1, "shortcut", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (link_in);
+  assert_resolved (resolved, profile, 4, "2025_01_01_00_00_00", NULL);
+  g_clear_pointer (&resolved, planar_catalog_resolution_free);
+
+  resolved = resolve_ok (linked_host);
+  assert_resolved (resolved, profile, 4, S_TRAIN_OLD, (const char *[]) { "linked", NULL });
+}
+
+/* An unreadable folder opened is an error that names it; an unreadable
+ * session beside the one opened is passed over. Run as root, folders are
+ * readable whatever their mode: only the second half holds then. */
+static void
+test_resolve_unreadable (Fixture       *fixture,
+                         gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *profile = g_build_filename (fixture->dir, "train", "plugins", "profile", NULL);
+  g_autofree char *old = g_build_filename (profile, S_TRAIN_OLD, NULL);
+  g_autofree char *shared = g_build_filename (profile, S_SHARED, NULL);
+  g_autoptr(PlanarCatalogResolution) resolved = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_log_directory (fixture->dir);
+  g_assert_no_errno (g_chmod (shared, 0));
+  if (access (shared, R_OK) != 0)
+    {
+      resolved = planar_catalog_resolve (shared, NULL, &error);
+      g_assert_null (resolved);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+      g_assert_nonnull (strstr (error->message, shared));
+      g_clear_error (&error);
+
+      resolved = resolve_ok (old);
+      assert_resolved (resolved, profile, 2, S_TRAIN_OLD, NULL);
+    }
+  else
+    {
+      resolved = resolve_ok (old);
+      assert_resolved (resolved, profile, 3, S_TRAIN_OLD, NULL);
+    }
+  g_assert_no_errno (g_chmod (shared, 0700));
+}
+
+/* A path that is none of the above: a clear error naming it. */
+static void
+test_resolve_nothing (Fixture       *fixture,
+                      gconstpointer  user_data G_GNUC_UNUSED)
+{
+  g_autofree char *empty = make_folder (fixture->dir, "empty");
+  g_autofree char *notes = make_file (fixture->dir, "notes/readme.txt", "hello");
+  g_autofree char *notes_folder = g_path_get_dirname (notes);
+  g_autofree char *missing = g_build_filename (fixture->dir, "missing", NULL);
+  g_autofree char *dangling = g_build_filename (fixture->dir, "dangling", NULL);
+  g_autofree char *fifo = g_build_filename (fixture->dir, "fifo", NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  const char *paths[] = { empty, notes_folder, missing, dangling, fifo };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_no_errno (symlink (missing, dangling));
+  g_assert_no_errno (mkfifo (fifo, 0600));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(PlanarCatalogResolution) resolved = planar_catalog_resolve (paths[i], NULL, &error);
+
+      g_assert_null (resolved);
+      g_assert_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND);
+      g_assert_nonnull (strstr (error->message, paths[i]));
+      g_clear_error (&error);
+    }
+
+  make_log_directory (fixture->dir);
+  g_cancellable_cancel (cancellable);
+  g_assert_null (planar_catalog_resolve (fixture->dir, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 int
@@ -687,26 +856,32 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  add_test ("/catalog/single-file", test_single_file);
-  add_test ("/catalog/renamed-file", test_renamed_file);
-  add_test ("/catalog/session-folder", test_session_folder);
-  add_test ("/catalog/plugins-profile-folder", test_plugins_profile_folder);
-  add_test ("/catalog/run-folder", test_run_folder);
-  add_test ("/catalog/log-directory", test_log_directory);
-  add_test ("/catalog/run-path", test_run_path);
-  add_test ("/catalog/newest-first", test_newest_first);
-  add_test ("/catalog/hidden-temp-files", test_hidden_temp_files);
-  add_test ("/catalog/riegeli-unsupported", test_riegeli_unsupported);
-  add_test ("/catalog/unrelated-files", test_unrelated_files);
-  add_test ("/catalog/empty-folder", test_empty_folder);
-  add_test ("/catalog/missing-path", test_missing_path);
-  add_test ("/catalog/depth-bound", test_depth_bound);
-  add_test ("/catalog/symlinked-folders", test_symlinked_folders);
-  add_test ("/catalog/unreadable-subfolder", test_unreadable_subfolder);
-  add_test ("/catalog/find-session", test_find_session);
-  add_test ("/catalog/find-session-tie", test_find_session_tie);
-  add_test ("/catalog/dup-paths", test_dup_paths);
-  add_test ("/catalog/cancelled", test_cancelled);
+  PLANAR_TEST_ADD ("/catalog/single-file", test_single_file);
+  PLANAR_TEST_ADD ("/catalog/renamed-file", test_renamed_file);
+  PLANAR_TEST_ADD ("/catalog/session-folder", test_session_folder);
+  PLANAR_TEST_ADD ("/catalog/plugins-profile-folder", test_plugins_profile_folder);
+  PLANAR_TEST_ADD ("/catalog/run-folder", test_run_folder);
+  PLANAR_TEST_ADD ("/catalog/log-directory", test_log_directory);
+  PLANAR_TEST_ADD ("/catalog/run-path", test_run_path);
+  PLANAR_TEST_ADD ("/catalog/newest-first", test_newest_first);
+  PLANAR_TEST_ADD ("/catalog/hidden-temp-files", test_hidden_temp_files);
+  PLANAR_TEST_ADD ("/catalog/riegeli-unsupported", test_riegeli_unsupported);
+  PLANAR_TEST_ADD ("/catalog/unrelated-files", test_unrelated_files);
+  PLANAR_TEST_ADD ("/catalog/empty-folder", test_empty_folder);
+  PLANAR_TEST_ADD ("/catalog/missing-path", test_missing_path);
+  PLANAR_TEST_ADD ("/catalog/depth-bound", test_depth_bound);
+  PLANAR_TEST_ADD ("/catalog/symlinked-folders", test_symlinked_folders);
+  PLANAR_TEST_ADD ("/catalog/unreadable-subfolder", test_unreadable_subfolder);
+  PLANAR_TEST_ADD ("/catalog/find-session", test_find_session);
+  PLANAR_TEST_ADD ("/catalog/find-session-tie", test_find_session_tie);
+  PLANAR_TEST_ADD ("/catalog/dup-paths", test_dup_paths);
+  PLANAR_TEST_ADD ("/catalog/cancelled", test_cancelled);
+  PLANAR_TEST_ADD ("/catalog/resolve-folders", test_resolve_folders);
+  PLANAR_TEST_ADD ("/catalog/resolve-in-run", test_resolve_in_run);
+  PLANAR_TEST_ADD ("/catalog/resolve-outside-run", test_resolve_outside_run);
+  PLANAR_TEST_ADD ("/catalog/resolve-symlinks", test_resolve_symlinks);
+  PLANAR_TEST_ADD ("/catalog/resolve-unreadable", test_resolve_unreadable);
+  PLANAR_TEST_ADD ("/catalog/resolve-nothing", test_resolve_nothing);
   g_test_add_func ("/catalog/free-null", test_free_null);
 
   return g_test_run ();

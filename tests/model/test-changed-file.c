@@ -14,6 +14,7 @@
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"
 #include "planar-model.h"
+#include "planar-test-scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,26 +35,6 @@ make_tmp_dir (void)
 
   g_assert_no_error (error);
   return dir;
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
 }
 
 typedef struct
@@ -135,9 +116,10 @@ assert_changed_error (const GError *error,
 /* Cut after planar_trace_open() (the structure scanned), before the decode
  * reads the lines. */
 static void
-test_cut_before_decode (void)
+test_cut_before_decode (PlanarTestFixture *f,
+                        gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
@@ -152,7 +134,6 @@ test_cut_before_decode (void)
   g_assert_true (planar_trace_has_changed (trace));
 
   g_clear_object (&trace);
-  remove_tree (dir);
 }
 
 /* Cut while the structure scan reads the file (a fixed point through the
@@ -169,9 +150,10 @@ cut_hook (const char *point,
 }
 
 static void
-test_cut_before_scan (void)
+test_cut_before_scan (PlanarTestFixture *f,
+                      gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
@@ -181,16 +163,15 @@ test_cut_before_scan (void)
   _planar_mapping_set_test_hook (NULL, NULL);
   g_assert_null (trace);
   assert_changed_error (error, path);
-
-  remove_tree (dir);
 }
 
 /* Cut after the load, before the stats are read (lazily, from the mapping):
  * the stat read, a search of string stats and an export all say so. */
 static void
-test_cut_before_stats (void)
+test_cut_before_stats (PlanarTestFixture *f,
+                       gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
   g_autofree char *out = g_build_filename (dir, "out.json", NULL);
   const char *paths[] = { path, NULL };
@@ -244,15 +225,15 @@ test_cut_before_stats (void)
   g_assert_cmpstr (error->message, ==, "host0.xplane.pb changed on disk since it was opened");
 
   g_clear_object (&profile);
-  remove_tree (dir);
 }
 
 /* A file rewritten with a new modification time, nothing read since:
  * planar_profile_check_files() (the app's focus-in and Reload) says so. */
 static void
-test_check_files (void)
+test_check_files (PlanarTestFixture *f,
+                  gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = generate (dir, "host0.xplane.pb", "2000");
   const char *paths[] = { path, NULL };
   g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
@@ -271,14 +252,14 @@ test_check_files (void)
   g_assert_cmpstr (error->message, ==, "host0.xplane.pb changed on disk since it was opened");
 
   g_clear_object (&profile);
-  remove_tree (dir);
 }
 
 /* The cached index cut after it was mapped: dropped, the profile decoded. */
 static void
-test_cut_cache (void)
+test_cut_cache (PlanarTestFixture *f,
+                gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *cache_dir = g_build_filename (dir, "cache", NULL);
   g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
   g_autofree char *cache = NULL;
@@ -308,16 +289,16 @@ test_cut_cache (void)
   planar_cache_set_enabled (FALSE);
   g_clear_object (&first);
   g_clear_object (&second);
-  remove_tree (cache_dir);
-  remove_tree (dir);
+  planar_test_remove_tree (cache_dir);
 }
 
 /* A FIFO named like a profile is refused at once (it used to block the
  * open forever); a symbolic link to a profile opens. */
 static void
-test_fifo (void)
+test_fifo (PlanarTestFixture *f,
+           gconstpointer      data)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *fifo = g_build_filename (dir, "x.xplane.pb", NULL);
   g_autofree char *path = generate (dir, "host0.xplane.pb", "2000");
   g_autofree char *link = g_build_filename (dir, "link.xplane.pb", NULL);
@@ -337,7 +318,6 @@ test_fifo (void)
   g_assert_cmpuint (planar_trace_get_n_events (trace), ==, 2000);
 
   g_clear_object (&trace);
-  remove_tree (dir);
 }
 
 /* A fault in a mapping Planar did not register is not swallowed: the
@@ -373,7 +353,7 @@ test_foreign_fault (void)
   g_setenv ("PLANAR_TEST_FOREIGN_DIR", parent_dir, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_unsetenv ("PLANAR_TEST_FOREIGN_DIR");
-  remove_tree (parent_dir);
+  planar_test_remove_tree (parent_dir);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stdout_unmatched ("*lived*");
 }
@@ -381,10 +361,11 @@ test_foreign_fault (void)
 /* planar-cli: a file cut while a command reads it exits 3 with the
  * message, never dies of a signal. */
 static void
-test_cli (void)
+test_cli (PlanarTestFixture *f,
+          gconstpointer      data)
 {
   const char *cli = g_getenv ("PLANAR_CLI");
-  g_autofree char *dir = make_tmp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = generate (dir, "host0.xplane.pb", "100000");
   g_autofree char *copy = NULL;
   g_autofree char *bytes = NULL;
@@ -424,7 +405,6 @@ test_cli (void)
       g_assert_nonnull (strstr (r.err, copy));
     }
 
-  remove_tree (dir);
 }
 
 int
@@ -433,14 +413,14 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/changed-file/cut-before-scan", test_cut_before_scan);
-  g_test_add_func ("/changed-file/cut-before-decode", test_cut_before_decode);
-  g_test_add_func ("/changed-file/cut-before-stats", test_cut_before_stats);
-  g_test_add_func ("/changed-file/check-files", test_check_files);
-  g_test_add_func ("/changed-file/cut-cache", test_cut_cache);
-  g_test_add_func ("/changed-file/fifo", test_fifo);
+  PLANAR_TEST_ADD ("/changed-file/cut-before-scan", test_cut_before_scan);
+  PLANAR_TEST_ADD ("/changed-file/cut-before-decode", test_cut_before_decode);
+  PLANAR_TEST_ADD ("/changed-file/cut-before-stats", test_cut_before_stats);
+  PLANAR_TEST_ADD ("/changed-file/check-files", test_check_files);
+  PLANAR_TEST_ADD ("/changed-file/cut-cache", test_cut_cache);
+  PLANAR_TEST_ADD ("/changed-file/fifo", test_fifo);
   g_test_add_func ("/changed-file/foreign-fault", test_foreign_fault);
-  g_test_add_func ("/changed-file/cli", test_cli);
+  PLANAR_TEST_ADD ("/changed-file/cli", test_cli);
 
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-derive-private.h"
 #include "planar-model.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"

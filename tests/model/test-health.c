@@ -483,26 +483,19 @@ test_health_damaged_count (PlanarTestFixture *f,
 static void
 test_health_samples (void)
 {
-  const char *dir = planar_test_samples_dir ();
-  g_autoptr(GDir) folder = NULL;
-  const char *name;
+  g_autoptr(GPtrArray) paths = planar_test_list_samples (".xplane.pb");
   guint n = 0;
 
-  if (!planar_test_need_samples ())
+  if (paths == NULL)
     return;
-  folder = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (folder);
-  while ((name = g_dir_read_name (folder)) != NULL)
+  for (guint s = 0; s < paths->len; s++)
     {
-      g_autofree char *path = NULL;
+      const char *path = g_ptr_array_index (paths, s);
       g_autoptr(PlanarProfile) profile = NULL;
       g_autoptr(GPtrArray) issues = NULL;
       PlanarTrace *trace;
       guint64 overlaps = 0;
 
-      if (!g_str_has_suffix (name, ".xplane.pb"))
-        continue;
-      path = g_build_filename (dir, name, NULL);
       profile = load_profile (path);
       issues = planar_health_check (profile, NULL);
       trace = planar_profile_get_trace (profile, 0);
@@ -536,13 +529,10 @@ main (int    argc,
   g_test_add_func ("/stat-format/units", test_units);
   g_test_add_func ("/stat-format/format", test_format);
   g_test_add_func ("/stat-format/details-rules", test_details_rules);
-  g_test_add ("/health/findings", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_findings,
-              planar_test_fixture_teardown);
-  g_test_add ("/health/clean", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_clean,
-              planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/health/findings", test_health_findings);
+  PLANAR_TEST_ADD ("/health/clean", test_health_clean);
   g_test_add_func ("/health/samples", test_health_samples);
-  g_test_add ("/health/losses", PlanarTestFixture, NULL, planar_test_fixture_setup, test_health_losses,
-              planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/health/losses", test_health_losses);
   PLANAR_TEST_ADD ("/health/damaged-stat", test_health_damaged_stat);
   PLANAR_TEST_ADD ("/health/damaged-count", test_health_damaged_count);
   return g_test_run ();

@@ -123,6 +123,63 @@ test_cancelled (void)
     g_assert_cmpint (data.runs[i], ==, 0);
 }
 
+/* Jobs that wait for each other: each holds on until all have started,
+ * which only a pool with a thread per job gets through. */
+#define N_WAITING 24
+
+typedef struct
+{
+  GMutex lock;
+  GCond  cond;
+  guint  started;
+} Rendezvous;
+
+static gboolean
+meet_job (guint          job,
+          gpointer       user_data,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  Rendezvous *r = user_data;
+  /* A bound on the wait, not a measure: a pool that cannot run every job
+   * at once fails here instead of hanging. */
+  gint64 give_up = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  gboolean met;
+
+  g_mutex_lock (&r->lock);
+  r->started++;
+  g_cond_broadcast (&r->cond);
+  while (r->started < N_WAITING && g_cond_wait_until (&r->cond, &r->lock, give_up))
+    ;
+  met = r->started == N_WAITING;
+  g_mutex_unlock (&r->lock);
+  if (!met)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "job %u never met the others", job);
+  return met;
+}
+
+static void
+test_explicit_threads (void)
+{
+  Rendezvous r = { 0 };
+  Data data = { .fail_from = G_MAXUINT };
+  g_autoptr(GError) error = NULL;
+
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  g_assert_true (planar_parallel_run_threads (N_WAITING, N_WAITING, NULL, meet_job, &r, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (r.started, ==, N_WAITING);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+
+  /* 0 threads: the CPU bound; and more threads than jobs is fine. */
+  g_assert_true (planar_parallel_run_threads (0, N_JOBS, NULL, count_job, &data, NULL, &error));
+  g_assert_true (planar_parallel_run_threads (3 * N_JOBS, 10, NULL, count_job, &data, NULL, &error));
+  for (guint i = 0; i < N_JOBS; i++)
+    g_assert_cmpint (data.runs[i], ==, i < 10 ? 2 : 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -132,5 +189,6 @@ main (int   argc,
   g_test_add_func ("/parallel/first-error-in-job-order", test_first_error_in_job_order);
   g_test_add_func ("/parallel/failure-stops", test_failure_stops);
   g_test_add_func ("/parallel/cancelled", test_cancelled);
+  g_test_add_func ("/parallel/explicit-threads", test_explicit_threads);
   return g_test_run ();
 }

@@ -678,10 +678,11 @@ test_hit_index (void)
 /* A million hits on one track at one depth, a column of them per pixel:
  * a query of the whole reports at most two spans a column. */
 static void
-test_hit_index_million (void)
+test_hit_index_million (PlanarTestFixture *f,
+                        gconstpointer      data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("planar-test-search-XXXXXX", &error);
+  const char *dir = f->dir;
   g_autofree char *path = NULL;
   const char *gen = g_getenv ("PLANAR_GEN");
   g_autoptr(PlanarProfile) profile = NULL;
@@ -693,7 +694,6 @@ test_hit_index_million (void)
   gint64 first, last;
   int status;
 
-  g_assert_no_error (error);
   path = g_build_filename (dir, "big.xplane.pb", NULL);
   {
     const char *argv[] = { gen, "--events", "2000000", "-o", path, NULL };
@@ -735,7 +735,6 @@ test_hit_index_million (void)
   g_clear_pointer (&index, planar_search_hit_index_unref);
   g_clear_object (&search);
   g_clear_object (&profile);
-  planar_test_remove_tree (dir);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -908,20 +907,18 @@ describe_hits (PlanarSearch *search)
 }
 
 static void
-test_hand_made (void)
+test_hand_made (PlanarTestFixture *f,
+                gconstpointer      data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("planar-test-search-XXXXXX", &error);
+  const char *dir = f->dir;
   g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(PlanarSearch) search = NULL;
   g_autofree char *hits = NULL;
   const PlanarPlane *gpu;
 
-  g_assert_no_error (error);
-  planar_test_scratch_begin ();
   path = write_hand_made (dir);
-  planar_test_scratch_end ();
   trace = planar_trace_load (path, NULL, &error);
   g_assert_no_error (error);
   /* Times are from the earliest event, which is at offset 0. */
@@ -996,7 +993,6 @@ test_hand_made (void)
   g_clear_pointer (&hits, g_free);
 
   g_clear_object (&trace);
-  planar_test_remove_tree (dir);
 }
 
 static void
@@ -1409,9 +1405,9 @@ main (int    argc,
 
   g_test_add_func ("/search/samples-match-brute-force", test_samples_match_brute_force);
   g_test_add_func ("/search/generated-session", test_generated_session);
-  g_test_add_func ("/search/hand-made", test_hand_made);
+  PLANAR_TEST_ADD ("/search/hand-made", test_hand_made);
   g_test_add_func ("/search/hit-index", test_hit_index);
-  g_test_add_func ("/search/hit-index-million", test_hit_index_million);
+  PLANAR_TEST_ADD ("/search/hit-index-million", test_hit_index_million);
   g_test_add_func ("/search/bad-patterns", test_bad_patterns);
   g_test_add_func ("/search/cancelled", test_cancelled);
   g_test_add_func ("/search/async", test_async);

@@ -966,26 +966,24 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) g_test_add (path, Fixture, NULL, planar_test_fixture_setup, func, planar_test_fixture_teardown)
-  ADD ("/trace/depth-and-overlap", test_depth_and_overlap);
-  ADD ("/trace/stats", test_stats);
-  ADD ("/trace/ref-value", test_ref_value);
-  ADD ("/trace/time-base", test_time_base);
-  ADD ("/trace/time-without-task-environment", test_time_without_task_environment);
-  ADD ("/trace/time-overflow", test_time_overflow);
-  ADD ("/trace/lines-tracks-rows", test_lines_tracks_rows);
-  ADD ("/trace/multi-host", test_multi_host);
-  ADD ("/trace/async-and-cancel", test_async_and_cancel);
-  ADD ("/trace/lazy-hosts", test_lazy_hosts);
-  ADD ("/trace/lazy-host-error", test_lazy_host_error);
-  ADD ("/trace/cancelled-decode", test_cancelled_decode);
-  ADD ("/trace/open-errors", test_open_errors);
-  ADD ("/trace/space-fields", test_space_fields);
-  ADD ("/trace/cut-file", test_cut_file);
-  ADD ("/profile/host-alignment", test_host_alignment);
-  ADD ("/profile/unreadable-host", test_unreadable_host);
-  ADD ("/trace/format-from-name", test_format_from_name);
-#undef ADD
+  PLANAR_TEST_ADD ("/trace/depth-and-overlap", test_depth_and_overlap);
+  PLANAR_TEST_ADD ("/trace/stats", test_stats);
+  PLANAR_TEST_ADD ("/trace/ref-value", test_ref_value);
+  PLANAR_TEST_ADD ("/trace/time-base", test_time_base);
+  PLANAR_TEST_ADD ("/trace/time-without-task-environment", test_time_without_task_environment);
+  PLANAR_TEST_ADD ("/trace/time-overflow", test_time_overflow);
+  PLANAR_TEST_ADD ("/trace/lines-tracks-rows", test_lines_tracks_rows);
+  PLANAR_TEST_ADD ("/trace/multi-host", test_multi_host);
+  PLANAR_TEST_ADD ("/trace/async-and-cancel", test_async_and_cancel);
+  PLANAR_TEST_ADD ("/trace/lazy-hosts", test_lazy_hosts);
+  PLANAR_TEST_ADD ("/trace/lazy-host-error", test_lazy_host_error);
+  PLANAR_TEST_ADD ("/trace/cancelled-decode", test_cancelled_decode);
+  PLANAR_TEST_ADD ("/trace/open-errors", test_open_errors);
+  PLANAR_TEST_ADD ("/trace/space-fields", test_space_fields);
+  PLANAR_TEST_ADD ("/trace/cut-file", test_cut_file);
+  PLANAR_TEST_ADD ("/profile/host-alignment", test_host_alignment);
+  PLANAR_TEST_ADD ("/profile/unreadable-host", test_unreadable_host);
+  PLANAR_TEST_ADD ("/trace/format-from-name", test_format_from_name);
   g_test_add_func ("/units/format-duration", test_format_duration);
 
   return g_test_run ();

@@ -125,42 +125,6 @@ generate (const char *path,
   g_assert_cmpstr (out, ==, expected);
 }
 
-static char *
-make_temp_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("planar-gen-test-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      GDir *dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      if (dir != NULL)
-        {
-          while ((name = g_dir_read_name (dir)) != NULL)
-            {
-              g_autofree char *child = g_build_filename (path, name, NULL);
-
-              remove_tree (child);
-            }
-          g_dir_close (dir);
-        }
-      g_rmdir (path);
-    }
-  else
-    {
-      g_unlink (path);
-    }
-}
-
 static guint
 count_dir_entries (const char *path)
 {
@@ -683,10 +647,11 @@ check_profile (const char *path,
 /* --- Tests ---------------------------------------------------------------- */
 
 static void
-test_gen_counts (void)
+test_gen_counts (PlanarTestFixture *f,
+                 gconstpointer      data)
 {
   static const guint64 sizes[] = { 0, 1, 136, 137, 1000, 54321 };
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
@@ -699,15 +664,15 @@ test_gen_counts (void)
 
   /* Nothing but the outputs: the temporary files were renamed away. */
   g_assert_cmpuint (count_dir_entries (dir), ==, G_N_ELEMENTS (sizes));
-  remove_tree (dir);
 }
 
 /* The encoding is canonical: protobuf-c, which writes fields in number order
  * and a oneof member even when zero, re-encodes the file byte for byte. */
 static void
-test_gen_canonical (void)
+test_gen_canonical (PlanarTestFixture *f,
+                    gconstpointer      user_data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "p.xplane.pb", NULL);
   g_autofree char *data = NULL;
   g_autofree guint8 *packed = NULL;
@@ -724,25 +689,24 @@ test_gen_canonical (void)
   packed = g_malloc (packed_len);
   tensorflow__profiler__xspace__pack (space, packed);
   g_assert_cmpmem (packed, packed_len, data, len);
-
-  remove_tree (dir);
 }
 
 static void
-test_gen_no_task_env (void)
+test_gen_no_task_env (PlanarTestFixture *f,
+                      gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "p.xplane.pb", NULL);
 
   generate (path, 3000, "--no-task-env", NULL);
   check_profile (path, 3000, "host0", CHECK_NO_TASK_ENV);
-  remove_tree (dir);
 }
 
 static void
-test_gen_epoch_timestamps (void)
+test_gen_epoch_timestamps (PlanarTestFixture *f,
+                           gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *relative = g_build_filename (dir, "relative.xplane.pb", NULL);
   g_autofree char *epoch = g_build_filename (dir, "epoch.xplane.pb", NULL);
   g_autoptr(XSpace) space = NULL;
@@ -764,8 +728,6 @@ test_gen_epoch_timestamps (void)
   for (size_t p = 0; p < space->n_planes; p++)
     for (size_t l = 0; l < space->planes[p]->n_lines; l++)
       g_assert_cmpint (space->planes[p]->lines[l]->timestamp_ns, <, (gint64) start / 2);
-
-  remove_tree (dir);
 }
 
 static gboolean
@@ -782,9 +744,10 @@ files_equal (const char *a,
 }
 
 static void
-test_gen_deterministic (void)
+test_gen_deterministic (PlanarTestFixture *f,
+                        gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *a = g_build_filename (dir, "a.xplane.pb", NULL);
   g_autofree char *b = g_build_filename (dir, "b.xplane.pb", NULL);
   g_autofree char *c = g_build_filename (dir, "c.xplane.pb", NULL);
@@ -796,13 +759,13 @@ test_gen_deterministic (void)
   g_assert_true (files_equal (a, b));
   g_assert_false (files_equal (a, c));
   check_profile (c, 20000, "host0", CHECK_DEFAULT);
-  remove_tree (dir);
 }
 
 static void
-test_gen_refuse_overwrite (void)
+test_gen_refuse_overwrite (PlanarTestFixture *f,
+                           gconstpointer      user_data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "p.xplane.pb", NULL);
   g_autofree char *copy = g_build_filename (dir, "copy.xplane.pb", NULL);
   g_autofree char *err = NULL;
@@ -822,13 +785,13 @@ test_gen_refuse_overwrite (void)
   generate (path, 2000, "--force", NULL);
   check_profile (path, 2000, "host0", CHECK_DEFAULT);
   g_assert_cmpuint (count_dir_entries (dir), ==, 2);
-  remove_tree (dir);
 }
 
 static void
-test_gen_bad_arguments (void)
+test_gen_bad_arguments (PlanarTestFixture *f,
+                        gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *path = g_build_filename (dir, "p.xplane.pb", NULL);
   g_autofree char *missing = g_build_filename (dir, "missing", "p.xplane.pb", NULL);
 
@@ -849,13 +812,13 @@ test_gen_bad_arguments (void)
   /* Benchmarks spell sizes in scientific notation. */
   g_assert_cmpint (run_gen (NULL, NULL, "--events", "2e3", "-o", path, NULL), ==, 0);
   check_profile (path, 2000, "host0", CHECK_DEFAULT);
-  remove_tree (dir);
 }
 
 static void
-test_gen_hosts (void)
+test_gen_hosts (PlanarTestFixture *f,
+                gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *session = g_build_filename (dir, "session", NULL);
   g_autofree char *host1 = NULL;
   g_autofree char *out = NULL;
@@ -901,14 +864,13 @@ test_gen_hosts (void)
   g_assert_cmpint (run_gen (NULL, NULL, "--events", "10", "--hosts", "2", "--force", "-o", session, NULL), ==, 0);
   host1 = g_build_filename (session, "host1.xplane.pb", NULL);
   check_profile (host1, 10, "host1", CHECK_DEFAULT);
-
-  remove_tree (dir);
 }
 
 static void
-test_gen_demo (void)
+test_gen_demo (PlanarTestFixture *f,
+               gconstpointer      user_data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *session = g_build_filename (dir, "plugins", "profile", "2026_01_01_00_00_00", NULL);
   g_autofree char *host0 = g_build_filename (session, "host0.xplane.pb", NULL);
   g_autofree char *host1 = g_build_filename (session, "host1.xplane.pb", NULL);
@@ -935,16 +897,15 @@ test_gen_demo (void)
   g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
   g_assert_true (files_equal (host0, copy));
   g_assert_cmpuint (count_dir_entries (session), ==, 3);
-
-  remove_tree (dir);
 }
 
 /* Benchmarks divide by the event count, so the cost of an event must not
  * depend on how many there are. */
 static void
-test_gen_bytes_per_event (void)
+test_gen_bytes_per_event (PlanarTestFixture *f,
+                          gconstpointer      data)
 {
-  g_autofree char *dir = make_temp_dir ();
+  const char *dir = f->dir;
   g_autofree char *small = g_build_filename (dir, "small.xplane.pb", NULL);
   g_autofree char *large = g_build_filename (dir, "large.xplane.pb", NULL);
   double small_bpe, large_bpe;
@@ -957,7 +918,6 @@ test_gen_bytes_per_event (void)
 
   g_assert_cmpfloat (small_bpe, >, 10.0);
   g_assert_cmpfloat (ABS (small_bpe - large_bpe) / large_bpe, <, 0.10);
-  remove_tree (dir);
 }
 
 int
@@ -966,16 +926,16 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/gen/counts", test_gen_counts);
-  g_test_add_func ("/gen/canonical", test_gen_canonical);
-  g_test_add_func ("/gen/no-task-env", test_gen_no_task_env);
-  g_test_add_func ("/gen/epoch-timestamps", test_gen_epoch_timestamps);
-  g_test_add_func ("/gen/deterministic", test_gen_deterministic);
-  g_test_add_func ("/gen/refuse-overwrite", test_gen_refuse_overwrite);
-  g_test_add_func ("/gen/bad-arguments", test_gen_bad_arguments);
-  g_test_add_func ("/gen/hosts", test_gen_hosts);
-  g_test_add_func ("/gen/demo", test_gen_demo);
-  g_test_add_func ("/gen/bytes-per-event", test_gen_bytes_per_event);
+  PLANAR_TEST_ADD ("/gen/counts", test_gen_counts);
+  PLANAR_TEST_ADD ("/gen/canonical", test_gen_canonical);
+  PLANAR_TEST_ADD ("/gen/no-task-env", test_gen_no_task_env);
+  PLANAR_TEST_ADD ("/gen/epoch-timestamps", test_gen_epoch_timestamps);
+  PLANAR_TEST_ADD ("/gen/deterministic", test_gen_deterministic);
+  PLANAR_TEST_ADD ("/gen/refuse-overwrite", test_gen_refuse_overwrite);
+  PLANAR_TEST_ADD ("/gen/bad-arguments", test_gen_bad_arguments);
+  PLANAR_TEST_ADD ("/gen/hosts", test_gen_hosts);
+  PLANAR_TEST_ADD ("/gen/demo", test_gen_demo);
+  PLANAR_TEST_ADD ("/gen/bytes-per-event", test_gen_bytes_per_event);
 
   return g_test_run ();
 }

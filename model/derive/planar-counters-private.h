@@ -1,0 +1,19 @@
+/* planar-counters-private.h: how the derive pass builds the counter
+ * series; planar-counters.h is the public API.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-counters.h"
+
+G_BEGIN_DECLS
+
+/* Returns: (transfer full): the series of every `_counters_` track of
+ * @trace, or NULL with @error set when @cancellable fired. */
+PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
+                                             GCancellable      *cancellable,
+                                             GError           **error);
+void              _planar_counter_set_free  (PlanarCounterSet  *self);
+
+G_END_DECLS

@@ -1,0 +1,380 @@
+/* planar-derive-facts.c: reading what the derive pass needs from events:
+ * the stats that matter (EventFacts), the ends of flows they carry, a
+ * plane's events in time order, and the planes read for flows only.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-derive-pass-private.h"
+
+#include <string.h>
+
+/* XLA's StrOrRefValue(): the text of a string or reference stat. */
+static gboolean
+stat_text (const PlanarStat *stat,
+           Text             *text)
+{
+  if (stat->kind != PLANAR_STAT_STRING && stat->kind != PLANAR_STAT_REF)
+    return FALSE;
+  text->data = stat->str.data;
+  text->len = stat->str.len;
+  return TRUE;
+}
+
+/* XLA's IntOrUintValue(). */
+gboolean
+_planar_derive_stat_int (const PlanarStat *stat,
+                         guint64          *value)
+{
+  if (stat->kind == PLANAR_STAT_INT64)
+    *value = (guint64) stat->v.i64;
+  else if (stat->kind == PLANAR_STAT_UINT64)
+    *value = stat->v.u64;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static void
+read_facts (const StatNames *names,
+            GArray          *stats,
+            EventFacts      *facts)
+{
+  memset (facts, 0, sizeof *facts);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
+      const char *name = stat->name;
+      Text text;
+      guint64 v = 0;
+
+      if (name == NULL || name[0] == '\0')
+        continue;
+      if (name == names->kernel_details)
+        facts->kernel = stat_text (stat, &text) && text.len > 0;
+      else if (name == names->cuda_graph_exec_id)
+        facts->graph_exec = TRUE;
+      else if (name == names->hlo_op)
+        {
+          if (!stat_text (stat, &facts->hlo_op))
+            facts->hlo_op.len = 0;
+        }
+      else if (name == names->hlo_module)
+        {
+          if (!stat_text (stat, &facts->hlo_module))
+            facts->hlo_module.len = 0;
+        }
+      else if (name == names->tf_op)
+        {
+          if (!stat_text (stat, &facts->tf_op))
+            facts->tf_op.len = 0;
+        }
+      else if (name == names->source)
+        {
+          if (!stat_text (stat, &facts->source))
+            facts->source.len = 0;
+        }
+      else if (name == names->graph_type)
+        {
+          if (!stat_text (stat, &facts->graph_type))
+            facts->graph_type.len = 0;
+        }
+      else if (name == names->program_id)
+        facts->has_program_id = _planar_derive_stat_int (stat, &facts->program_id);
+      else if (name == names->group_id)
+        {
+          facts->has_group_id = _planar_derive_stat_int (stat, &v);
+          facts->group_id = (gint64) v;
+        }
+      else if (name == names->scope_range_id)
+        {
+          facts->has_scope_range_id = _planar_derive_stat_int (stat, &v);
+          facts->scope_range_id = (gint64) v;
+        }
+      else if (name == names->correlation_id)
+        facts->has_correlation_id = _planar_derive_stat_int (stat, &facts->correlation_id);
+      else if (name == names->device_id)
+        facts->has_device_id = _planar_derive_stat_int (stat, &facts->device_id);
+      else if (name == names->flow)
+        facts->has_flow = _planar_derive_stat_int (stat, &facts->flow);
+      else if (name == names->producer_type)
+        facts->has_producer_type = _planar_derive_stat_int (stat, &facts->producer_type);
+      else if (name == names->producer_id)
+        facts->has_producer_id = _planar_derive_stat_int (stat, &facts->producer_id);
+      else if (name == names->consumer_type)
+        facts->has_consumer_type = _planar_derive_stat_int (stat, &facts->consumer_type);
+      else if (name == names->consumer_id)
+        facts->has_consumer_id = _planar_derive_stat_int (stat, &facts->consumer_id);
+      else if (name == names->is_root)
+        facts->is_root = TRUE;
+      else if (name == names->is_async)
+        facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;
+      else if (name == names->iter_num)
+        {
+          facts->has_iter_num = _planar_derive_stat_int (stat, &v);
+          facts->iter_num = (gint64) v;
+        }
+      else if (name == names->step_num)
+        {
+          facts->has_step_num = _planar_derive_stat_int (stat, &v);
+          facts->step_num = (gint64) v;
+        }
+    }
+}
+
+gboolean
+_planar_derive_check_cancelled (DeriveContext  *dc,
+                                GError        **error)
+{
+  if (++dc->n_seen % CHECK_EVERY != 0)
+    return FALSE;
+  return g_cancellable_set_error_if_cancelled (dc->cancellable, error);
+}
+
+/* Decodes the stats of plane @p's @event into @facts. Stats that cannot be
+ * decoded (a damaged event) count as none: deriving never fails a load that
+ * would succeed without it. */
+void
+_planar_derive_event_facts (DeriveContext     *dc,
+                            const PlanarPlane *plane,
+                            const PlanarEvent *event,
+                            EventFacts        *facts)
+{
+  g_array_set_size (dc->stats, 0);
+  if (planar_trace_get_event_stats (dc->self, plane, event, dc->stats, NULL) == 0)
+    g_array_set_size (dc->stats, 0);
+  read_facts (&dc->names, dc->stats, facts);
+}
+
+gboolean
+_planar_derive_plane_has_stat (PlanarTrace *self,
+                               guint        p,
+                               const char  *name)
+{
+  const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+  if (name == NULL)
+    return FALSE;
+  for (guint i = 0; i < ppriv->n_stat_metadata; i++)
+    if (ppriv->stat_metadata[i].name == name)
+      return TRUE;
+  return FALSE;
+}
+
+/* The flow ends an event carries (§2.7). */
+void
+_planar_derive_collect_flow_ends (DeriveContext        *dc,
+                                  const EventFacts     *facts,
+                                  gboolean              is_host,
+                                  gboolean              is_gpu,
+                                  const PlanarEventRef *ref,
+                                  gint64                start_ps)
+{
+  gboolean explicit_launch = FALSE;
+
+  if (facts->has_flow)
+    {
+      guint direction = (guint) (facts->flow & 3);
+      guint64 id = (facts->flow >> 2) & ((G_GUINT64_CONSTANT (1) << 56) - 1);
+      guint category = (guint) (facts->flow >> 58);
+
+      if (category >= PLANAR_FLOW_N_KNOWN_CATEGORIES)
+        category = PLANAR_FLOW_CATEGORY_GENERIC;
+      if (direction != 0)
+        _planar_flow_builder_add (dc->flows, category, id, (PlanarFlowDirection) direction, ref,
+                                  start_ps);
+      explicit_launch = category == PLANAR_FLOW_CATEGORY_GPU_LAUNCH;
+    }
+
+  /* A file XProf already processed carries the launch flows it made; they
+   * are not made twice. */
+  if (facts->has_correlation_id && !explicit_launch && (is_host || is_gpu))
+    _planar_flow_builder_add_launch (dc->flows, facts->correlation_id, is_host, ref, start_ps);
+
+  if (facts->has_producer_type && facts->has_producer_id)
+    {
+      guint category = facts->producer_type < PLANAR_FLOW_N_KNOWN_CATEGORIES
+        ? (guint) facts->producer_type : PLANAR_FLOW_CATEGORY_GENERIC;
+
+      _planar_flow_builder_add (dc->flows, category,
+                                _planar_flow_make_id (dc->host_id, facts->producer_id,
+                                                      facts->producer_type),
+                                PLANAR_FLOW_DIRECTION_OUT, ref, start_ps);
+    }
+  if (facts->has_consumer_type && facts->has_consumer_id)
+    {
+      guint category = facts->consumer_type < PLANAR_FLOW_N_KNOWN_CATEGORIES
+        ? (guint) facts->consumer_type : PLANAR_FLOW_CATEGORY_GENERIC;
+
+      _planar_flow_builder_add (dc->flows, category,
+                                _planar_flow_make_id (dc->host_id, facts->consumer_id,
+                                                      facts->consumer_type),
+                                PLANAR_FLOW_DIRECTION_IN, ref, start_ps);
+    }
+}
+
+gboolean
+_planar_derive_plane_wants_flows (DeriveContext *dc,
+                                  guint          p)
+{
+  return _planar_derive_plane_has_stat (dc->self, p, dc->names.correlation_id) ||
+         _planar_derive_plane_has_stat (dc->self, p, dc->names.flow) ||
+         _planar_derive_plane_has_stat (dc->self, p, dc->names.producer_id) ||
+         _planar_derive_plane_has_stat (dc->self, p, dc->names.consumer_id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Visiting a plane's events in time order */
+
+typedef struct
+{
+  const PlanarTrack *track;
+  guint              t;
+  gsize              next;
+} Cursor;
+
+static gboolean
+cursor_before (const Cursor *a,
+               const Cursor *b)
+{
+  const PlanarEvent *x = &a->track->events[a->next];
+  const PlanarEvent *y = &b->track->events[b->next];
+
+  if (x->start_ps != y->start_ps)
+    return x->start_ps < y->start_ps;
+  if (x->duration_ps != y->duration_ps)
+    return x->duration_ps > y->duration_ps;
+  if (a->t != b->t)
+    return a->t < b->t;
+  return a->next < b->next;
+}
+
+static void
+heap_sift_down (Cursor *heap,
+                gsize   n,
+                gsize   i)
+{
+  for (;;)
+    {
+      gsize l = 2 * i + 1, r = l + 1, m = i;
+      Cursor tmp;
+
+      if (l < n && cursor_before (&heap[l], &heap[m]))
+        m = l;
+      if (r < n && cursor_before (&heap[r], &heap[m]))
+        m = r;
+      if (m == i)
+        return;
+      tmp = heap[i];
+      heap[i] = heap[m];
+      heap[m] = tmp;
+      i = m;
+    }
+}
+
+/* Calls @visit for the events of the tracks @use marks, merged in time
+ * order (start, then longer first, then track and index: XProf's
+ * GetSortedEvents with a deterministic tie-break). */
+gboolean
+_planar_derive_visit_sorted (DeriveContext   *dc,
+                             guint            p,
+                             const gboolean  *use,
+                             guint            n_tracks,
+                             EventVisitor     visit,
+                             gpointer         user_data,
+                             GError         **error)
+{
+  const PlanarPlane *plane = &dc->self->planes[p];
+  g_autofree Cursor *heap = g_new (Cursor, MAX (n_tracks, 1));
+  gsize n = 0;
+
+  for (guint t = 0; t < n_tracks; t++)
+    if (use[t] && plane->tracks[t].n_events > 0)
+      {
+        heap[n].track = &plane->tracks[t];
+        heap[n].t = t;
+        heap[n].next = 0;
+        n++;
+      }
+  for (gsize i = n; i-- > 0;)
+    heap_sift_down (heap, n, i);
+
+  while (n > 0)
+    {
+      Cursor *top = &heap[0];
+      PlanarEventRef ref = { p, top->t, (guint32) top->next };
+
+      if (_planar_derive_check_cancelled (dc, error))
+        return FALSE;
+      if (!visit (dc, &ref, &top->track->events[top->next], user_data, error))
+        return FALSE;
+      if (++top->next == top->track->n_events)
+        heap[0] = heap[--n];
+      heap_sift_down (heap, n, 0);
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Other planes: flows only */
+
+gboolean
+_planar_derive_scan_flows_only (DeriveContext  *dc,
+                                guint           p,
+                                GError        **error)
+{
+  const PlanarPlane *plane = &dc->self->planes[p];
+  gboolean is_gpu = g_str_has_prefix (plane->name, "/device:GPU:");
+  EventFacts facts;
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      if (track->derived || planar_line_id_is_derived (track->id))
+        continue;
+      for (gsize i = 0; i < track->n_events; i++)
+        {
+          PlanarEventRef ref = { p, t, (guint32) i };
+
+          if (_planar_derive_check_cancelled (dc, error))
+            return FALSE;
+          _planar_derive_event_facts (dc, plane, &track->events[i], &facts);
+          _planar_derive_collect_flow_ends (dc, &facts, FALSE, is_gpu, &ref, track->events[i].start_ps);
+        }
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The stat names the passes compare against */
+
+void
+_planar_derive_lookup_stat_names (PlanarTrace *self,
+                                  StatNames   *names)
+{
+  PlanarStringTable *strings = self->strings;
+
+  g_mutex_lock (&self->strings_lock);
+  names->kernel_details = planar_string_table_lookup (strings, "kernel_details");
+  names->cuda_graph_exec_id = planar_string_table_lookup (strings, "cuda_graph_exec_id");
+  names->hlo_op = planar_string_table_lookup (strings, "hlo_op");
+  names->hlo_module = planar_string_table_lookup (strings, "hlo_module");
+  names->program_id = planar_string_table_lookup (strings, "program_id");
+  names->tf_op = planar_string_table_lookup (strings, "tf_op");
+  names->group_id = planar_string_table_lookup (strings, "group_id");
+  names->scope_range_id = planar_string_table_lookup (strings, "scope_range_id");
+  names->correlation_id = planar_string_table_lookup (strings, "correlation_id");
+  names->device_id = planar_string_table_lookup (strings, "device_id");
+  names->flow = planar_string_table_lookup (strings, "flow");
+  names->producer_type = planar_string_table_lookup (strings, "_pt");
+  names->producer_id = planar_string_table_lookup (strings, "_p");
+  names->consumer_type = planar_string_table_lookup (strings, "_ct");
+  names->consumer_id = planar_string_table_lookup (strings, "_c");
+  names->is_root = planar_string_table_lookup (strings, "_r");
+  names->is_async = planar_string_table_lookup (strings, "_a");
+  names->source = planar_string_table_lookup (strings, "source");
+  names->graph_type = planar_string_table_lookup (strings, "graph_type");
+  names->iter_num = planar_string_table_lookup (strings, "iter_num");
+  names->step_num = planar_string_table_lookup (strings, "step_num");
+  g_mutex_unlock (&self->strings_lock);
+}

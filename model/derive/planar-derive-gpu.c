@@ -1,0 +1,562 @@
+/* planar-derive-gpu.c: the pass over a `/device:GPU:N` plane: per
+ * stream, XLA Modules, XLA Ops, Framework Ops and Framework Name Scope from
+ * the kernels' annotations; Steps from their group ids; Launch Stats from
+ * the host's launches (XProf's derived_timeline.cc).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-derive-pass-private.h"
+
+#include <string.h>
+
+/* The lines derived from one stream. */
+typedef struct
+{
+  LineBuilder name_scope;
+  LineBuilder framework_ops;
+  LineBuilder modules;
+  LineBuilder xla_ops;
+} StreamLines;
+
+/* A GPU plane's pass: read while the host is read too, finished once the
+ * host's launches and step names are known. */
+struct _GpuPass
+{
+  PlaneContext  ctx;
+  guint         device;
+  NativeLines   native;
+  gint64        start_ns;
+  guint         n_file_tracks;
+  /* Which file tracks to read: those without a derived id. */
+  gboolean     *use;
+  gboolean      any_use;
+  gboolean      annotations;
+  gboolean      steps_wanted;
+  gboolean      flows_wanted;
+  gboolean      propagate_groups;
+  Group         last_group;
+  /* Per file track: its position in XProf's stream order if its lines are
+   * derived, else -1. */
+  gint         *slot;
+  StreamLines  *streams;
+  guint         n_streams;
+  LineBuilder   steps;
+  LineBuilder   launch_stats;
+  /* (metadata, group_id) of each Steps metadata, named once the host is
+   * read. */
+  GArray       *step_groups;
+  GArray       *level_scopes;
+  GArray       *scope_chain;
+};
+
+typedef struct
+{
+  guint32 metadata;
+  gint64  group_id;
+} StepGroup;
+
+/* The XLA Modules metadata of a kernel's module. */
+static guint32
+resolve_module (PlaneContext     *ctx,
+                const EventFacts *facts)
+{
+  gboolean created;
+  guint32 md;
+
+  if (ctx->last_module.data != NULL && _planar_derive_text_equal (ctx->last_module, facts->hlo_module) &&
+      ctx->last_module_has_pid == facts->has_program_id &&
+      (!facts->has_program_id || ctx->last_module_pid == facts->program_id))
+    return ctx->last_module_md;
+
+  g_string_truncate (ctx->scratch, 0);
+  g_string_append_len (ctx->scratch, facts->hlo_module.data, facts->hlo_module.len);
+  if (facts->has_program_id)
+    g_string_append_printf (ctx->scratch, "(%" G_GUINT64_FORMAT ")", facts->program_id);
+  md = _planar_plane_context_find_metadata (ctx, KIND_MODULE, ctx->scratch->str, ctx->scratch->len, &created);
+  if (created)
+    {
+      PlanarEventMetadata *m = _planar_plane_context_get_metadata (ctx, md);
+
+      _planar_derive_metadata_add_text (ctx, m, "hlo_module", facts->hlo_module.data, facts->hlo_module.len);
+      if (facts->has_program_id)
+        _planar_derive_metadata_add_uint (ctx, m, "program_id", facts->program_id);
+    }
+  ctx->last_module = facts->hlo_module;
+  ctx->last_module_has_pid = facts->has_program_id;
+  ctx->last_module_pid = facts->program_id;
+  ctx->last_module_md = md;
+  return md;
+}
+
+/* The XLA Ops metadata of each "::"-separated level of a kernel's hlo_op
+ * (in ctx->pool at value->offset). */
+static const CacheValue *
+resolve_hlo_op (PlaneContext     *ctx,
+                const EventFacts *facts)
+{
+  CacheKey key = { facts->hlo_op, { "", 0 }, facts->has_program_id, facts->program_id };
+  CacheValue value = { 0 };
+  const CacheValue *found;
+  const char *part = facts->hlo_op.data;
+  const char *end = facts->hlo_op.data + facts->hlo_op.len;
+  gsize prefix_len;
+
+  /* Without a program id the module tells ops of different modules apart. */
+  if (!facts->has_program_id)
+    key.b = facts->hlo_module;
+  found = g_hash_table_lookup (ctx->hlo_cache, &key);
+  if (found != NULL)
+    return found;
+
+  /* The module's id first, so that ops of the same name in different
+   * modules stay apart. */
+  g_string_truncate (ctx->scratch, 0);
+  if (facts->has_program_id)
+    g_string_append_printf (ctx->scratch, "%" G_GUINT64_FORMAT "/", facts->program_id);
+  else
+    {
+      g_string_append_len (ctx->scratch, facts->hlo_module.data, facts->hlo_module.len);
+      g_string_append_c (ctx->scratch, '/');
+    }
+  prefix_len = ctx->scratch->len;
+
+  value.offset = ctx->pool->len;
+  while (part <= end && value.n < MAX_LEVELS)
+    {
+      const char *sep = part;
+
+      while (sep + 1 < end && !(sep[0] == ':' && sep[1] == ':'))
+        sep++;
+      if (sep + 1 >= end)
+        sep = end;
+      /* Empty parts ("a::::b") are not levels. */
+      if (sep > part)
+        {
+          gboolean created;
+          guint32 md;
+
+          g_string_truncate (ctx->scratch, prefix_len);
+          g_string_append_len (ctx->scratch, part, sep - part);
+          md = _planar_plane_context_find_metadata (ctx, KIND_HLO_OP, ctx->scratch->str,
+                                                    ctx->scratch->len, &created);
+          if (created)
+            {
+              PlanarEventMetadata *m = _planar_plane_context_get_metadata (ctx, md);
+
+              m->display_name = _planar_derive_intern_len (ctx->self, part, sep - part);
+              _planar_derive_metadata_add_text (ctx, m, "hlo_op", part, sep - part);
+              if (facts->hlo_module.len > 0)
+                _planar_derive_metadata_add_text (ctx, m, "hlo_module", facts->hlo_module.data,
+                                                  facts->hlo_module.len);
+              if (facts->has_program_id)
+                _planar_derive_metadata_add_uint (ctx, m, "program_id", facts->program_id);
+            }
+          g_array_append_val (ctx->pool, md);
+          value.n++;
+        }
+      part = sep + 2;
+    }
+  _planar_plane_context_cache_insert (ctx->hlo_cache, &key, &value);
+  return g_hash_table_lookup (ctx->hlo_cache, &key);
+}
+
+/* XLA Modules and XLA Ops of one kernel (XProf's
+ * DeriveEventsFromAnnotationsForLines). */
+static void
+add_kernel (DeriveContext        *dc,
+            GpuPass              *gp,
+            StreamLines          *sl,
+            const EventFacts     *facts,
+            const PlanarEventRef *ref,
+            gint64                start_ps,
+            gint64                end_ps,
+            Group                 group)
+{
+  PlaneContext *ctx = &gp->ctx;
+  gboolean is_xla_op = FALSE;
+  Scope module_scope = { FALSE, 0 };
+
+  /* The kernel's scope range and its ancestors, innermost first. */
+  g_array_set_size (gp->scope_chain, 0);
+  if (facts->has_scope_range_id && (facts->hlo_module.len > 0 || facts->hlo_op.len > 0))
+    {
+      gint64 id = facts->scope_range_id;
+
+      g_array_append_val (gp->scope_chain, id);
+      while (gp->scope_chain->len < MAX_LEVELS)
+        {
+          gpointer parent;
+          gboolean cycle = FALSE;
+
+          if (dc->scope_parents == NULL ||
+              !g_hash_table_lookup_extended (dc->scope_parents, &id, NULL, &parent))
+            break;
+          id = *(gint64 *) parent;
+          for (guint i = 0; i < gp->scope_chain->len; i++)
+            cycle = cycle || g_array_index (gp->scope_chain, gint64, i) == id;
+          if (cycle)
+            break;
+          g_array_append_val (gp->scope_chain, id);
+        }
+      module_scope.has = TRUE;
+      module_scope.id = g_array_index (gp->scope_chain, gint64, gp->scope_chain->len - 1);
+    }
+
+  if (facts->hlo_module.len > 0)
+    _planar_line_builder_expand_or_add (ctx, &sl->modules, 0, resolve_module (ctx, facts), start_ps, end_ps,
+                                        group, module_scope, ref);
+
+  if (facts->hlo_op.len > 0)
+    {
+      const CacheValue *levels = resolve_hlo_op (ctx, facts);
+
+      if (levels->n > 0)
+        {
+          const Scope *scopes = NULL;
+
+          is_xla_op = TRUE;
+          /* The scope ranges apply level by level when there is one per
+           * level, outermost first. */
+          if (gp->scope_chain->len == levels->n)
+            {
+              g_array_set_size (gp->level_scopes, gp->scope_chain->len);
+              for (guint i = 0; i < gp->scope_chain->len; i++)
+                {
+                  Scope *sc = &g_array_index (gp->level_scopes, Scope, i);
+
+                  sc->has = TRUE;
+                  sc->id = g_array_index (gp->scope_chain, gint64, gp->scope_chain->len - 1 - i);
+                }
+              scopes = (const Scope *) (gpointer) gp->level_scopes->data;
+            }
+          _planar_line_builder_expand_or_add_levels (ctx, &sl->xla_ops,
+                                                     &g_array_index (ctx->pool, guint32, levels->offset),
+                                                     levels->n, start_ps, end_ps, group, scopes, ref);
+        }
+    }
+
+  /* An XLA op's framework op would come from its HLO instruction (not
+   * resolved here, see the top of the file); other kernels have theirs in
+   * tf_op. */
+  if (!is_xla_op && facts->tf_op.len > 0)
+    _planar_derive_add_framework_op (ctx, &sl->name_scope, &sl->framework_ops, facts->tf_op, start_ps, end_ps,
+                                     group, ref);
+}
+
+static gboolean
+visit_gpu_event (DeriveContext        *dc,
+                 const PlanarEventRef *ref,
+                 const PlanarEvent    *event,
+                 gpointer              user_data,
+                 GError              **error)
+{
+  GpuPass *gp = user_data;
+  const PlanarPlane *plane = gp->ctx.plane;
+  gint64 start_ps = event->start_ps, end_ps = event->start_ps + event->duration_ps;
+  static const Scope no_scope = { FALSE, 0 };
+  EventFacts facts;
+  Group group;
+  gint slot;
+
+  _planar_derive_event_facts (dc, plane, event, &facts);
+  if (gp->flows_wanted)
+    _planar_derive_collect_flow_ends (dc, &facts, FALSE, TRUE, ref, start_ps);
+
+  /* XProf first gives events without a group the latest group seen
+   * before them (ProcessUngroupedEvents). */
+  if (facts.has_group_id)
+    {
+      gp->last_group.has = TRUE;
+      gp->last_group.id = facts.group_id;
+    }
+  else if (gp->propagate_groups && gp->last_group.has)
+    {
+      facts.has_group_id = TRUE;
+      facts.group_id = gp->last_group.id;
+    }
+  group.has = facts.has_group_id;
+  group.id = facts.group_id;
+
+  if (gp->steps_wanted && group.has)
+    {
+      PlaneContext *ctx = &gp->ctx;
+      guint32 md = ctx->last_step_md;
+
+      if (!ctx->has_last_step || ctx->last_step != group.id)
+        {
+          char buf[32];
+          gboolean created;
+
+          g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, group.id);
+          md = _planar_plane_context_find_metadata (ctx, KIND_STEP, buf, strlen (buf), &created);
+          if (created)
+            {
+              StepGroup sg = { md, group.id };
+
+              _planar_derive_metadata_add_int (ctx, _planar_plane_context_get_metadata (ctx, md),
+                                               "group_id", group.id);
+              g_array_append_val (gp->step_groups, sg);
+            }
+          ctx->has_last_step = TRUE;
+          ctx->last_step = group.id;
+          ctx->last_step_md = md;
+        }
+      _planar_line_builder_expand_or_add (&gp->ctx, &gp->steps, 0, md, start_ps, end_ps, group, no_scope,
+                                          ref);
+    }
+
+  slot = gp->slot[ref->track];
+  if (gp->annotations && slot >= 0 && (facts.kernel || facts.graph_exec))
+    add_kernel (dc, gp, &gp->streams[slot], &facts, ref, start_ps, end_ps, group);
+  return TRUE;
+}
+
+typedef struct
+{
+  guint  t;
+  guint64 n;
+  gboolean compute;
+} StreamOrder;
+
+static int
+compare_streams (gconstpointer a,
+                 gconstpointer b)
+{
+  const StreamOrder *x = a, *y = b;
+
+  /* Compute streams first, then the busiest; file order breaks ties. */
+  if (x->compute != y->compute)
+    return x->compute ? -1 : 1;
+  if (x->n != y->n)
+    return x->n > y->n ? -1 : 1;
+  return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int
+compare_launch_groups (gconstpointer a,
+                       gconstpointer b)
+{
+  gint64 x = **(gint64 * const *) a, y = **(gint64 * const *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Launch Stats of GPU @device (XProf's DeriveEventsFromHostTrace). */
+static void
+build_launch_stats (DeriveContext *dc,
+                    PlaneContext  *ctx,
+                    guint          device,
+                    LineBuilder   *b)
+{
+  GHashTable *groups = dc->launches[device];
+  g_autofree gpointer *keys = NULL;
+  guint n = 0;
+
+  keys = g_hash_table_get_keys_as_array (groups, &n);
+  qsort (keys, n, sizeof (gpointer), compare_launch_groups);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 group_id = *(gint64 *) keys[i];
+      const LaunchGroup *lg = g_hash_table_lookup (groups, keys[i]);
+      const char *gname = _planar_derive_group_name (dc, group_id);
+      PlanarEventMetadata *m;
+      Group group = { TRUE, group_id };
+      g_autofree char *name = NULL;
+      guint32 md;
+
+      /* XProf names the event after the step group; without a root event
+       * naming the group, its number stands in. */
+      if (gname != NULL)
+        name = g_strdup_printf ("Launch Stats for %s", gname);
+      else
+        name = g_strdup_printf ("Launch Stats for %" G_GINT64_FORMAT, group_id);
+      /* One metadata per event: the figures are per group. */
+      md = _planar_plane_context_add_metadata (ctx, _planar_derive_intern (dc->self, name), NULL);
+      m = _planar_plane_context_get_metadata (ctx, md);
+      m->display_name = m->name;
+      _planar_derive_metadata_add_int (ctx, m, "group_id", group_id);
+      _planar_derive_metadata_add_uint (ctx, m, "num_launches", lg->count);
+      _planar_derive_metadata_add_double (ctx, m, "max_launch_time_us", (double) lg->max_ps / 1e6);
+      _planar_derive_metadata_add_double (ctx, m, "avg_launch_time_us",
+                                          (double) lg->sum_ps / (double) lg->count / 1e6);
+      _planar_plane_context_add_event (ctx, b->events, lg->start_ps, lg->end_ps, md, group, &lg->first);
+    }
+}
+
+void
+_planar_gpu_pass_free (GpuPass *gp)
+{
+  for (guint k = 0; k < gp->n_streams; k++)
+    {
+      _planar_line_builder_clear (&gp->streams[k].name_scope);
+      _planar_line_builder_clear (&gp->streams[k].framework_ops);
+      _planar_line_builder_clear (&gp->streams[k].modules);
+      _planar_line_builder_clear (&gp->streams[k].xla_ops);
+    }
+  _planar_line_builder_clear (&gp->steps);
+  _planar_line_builder_clear (&gp->launch_stats);
+  g_free (gp->streams);
+  g_free (gp->slot);
+  g_free (gp->use);
+  g_array_unref (gp->step_groups);
+  g_array_unref (gp->level_scopes);
+  g_array_unref (gp->scope_chain);
+  _planar_plane_context_clear (&gp->ctx);
+  g_free (gp);
+}
+
+/* Sets up the pass over GPU plane @p: which lines to derive, and for
+ * which streams. */
+GpuPass *
+_planar_gpu_pass_new (DeriveContext *dc,
+                      guint          p,
+                      guint          device)
+{
+  PlanarTrace *self = dc->self;
+  PlanarPlane *plane = &self->planes[p];
+  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (StreamOrder));
+  GpuPass *gp = g_new0 (GpuPass, 1);
+
+  _planar_plane_context_init (&gp->ctx, self, p, dc->sources, _planar_derive_plane_quota (dc, p));
+  gp->device = device;
+  gp->n_file_tracks = plane->n_tracks;
+  gp->start_ns = _planar_derive_plane_start_ns (plane, plane->n_lines);
+  _planar_derive_find_native_lines (plane, gp->n_file_tracks, &gp->native);
+  gp->annotations = !gp->native.framework && !gp->native.xla && !gp->native.source &&
+                    !gp->native.device_derived &&
+                    (_planar_derive_plane_has_stat (self, p, dc->names.kernel_details) ||
+                     _planar_derive_plane_has_stat (self, p, dc->names.cuda_graph_exec_id));
+  gp->steps_wanted = !gp->native.steps && _planar_derive_plane_has_stat (self, p, dc->names.group_id);
+  gp->propagate_groups = _planar_derive_plane_has_stat (self, p, dc->names.group_id);
+  gp->flows_wanted = _planar_derive_plane_wants_flows (dc, p);
+  gp->use = g_new0 (gboolean, MAX (gp->n_file_tracks, 1));
+  gp->slot = g_new (gint, MAX (gp->n_file_tracks, 1));
+  gp->step_groups = g_array_new (FALSE, FALSE, sizeof (StepGroup));
+  gp->level_scopes = g_array_new (FALSE, FALSE, sizeof (Scope));
+  gp->scope_chain = g_array_new (FALSE, FALSE, sizeof (gint64));
+  _planar_line_builder_init (&gp->steps, self, PLANAR_LINE_ID_STEPS,
+                             _planar_derive_intern (self, "Steps"), G_MAXUINT, FALSE);
+  _planar_line_builder_init (&gp->launch_stats, self, PLANAR_LINE_ID_LAUNCH_STATS,
+                             _planar_derive_intern (self, "Launch Stats"), G_MAXUINT, FALSE);
+
+  /* XProf's streams are the plane's lines without a derived id, compute
+   * streams first, then by number of events; at most 16 get lines. */
+  for (guint t = 0; t < gp->n_file_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      gp->slot[t] = -1;
+      if (planar_line_id_is_derived (track->id))
+        continue;
+      gp->use[t] = TRUE;
+      gp->any_use = gp->any_use || track->n_events > 0;
+      if (gp->annotations)
+        {
+          StreamOrder so = { 0 };
+
+          so.t = t;
+          so.n = track->n_events + track->n_aggregated;
+          so.compute = strstr (track->name, "Compute") != NULL;
+
+          g_array_append_val (order, so);
+        }
+    }
+  g_array_sort (order, compare_streams);
+  gp->n_streams = MIN (order->len, PLANAR_DERIVED_MAX_STREAMS);
+  gp->streams = g_new0 (StreamLines, MAX (gp->n_streams, 1));
+  for (guint k = 0; k < gp->n_streams; k++)
+    {
+      const StreamOrder *so = &g_array_index (order, StreamOrder, k);
+      const PlanarTrack *stream = &plane->tracks[so->t];
+      StreamLines *sl = &gp->streams[k];
+      gint64 base = PLANAR_LINE_ID_DEVICE_DERIVED_MIN +
+                    (gint64) k * PLANAR_DERIVED_LINES_PER_STREAM;
+      /* XProf's display order: each stream, then its lines in id order,
+       * numbered from 1 (only the derived lines take these numbers here;
+       * the file's lines keep their own). */
+      gint64 position = 1 + (gint64) k * PLANAR_DERIVED_LINES_PER_STREAM;
+      g_autofree char *suffix = g_strdup_printf (" - from #%" G_GINT64_FORMAT, stream->id);
+      g_autofree char *n_scope = g_strconcat ("Framework Name Scope", suffix, NULL);
+      g_autofree char *n_ops = g_strconcat ("Framework Ops", suffix, NULL);
+      g_autofree char *n_modules = g_strconcat ("XLA Modules", suffix, NULL);
+      g_autofree char *n_xla = g_strconcat ("XLA Ops", suffix, NULL);
+
+      gp->slot[so->t] = (gint) k;
+      _planar_line_builder_init (&sl->name_scope, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE,
+                                 _planar_derive_intern (self, n_scope), so->t, FALSE);
+      _planar_line_builder_init (&sl->framework_ops, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS,
+                                 _planar_derive_intern (self, n_ops), so->t, FALSE);
+      _planar_line_builder_init (&sl->modules, self, base + PLANAR_DERIVED_OFFSET_XLA_MODULES,
+                                 _planar_derive_intern (self, n_modules), so->t, FALSE);
+      _planar_line_builder_init (&sl->xla_ops, self, base + PLANAR_DERIVED_OFFSET_XLA_OPS,
+                                 _planar_derive_intern (self, n_xla), so->t, FALSE);
+      sl->name_scope.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE;
+      sl->framework_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS;
+      sl->modules.display_id = position + 1 + PLANAR_DERIVED_OFFSET_XLA_MODULES;
+      sl->xla_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_XLA_OPS;
+      _planar_line_builder_add_dependent (&sl->name_scope, &sl->framework_ops);
+      _planar_line_builder_add_dependent (&sl->modules, &sl->name_scope);
+      _planar_line_builder_add_dependent (&sl->modules, &sl->xla_ops);
+    }
+  return gp;
+}
+
+gboolean
+_planar_gpu_pass_scan (DeriveContext  *dc,
+                       GpuPass        *gp,
+                       GError        **error)
+{
+  if (!gp->any_use || !(gp->annotations || gp->steps_wanted || gp->flows_wanted))
+    return TRUE;
+  return _planar_derive_visit_sorted (dc, gp->ctx.p, gp->use, gp->n_file_tracks, visit_gpu_event, gp, error);
+}
+
+/* Names the steps, adds the Launch Stats and publishes the lines, once
+ * @dc holds the host's group names and launches. */
+gboolean
+_planar_gpu_pass_finish (DeriveContext  *dc,
+                         GpuPass        *gp,
+                         gint64          host_start_ns,
+                         gboolean        has_host,
+                         GError        **error)
+{
+  g_autoptr(GPtrArray) builders = g_ptr_array_new ();
+  g_autoptr(GArray) timestamps = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint i = 0; i < gp->step_groups->len; i++)
+    {
+      const StepGroup *sg = &g_array_index (gp->step_groups, StepGroup, i);
+      const char *gname = _planar_derive_group_name (dc, sg->group_id);
+
+      if (gname != NULL)
+        _planar_derive_metadata_add_text (&gp->ctx,
+                                          _planar_plane_context_get_metadata (&gp->ctx, sg->metadata),
+                                          "step_name", gname, strlen (gname));
+    }
+
+  for (guint k = 0; k < gp->n_streams; k++)
+    {
+      StreamLines *sl = &gp->streams[k];
+      LineBuilder *lines[] = { &sl->name_scope, &sl->framework_ops, &sl->modules, &sl->xla_ops };
+
+      for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+        {
+          g_ptr_array_add (builders, lines[i]);
+          g_array_append_val (timestamps, gp->start_ns);
+        }
+    }
+  g_ptr_array_add (builders, &gp->steps);
+  g_array_append_val (timestamps, gp->start_ns);
+
+  if (has_host && !gp->native.launch_stats && g_hash_table_size (dc->launches[gp->device]) > 0)
+    {
+      gint64 launch_start_ns = MIN (gp->start_ns, host_start_ns);
+
+      build_launch_stats (dc, &gp->ctx, gp->device, &gp->launch_stats);
+      g_ptr_array_add (builders, &gp->launch_stats);
+      g_array_append_val (timestamps, launch_start_ns);
+    }
+
+  return _planar_derive_publish_lines (dc, &gp->ctx, (LineBuilder **) builders->pdata, builders->len,
+                                       (gint64 *) (gpointer) timestamps->data, error);
+}

@@ -1,0 +1,516 @@
+/* planar-derive-pass-private.h: what the files of the derive pass share.
+ *
+ * The pass (see planar-derive.c for what it computes and in which order)
+ * is split by what each part reads:
+ *
+ *  planar-derive-facts.c      the stats of an event that matter (EventFacts),
+ *                             flow ends, visiting a plane in time order,
+ *                             planes read for flows only
+ *  planar-op-name.c           framework op names (a pure parser)
+ *  planar-derive-builder.c    a plane's new metadata and a derived line
+ *                             being built (XProf's DerivedXLineBuilder)
+ *  planar-derive-framework.c  the Framework Name Scope / Ops lines of an op
+ *  planar-derive-publish.c    what lines a plane has, and publishing new ones
+ *  planar-derive-host.c       the host plane: launches, step group names
+ *  planar-derive-gpu.c        GPU planes
+ *  planar-derive-tpu.c        TPU planes
+ *  planar-derive.c            the two rounds of jobs (orchestration)
+ *  planar-derive-sources.c    the table of derived sources: queries, cache
+ *
+ * Only those files include this header; the rest of the model sees
+ * planar-derive-private.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-trace-private.h"
+
+#include "planar-counters-private.h"
+#include "planar-derive-private.h"
+#include "planar-flows-private.h"
+
+G_BEGIN_DECLS
+
+/* How often the passes look at the cancellable. */
+#define CHECK_EVERY 4096
+
+/* What a derived event costs: the event, its entry in the table of
+ * sources, and a share of the indices the loader builds over the track. */
+#define DERIVED_EVENT_COST (sizeof (PlanarEvent) + 24 + 8)
+
+/* Nesting levels kept per derived line: an `hlo_op` or a name scope with
+ * more parts than this is cut (a real one has a handful; a damaged one
+ * could otherwise make every kernel cost as much as its text). */
+#define MAX_LEVELS 128
+
+/* What PlanarEvent.source of a derived event points at: entry
+ * (source & SOURCE_INDEX_MASK) of the table of plane (source >> 40), each
+ * plane having its own so that planes derive in parallel. */
+typedef struct
+{
+  PlanarEventRef ref;
+  guint32        has_group_id;
+  gint64         group_id;
+} DerivedSource;
+
+G_STATIC_ASSERT (sizeof (DerivedSource) == 24);
+
+#define SOURCE_PLANE_SHIFT 40
+#define SOURCE_INDEX_MASK  ((G_GUINT64_CONSTANT (1) << SOURCE_PLANE_SHIFT) - 1)
+
+/* The interned stat names the passes compare against (by address); NULL
+ * when the trace has no such name at all. */
+typedef struct
+{
+  const char *kernel_details;
+  const char *cuda_graph_exec_id;
+  const char *hlo_op;
+  const char *hlo_module;
+  const char *program_id;
+  const char *tf_op;
+  const char *group_id;
+  const char *scope_range_id;
+  const char *correlation_id;
+  const char *device_id;
+  const char *flow;
+  const char *producer_type;
+  const char *producer_id;
+  const char *consumer_type;
+  const char *consumer_id;
+  const char *is_root;
+  const char *is_async;
+  const char *source;
+  const char *graph_type;
+  const char *iter_num;
+  const char *step_num;
+} StatNames;
+
+typedef struct
+{
+  const char *data;
+  gsize       len;
+} Text;
+
+typedef struct
+{
+  gboolean kernel;
+  gboolean graph_exec;
+  gboolean is_root;
+  gboolean is_async;
+  Text     hlo_op;
+  Text     hlo_module;
+  Text     tf_op;
+  Text     source;
+  Text     graph_type;
+  gboolean has_program_id;
+  guint64  program_id;
+  gboolean has_group_id;
+  gint64   group_id;
+  gboolean has_scope_range_id;
+  gint64   scope_range_id;
+  gboolean has_correlation_id;
+  guint64  correlation_id;
+  gboolean has_device_id;
+  guint64  device_id;
+  gboolean has_flow;
+  guint64  flow;
+  gboolean has_producer_type;
+  guint64  producer_type;
+  gboolean has_producer_id;
+  guint64  producer_id;
+  gboolean has_consumer_type;
+  guint64  consumer_type;
+  gboolean has_consumer_id;
+  guint64  consumer_id;
+  gboolean has_iter_num;
+  gint64   iter_num;
+  gboolean has_step_num;
+  gint64   step_num;
+} EventFacts;
+
+typedef enum
+{
+  KIND_MODULE,
+  KIND_HLO_OP,
+  KIND_TF_OP,
+  KIND_NAME_SCOPE,
+  KIND_SOURCE,
+  KIND_STEP,
+  N_KINDS
+} MetadataKind;
+
+typedef struct
+{
+  PlanarTrace  *self;
+  guint         p;
+  PlanarPlane  *plane;
+  /* The plane's table of derived sources. */
+  PlanarSpillArray *sources;
+  /* The derived events this plane may still add (its share of the trace's
+   * budget, by its number of events, so that which plane gets what does
+   * not depend on threads), and whether it ran out. */
+  guint64       quota;
+  gboolean      over_budget;
+  /* New PlanarEventMetadata, installed at plane->metadata[first_metadata]
+   * once the plane is done. */
+  GArray       *metadata;
+  guint         first_metadata;
+  /* Per kind: interned name -> index + 1 in the plane's metadata. */
+  GHashTable   *by_name[N_KINDS];
+  GString      *scratch;
+  GString      *scratch2;
+  /* What an `hlo_op` (with its module) or a `tf_op` resolves to: a
+   * CacheKey -> CacheValue, whose metadata lists live in @pool. Kernels
+   * repeat the same few hundred ops, so most resolve with one lookup. */
+  GHashTable   *hlo_cache;
+  GHashTable   *tf_cache;
+  GArray       *pool;
+  /* The last module and step seen: kernels come in runs of one. */
+  Text          last_module;
+  gboolean      last_module_has_pid;
+  guint64       last_module_pid;
+  guint32       last_module_md;
+  gboolean      has_last_step;
+  gint64        last_step;
+  guint32       last_step_md;
+} PlaneContext;
+
+typedef struct
+{
+  Text     a;
+  Text     b;
+  gboolean has_num;
+  guint64  num;
+} CacheKey;
+
+typedef struct
+{
+  guint32 offset;
+  guint32 n;
+  guint32 md;
+} CacheValue;
+
+/* The group an event belongs to, if any. */
+typedef struct
+{
+  gboolean has;
+  gint64   id;
+} Group;
+
+/* An optional scope_range_id, which XProf also compares before merging. */
+typedef struct
+{
+  gboolean has;
+  gint64   id;
+} Scope;
+
+typedef struct
+{
+  /* Index in the builder's events; -1 when the level has no open event. */
+  gssize  event;
+  guint32 metadata;
+  Group   group;
+  Scope   scope;
+} LevelState;
+
+typedef struct _LineBuilder LineBuilder;
+
+/* One derived line being built: XProf's DerivedXLineBuilder. */
+struct _LineBuilder
+{
+  gint64       id;
+  gint64       display_id;
+  const char  *name;
+  /* The stream it is derived from, or G_MAXUINT. */
+  guint        source_track;
+  /* Off GPU planes, events without a group merge only across small gaps. */
+  gboolean     gap_check;
+  PlanarSpillArray *events;
+  GArray      *levels;
+  /* Lines whose open events end when this line's outermost one does. */
+  LineBuilder *dependents[2];
+  guint        n_dependents;
+};
+
+typedef struct
+{
+  gint64         start_ps;
+  gint64         end_ps;
+  PlanarEventRef first;
+  guint64        count;
+  gint64         max_ps;
+  /* An integer, so that adding up per-thread partial sums in any order
+   * gives the same average. */
+  gint64         sum_ps;
+} LaunchGroup;
+
+typedef struct
+{
+  gint64         start_ps;
+  PlanarEventRef ref;
+  /* Interned. */
+  const char    *name;
+} GroupRoot;
+
+/* What a pass over one plane works with. The shared parts are read-only
+ * while planes derive in parallel; each plane's pass has its own copy of
+ * the rest. */
+typedef struct
+{
+  PlanarTrace       *self;
+  GCancellable      *cancellable;
+  StatNames          names;
+  guint64            host_id;
+  /* The `/device:GPU:` planes in file order: XProf's device index. */
+  GArray            *gpu_planes;
+  /* group_id -> GroupRoot of the group's earliest root event. */
+  GHashTable        *group_roots;
+  /* Per GPU (by index in @gpu_planes): group_id -> LaunchGroup. */
+  GHashTable       **launches;
+  /* scope_range_id -> parent, from `/host:__ScopeRangeCallStack__`. */
+  GHashTable        *scope_parents;
+  /* The bytes derived events may take, shared out among the planes by
+   * their number of events. */
+  gint64             budget;
+  guint64            budget_weight;
+
+  /* Per pass: the plane, its table of derived sources, the reused stats
+   * array, the flow ends found and the events seen. */
+  guint              p;
+  PlanarSpillArray  *sources;
+  GArray            *stats;
+  PlanarFlowBuilder *flows;
+  guint64            n_seen;
+} DeriveContext;
+
+typedef gboolean (*EventVisitor) (DeriveContext        *dc,
+                                  const PlanarEventRef *ref,
+                                  const PlanarEvent    *event,
+                                  gpointer              user_data,
+                                  GError              **error);
+
+/* What a plane already has, so that lines XProf (or the profiler) wrote
+ * into the file are not derived a second time: the TensorFlow profiler
+ * saves `TensorFlow Ops`, `TensorFlow Name Scope` and `Steps`, TPU planes
+ * come with native `XLA Modules`, `XLA Ops` and `Steps`. */
+typedef struct
+{
+  gboolean steps;
+  gboolean launch_stats;
+  gboolean framework;
+  gboolean xla;
+  gboolean source;
+  gboolean device_derived;
+} NativeLines;
+
+/* A GPU plane's pass (planar-derive-gpu.c). */
+typedef struct _GpuPass GpuPass;
+
+/* planar-derive-facts.c */
+
+gboolean _planar_derive_stat_int (const PlanarStat *stat,
+                                  guint64          *value);
+gboolean _planar_derive_check_cancelled (DeriveContext  *dc,
+                                         GError        **error);
+void _planar_derive_event_facts (DeriveContext     *dc,
+                                 const PlanarPlane *plane,
+                                 const PlanarEvent *event,
+                                 EventFacts        *facts);
+gboolean _planar_derive_plane_has_stat (PlanarTrace *self,
+                                        guint        p,
+                                        const char  *name);
+void _planar_derive_collect_flow_ends (DeriveContext        *dc,
+                                       const EventFacts     *facts,
+                                       gboolean              is_host,
+                                       gboolean              is_gpu,
+                                       const PlanarEventRef *ref,
+                                       gint64                start_ps);
+gboolean _planar_derive_plane_wants_flows (DeriveContext *dc,
+                                           guint          p);
+gboolean _planar_derive_visit_sorted (DeriveContext   *dc,
+                                      guint            p,
+                                      const gboolean  *use,
+                                      guint            n_tracks,
+                                      EventVisitor     visit,
+                                      gpointer         user_data,
+                                      GError         **error);
+gboolean _planar_derive_scan_flows_only (DeriveContext  *dc,
+                                         guint           p,
+                                         GError        **error);
+void _planar_derive_lookup_stat_names (PlanarTrace *self,
+                                       StatNames   *names);
+
+/* planar-derive-builder.c */
+
+gboolean _planar_derive_text_equal (Text x,
+                                    Text y);
+const char *_planar_derive_intern_len (PlanarTrace *self,
+                                       const char  *s,
+                                       gsize        len);
+const char *_planar_derive_intern (PlanarTrace *self,
+                                   const char  *s);
+void _planar_plane_context_init (PlaneContext *ctx,
+                                 PlanarTrace  *self,
+                                 guint         p,
+                                 PlanarSpillArray *sources,
+                                 guint64       quota);
+void _planar_plane_context_clear (PlaneContext *ctx);
+void _planar_plane_context_cache_insert (GHashTable       *cache,
+                                         const CacheKey   *key,
+                                         const CacheValue *value);
+guint32 _planar_plane_context_add_metadata (PlaneContext *ctx,
+                                            const char   *name,
+                                            const char   *display_name);
+PlanarEventMetadata *_planar_plane_context_get_metadata (PlaneContext *ctx,
+                                                         guint32       index);
+guint32 _planar_plane_context_find_metadata (PlaneContext *ctx,
+                                             MetadataKind  kind,
+                                             const char   *name,
+                                             gsize         len,
+                                             gboolean     *created);
+void _planar_derive_metadata_add_text (PlaneContext        *ctx,
+                                       PlanarEventMetadata *md,
+                                       const char          *name,
+                                       const char          *value,
+                                       gsize                len);
+void _planar_derive_metadata_add_int (PlaneContext        *ctx,
+                                      PlanarEventMetadata *md,
+                                      const char          *name,
+                                      gint64               value);
+void _planar_derive_metadata_add_uint (PlaneContext        *ctx,
+                                       PlanarEventMetadata *md,
+                                       const char          *name,
+                                       guint64              value);
+void _planar_derive_metadata_add_double (PlaneContext        *ctx,
+                                         PlanarEventMetadata *md,
+                                         const char          *name,
+                                         double               value);
+void _planar_line_builder_init (LineBuilder *b,
+                                PlanarTrace *self,
+                                gint64       id,
+                                const char  *name,
+                                guint        source_track,
+                                gboolean     gap_check);
+void _planar_line_builder_clear (LineBuilder *b);
+void _planar_line_builder_add_dependent (LineBuilder *b,
+                                         LineBuilder *dependent);
+gssize _planar_plane_context_add_event (PlaneContext         *ctx,
+                                        PlanarSpillArray     *events,
+                                        gint64                start_ps,
+                                        gint64                end_ps,
+                                        guint32               metadata,
+                                        Group                 group,
+                                        const PlanarEventRef *ref);
+void _planar_line_builder_expand_or_add (PlaneContext         *ctx,
+                                         LineBuilder          *b,
+                                         guint                 level,
+                                         guint32               metadata,
+                                         gint64                start_ps,
+                                         gint64                end_ps,
+                                         Group                 group,
+                                         Scope                 scope,
+                                         const PlanarEventRef *ref);
+void _planar_line_builder_expand_or_add_levels (PlaneContext         *ctx,
+                                                LineBuilder          *b,
+                                                const guint32        *metadata,
+                                                guint                 n_levels,
+                                                gint64                start_ps,
+                                                gint64                end_ps,
+                                                Group                 group,
+                                                const Scope          *scopes,
+                                                const PlanarEventRef *ref);
+
+/* planar-derive-framework.c */
+
+void _planar_derive_add_framework_op (PlaneContext         *ctx,
+                                      LineBuilder          *name_scope,
+                                      LineBuilder          *framework_ops,
+                                      Text                  full,
+                                      gint64                start_ps,
+                                      gint64                end_ps,
+                                      Group                 group,
+                                      const PlanarEventRef *ref);
+
+/* planar-derive-publish.c */
+
+gint64 _planar_derive_plane_start_ns (const PlanarPlane *plane,
+                                      guint              n_file_lines);
+gboolean _planar_derive_publish_lines (DeriveContext  *dc,
+                                       PlaneContext   *ctx,
+                                       LineBuilder   **builders,
+                                       guint           n_builders,
+                                       gint64         *timestamps_ns,
+                                       GError        **error);
+void _planar_derive_find_native_lines (const PlanarPlane *plane,
+                                       guint              n_file_tracks,
+                                       NativeLines       *native);
+
+/* planar-derive-host.c */
+
+gboolean _planar_derive_host_plane_wanted (DeriveContext *dc,
+                                           guint          p);
+void _planar_derive_merge_launches (GHashTable **dst,
+                                    GHashTable **src,
+                                    guint        n_gpus);
+void _planar_derive_merge_group_roots (GHashTable *dst,
+                                       GHashTable *src);
+gboolean _planar_derive_scan_host_track (DeriveContext  *dc,
+                                         guint           p,
+                                         guint           t,
+                                         GError        **error);
+const char *_planar_derive_group_name (DeriveContext *dc,
+                                       gint64         group_id);
+GHashTable **_planar_derive_launch_tables_new (guint n_gpus);
+void _planar_derive_launch_tables_free (GHashTable **tables,
+                                        guint        n_gpus);
+
+/* planar-derive-gpu.c */
+
+void _planar_gpu_pass_free (GpuPass *gp);
+GpuPass *_planar_gpu_pass_new (DeriveContext *dc,
+                               guint          p,
+                               guint          device);
+gboolean _planar_gpu_pass_scan (DeriveContext  *dc,
+                                GpuPass        *gp,
+                                GError        **error);
+gboolean _planar_gpu_pass_finish (DeriveContext  *dc,
+                                  GpuPass        *gp,
+                                  gint64          host_start_ns,
+                                  gboolean        has_host,
+                                  GError        **error);
+
+/* planar-derive-tpu.c */
+
+gboolean _planar_derive_is_tensor_core_plane (const char *name);
+gboolean _planar_derive_tpu_plane (DeriveContext  *dc,
+                                   guint           p,
+                                   GError        **error);
+
+/* planar-derive.c */
+
+guint64 _planar_derive_plane_quota (const DeriveContext *dc,
+                                    guint                p);
+PlanarSpillArray *_planar_derive_sources_new (PlanarTrace *self);
+void _planar_derive_sources_free (gpointer data);
+gboolean _planar_trace_derive (PlanarTrace   *self,
+                               GCancellable  *cancellable,
+                               GError       **error);
+
+/* planar-derive-sources.c */
+
+void _planar_trace_add_derived_stats (PlanarTrace       *self,
+                                      const PlanarEvent *event,
+                                      GArray            *out,
+                                      guint              first);
+void _planar_trace_serialize_derived_sources (PlanarTrace    *self,
+                                              guint           p,
+                                              PlanarByteSink  sink,
+                                              gpointer        data);
+gboolean _planar_trace_restore_derived_sources (PlanarTrace   *self,
+                                                guint          p,
+                                                const guint8  *data,
+                                                gsize          len,
+                                                GError       **error);
+void _planar_trace_clear_derived (PlanarTrace *self);
+G_END_DECLS

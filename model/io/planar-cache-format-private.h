@@ -1,0 +1,105 @@
+/* planar-cache-format-private.h: what the files of the cached index share:
+ * the file's layout and the calls between them.
+ *
+ *  planar-cache.c          settings, and writing later (a GTask)
+ *  planar-cache-key.c      the content key (hashes of the profile's bytes)
+ *  planar-cache-write.c    writing a cache file
+ *  planar-cache-restore.c  reading one back into a trace
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-cache-private.h"
+#include "planar-trace-private.h"
+
+G_BEGIN_DECLS
+
+#define MAGIC "PLNRIDX1"
+/* 2: the key holds the content hash. */
+#define VERSION 2
+#define SUFFIX ".planar-index"
+#define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
+#define ZSTD_LEVEL 1
+/* As the decoder: past this, pages read are dropped from the process. */
+#define PLANAR_CACHE_DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
+
+enum
+{
+  SECTION_META = 1,
+  SECTION_TRACK,
+  SECTION_SOURCES,
+  SECTION_FLOWS,
+};
+
+typedef struct
+{
+  char    magic[8];
+  guint32 version;
+  guint32 header_size;
+  guint32 event_size;
+  guint32 n_sections;
+  guint64 source_size;
+  /* Kept for information: the content decides, not the time. */
+  gint64  source_mtime_ns;
+  gint64  time_offset_ps;
+  /* XXH3-128 of the profile's bytes (content_hash ()), canonical form. */
+  guint8  content_hash[16];
+  guint8  digest[32];
+} Header;
+
+typedef struct
+{
+  guint32 kind;
+  guint32 plane;
+  guint32 track;
+  guint32 reserved;
+  guint64 offset;
+  guint64 size;
+  guint64 raw_size;
+} Section;
+
+typedef struct
+{
+  guint64 index;
+  gint64  children_ps;
+} ChildTime;
+
+
+/* One XLine's bytes in the file. */
+typedef struct
+{
+  guint64 offset;
+  guint64 size;
+  guint   plane;
+  guint   line;
+} LineRange;
+
+/* planar-cache.c */
+
+/* Whether planar_cache_cancel() is stopping the writes. */
+gboolean _planar_cache_writes_cancelled (void);
+
+/* planar-cache-key.c */
+
+/* The file's lines, in file order (a GArray of LineRange). Before the
+ * tracks are planned (@planned FALSE) the planes hold only those; after,
+ * the derived ones follow them. */
+GArray  *_planar_cache_line_ranges    (PlanarTrace  *self,
+                                       gboolean      planned);
+/* Combines the lines' hashes (@ranges, in file order) with the bytes
+ * between them into @out. */
+void     _planar_cache_content_hash   (PlanarTrace  *self,
+                                       GArray       *ranges,
+                                       guint8        out[16]);
+
+/* planar-cache-write.c */
+
+/* Writes @self's cache file for @content (its content key), on the
+ * calling thread: through a temporary file and a rename, then evicting
+ * past the cap. */
+gboolean _planar_cache_store_file     (PlanarTrace   *self,
+                                       const guint8   content[16],
+                                       GError       **error);
+
+G_END_DECLS

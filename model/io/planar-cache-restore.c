@@ -1,0 +1,921 @@
+/* planar-cache-restore.c: reading a cache file back into a trace (the
+ * layout is described at the top of planar-cache.c). Every track is
+ * restored in the model's worker pool.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-cache-format-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <zstd.h>
+
+#include "planar-counters-private.h"
+#include "planar-derive-private.h"
+#include "planar-flows-private.h"
+#include "planar-mapping.h"
+#include "planar-mapping-private.h"
+#include "planar-parallel.h"
+#include "planar-string-table.h"
+
+static gint n_restored;
+
+/* Bytes in */
+
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  gboolean      ok;
+  PlanarTrace  *trace;
+} Reader;
+
+static gboolean
+get (Reader *r,
+     void   *out,
+     gsize   len)
+{
+  if (!r->ok || (gsize) (r->end - r->p) < len)
+    {
+      r->ok = FALSE;
+      memset (out, 0, len);
+      return FALSE;
+    }
+  memcpy (out, r->p, len);
+  r->p += len;
+  return TRUE;
+}
+
+static guint32
+get_u32 (Reader *r)
+{
+  guint32 v;
+
+  get (r, &v, sizeof v);
+  return v;
+}
+
+static guint64
+get_u64 (Reader *r)
+{
+  guint64 v;
+
+  get (r, &v, sizeof v);
+  return v;
+}
+
+static gint64
+get_i64 (Reader *r)
+{
+  return (gint64) get_u64 (r);
+}
+
+/* An interned copy of the next string; @len_out its length. */
+static const char *
+get_str (Reader *r,
+         gsize  *len_out)
+{
+  guint64 len = get_u64 (r);
+  const char *s;
+
+  if (!r->ok || len > (guint64) (r->end - r->p))
+    {
+      r->ok = FALSE;
+      return "";
+    }
+  g_mutex_lock (&r->trace->strings_lock);
+  s = planar_string_table_intern_len (r->trace->strings, (const char *) r->p, (gsize) len);
+  g_mutex_unlock (&r->trace->strings_lock);
+  r->p += len;
+  if (len_out != NULL)
+    *len_out = (gsize) len;
+  return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  const guint8  *frames;
+  gsize          frames_len;
+  const Section *sections;
+  guint          n_sections;
+} Table;
+
+/* The decompressed section (kind, plane, track), or NULL (with @error
+ * when it is there but damaged; @absent set when it is not there). */
+static const Section *
+find_section (const Table *table,
+              guint32      kind,
+              guint32      plane,
+              guint32      track)
+{
+  for (guint i = 0; i < table->n_sections; i++)
+    if (table->sections[i].kind == kind && table->sections[i].plane == plane && table->sections[i].track == track)
+      return &table->sections[i];
+  return NULL;
+}
+
+/* Decompresses @s, which must hold exactly @len bytes, into @dest. */
+static gboolean
+decompress_into (const Table   *table,
+                 const Section *s,
+                 void          *dest,
+                 gsize          len)
+{
+  gsize n;
+
+  unsigned long long content;
+
+  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size != len)
+    return FALSE;
+  /* Streamed frames do not say their size; the table does. */
+  content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
+  if (content != len && content != ZSTD_CONTENTSIZE_UNKNOWN)
+    return FALSE;
+  n = ZSTD_decompress (dest, len, table->frames + s->offset, (gsize) s->size);
+  return !ZSTD_isError (n) && n == len;
+}
+
+static GBytes *
+read_section (const Table  *table,
+              guint32       kind,
+              guint32       plane,
+              guint32       track,
+              guint64       max_raw,
+              gboolean     *absent,
+              GError      **error)
+{
+  const Section *s = NULL;
+  unsigned long long content;
+  guint8 *raw;
+  gsize n;
+
+  if (absent != NULL)
+    *absent = FALSE;
+  for (guint i = 0; i < table->n_sections && s == NULL; i++)
+    if (table->sections[i].kind == kind && table->sections[i].plane == plane && table->sections[i].track == track)
+      s = &table->sections[i];
+  if (s == NULL)
+    {
+      if (absent != NULL)
+        *absent = TRUE;
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is missing", kind,
+                   plane, track);
+      return NULL;
+    }
+  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size > max_raw)
+    goto bad;
+  content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
+  if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
+    goto bad;
+  raw = g_malloc (MAX ((gsize) s->raw_size, 1));
+  n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);
+  if (ZSTD_isError (n) || n != s->raw_size)
+    {
+      g_free (raw);
+      goto bad;
+    }
+  return g_bytes_new_take (raw, (gsize) s->raw_size);
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is damaged", kind, plane,
+               track);
+  return NULL;
+}
+
+/* Checks a track's events: known metadata, depths within its depth, sorted
+ * by (start, longer first), ends that do not overflow, file offsets inside
+ * the file, derived events only on derived tracks. */
+static gboolean
+events_sound (PlanarTrace       *self,
+              const PlanarPlane *plane,
+              const PlanarTrack *track,
+              const PlanarEvent *events,
+              gsize              n,
+              gboolean           timeline)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const PlanarEvent *ev = &events[i];
+      gint64 end;
+
+      if (ev->metadata >= plane->n_metadata || ev->duration_ps < 0
+          || __builtin_add_overflow (ev->start_ps, ev->duration_ps, &end))
+        return FALSE;
+      if ((ev->flags & PLANAR_EVENT_DERIVED) ? !track->derived : ev->source >= self->size)
+        return FALSE;
+      if (!timeline)
+        continue;
+      if (ev->depth > track->max_depth)
+        return FALSE;
+      if (i > 0 && (events[i - 1].start_ps > ev->start_ps
+                    || (events[i - 1].start_ps == ev->start_ps && events[i - 1].duration_ps < ev->duration_ps)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Fills plane @p's track @t from its TRACK section and indexes it. The
+ * frame is decompressed straight into the events array (the aggregated
+ * events and children times after them are copied out). */
+static gboolean
+restore_track (PlanarTrace  *self,
+               const Table  *table,
+               guint         p,
+               guint         t,
+               GError      **error)
+{
+  PlanarPlane *plane = &self->planes[p];
+  PlanarTrack *track = &plane->tracks[t];
+  gsize events_len = track->n_events * sizeof (PlanarEvent);
+  gsize aggregated_len = track->n_aggregated * sizeof (PlanarEvent);
+  gsize children_len = track->n_children * sizeof (ChildTime);
+  const Section *section = find_section (table, SECTION_TRACK, p, t);
+  guint8 *raw;
+  const ChildTime *children;
+
+  /* Sizes from META are checked against the section's and the budget
+   * before anything is allocated for them. */
+  if (section == NULL || section->raw_size != events_len + aggregated_len + children_len
+      || section->raw_size > self->memory_budget)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+      return FALSE;
+    }
+  raw = planar_spill_alloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)), self->spill);
+  track->events = (PlanarEvent *) (gpointer) raw;
+  if (section == NULL || !decompress_into (table, section, raw, events_len + aggregated_len + children_len))
+    goto bad;
+  if (track->n_aggregated > 0)
+    {
+      track->aggregated = planar_spill_alloc (aggregated_len, self->spill);
+      memcpy (track->aggregated, raw + events_len, aggregated_len);
+    }
+  if (track->n_children > 0)
+    {
+      track->children = planar_spill_alloc (children_len, self->spill);
+      memcpy (track->children, raw + events_len + aggregated_len, children_len);
+    }
+  children = (const ChildTime *) track->children;
+  for (gsize i = 0; i < track->n_children; i++)
+    if (children[i].index >= track->n_events || (i > 0 && children[i - 1].index >= children[i].index))
+      goto bad;
+  if (!events_sound (self, plane, track, track->events, track->n_events, TRUE)
+      || !events_sound (self, plane, track, track->aggregated, track->n_aggregated, FALSE))
+    goto bad;
+  return _planar_trace_index_track (self, track, error);
+
+bad:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+  return FALSE;
+}
+
+typedef struct
+{
+  PlanarTrace  *self;
+  const Table  *table;
+  /* (plane, track) pairs. */
+  guint        *jobs;
+  /* Publish each track once restored; decode from the file one that
+   * cannot be restored. */
+  gboolean      progressive;
+  /* Tracks decoded from the file instead (atomic). */
+  gint          n_fallbacks;
+} RestoreJobs;
+
+/* A PlanarParallelFunc: restores track @i of @data's. */
+static gboolean
+restore_job (guint          i,
+             gpointer       data,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  RestoreJobs *jobs = data;
+  guint p = jobs->jobs[2 * i], t = jobs->jobs[2 * i + 1];
+  g_autoptr(GError) local_error = NULL;
+
+  if (restore_track (jobs->self, jobs->table, p, t, &local_error))
+    ;
+  else if (!jobs->progressive)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  else
+    {
+      g_debug ("Cached track %u of plane %u of %s not used: %s", t, p, jobs->self->file_name,
+               local_error->message);
+      g_atomic_int_inc (&jobs->n_fallbacks);
+      if (!_planar_trace_decode_track (jobs->self, p, t, error))
+        return FALSE;
+    }
+  if (jobs->progressive)
+    g_atomic_int_set (&jobs->self->track_ready[p][t], 1);
+  return TRUE;
+}
+
+/* Restores the file's tracks (@derived FALSE) or the derived ones in the
+ * model's worker pool, in plane order (the timeline's top first). */
+static gboolean
+restore_tracks (PlanarTrace   *self,
+                const Table   *table,
+                gboolean       derived,
+                gboolean       progressive,
+                gboolean      *repaired,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  RestoreJobs jobs = { self, table, NULL, progressive, 0 };
+  g_autoptr(GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  gboolean ok;
+
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      guint n_file = self->planes_priv[p].n_file_tracks;
+      guint first = derived ? n_file : 0, last = derived ? self->planes[p].n_tracks : n_file;
+
+      for (guint t = first; t < last; t++)
+        {
+          g_array_append_val (pairs, p);
+          g_array_append_val (pairs, t);
+        }
+    }
+  jobs.jobs = (guint *) (gpointer) pairs->data;
+  ok = planar_parallel_run (pairs->len / 2, NULL, restore_job, &jobs, cancellable, error);
+  if (jobs.n_fallbacks > 0)
+    *repaired = TRUE;
+  return ok;
+}
+
+static gboolean
+read_stat (Reader     *r,
+           PlanarStat *st)
+{
+  guint64 bits;
+  gsize len = 0;
+  const char *s;
+
+  memset (st, 0, sizeof *st);
+  st->name = get_str (r, NULL);
+  st->metadata_id = get_i64 (r);
+  st->kind = get_u32 (r);
+  st->from_metadata = get_u32 (r) != 0;
+  bits = get_u64 (r);
+  memcpy (&st->v, &bits, sizeof bits);
+  s = get_str (r, &len);
+  if (st->kind > PLANAR_STAT_REF)
+    r->ok = FALSE;
+  if (st->kind == PLANAR_STAT_STRING || st->kind == PLANAR_STAT_BYTES || st->kind == PLANAR_STAT_REF)
+    {
+      st->str.data = s;
+      st->str.len = len;
+    }
+  return r->ok;
+}
+
+/* Plane @p from META: the file's lines, then (after planning the tracks
+ * as the decoder does) derived metadata, track headers and derived lines.
+ * Sets *n_tracks_out to the plane's final number of tracks. */
+static gboolean
+restore_plane_meta (PlanarTrace *self,
+                    Reader      *r,
+                    guint        p,
+                    guint       *n_lines_out,
+                    guint       *n_tracks_out)
+{
+  PlanarPlane *plane = &self->planes[p];
+  guint n_lines = get_u32 (r), n_tracks = get_u32 (r), n_metadata = get_u32 (r);
+  guint n_file_metadata = get_u32 (r), n_rows = get_u32 (r);
+  guint n_file_lines = 0;
+
+  if (!r->ok || n_file_metadata != plane->n_metadata || n_metadata < n_file_metadata || n_lines < plane->n_lines)
+    return FALSE;
+  for (guint l = 0; l < n_lines; l++)
+    {
+      PlanarLine line = { 0 };
+
+      line.id = get_i64 (r);
+      line.display_id = get_i64 (r);
+      line.name = get_str (r, NULL);
+      line.display_name = get_str (r, NULL);
+      line.timestamp_ns = get_i64 (r);
+      line.duration_ps = get_i64 (r);
+      line.n_events = get_u64 (r);
+      line.track = get_u32 (r);
+      line.derived = get_u32 (r) != 0;
+      if (!r->ok || (l < plane->n_lines) == line.derived)
+        return FALSE;
+      if (!line.derived)
+        {
+          /* Where the scan found it stays. */
+          line.offset = plane->lines[l].offset;
+          line.size = plane->lines[l].size;
+          plane->lines[l] = line;
+          n_file_lines++;
+        }
+      else
+        {
+          /* Derived lines come back once the room for them exists. */
+          if (l == plane->n_lines)
+            _planar_trace_plan_tracks_plane (self, p);
+          if (l >= self->planes_priv[p].lines_capacity || line.track >= n_tracks)
+            return FALSE;
+          plane->lines[l] = line;
+        }
+    }
+  if (n_file_lines == n_lines)
+    _planar_trace_plan_tracks_plane (self, p);
+  if (n_tracks > self->planes_priv[p].tracks_capacity || n_tracks < plane->n_tracks)
+    return FALSE;
+
+  /* Derived metadata after the file's (each takes 40 bytes at least). */
+  if (n_metadata - n_file_metadata > (gsize) (r->end - r->p) / 40)
+    return FALSE;
+  plane->metadata = g_renew (PlanarEventMetadata, plane->metadata, MAX (n_metadata, 1));
+  for (guint m = n_file_metadata; m < n_metadata; m++)
+    {
+      PlanarEventMetadata *md = &plane->metadata[m];
+
+      memset (md, 0, sizeof *md);
+      plane->n_metadata = m + 1;
+      md->id = get_i64 (r);
+      md->name = get_str (r, NULL);
+      md->display_name = get_str (r, NULL);
+      md->internal = get_u32 (r) != 0;
+      md->n_stats = get_u32 (r);
+      if (!r->ok || md->n_stats > (guint) (r->end - r->p))
+        {
+          md->n_stats = 0;
+          return FALSE;
+        }
+      md->stats = g_new0 (PlanarStat, MAX (md->n_stats, 1));
+      for (guint s = 0; s < md->n_stats; s++)
+        if (!read_stat (r, &md->stats[s]))
+          return FALSE;
+    }
+
+  for (guint t = 0; t < n_tracks; t++)
+    {
+      PlanarTrack *track = &plane->tracks[t];
+      gint64 id = get_i64 (r), display_id = get_i64 (r);
+      const char *name = get_str (r, NULL), *display_name = get_str (r, NULL);
+      guint row = get_u32 (r);
+      gboolean derived = get_u32 (r) != 0;
+
+      if (!r->ok)
+        return FALSE;
+      if (t < plane->n_tracks)
+        {
+          /* The decoder's grouping must have come out the same. */
+          if (derived || track->id != id || track->display_id != display_id || track->name != name
+              || track->row != row)
+            return FALSE;
+        }
+      else
+        {
+          if (!derived)
+            return FALSE;
+          memset (track, 0, sizeof *track);
+          track->id = id;
+          track->display_id = display_id;
+          track->name = name;
+          track->display_name = display_name;
+          track->row = row;
+          track->derived = TRUE;
+        }
+      track->source_track = get_u32 (r);
+      track->max_depth = get_u32 (r);
+      track->n_events = get_u64 (r);
+      track->n_aggregated = get_u64 (r);
+      track->n_overlaps = get_u64 (r);
+      track->n_children = get_u64 (r);
+      if (!r->ok || track->max_depth > G_MAXUINT16 || track->n_events > G_MAXUINT32
+          || track->n_aggregated > G_MAXUINT32 || track->n_children > track->n_events
+          || (derived && track->source_track != G_MAXUINT && track->source_track >= n_tracks))
+        {
+          track->n_events = track->n_aggregated = track->n_children = 0;
+          return FALSE;
+        }
+    }
+  plane->n_rows = n_rows;
+  *n_lines_out = n_lines;
+  *n_tracks_out = n_tracks;
+  return r->ok;
+}
+
+typedef enum
+{
+  /* The trace is decoded. */
+  RESTORE_DONE,
+  /* Nothing was published: the trace can be put back as opened. */
+  RESTORE_NOT_USED,
+  /* Tracks were published, then something failed that a decode from the
+   * file could not make up for: the load fails. */
+  RESTORE_FAILED,
+} RestoreResult;
+
+/* Frees the derived tracks, lines and tables restored so far, leaving the
+ * file's tracks (published) as they are. */
+static void
+discard_derived (PlanarTrace *self)
+{
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      PlanarPlane *plane = &self->planes[p];
+      PlanarPlanePrivate *ppriv = &self->planes_priv[p];
+
+      for (guint t = ppriv->n_file_tracks; t < plane->n_tracks; t++)
+        {
+          PlanarTrack *track = &plane->tracks[t];
+
+          _planar_track_clear_arrays (track);
+          memset (track, 0, sizeof *track);
+        }
+      __atomic_store_n (&plane->n_tracks, ppriv->n_file_tracks, __ATOMIC_RELEASE);
+      __atomic_store_n (&plane->n_lines, ppriv->n_file_lines, __ATOMIC_RELEASE);
+      plane->n_rows = ppriv->n_file_rows;
+      /* The derived metadata: no published event names it. */
+      for (guint m = ppriv->n_file_metadata; m < plane->n_metadata; m++)
+        g_clear_pointer (&plane->metadata[m].stats, g_free);
+      __atomic_store_n (&plane->n_metadata, ppriv->n_file_metadata, __ATOMIC_RELEASE);
+    }
+  _planar_trace_clear_derived (self);
+  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
+}
+
+/* The derived tracks, their lines, the derived sources, the flows and the
+ * counters, none published. */
+static gboolean
+restore_derived (PlanarTrace   *self,
+                 const Table   *table,
+                 GArray        *sizes,
+                 guint          has_flows,
+                 guint64        max_raw,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  gboolean unused = FALSE;
+
+  if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
+    return FALSE;
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      g_autoptr(GBytes) sources = NULL;
+      gboolean absent = FALSE;
+
+      self->planes[p].n_lines = g_array_index (sizes, guint, 2 * p);
+      sources = read_section (table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
+      if (sources == NULL && !absent)
+        return FALSE;
+      g_clear_error (error);
+      if (sources != NULL
+          && !_planar_trace_restore_derived_sources (self, p, g_bytes_get_data (sources, NULL),
+                                                     g_bytes_get_size (sources), error))
+        return FALSE;
+    }
+  if (has_flows)
+    {
+      g_autoptr(GBytes) flows = read_section (table, SECTION_FLOWS, 0, 0, max_raw, NULL, error);
+      PlanarFlowIndex *index;
+
+      if (flows == NULL)
+        return FALSE;
+      index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
+      if (index == NULL)
+        return FALSE;
+      g_atomic_pointer_set (&self->flows, index);
+    }
+  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
+  return self->counters != NULL;
+}
+
+/* *@repaired is set when parts of the cache were not used (and the
+ * trace made up for them from the file): the file should be written
+ * again. */
+static RestoreResult
+restore (PlanarTrace   *self,
+         const guint8  *data,
+         gsize          len,
+         gboolean       check_key,
+         gboolean      *repaired,
+         GCancellable  *cancellable,
+         GError       **error)
+{
+  g_autoptr(GError) derived_error = NULL;
+  gboolean progressive, published = FALSE;
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize digest_len = sizeof digest;
+  Header h, unsigned_h;
+  Table table;
+  g_autoptr(GBytes) meta = NULL;
+  g_autoptr(GArray) sizes = NULL;
+  Reader r;
+  guint n_planes, has_flows, dropped, aligned;
+  gsize meta_len;
+  const char *path;
+  /* Nothing in an index is bigger than the budget the decoder allows. */
+  guint64 max_raw = self->memory_budget + G_GUINT64_CONSTANT (64) * 1024 * 1024;
+
+  if (len < sizeof h)
+    goto bad_file;
+  memcpy (&h, data, sizeof h);
+  if (memcmp (h.magic, MAGIC, sizeof h.magic) != 0 || h.version != VERSION || h.header_size != sizeof h
+      || h.event_size != sizeof (PlanarEvent) || h.n_sections > (len - sizeof h) / sizeof (Section))
+    goto bad_file;
+  if (check_key && (h.source_size != self->file_size || h.time_offset_ps != self->time_offset_ps))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
+      return RESTORE_NOT_USED;
+    }
+  unsigned_h = h;
+  memset (unsigned_h.digest, 0, sizeof unsigned_h.digest);
+  g_checksum_update (checksum, (const guint8 *) &unsigned_h, sizeof unsigned_h);
+  g_checksum_update (checksum, data + sizeof h, h.n_sections * sizeof (Section));
+  g_checksum_get_digest (checksum, digest, &digest_len);
+  if (check_key && memcmp (digest, h.digest, sizeof digest) != 0)
+    goto bad_file;
+  /* The same size and time say nothing of the bytes (a file rewritten in
+   * place, times copied over): they are hashed, before anything is used. */
+  if (check_key)
+    {
+      guint8 content[16];
+
+      if (!_planar_cache_check_content (self, cancellable, content, error))
+        return RESTORE_NOT_USED;
+      if (memcmp (content, h.content_hash, sizeof content) != 0)
+        {
+          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile's content changed)");
+          return RESTORE_NOT_USED;
+        }
+    }
+  table.sections = g_new (Section, MAX (h.n_sections, 1));
+  memcpy ((gpointer) table.sections, data + sizeof h, h.n_sections * sizeof (Section));
+  table.n_sections = h.n_sections;
+  table.frames = data + sizeof h + h.n_sections * sizeof (Section);
+  table.frames_len = len - sizeof h - h.n_sections * sizeof (Section);
+
+  meta = read_section (&table, SECTION_META, 0, 0, max_raw, NULL, error);
+  if (meta == NULL)
+    goto fail;
+  r.p = g_bytes_get_data (meta, &meta_len);
+  r.end = r.p + meta_len;
+  r.ok = TRUE;
+  r.trace = self;
+  path = get_str (&r, NULL);
+  n_planes = get_u32 (&r);
+  aligned = get_u32 (&r);
+  dropped = get_u32 (&r);
+  has_flows = get_u32 (&r);
+  if (!r.ok || (check_key && g_strcmp0 (path, self->path) != 0) || n_planes != self->n_planes)
+    goto bad_meta;
+
+  g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
+  _planar_trace_flag_internal_events (self);
+  sizes = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  for (guint p = 0; p < n_planes; p++)
+    {
+      guint n[2] = { 0, 0 };
+
+      if (!restore_plane_meta (self, &r, p, &n[0], &n[1]))
+        goto bad_meta;
+      g_array_append_val (sizes, n);
+    }
+  if (r.p != r.end)
+    goto bad_meta;
+
+  /* The file's tracks first (the planes count every track, so that a
+   * failure frees whatever was filled). With a profile start time, each is
+   * published as it comes, and one that cannot be restored is decoded from
+   * the file instead: the first frame need not wait for the rest. Without
+   * one, nothing is published before everything is checked, and any
+   * failure means a decode from scratch. */
+  for (guint p = 0; p < n_planes; p++)
+    self->planes[p].n_tracks = g_array_index (sizes, guint, 2 * p + 1);
+  progressive = self->has_start_time;
+  published = progressive;
+  if (!restore_tracks (self, &table, FALSE, progressive, repaired, cancellable, error))
+    goto fail;
+
+  /* Then the derived tracks and the tables that point at events. */
+  if (!restore_derived (self, &table, sizes, has_flows, max_raw, cancellable, &derived_error))
+    {
+      if (!published || g_error_matches (derived_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_propagate_error (error, g_steal_pointer (&derived_error));
+          goto fail;
+        }
+      /* Derived again from the restored tracks. */
+      g_debug ("Cached derived lines of %s not used: %s", self->file_name, derived_error->message);
+      *repaired = TRUE;
+      discard_derived (self);
+      if (!_planar_trace_derive (self, cancellable, error))
+        goto failed_published;
+    }
+  else
+    g_atomic_int_set (&self->n_dropped_derived_lines, (gint) dropped);
+  self->aligned_at_earliest_event = aligned != 0;
+  g_free ((gpointer) table.sections);
+
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint t = 0; t < self->planes[p].n_tracks; t++)
+      g_atomic_int_set (&self->track_ready[p][t], 1);
+  _planar_trace_finish_decode (self);
+  g_atomic_int_inc (&n_restored);
+  return RESTORE_DONE;
+
+failed_published:
+  g_free ((gpointer) table.sections);
+  return RESTORE_FAILED;
+
+bad_meta:
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "does not fit the profile");
+fail:
+  g_free ((gpointer) table.sections);
+  return published ? RESTORE_FAILED : RESTORE_NOT_USED;
+
+bad_file:
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a cached index of this version");
+  return RESTORE_NOT_USED;
+}
+
+/* Puts @self back as planar_trace_open() left it. FALSE (with @error) when
+ * the file no longer scans as it did a moment ago: it changed on disk. */
+static gboolean
+reset (PlanarTrace  *self,
+       GError      **error)
+{
+  g_autoptr(GError) scan_error = NULL;
+
+  _planar_trace_clear_derived (self);
+  _planar_trace_free_planes (self);
+  g_clear_pointer (&self->hostnames, g_strfreev);
+  g_clear_pointer (&self->errors, g_strfreev);
+  g_clear_pointer (&self->warnings, g_strfreev);
+  self->memory_claimed = 0;
+  self->aligned_at_earliest_event = FALSE;
+  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
+  if (!_planar_trace_scan (self, &scan_error))
+    {
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
+                   "the file changed while it was read: %s", scan_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+guint
+_planar_cache_get_n_restored (void)
+{
+  return (guint) g_atomic_int_get (&n_restored);
+}
+
+gboolean
+_planar_cache_restore_bytes (PlanarTrace   *self,
+                             const guint8  *data,
+                             gsize          len,
+                             gboolean       check_key,
+                             GError       **error)
+{
+  gboolean repaired = FALSE;
+  GError *reset_error = NULL;
+
+  switch (restore (self, data, len, check_key, &repaired, NULL, error))
+    {
+    case RESTORE_DONE:
+      return TRUE;
+    case RESTORE_NOT_USED:
+    case RESTORE_FAILED:
+    default:
+      /* Nothing else reads this trace (the tests' and the fuzz harness's
+       * own), so even tracks already published can go: it is left as
+       * opened, and decodes from the file. */
+      if (!reset (self, &reset_error))
+        {
+          g_clear_error (error);
+          g_propagate_error (error, reset_error);
+        }
+      return FALSE;
+    }
+}
+
+/* The cache file at @path mapped, or NULL when there is none to read: not
+ * there, or not a regular file (a FIFO would block the open, a symbolic
+ * link would read whatever it points at: neither is opened or followed). */
+static GMappedFile *
+open_cache_file (const char *path,
+                 int        *fd_out)
+{
+  g_autoptr(GError) error = NULL;
+  GMappedFile *file;
+  struct stat st;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+  *fd_out = -1;
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        g_debug ("Cached index %s not used: %s", path, g_strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_debug ("Cached index %s not used: not a regular file", path);
+      close (fd);
+      return NULL;
+    }
+  file = g_mapped_file_new_from_fd (fd, FALSE, &error);
+  if (file == NULL)
+    {
+      g_debug ("Cached index %s not used: %s", path, error->message);
+      close (fd);
+      return NULL;
+    }
+  *fd_out = fd;
+  return file;
+}
+
+gboolean
+_planar_cache_try_restore (PlanarTrace   *self,
+                           GCancellable  *cancellable,
+                           gboolean      *restored,
+                           GError       **error_out)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GMappedFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarMapping *guard;
+  gboolean repaired = FALSE;
+  RestoreResult result;
+  int fd = -1;
+
+  *restored = FALSE;
+  if (!planar_cache_get_enabled () || self->import_report != NULL || self->path == NULL)
+    return TRUE;
+  path = planar_cache_get_path (self->path);
+  file = open_cache_file (path, &fd);
+  if (file == NULL)
+    return TRUE;
+  /* Cut under the restore, the file reads as zeros past the cut instead of
+   * faulting (planar-mapping.h): damage, which drops it. */
+  guard = planar_mapping_register (g_mapped_file_get_contents (file), g_mapped_file_get_length (file), path);
+  _planar_mapping_test_point ("cache-mapped", path);
+  result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
+                    &repaired, cancellable, &error);
+  /* Every section is checked against its checksum: a restore that is done
+   * read no zeros of a cut. One that failed on them drops the file. */
+  if (planar_mapping_has_changed (guard) && result == RESTORE_FAILED)
+    {
+      result = RESTORE_NOT_USED;
+      g_clear_error (&error);
+      g_set_error (&error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED, "%s changed while it was read", path);
+    }
+  g_clear_pointer (&guard, planar_mapping_unregister);
+  switch (result)
+    {
+    case RESTORE_DONE:
+      *restored = TRUE;
+      if (repaired)
+        {
+          /* Damaged in part: written again, whole. */
+          g_unlink (path);
+          _planar_cache_store_later (self);
+        }
+      else
+        /* Recently used, for the eviction (the file itself, opened above). */
+        futimens (fd, NULL);
+      close (fd);
+      return TRUE;
+    case RESTORE_FAILED:
+      /* Tracks were published (readers may hold them) before the file
+       * failed to decode what the index could not give: the load fails,
+       * and the entry goes, so that the next open decodes the file. */
+      close (fd);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_unlink (path);
+      g_propagate_error (error_out, g_steal_pointer (&error));
+      return FALSE;
+    case RESTORE_NOT_USED:
+    default:
+      break;
+    }
+  close (fd);
+  g_debug ("Cached index of %s not used: %s", self->file_name, error->message);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      if (!reset (self, NULL))
+        g_debug ("%s changed while its cached index was read", self->file_name);
+      g_propagate_error (error_out, g_steal_pointer (&error));
+      return FALSE;
+    }
+  g_unlink (path);
+  return reset (self, error_out);
+}

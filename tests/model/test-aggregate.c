@@ -1,0 +1,269 @@
+/* test-aggregate.c: the per-name statistics of the selection table and the
+ * op tables (model/query/planar-aggregate.c): count, wall, self, min and
+ * max per row, the range rule, grouping by kind, the sort orders, and the
+ * rules the total row under the table relies on.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-aggregate.h"
+#include "planar-test-xspace.h"
+
+#include <string.h>
+
+/* Picoseconds from the line's start. On the "XLA Ops" line:
+ *   a  [0, 100)   holding b [10, 40) and c [50, 60)
+ *   a  [200, 230)
+ *   d  [300, 300) an instant
+ * On the stream line: b [0, 20) and b [20, 25), a kernel named as the op. */
+static PlanarTrace *
+load_sample (const char *dir)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane = planar_test_space_add_plane (space, 1, "/device:GPU:0");
+  XLine *ops = planar_test_plane_add_line (plane, 1, "XLA Ops", 0);
+  XLine *stream = planar_test_plane_add_line (plane, 2, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+
+  planar_test_add_task_environment (space, 0);
+  planar_test_plane_add_event_metadata (plane, 1, "a", "A");
+  planar_test_plane_add_event_metadata (plane, 2, "b", "B");
+  planar_test_plane_add_event_metadata (plane, 3, "c", "C");
+  planar_test_plane_add_event_metadata (plane, 4, "d", "D");
+  planar_test_line_add_event (ops, 1, 0, 100);
+  planar_test_line_add_event (ops, 2, 10, 30);
+  planar_test_line_add_event (ops, 3, 50, 10);
+  planar_test_line_add_event (ops, 1, 200, 30);
+  planar_test_line_add_event (ops, 4, 300, 0);
+  planar_test_line_add_event (stream, 2, 0, 20);
+  planar_test_line_add_event (stream, 2, 20, 5);
+  path = planar_test_write_space (space, dir, "h.xplane.pb");
+  return planar_test_load_ok (path);
+}
+
+static const PlanarTrack *
+find_track (const PlanarPlane *plane,
+            const char        *name)
+{
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (g_strcmp0 (plane->tracks[t].name, name) == 0)
+      return &plane->tracks[t];
+  g_error ("no track %s", name);
+}
+
+static const PlanarAggregate *
+find_row (GArray     *rows,
+          const char *kind,
+          const char *name)
+{
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PlanarAggregate *row = &g_array_index (rows, PlanarAggregate, i);
+
+      if (strcmp (row->name, name) == 0 && g_strcmp0 (row->kind, kind) == 0)
+        return row;
+    }
+  return NULL;
+}
+
+static void
+assert_row (GArray     *rows,
+            const char *kind,
+            const char *name,
+            guint64     count,
+            gint64      total_ps,
+            gint64      self_ps,
+            gint64      min_ps,
+            gint64      max_ps)
+{
+  const PlanarAggregate *row = find_row (rows, kind, name);
+
+  g_assert_nonnull (row);
+  g_assert_cmpuint (row->count, ==, count);
+  g_assert_cmpint (row->total_ps, ==, total_ps);
+  g_assert_cmpint (row->self_ps, ==, self_ps);
+  g_assert_cmpint (row->min_ps, ==, min_ps);
+  g_assert_cmpint (row->max_ps, ==, max_ps);
+}
+
+/* The total row: its count is the aggregator's event count and the sum of
+ * the rows' counts; its wall and self times, the sums of theirs. */
+static void
+assert_totals (PlanarAggregator *agg,
+               GArray           *rows,
+               guint64           n_events,
+               gint64            wall_ps,
+               gint64            self_ps)
+{
+  guint64 count = 0;
+  gint64 wall = 0, self_time = 0;
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PlanarAggregate *row = &g_array_index (rows, PlanarAggregate, i);
+
+      count += row->count;
+      wall += row->total_ps;
+      self_time += row->self_ps;
+      g_assert_cmpint (row->self_ps, <=, row->total_ps);
+      g_assert_cmpint (row->min_ps, <=, row->max_ps);
+    }
+  g_assert_cmpuint (planar_aggregator_get_n_events (agg), ==, n_events);
+  g_assert_cmpuint (count, ==, n_events);
+  g_assert_cmpint (wall, ==, wall_ps);
+  g_assert_cmpint (self_time, ==, self_ps);
+}
+
+static void
+test_whole_tracks (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = load_sample (f->dir);
+  const PlanarPlane *plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(GArray) rows = NULL;
+
+  planar_aggregator_add_track (agg, plane, find_track (plane, "XLA Ops"), G_MININT64, G_MAXINT64);
+  planar_aggregator_add_track (agg, plane, find_track (plane, "Stream #7(Compute)"), G_MININT64, G_MAXINT64);
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+  g_assert_cmpuint (rows->len, ==, 4);
+  /* Self is the wall time less the direct children's: a's first call
+   * holds b and c. */
+  assert_row (rows, NULL, "a", 2, 130, 60 + 30, 30, 100);
+  /* Ungrouped, the op and the kernel of one name are one row. */
+  assert_row (rows, NULL, "b", 3, 55, 55, 5, 30);
+  assert_row (rows, NULL, "c", 1, 10, 10, 10, 10);
+  assert_row (rows, NULL, "d", 1, 0, 0, 0, 0);
+  g_assert_cmpstr (find_row (rows, NULL, "a")->display_name, ==, "A");
+  g_assert_null (find_row (rows, NULL, "a")->kind);
+  /* Wall counts nested time twice; self does not. */
+  assert_totals (agg, rows, 7, 130 + 55 + 10, 90 + 55 + 10);
+}
+
+/* An event meeting the range counts whole (never clipped); one outside it
+ * does not count at all. */
+static void
+test_range (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = load_sample (f->dir);
+  const PlanarPlane *plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  const PlanarTrack *ops = find_track (plane, "XLA Ops");
+  gint64 origin = ops->start_ps;
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(PlanarAggregator) none = planar_aggregator_new ();
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GArray) no_rows = NULL;
+
+  planar_aggregator_add_track (agg, plane, ops, origin + 45, origin + 210);
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_TOTAL);
+  g_assert_cmpuint (rows->len, ==, 2);
+  assert_row (rows, NULL, "a", 2, 130, 90, 30, 100);
+  assert_row (rows, NULL, "c", 1, 10, 10, 10, 10);
+  g_assert_null (find_row (rows, NULL, "b"));
+  assert_totals (agg, rows, 3, 140, 100);
+
+  planar_aggregator_add_track (none, plane, ops, origin + 400, origin + 500);
+  no_rows = planar_aggregator_get_results (none, PLANAR_AGGREGATE_SORT_SELF);
+  g_assert_cmpuint (no_rows->len, ==, 0);
+  assert_totals (none, no_rows, 0, 0, 0);
+}
+
+/* One event at a time adds up to the same rows as the whole track. */
+static void
+test_events (PlanarTestFixture *f,
+             gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = load_sample (f->dir);
+  const PlanarPlane *plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  const PlanarTrack *ops = find_track (plane, "XLA Ops");
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(GArray) rows = NULL;
+
+  for (gsize i = 0; i < ops->n_events; i++)
+    planar_aggregator_add_event (agg, plane, ops, i);
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+  g_assert_cmpuint (rows->len, ==, 4);
+  assert_row (rows, NULL, "a", 2, 130, 90, 30, 100);
+  assert_row (rows, NULL, "b", 1, 30, 30, 30, 30);
+  assert_totals (agg, rows, 5, 170, 130);
+}
+
+/* Grouped by kind: one row per kind and display name, the kinds in their
+ * order (XLA Ops before Device kernels); the totals are the same. */
+static void
+test_by_kind (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = load_sample (f->dir);
+  const PlanarPlane *plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(GArray) rows = NULL;
+  const PlanarAggregate *first, *last;
+
+  planar_aggregator_set_group_by_kind (agg, TRUE);
+  planar_aggregator_add_track (agg, plane, find_track (plane, "Stream #7(Compute)"), G_MININT64, G_MAXINT64);
+  planar_aggregator_add_track (agg, plane, find_track (plane, "XLA Ops"), G_MININT64, G_MAXINT64);
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+  g_assert_cmpuint (rows->len, ==, 5);
+  assert_row (rows, "XLA Ops", "b", 1, 30, 30, 30, 30);
+  assert_row (rows, "Device kernels", "b", 2, 25, 25, 5, 20);
+  assert_row (rows, "XLA Ops", "a", 2, 130, 90, 30, 100);
+  first = &g_array_index (rows, PlanarAggregate, 0);
+  last = &g_array_index (rows, PlanarAggregate, rows->len - 1);
+  g_assert_cmpstr (first->kind, ==, "XLA Ops");
+  g_assert_cmpstr (first->name, ==, "a");
+  g_assert_cmpstr (last->kind, ==, "Device kernels");
+  g_assert_cmpuint (first->kind_order, <, last->kind_order);
+  assert_totals (agg, rows, 7, 195, 155);
+}
+
+/* Each sort: largest first, ties by name; by name alone for NAME. */
+static void
+test_sorts (PlanarTestFixture *f,
+            gconstpointer      data)
+{
+  static const struct
+  {
+    PlanarAggregateSort sort;
+    const char *names[5];
+  } cases[] = {
+    { PLANAR_AGGREGATE_SORT_SELF, { "a", "b", "c", "d", NULL } },
+    { PLANAR_AGGREGATE_SORT_TOTAL, { "a", "b", "c", "d", NULL } },
+    { PLANAR_AGGREGATE_SORT_COUNT, { "b", "a", "c", "d", NULL } },
+    { PLANAR_AGGREGATE_SORT_NAME, { "a", "b", "c", "d", NULL } },
+  };
+  g_autoptr(PlanarTrace) trace = load_sample (f->dir);
+  const PlanarPlane *plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+
+  planar_aggregator_add_track (agg, plane, find_track (plane, "XLA Ops"), G_MININT64, G_MAXINT64);
+  planar_aggregator_add_track (agg, plane, find_track (plane, "Stream #7(Compute)"), G_MININT64, G_MAXINT64);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GArray) rows = planar_aggregator_get_results (agg, cases[i].sort);
+
+      g_assert_cmpuint (rows->len, ==, 4);
+      for (guint r = 0; r < rows->len; r++)
+        g_assert_cmpstr (g_array_index (rows, PlanarAggregate, r).name, ==, cases[i].names[r]);
+    }
+}
+
+static void
+test_free_null (void)
+{
+  planar_aggregator_free (NULL);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  PLANAR_TEST_ADD ("/aggregate/whole-tracks", test_whole_tracks);
+  PLANAR_TEST_ADD ("/aggregate/range", test_range);
+  PLANAR_TEST_ADD ("/aggregate/events", test_events);
+  PLANAR_TEST_ADD ("/aggregate/by-kind", test_by_kind);
+  PLANAR_TEST_ADD ("/aggregate/sorts", test_sorts);
+  g_test_add_func ("/aggregate/free-null", test_free_null);
+  return g_test_run ();
+}

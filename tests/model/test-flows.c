@@ -1,0 +1,583 @@
+/* test-flows.c: the flow index (model/derive/planar-flows.c and the flow
+ * ends model/derive/planar-derive-facts.c collects), on hand-made XSpaces
+ * for each pairing rule and on planar-gen's output against a brute-force
+ * count from protobuf-c. (test-derive.c covers queries by event and time,
+ * sparse launch ids and the producer/consumer stats.)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-model.h"
+#include "planar-test-xspace.h"
+
+#include <string.h>
+
+typedef PlanarTestFixture Fixture;
+
+/* XProf's XFlow directions, as a file's `flow` stat holds them. */
+enum
+{
+  FLOW_IN = 1,
+  FLOW_OUT = 2,
+  FLOW_INOUT = 3,
+};
+
+/* Stat and event metadata of one plane, handed out by name. */
+typedef struct
+{
+  XPlane     *plane;
+  GHashTable *ids;
+  gint64      next_id;
+} Plane;
+
+static Plane *
+plane_new (XSpace     *space,
+           const char *name)
+{
+  Plane *b = planar_test_keep (g_new0 (Plane, 1));
+
+  b->plane = planar_test_space_add_plane (space, 0, name);
+  b->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->next_id = 1;
+  return b;
+}
+
+static void
+plane_done (Plane *b)
+{
+  g_clear_pointer (&b->ids, g_hash_table_unref);
+}
+
+static gint64
+id_of (Plane      *b,
+       const char *kind,
+       const char *name)
+{
+  g_autofree char *key = g_strconcat (kind, ":", name, NULL);
+  gpointer id = g_hash_table_lookup (b->ids, key);
+
+  if (id == NULL)
+    {
+      gint64 new_id = b->next_id++;
+
+      if (kind[0] == 's')
+        planar_test_plane_add_stat_metadata (b->plane, new_id, name);
+      else
+        planar_test_plane_add_event_metadata (b->plane, new_id, name, NULL);
+      id = GSIZE_TO_POINTER ((gsize) new_id);
+      g_hash_table_insert (b->ids, g_steal_pointer (&key), id);
+    }
+  return (gint64) GPOINTER_TO_SIZE (id);
+}
+
+static XEvent *
+add_event (Plane      *b,
+           XLine      *line,
+           const char *name,
+           gint64      offset_ps)
+{
+  return planar_test_line_add_event (line, id_of (b, "event", name), offset_ps, 10);
+}
+
+static void
+add_uint (Plane      *b,
+          XEvent     *ev,
+          const char *name,
+          guint64     value)
+{
+  XStat *stat = planar_test_stat_uint (id_of (b, "stat", name), value);
+
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
+}
+
+/* An XFlow stat: direction in the low 2 bits, the id, the category on top. */
+static void
+add_flow (Plane   *b,
+          XEvent  *ev,
+          guint64  id,
+          guint    direction,
+          guint    category)
+{
+  add_uint (b, ev, "flow", direction | id << 2 | (guint64) category << 58);
+}
+
+static PlanarTrace *
+load (Fixture *f,
+      XSpace  *space,
+      Plane  **planes,
+      guint    n_planes)
+{
+  g_autofree char *path = NULL;
+
+  for (guint i = 0; i < n_planes; i++)
+    plane_done (planes[i]);
+  planar_test_add_task_environment (space, 1000);
+  path = planar_test_write_space (space, f->dir, "flows.xplane.pb");
+  return planar_test_load_ok (path);
+}
+
+static guint
+plane_index (PlanarTrace *trace,
+             const char  *name)
+{
+  const PlanarPlane *plane = planar_trace_find_plane (trace, name);
+
+  g_assert_nonnull (plane);
+  return (guint) (plane - planar_trace_get_plane (trace, 0));
+}
+
+/* The flows of @flows in index order, as "from>to" with each end written
+ * "track.index" (or "-" for none), comma-separated. */
+static char *
+describe (const PlanarFlowIndex *flows)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gsize i = 0; i < planar_flow_index_get_n_flows (flows); i++)
+    {
+      PlanarFlow fl;
+
+      planar_flow_index_get_flow (flows, i, &fl);
+      if (s->len > 0)
+        g_string_append_c (s, ',');
+      if (planar_event_ref_is_none (&fl.from))
+        g_string_append (s, "-");
+      else
+        g_string_append_printf (s, "%u.%u", fl.from.track, fl.from.index);
+      g_string_append_c (s, '>');
+      if (planar_event_ref_is_none (&fl.to))
+        g_string_append (s, "-");
+      else
+        g_string_append_printf (s, "%u.%u", fl.to.track, fl.to.index);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The flows leaving or entering one event. */
+static gsize
+n_flows_of (const PlanarFlowIndex *flows,
+            guint                  plane,
+            guint                  track,
+            guint32                index)
+{
+  g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+  PlanarEventRef ref = { plane, track, index };
+
+  return planar_flow_index_query_event (flows, &ref, out);
+}
+
+/* out -> in/out -> in with one id: two arrows, the middle event at both. */
+static void
+test_chain (Fixture       *f,
+            gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  g_autofree char *shape = NULL;
+  guint hp;
+
+  add_flow (host, add_event (host, line, "Send", 0), 77, FLOW_OUT, PLANAR_FLOW_CATEGORY_PJRT);
+  add_flow (host, add_event (host, line, "Relay", 100), 77, FLOW_INOUT,
+            PLANAR_FLOW_CATEGORY_PJRT);
+  add_flow (host, add_event (host, line, "Receive", 200), 77, FLOW_IN,
+            PLANAR_FLOW_CATEGORY_PJRT);
+  trace = load (f, space, &host, 1);
+  flows = planar_trace_get_flows (trace);
+  hp = plane_index (trace, "/host:CPU");
+
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_PJRT), ==, 2);
+  g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_ALL), ==, 0);
+  shape = describe (flows);
+  g_assert_nonnull (strstr (shape, "0.0>0.1"));
+  g_assert_nonnull (strstr (shape, "0.1>0.2"));
+  g_assert_cmpuint (n_flows_of (flows, hp, 0, 1), ==, 2);
+  for (gsize i = 0; i < 2; i++)
+    {
+      PlanarFlow fl;
+
+      planar_flow_index_get_flow (flows, i, &fl);
+      g_assert_cmpuint (fl.id, ==, 77);
+      g_assert_cmpuint (fl.category, ==, PLANAR_FLOW_CATEGORY_PJRT);
+    }
+}
+
+/* An end flowing in takes the latest end flowing out at or before it; the
+ * out end before that one feeds nothing. When every out end is later (the
+ * clocks of two threads disagree), the earliest. */
+static void
+test_pairing_by_time (Fixture       *f,
+                      gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  XLine *a = planar_test_plane_add_line (host->plane, 1, "a", 0);
+  XLine *b = planar_test_plane_add_line (host->plane, 2, "b", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  g_autofree char *shape = NULL;
+
+  /* Id 5: out at 0 and 50 on a, in at 100 on b. */
+  add_flow (host, add_event (host, a, "Out", 0), 5, FLOW_OUT, PLANAR_FLOW_CATEGORY_GENERIC);
+  add_flow (host, add_event (host, a, "Out", 50), 5, FLOW_OUT, PLANAR_FLOW_CATEGORY_GENERIC);
+  add_flow (host, add_event (host, b, "In", 100), 5, FLOW_IN, PLANAR_FLOW_CATEGORY_GENERIC);
+  /* Id 6: in at 200 on b, out only at 300 and 400 on a. */
+  add_flow (host, add_event (host, b, "In", 200), 6, FLOW_IN, PLANAR_FLOW_CATEGORY_GENERIC);
+  add_flow (host, add_event (host, a, "Out", 300), 6, FLOW_OUT, PLANAR_FLOW_CATEGORY_GENERIC);
+  add_flow (host, add_event (host, a, "Out", 400), 6, FLOW_OUT, PLANAR_FLOW_CATEGORY_GENERIC);
+  trace = load (f, space, &host, 1);
+  flows = planar_trace_get_flows (trace);
+
+  /* Complete: 0.1 -> 1.0 (id 5), 0.2 -> 1.1 (id 6); dangling: 0.0, 0.3. */
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 4);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_ALL), ==, 2);
+  g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_ALL), ==, 2);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GENERIC), ==, 2);
+  shape = describe (flows);
+  g_assert_nonnull (strstr (shape, "0.1>1.0"));
+  g_assert_nonnull (strstr (shape, "0.2>1.1"));
+  g_assert_nonnull (strstr (shape, "0.0>-"));
+  g_assert_nonnull (strstr (shape, "0.3>-"));
+}
+
+/* One launch, several kernels (dense correlation ids, the table's path):
+ * one arrow per kernel; the host end lists them all. */
+static void
+test_launch_fan_out (Fixture       *f,
+                     gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *planes[] = { host, gpu };
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+  const PlanarFlowIndex *flows;
+  PlanarEventRef launch;
+  guint hp, gp;
+
+  for (guint64 cid = 1; cid <= 40; cid++)
+    add_uint (host, add_event (host, thread, "cudaLaunchKernel", (gint64) cid * 10), "correlation_id", cid);
+  /* Launch 1 starts three kernels; 2..40 one each, launch 40 none. */
+  for (guint i = 0; i < 3; i++)
+    add_uint (gpu, add_event (gpu, stream, "kernel", 1000 + i * 100), "correlation_id", 1);
+  for (guint64 cid = 2; cid < 40; cid++)
+    add_uint (gpu, add_event (gpu, stream, "kernel", 2000 + (gint64) cid * 100), "correlation_id", cid);
+  trace = load (f, space, planes, G_N_ELEMENTS (planes));
+  flows = planar_trace_get_flows (trace);
+  hp = plane_index (trace, "/host:CPU");
+  gp = plane_index (trace, "/device:GPU:0");
+
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 3 + 38);
+  g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 1);
+  launch = (PlanarEventRef) { hp, 0, 0 };
+  g_assert_cmpuint (planar_flow_index_query_event (flows, &launch, out), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      const PlanarFlow *fl = &g_array_index (out, PlanarFlow, i);
+
+      g_assert_cmpuint (fl->to.plane, ==, gp);
+      g_assert_cmpuint (fl->to.index, ==, i);
+      g_assert_cmpint (fl->to_ps, ==, 1000 + i * 100);
+      g_assert_cmpint (fl->from_ps, ==, 10);
+    }
+  /* Every kernel has its one flow in. */
+  for (guint32 i = 0; i < 3 + 38; i++)
+    g_assert_cmpuint (n_flows_of (flows, gp, 0, i), ==, 1);
+  /* The last launch: one dangling flow. */
+  g_array_set_size (out, 0);
+  launch.index = 39;
+  g_assert_cmpuint (planar_flow_index_query_event (flows, &launch, out), ==, 1);
+  g_assert_true (planar_event_ref_is_none (&g_array_index (out, PlanarFlow, 0).to));
+}
+
+/* A file XProf already processed carries its launch flows as XFlow stats
+ * besides the correlation ids: they are not made twice. */
+static void
+test_explicit_launch_flow (Fixture       *f,
+                           gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *planes[] = { host, gpu };
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  XEvent *ev;
+
+  ev = add_event (host, thread, "cudaLaunchKernel", 0);
+  add_uint (host, ev, "correlation_id", 3);
+  add_flow (host, ev, 42, FLOW_OUT, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+  ev = add_event (gpu, stream, "kernel", 100);
+  add_uint (gpu, ev, "correlation_id", 3);
+  add_flow (gpu, ev, 42, FLOW_IN, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+  trace = load (f, space, planes, G_N_ELEMENTS (planes));
+  flows = planar_trace_get_flows (trace);
+
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 1);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 1);
+  {
+    PlanarFlow fl;
+
+    planar_flow_index_get_flow (flows, 0, &fl);
+    g_assert_cmpuint (fl.id, ==, 42);
+  }
+}
+
+/* Categories past the known ones are generic; so are producer types. */
+static void
+test_unknown_category (Fixture       *f,
+                       gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  XEvent *ev;
+
+  add_flow (host, add_event (host, line, "Out", 0), 9, FLOW_OUT, 63);
+  add_flow (host, add_event (host, line, "In", 100), 9, FLOW_IN, 63);
+  ev = add_event (host, line, "Produce", 200);
+  add_uint (host, ev, "_pt", 99);
+  add_uint (host, ev, "_p", 1);
+  ev = add_event (host, line, "Consume", 300);
+  add_uint (host, ev, "_ct", 99);
+  add_uint (host, ev, "_c", 1);
+  /* Direction 0: no end at all. */
+  add_flow (host, add_event (host, line, "Nothing", 400), 10, 0, PLANAR_FLOW_CATEGORY_PJRT);
+  trace = load (f, space, &host, 1);
+  flows = planar_trace_get_flows (trace);
+
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 2);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GENERIC), ==, 2);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, 63), ==, 0);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_PJRT), ==, 0);
+}
+
+/* Launches are read on /host:CPU and GPU planes only, and never from lines
+ * with XProf's derived ids (which carry copies of launches). */
+static void
+test_launch_planes (Fixture       *f,
+                    gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  Plane *other = plane_new (space, "/host:python");
+  Plane *tpu = plane_new (space, "/device:TPU:0");
+  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *planes[] = { host, other, tpu, gpu };
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
+  XLine *copies = planar_test_plane_add_line (host->plane, PLANAR_LINE_ID_LAUNCH_STATS, "Launch Stats", 0);
+  XLine *other_line = planar_test_plane_add_line (other->plane, 1, "thread", 0);
+  XLine *tpu_line = planar_test_plane_add_line (tpu->plane, 1, "XLA Ops", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  guint hp, gp;
+
+  /* Only the launch on the host's thread and the kernel pair up; the other
+   * planes' and the derived line's correlation ids are not launches. */
+  add_uint (host, add_event (host, thread, "cudaLaunchKernel", 0), "correlation_id", 1);
+  add_uint (host, add_event (host, copies, "Launch Stats for 1", 0), "correlation_id", 2);
+  add_uint (other, add_event (other, other_line, "cudaLaunchKernel", 0), "correlation_id", 3);
+  add_uint (tpu, add_event (tpu, tpu_line, "fusion", 0), "correlation_id", 4);
+  add_uint (gpu, add_event (gpu, stream, "kernel", 100), "correlation_id", 1);
+  trace = load (f, space, planes, G_N_ELEMENTS (planes));
+  flows = planar_trace_get_flows (trace);
+  hp = plane_index (trace, "/host:CPU");
+  gp = plane_index (trace, "/device:GPU:0");
+
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 1);
+  {
+    PlanarFlow fl;
+
+    planar_flow_index_get_flow (flows, 0, &fl);
+    g_assert_cmpuint (fl.from.plane, ==, hp);
+    g_assert_cmpuint (fl.to.plane, ==, gp);
+  }
+}
+
+/* A trace without any flow end has an empty index, not none. */
+static void
+test_none (Fixture       *f,
+           gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = plane_new (space, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+  const PlanarFlowIndex *flows;
+
+  add_event (host, line, "Work", 0);
+  trace = load (f, space, &host, 1);
+  flows = planar_trace_get_flows (trace);
+  g_assert_nonnull (flows);
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 0);
+  g_assert_cmpuint (planar_flow_index_query_range (flows, PLANAR_FLOW_CATEGORY_ALL, G_MININT64, G_MAXINT64,
+                                                   out), ==, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* planar-gen's profiles against protobuf-c */
+
+static char *
+generate (Fixture    *f,
+          const char *events,
+          const char *seed)
+{
+  char *path = g_build_filename (f->dir, "gen.xplane.pb", NULL);
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", events, "--seed", seed, "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  gint status = 0;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status,
+                &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+/* Adds the correlation ids of the events of @plane's file lines to @ids
+ * (id -> count). Returns how many events carry one. */
+static guint64
+collect_correlation_ids (const XPlane *plane,
+                         GHashTable   *ids)
+{
+  guint64 n = 0;
+
+  for (gsize l = 0; l < plane->n_lines; l++)
+    {
+      const XLine *line = plane->lines[l];
+
+      if (planar_line_id_is_derived (line->id))
+        continue;
+      for (gsize e = 0; e < line->n_events; e++)
+        for (gsize s = 0; s < line->events[e]->n_stats; s++)
+          {
+            const XStat *stat = line->events[e]->stats[s];
+            guint64 cid;
+
+            if (g_strcmp0 (planar_test_stat_name (plane, stat->metadata_id), "correlation_id") != 0)
+              continue;
+            cid = stat->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE
+              ? (guint64) stat->int64_value : stat->uint64_value;
+            g_hash_table_insert (ids, g_memdup2 (&cid, sizeof cid),
+                                 GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (ids, &cid)) + 1));
+            n++;
+          }
+    }
+  return n;
+}
+
+static guint64
+event_correlation_id (PlanarTrace       *trace,
+                      const PlanarEventRef *ref)
+{
+  const PlanarPlane *plane = planar_trace_get_plane (trace, ref->plane);
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+
+  planar_trace_get_event_stats (trace, plane, &plane->tracks[ref->track].events[ref->index], stats, NULL);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
+
+      if (strcmp (stat->name, "correlation_id") == 0)
+        return stat->kind == PLANAR_STAT_INT64 ? (guint64) stat->v.i64 : stat->v.u64;
+    }
+  g_error ("no correlation_id on event %u/%u/%u", ref->plane, ref->track, ref->index);
+  return 0;
+}
+
+static void
+test_gen (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *path = generate (f, "30000", "5");
+  XSpace *space = planar_test_read_space (path);
+  g_autoptr(GHashTable) host_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GHashTable) device_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarFlowIndex *flows;
+  guint64 n_device = 0, complete = 0, dangling = 0;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (gsize p = 0; p < space->n_planes; p++)
+    {
+      const XPlane *plane = space->planes[p];
+
+      if (g_strcmp0 (plane->name, "/host:CPU") == 0)
+        collect_correlation_ids (plane, host_ids);
+      else if (g_str_has_prefix (plane->name, "/device:GPU:"))
+        n_device += collect_correlation_ids (plane, device_ids);
+    }
+  tensorflow__profiler__xspace__free_unpacked (space, NULL);
+  g_assert_cmpuint (g_hash_table_size (host_ids), >, 0);
+  g_assert_cmpuint (n_device, >, 0);
+
+  /* Each device end with its one host end; device ends without one, and
+   * host ends that fed nothing, dangle. (planar-gen numbers each launch
+   * once.) */
+  g_hash_table_iter_init (&iter, host_ids);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint n_kernels = GPOINTER_TO_UINT (g_hash_table_lookup (device_ids, key));
+
+      g_assert_cmpuint (GPOINTER_TO_UINT (value), ==, 1);
+      complete += n_kernels;
+      dangling += n_kernels == 0;
+    }
+  g_hash_table_iter_init (&iter, device_ids);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (!g_hash_table_contains (host_ids, key))
+      dangling += GPOINTER_TO_UINT (value);
+
+  trace = planar_test_load_ok (path);
+  flows = planar_trace_get_flows (trace);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, complete);
+  g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, dangling);
+
+  /* Every complete flow links a host launch to a kernel of the same id,
+   * at their start times. */
+  for (gsize i = 0; i < planar_flow_index_get_n_flows (flows); i++)
+    {
+      PlanarFlow fl;
+      const PlanarPlane *from_plane, *to_plane;
+
+      planar_flow_index_get_flow (flows, i, &fl);
+      if (fl.category != PLANAR_FLOW_CATEGORY_GPU_LAUNCH || planar_event_ref_is_none (&fl.from) ||
+          planar_event_ref_is_none (&fl.to))
+        continue;
+      from_plane = planar_trace_get_plane (trace, fl.from.plane);
+      to_plane = planar_trace_get_plane (trace, fl.to.plane);
+      g_assert_cmpstr (from_plane->name, ==, "/host:CPU");
+      g_assert_true (g_str_has_prefix (to_plane->name, "/device:GPU:"));
+      g_assert_cmpuint (event_correlation_id (trace, &fl.from), ==, event_correlation_id (trace, &fl.to));
+      g_assert_cmpint (fl.from_ps, ==, from_plane->tracks[fl.from.track].events[fl.from.index].start_ps);
+      g_assert_cmpint (fl.to_ps, ==, to_plane->tracks[fl.to.track].events[fl.to.index].start_ps);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  PLANAR_TEST_ADD ("/flows/chain", test_chain);
+  PLANAR_TEST_ADD ("/flows/pairing-by-time", test_pairing_by_time);
+  PLANAR_TEST_ADD ("/flows/launch-fan-out", test_launch_fan_out);
+  PLANAR_TEST_ADD ("/flows/explicit-launch-flow", test_explicit_launch_flow);
+  PLANAR_TEST_ADD ("/flows/unknown-category", test_unknown_category);
+  PLANAR_TEST_ADD ("/flows/launch-planes", test_launch_planes);
+  PLANAR_TEST_ADD ("/flows/none", test_none);
+  PLANAR_TEST_ADD ("/flows/gen", test_gen);
+  return g_test_run ();
+}
