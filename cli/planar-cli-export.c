@@ -136,7 +136,7 @@ planar_cli_export (int    argc,
                             host != NULL ? " --host " : "", host != NULL ? host : "",
                             plane != NULL ? " --plane " : "", plane != NULL ? plane : "",
                             line != NULL ? " --line " : "", line != NULL ? line : "");
-  n_written = planar_export_count_events (profile, &filter);
+  n_written = planar_export_count_filtered (profile, &filter);
 
   if (to_stdout)
     {

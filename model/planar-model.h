@@ -22,3 +22,4 @@
 #include "planar-string-table.h"
 #include "planar-trace.h"
 #include "planar-units.h"
+#include "planar-xspace-writer.h"

@@ -7,6 +7,10 @@
  *
  *  - The encoder is our own and shares nothing with the loader (or with
  *    protobuf-c), so a bug in one cannot hide the same bug in the other.
+ *    This is on purpose the one XSpace writer outside the model's
+ *    PlanarXSpaceWriter (model/io/planar-xspace-writer.c): the generator is
+ *    an independent oracle for the reader, so its field numbers are typed
+ *    here and it must not be ported to the model's writer.
  *  - Output is streamed. An XPlane is length-prefixed, so its size must be
  *    known before its first byte is written; instead of building the plane in
  *    memory every line is generated twice from stateless, seed-keyed random

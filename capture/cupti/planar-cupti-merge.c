@@ -28,7 +28,7 @@
 #include "planar-capture.h"
 #include "planar-cupti-names.h"
 #include "planar-cupti-part.h"
-#include "planar-wire.h"
+#include "planar-xspace-writer.h"
 
 #define HOST_PLANE_ID 49
 #define TASK_ENV_PLANE_ID 80
@@ -945,42 +945,20 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
  * Writing the XSpace
  * ------------------------------------------------------------------------ */
 
-/* Appends @msg as field @field of @out and empties it. */
 static void
-put_message (GByteArray *out,
-             guint       field,
-             GByteArray *msg)
+put_stat (PlanarXSpaceWriter *w,
+          const Plane        *plane,
+          const Stat         *s)
 {
-  planar_wire_append_bytes_field (out, field, msg->data, msg->len);
-  g_byte_array_set_size (msg, 0);
-}
-
-static void
-put_stat (GByteArray  *out,
-          guint        field,
-          const Plane *plane,
-          const Stat  *s,
-          GByteArray  *scratch)
-{
-  planar_wire_append_varint_field (scratch, 1, s->metadata_id);
   switch (s->type)
     {
-    case STAT_UINT: planar_wire_append_varint_field (scratch, 3, s->u); break;
-    case STAT_INT: planar_wire_append_varint_field (scratch, 4, (guint64) s->i); break;
-    case STAT_REF: planar_wire_append_varint_field (scratch, 7, s->index); break;
-    case STAT_STR: planar_wire_append_string_field (scratch, 5, plane->strings->pdata[s->index]); break;
-    case STAT_DOUBLE:
-      {
-        guint64 bits;
-
-        memcpy (&bits, &s->d, sizeof bits);
-        bits = GUINT64_TO_LE (bits);
-        planar_wire_append_tag (scratch, 2, PLANAR_WIRE_I64);
-        g_byte_array_append (scratch, (const guint8 *) &bits, sizeof bits);
-      }
-      break;
+    case STAT_UINT: planar_xspace_writer_add_stat_uint64 (w, s->metadata_id, s->u); break;
+    case STAT_INT: planar_xspace_writer_add_stat_int64 (w, s->metadata_id, s->i); break;
+    case STAT_REF: planar_xspace_writer_add_stat_ref (w, s->metadata_id, s->index); break;
+    case STAT_STR: planar_xspace_writer_add_stat_string (w, s->metadata_id, plane->strings->pdata[s->index], -1); break;
+    case STAT_DOUBLE: planar_xspace_writer_add_stat_double (w, s->metadata_id, s->d); break;
+    default: g_assert_not_reached ();
     }
-  put_message (out, field, scratch);
 }
 
 static int
@@ -1035,18 +1013,11 @@ stream_line_name (const Line *line)
 }
 
 static void
-put_plane (GByteArray *space,
-           Plane      *plane,
-           gint64      origin_ns,
-           gboolean    device)
+put_plane (PlanarXSpaceWriter *w,
+           Plane              *plane,
+           gint64              origin_ns,
+           gboolean            device)
 {
-  g_autoptr(GByteArray) p = g_byte_array_new ();
-  g_autoptr(GByteArray) line_bytes = g_byte_array_new ();
-  g_autoptr(GByteArray) event_bytes = g_byte_array_new ();
-  g_autoptr(GByteArray) entry = g_byte_array_new ();
-  g_autoptr(GByteArray) value = g_byte_array_new ();
-  g_autoptr(GByteArray) scratch = g_byte_array_new ();
-
   /* Name the stream lines now that their events are known (this may add
    * nothing to the tables below). */
   if (device)
@@ -1062,49 +1033,40 @@ put_plane (GByteArray *space,
       }
   g_ptr_array_sort (plane->line_list, compare_lines);
 
-  planar_wire_append_varint_field (p, 1, (guint64) plane->id);
-  planar_wire_append_string_field (p, 2, plane->name);
+  planar_xspace_writer_begin_plane (w, plane->id, plane->name);
+  /* The writer numbers metadata from 1 in the order it is asked for, as
+   * the plane's tables were numbered. */
+  for (guint i = 0; i < plane->event_names->len; i++)
+    {
+      guint64 id G_GNUC_UNUSED = planar_xspace_writer_event_metadata (w, plane->event_names->pdata[i]);
+
+      g_assert (id == i + 1);
+    }
+  for (guint i = 0; i < plane->stat_names->len; i++)
+    {
+      guint64 id G_GNUC_UNUSED = planar_xspace_writer_stat_metadata (w, plane->stat_names->pdata[i]);
+
+      g_assert (id == i + 1);
+    }
+  for (guint i = 0; i < plane->plane_stats->len; i++)
+    put_stat (w, plane, &g_array_index (plane->plane_stats, Stat, i));
   for (guint i = 0; i < plane->line_list->len; i++)
     {
       Line *line = plane->line_list->pdata[i];
 
       g_array_sort (line->events, compare_events);
-      planar_wire_append_varint_field (line_bytes, 1, (guint64) line->id);
-      planar_wire_append_varint_field (line_bytes, 10, (guint64) line->id);
-      planar_wire_append_string_field (line_bytes, 2, line->name);
-      planar_wire_append_varint_field (line_bytes, 3, (guint64) origin_ns);
+      planar_xspace_writer_add_line (w, line->id, line->name, origin_ns);
+      planar_xspace_writer_set_line_display_id (w, line->id);
       for (guint e = 0; e < line->events->len; e++)
         {
           const Event *ev = &g_array_index (line->events, Event, e);
 
-          planar_wire_append_varint_field (event_bytes, 1, ev->name);
-          planar_wire_append_varint_field (event_bytes, 2, (guint64) ((ev->start_ns - origin_ns) * 1000));
-          planar_wire_append_varint_field (event_bytes, 3, (guint64) ((ev->end_ns - ev->start_ns) * 1000));
-          for (guint s = 0; s < ev->n_stats; s++)
-            put_stat (event_bytes, 4, plane, &g_array_index (plane->stats, Stat, ev->first_stat + s), scratch);
-          put_message (line_bytes, 4, event_bytes);
+          planar_xspace_writer_add_event (w, ev->name, (ev->start_ns - origin_ns) * 1000,
+                                          (ev->end_ns - ev->start_ns) * 1000);
+          for (guint k = 0; k < ev->n_stats; k++)
+            put_stat (w, plane, &g_array_index (plane->stats, Stat, ev->first_stat + k));
         }
-      put_message (p, 3, line_bytes);
     }
-  for (guint i = 0; i < plane->event_names->len; i++)
-    {
-      planar_wire_append_varint_field (value, 1, i + 1);
-      planar_wire_append_string_field (value, 2, plane->event_names->pdata[i]);
-      planar_wire_append_varint_field (entry, 1, i + 1);
-      put_message (entry, 2, value);
-      put_message (p, 4, entry);
-    }
-  for (guint i = 0; i < plane->stat_names->len; i++)
-    {
-      planar_wire_append_varint_field (value, 1, i + 1);
-      planar_wire_append_string_field (value, 2, plane->stat_names->pdata[i]);
-      planar_wire_append_varint_field (entry, 1, i + 1);
-      put_message (entry, 2, value);
-      put_message (p, 5, entry);
-    }
-  for (guint i = 0; i < plane->plane_stats->len; i++)
-    put_stat (p, 6, plane, &g_array_index (plane->plane_stats, Stat, i), scratch);
-  put_message (space, 1, p);
 }
 
 static int
@@ -1120,7 +1082,7 @@ GBytes *
 planar_cupti_merge_finish (PlanarCuptiMerge      *self,
                            PlanarCuptiMergeStats *stats)
 {
-  g_autoptr(GByteArray) space = g_byte_array_new ();
+  PlanarXSpaceWriter *w = planar_xspace_writer_new ();
   g_autoptr(GPtrArray) devices = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer value;
@@ -1141,27 +1103,27 @@ planar_cupti_merge_finish (PlanarCuptiMerge      *self,
       add_stat (self->host, self->host->plane_stats, NULL, "process_id", STAT_INT, GPOINTER_TO_UINT (pids->data));
       g_list_free (pids);
     }
-  put_plane (space, self->host, origin, FALSE);
+  put_plane (w, self->host, origin, FALSE);
   g_ptr_array_sort (devices, compare_planes);
   for (guint i = 0; i < devices->len; i++)
-    put_plane (space, devices->pdata[i], origin, TRUE);
+    put_plane (w, devices->pdata[i], origin, TRUE);
 
   env = plane_new (TASK_ENV_PLANE_ID, "Task Environment");
   add_stat (env, env->plane_stats, NULL, "profile_start_time", STAT_UINT, (guint64) self->start_ns);
   add_stat (env, env->plane_stats, NULL, "profile_stop_time", STAT_UINT, (guint64) MAX (self->stop_ns, self->start_ns));
-  put_plane (space, env, origin, FALSE);
+  put_plane (w, env, origin, FALSE);
   plane_free (env);
 
   for (guint i = 0; i < self->errors->len; i++)
-    planar_wire_append_string_field (space, 2, self->errors->pdata[i]);
+    planar_xspace_writer_add_error (w, self->errors->pdata[i]);
   for (guint i = 0; i < self->warnings->len; i++)
-    planar_wire_append_string_field (space, 3, self->warnings->pdata[i]);
-  planar_wire_append_string_field (space, 4, self->hostname);
+    planar_xspace_writer_add_warning (w, self->warnings->pdata[i]);
+  planar_xspace_writer_add_hostname (w, self->hostname);
 
   self->stats.n_devices = devices->len;
   if (stats != NULL)
     *stats = self->stats;
-  return g_byte_array_free_to_bytes (g_steal_pointer (&space));
+  return planar_xspace_writer_finish_bytes (w);
 }
 
 /* A host name that is a safe file name. */

@@ -14,7 +14,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-export.h"
+#include "planar-export-private.h"
 
 #include <string.h>
 
@@ -86,8 +86,12 @@ write_packet (PerfettoExport               *pe,
   packet->has_trusted_packet_sequence_id = TRUE;
   packet->trusted_packet_sequence_id = SEQUENCE_ID;
   size = perfetto__protos__trace_packet__get_packed_size (packet);
-  /* Trace.packet: field 1, length-delimited. */
-  g_byte_array_append (pe->buffer, (const guint8 *) "\x0a", 1);
+  /* Trace.packet, length-delimited; its number from the generated
+   * descriptor, not typed here. */
+  planar_wire_append_tag (pe->buffer,
+                          protobuf_c_message_descriptor_get_field_by_name (&perfetto__protos__trace__descriptor,
+                                                                           "packet")->id,
+                          PLANAR_WIRE_LEN);
   append_varint (pe->buffer, size);
   at = pe->buffer->len;
   g_byte_array_set_size (pe->buffer, at + size);
@@ -492,7 +496,7 @@ _planar_export_perfetto (PlanarProfile        *profile,
   pe.name_iids = g_hash_table_new (g_direct_hash, g_direct_equal);
   pe.next_uuid = 1;
   pe.first_event = TRUE;
-  pe.total = planar_export_count_events (profile, filter);
+  pe.total = planar_export_count_filtered (profile, filter);
   pe.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   pe.flows = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
   pe.flow_ids = g_array_new (FALSE, FALSE, sizeof (guint64));

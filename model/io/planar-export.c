@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-export.h"
+#include "planar-export-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,8 +122,8 @@ has_window (const PlanarExportFilter *filter)
 }
 
 guint64
-planar_export_count_events (PlanarProfile            *profile,
-                            const PlanarExportFilter *filter)
+planar_export_count_filtered (PlanarProfile            *profile,
+                              const PlanarExportFilter *filter)
 {
   guint64 n = 0;
 
@@ -153,9 +153,11 @@ planar_export_count_events (PlanarProfile            *profile,
 }
 
 guint64
-_planar_export_count_events (PlanarProfile *profile)
+planar_export_count_events (PlanarProfile *profile)
 {
   guint64 n = 0;
+
+  g_return_val_if_fail (PLANAR_IS_PROFILE (profile), 0);
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
@@ -620,7 +622,7 @@ planar_export_to_stream_filtered (PlanarProfile            *profile,
   ce.progress = progress;
   ce.user_data = user_data;
   ce.cancellable = cancellable;
-  ce.total = planar_export_count_events (profile, filter);
+  ce.total = planar_export_count_filtered (profile, filter);
   ce.stats = stats;
   ce.flows = flows;
   if (!write_chrome_json (&ce, error))

@@ -50,7 +50,7 @@ gboolean    planar_export_filter_keeps_plane (const PlanarExportFilter *filter,
 gboolean    planar_export_filter_keeps_event (const PlanarExportFilter *filter,
                                               const PlanarEvent        *event);
 /* The events an export with @filter (%NULL: none) writes. */
-guint64     planar_export_count_events       (PlanarProfile            *profile,
+guint64     planar_export_count_filtered     (PlanarProfile            *profile,
                                               const PlanarExportFilter *filter);
 
 /* Called now and then with the share of events written, 0 to 1. */
@@ -120,30 +120,8 @@ gboolean    planar_export_to_file_filtered   (PlanarProfile            *profile,
                                               GCancellable             *cancellable,
                                               GError                  **error);
 
-/* planar-export-perfetto.c: planar_export_to_stream()'s Perfetto half.
- * @filter is never %NULL. Counter lines (`_counters_`) become counter
- * tracks, one per series. */
-gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
-                                              const PlanarExportFilter *filter,
-                                              GOutputStream        *stream,
-                                              PlanarExportProgress  progress,
-                                              gpointer              user_data,
-                                              GCancellable         *cancellable,
-                                              GError              **error);
-
-/* What both formats share. */
-
-/* Stats the exports leave out of an event's args: XProf's internal ones,
- * the flow encoding, and async/group bookkeeping (FORMATS.md §6.1). */
-gboolean    _planar_export_skip_stat         (const char          *name);
-/* Whether @track is a counter line: the file's `_counters_` line, whose
- * events are samples (Chrome "C" events, Perfetto counter tracks). */
-gboolean    _planar_export_is_counter_track  (const PlanarTrack   *track);
-/* The profile's events of the file's lines, for progress. */
-guint64     _planar_export_count_events      (PlanarProfile       *profile);
-/* A flow id the way the exports write it: the model's id, which is already
- * unique within a trace, made unique across the hosts of a session. */
-guint64     _planar_export_flow_id           (guint                trace,
-                                              guint64              id);
+/* The profile's events of the file's lines: what an export writes, for
+ * progress and reports. */
+guint64     planar_export_count_events       (PlanarProfile       *profile);
 
 G_END_DECLS

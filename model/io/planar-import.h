@@ -10,7 +10,8 @@
 G_BEGIN_DECLS
 
 /* What an import found besides the events it made. Each "X", each matched
- * "B"/"E" pair and each "i"/"I" is one event on its thread's line. */
+ * "B"/"E" pair and each "i"/"I"/"R" is one event on its thread's line (a
+ * global or process instant on a line of its own). */
 typedef struct _PlanarImportReport
 {
   guint64     n_events;
@@ -43,16 +44,5 @@ gboolean                   planar_import_is_json        (const guint8 *data,
 /* The report of @trace's import, or NULL for an xplane. Returns:
  * (transfer none) (nullable). */
 const PlanarImportReport  *planar_trace_get_import_report (PlanarTrace *trace);
-
-/* Model-internal: parses @data (plain or gzip) with a streaming parser,
- * never as a document tree, and writes the XSpace it describes to @fd.
- * @name is the file's name, for messages. */
-gboolean                   _planar_import_chrome_json   (const guint8         *data,
-                                                         gsize                 size,
-                                                         const char           *name,
-                                                         int                   fd,
-                                                         PlanarImportReport  **report,
-                                                         GError              **error);
-void                       _planar_import_report_free   (PlanarImportReport   *report);
 
 G_END_DECLS

@@ -5,7 +5,7 @@
 #include "planar-trace-private.h"
 
 #include "planar-derive-private.h"
-#include "planar-import.h"
+#include "planar-import-private.h"
 
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"

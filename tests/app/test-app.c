@@ -2137,7 +2137,7 @@ test_export_and_open_json (void)
   guint64 expected;
 
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-profile"));
-  expected = _planar_export_count_events (planar_window_get_profile (window));
+  expected = planar_export_count_events (planar_window_get_profile (window));
   _planar_window_export_profile_async (window, file, PLANAR_EXPORT_CHROME_JSON, export_finished, &done);
   wait_for (flag_set, &done, 60, "the export");
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));

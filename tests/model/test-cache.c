@@ -984,22 +984,35 @@ test_spilled_index (PlanarTestFixture *f,
   planar_spill_set_min_block (PLANAR_SPILL_MIN_BLOCK);
 }
 
+/* Indexes are written in GLib's pool after a load returns: the scratch
+ * folder goes once the last of them is written. */
+static void
+cache_teardown (PlanarTestFixture *f,
+                gconstpointer      data)
+{
+  planar_cache_wait ();
+  planar_test_fixture_teardown (f, data);
+}
+
+#define CACHE_TEST_ADD(path, func) \
+  g_test_add ((path), PlanarTestFixture, NULL, planar_test_fixture_setup, (func), cache_teardown)
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  PLANAR_TEST_ADD ("/cache/same-profile", test_same_profile);
-  PLANAR_TEST_ADD ("/cache/stale", test_stale);
+  CACHE_TEST_ADD ("/cache/same-profile", test_same_profile);
+  CACHE_TEST_ADD ("/cache/stale", test_stale);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
-              planar_test_fixture_teardown);
+              cache_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
-              planar_test_fixture_setup, test_damaged, planar_test_fixture_teardown);
-  PLANAR_TEST_ADD ("/cache/same-size-and-time", test_same_size_and_time);
-  PLANAR_TEST_ADD ("/cache/restore-failed", test_restore_failed);
-  PLANAR_TEST_ADD ("/cache/not-regular", test_not_regular);
-  PLANAR_TEST_ADD ("/cache/eviction", test_eviction);
-  PLANAR_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
-  PLANAR_TEST_ADD ("/cache/spilled-index", test_spilled_index);
+              planar_test_fixture_setup, test_damaged, cache_teardown);
+  CACHE_TEST_ADD ("/cache/same-size-and-time", test_same_size_and_time);
+  CACHE_TEST_ADD ("/cache/restore-failed", test_restore_failed);
+  CACHE_TEST_ADD ("/cache/not-regular", test_not_regular);
+  CACHE_TEST_ADD ("/cache/eviction", test_eviction);
+  CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
+  CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   return g_test_run ();
 }

@@ -119,7 +119,9 @@ test_import_samples (void)
   static const JsonSample samples[] = {
     { "kineto_resnet50_num_workers_0_worker0.pt.trace.json.gz", 63167 },
     { "hta_with_gpu_user_annotation_step_based_trace_2543932.json.gz", 986 },
-    { "speedscope_Chrome_70_worker.json", 2265 },
+    /* 2265 before "R" (navigation timing marks) were read as instants,
+     * as Perfetto reads them. */
+    { "speedscope_Chrome_70_worker.json", 2280 },
   };
 
   if (!planar_test_need_samples ())
@@ -139,7 +141,7 @@ test_import_samples (void)
       g_assert_cmpuint (planar_trace_get_n_events (trace), ==, samples[i].events);
       g_assert_cmpuint (report->n_events, ==, samples[i].events);
       g_assert_cmpuint (report->n_complete, ==, phase (counts, "X"));
-      g_assert_cmpuint (report->n_instant, ==, phase (counts, "i") + phase (counts, "I"));
+      g_assert_cmpuint (report->n_instant, ==, phase (counts, "i") + phase (counts, "I") + phase (counts, "R"));
       g_assert_cmpuint (report->n_begin_end + report->n_unmatched_end, ==, phase (counts, "E"));
       g_assert_cmpuint (report->n_begin_end + report->n_unmatched_begin, ==, phase (counts, "B"));
       g_assert_cmpuint (report->n_counters, ==, phase (counts, "C"));
@@ -372,7 +374,7 @@ test_perfetto (PlanarTestFixture *f,
   g_assert_cmpuint (n_process, ==, expected_process);
   /* One per file track, and one more per track with partial overlaps. */
   g_assert_cmpuint (n_thread, >=, expected_thread);
-  g_assert_cmpuint (n_events, ==, _planar_export_count_events (profile));
+  g_assert_cmpuint (n_events, ==, planar_export_count_events (profile));
   /* Every slice ended. */
   {
     GHashTableIter iter;
@@ -608,8 +610,10 @@ test_import_nesting (PlanarTestFixture *f,
     " {\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":4,\"name\":\"long\"}]");
   const PlanarPlane *plane = planar_trace_get_plane (trace, 0);
   const PlanarTrack *track = &plane->tracks[0];
+  /* An "X" holds a B/E pair that starts with it and lasts as long
+   * (Perfetto's sorter hands it over first), whatever the file order. */
   static const struct { const char *name; guint depth; } want[] = {
-    { "be-outer", 0 }, { "x-inner", 1 }, { "x-outer", 0 }, { "be-inner", 1 }, { "long", 0 }, { "short", 1 },
+    { "x-inner", 0 }, { "be-outer", 1 }, { "x-outer", 0 }, { "be-inner", 1 }, { "long", 0 }, { "short", 1 },
   };
 
   g_assert_cmpuint (track->n_events, ==, G_N_ELEMENTS (want));
@@ -668,6 +672,113 @@ test_import_ids (PlanarTestFixture *f,
     }
 }
 
+static const PlanarEvent *
+find_event (const PlanarPlane *plane,
+            const PlanarTrack *track,
+            const char        *name)
+{
+  for (gsize i = 0; track != NULL && i < track->n_events; i++)
+    if (g_strcmp0 (planar_plane_get_event_name (plane, &track->events[i], FALSE), name) == 0)
+      return &track->events[i];
+  return NULL;
+}
+
+/* The rules of Perfetto's JSON importer (docs/interop.md names the
+ * source): B and E paired in time order, an E that names its slice ends
+ * that one and what is open inside it, "R" and process-scoped instants, an
+ * absent tid, a time written as a string. */
+static void
+test_import_perfetto_rules (PlanarTestFixture *f,
+                            gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = import_ok (f->dir, "perfetto-rules.json",
+    "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"name\":\"first\"},"
+    /* Out of order in the file: the E comes first. */
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":10,\"name\":\"late-begin\"},"
+    /* An E naming the outer slice ends it and the one open inside it; the
+     * last E has nothing left to end. */
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":0,\"name\":\"outer\"},"
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":5,\"name\":\"inner\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":10,\"name\":\"outer\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":12},"
+    /* A zero-length pair inside a slice, at one time in file order. */
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":0,\"name\":\"parent\"},"
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":4,\"name\":\"blink\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":3,\"ts\":4},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":3,\"ts\":8},"
+    /* A B/E pair longer than an X of its time holds it (Perfetto would
+     * cut the pair at the X's end). */
+    " {\"ph\":\"B\",\"pid\":1,\"tid\":4,\"ts\":0,\"name\":\"long-pair\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":4,\"ts\":0,\"dur\":2,\"name\":\"short-x\"},"
+    " {\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":6},"
+    /* Instants: "R", and one of the process. */
+    " {\"ph\":\"R\",\"pid\":1,\"tid\":1,\"ts\":3,\"name\":\"navigationStart\"},"
+    " {\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"p\",\"name\":\"process-mark\"},"
+    /* No tid: the thread whose tid is the pid, named by a record without a
+     * tid too. */
+    " {\"ph\":\"M\",\"pid\":9,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},"
+    " {\"ph\":\"X\",\"pid\":9,\"ts\":1,\"dur\":1,\"name\":\"no-tid\"},"
+    " {\"ph\":\"X\",\"pid\":9,\"tid\":9,\"ts\":3,\"dur\":1,\"name\":\"tid-is-pid\"},"
+    /* Times written as strings. */
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":5,\"ts\":40.5,\"dur\":2,\"name\":\"number\"},"
+    " {\"ph\":\"X\",\"pid\":1,\"tid\":6,\"ts\":\"40.5\",\"dur\":\"2\",\"name\":\"string\"}]");
+  const PlanarImportReport *report = planar_trace_get_import_report (trace);
+  const PlanarPlane *one = find_plane (trace, "Process 1");
+  const PlanarPlane *nine = find_plane (trace, "Process 9");
+  const PlanarTrack *track;
+  const PlanarEvent *ev, *other;
+
+  g_assert_nonnull (one);
+  track = find_track (one, "Thread 1");
+  ev = find_event (one, track, "late-begin");
+  g_assert_nonnull (ev);
+  g_assert_cmpint (ev->duration_ps, ==, 10 * 1000000);
+
+  track = find_track (one, "Thread 2");
+  ev = find_event (one, track, "outer");
+  other = find_event (one, track, "inner");
+  g_assert_nonnull (ev);
+  g_assert_nonnull (other);
+  g_assert_cmpint (ev->duration_ps, ==, 10 * 1000000);
+  g_assert_cmpint (other->duration_ps, ==, 5 * 1000000);
+  g_assert_cmpuint (other->depth, ==, 1);
+  g_assert_cmpuint (report->n_unmatched_end, ==, 1);
+  g_assert_cmpuint (report->n_unmatched_begin, ==, 0);
+
+  track = find_track (one, "Thread 3");
+  ev = find_event (one, track, "parent");
+  other = find_event (one, track, "blink");
+  g_assert_cmpint (ev->duration_ps, ==, 8 * 1000000);
+  g_assert_cmpint (other->duration_ps, ==, 0);
+  g_assert_cmpuint (other->depth, ==, 1);
+
+  track = find_track (one, "Thread 4");
+  ev = find_event (one, track, "long-pair");
+  other = find_event (one, track, "short-x");
+  g_assert_cmpuint (ev->depth, ==, 0);
+  g_assert_cmpint (ev->duration_ps, ==, 6 * 1000000);
+  g_assert_cmpuint (other->depth, ==, 1);
+
+  g_assert_nonnull (find_event (one, find_track (one, "Thread 1"), "navigationStart"));
+  track = find_track (one, "Process instants");
+  g_assert_nonnull (track);
+  g_assert_nonnull (find_event (one, track, "process-mark"));
+  g_assert_cmpuint (report->n_instant, ==, 2);
+
+  g_assert_nonnull (nine);
+  g_assert_cmpuint (nine->n_tracks, ==, 1);
+  g_assert_cmpstr (nine->tracks[0].name, ==, "main");
+  g_assert_cmpuint (nine->tracks[0].n_events, ==, 2);
+
+  ev = find_event (one, find_track (one, "Thread 5"), "number");
+  other = find_event (one, find_track (one, "Thread 6"), "string");
+  g_assert_nonnull (ev);
+  g_assert_nonnull (other);
+  g_assert_cmpint (other->start_ps, ==, ev->start_ps);
+  g_assert_cmpint (other->duration_ps, ==, ev->duration_ps);
+}
+
 /* The real Kineto sample: no empty section, the global instant on its
  * own. */
 static void
@@ -707,7 +818,11 @@ test_import_malformed (PlanarTestFixture *f,
   expect_import_error (f->dir, "events-not-array.json", "{\"traceEvents\":5}", -1, "not an array");
   expect_import_error (f->dir, "events-object.json", "{\"traceEvents\":{\"a\":1}}", -1, "not an array");
   expect_import_error (f->dir, "event-not-object.json", "[1,2,3]", -1, "not an object");
-  expect_import_error (f->dir, "ts-string.json", "[{\"ph\":\"X\",\"ts\":\"12\",\"pid\":1}]", -1, "\"ts\" is not a number");
+  /* A string holding a number is read as Perfetto reads it
+   * (/interop/import-perfetto-rules); any other string is refused. */
+  expect_import_error (f->dir, "ts-string.json", "[{\"ph\":\"X\",\"ts\":\"soon\",\"pid\":1}]", -1, "\"ts\" is not a number");
+  expect_import_error (f->dir, "ts-string-trailing.json", "[{\"ph\":\"X\",\"ts\":\"12us\",\"pid\":1}]", -1,
+                       "\"ts\" is not a number");
   expect_import_error (f->dir, "ph-number.json", "[{\"ph\":5,\"ts\":1}]", -1, "phase");
   expect_import_error (f->dir, "huge-ts.json", "[{\"ph\":\"X\",\"ts\":1e300}]", -1, "out of range");
   expect_import_error (f->dir, "huge-ts-digits.json", "[{\"ph\":\"X\",\"ts\":123456789012345678901234567890}]", -1,
@@ -777,7 +892,7 @@ test_cli_export (PlanarTestFixture *f,
     g_autoptr(PlanarProfile) again = load_profile (out);
     g_autoptr(PlanarProfile) original = load_profile (path);
 
-    g_assert_cmpuint (planar_profile_get_n_events (again), ==, _planar_export_count_events (original));
+    g_assert_cmpuint (planar_profile_get_n_events (again), ==, planar_export_count_events (original));
   }
 
   g_assert_true (g_spawn_sync (NULL, argv_exists, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
@@ -820,6 +935,7 @@ main (int    argc,
               planar_test_fixture_teardown);
   g_test_add ("/interop/import-ids", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_ids,
               planar_test_fixture_teardown);
+  PLANAR_TEST_ADD ("/interop/import-perfetto-rules", test_import_perfetto_rules);
   g_test_add_func ("/interop/import-kineto-sections", test_import_kineto_sections);
   g_test_add ("/interop/import-malformed", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_malformed,
               planar_test_fixture_teardown);
