@@ -73,6 +73,22 @@ settings_new_keeping_changes (GSettingsSchema *schema)
   return settings;
 }
 
+char *
+_planar_application_dup_build_dir (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *build = NULL;
+  g_autofree char *marker = NULL;
+
+  if (exe == NULL)
+    return NULL;
+  dir = g_path_get_dirname (exe);
+  build = g_path_get_dirname (dir);
+  marker = g_build_filename (build, "meson-private", NULL);
+  return g_file_test (marker, G_FILE_TEST_IS_DIR) ? g_steal_pointer (&build) : NULL;
+}
+
 /* The installed schema, or the one compiled in the build folder when Planar
  * runs from there (./dev run), where nothing is installed yet. */
 static GSettings *
@@ -86,8 +102,11 @@ settings_new (void)
     schema = g_settings_schema_source_lookup (installed, APPLICATION_ID, TRUE);
   if (schema == NULL)
     {
-      build = g_settings_schema_source_new_from_directory (PLANAR_BUILD_SCHEMA_DIR, installed,
-                                                           FALSE, NULL);
+      g_autofree char *build_dir = _planar_application_dup_build_dir ();
+      g_autofree char *schema_dir = build_dir != NULL ? g_build_filename (build_dir, "data", NULL) : NULL;
+
+      if (schema_dir != NULL)
+        build = g_settings_schema_source_new_from_directory (schema_dir, installed, FALSE, NULL);
       if (build != NULL)
         schema = g_settings_schema_source_lookup (build, APPLICATION_ID, FALSE);
     }
@@ -120,6 +139,22 @@ new_window_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (planar_application_new_window (self)));
 }
 
+/* The text of the About window's Troubleshooting page. Returns: a static string. */
+static const char *
+about_debug_info (void)
+{
+  static char *text;
+
+  if (text == NULL)
+    text = g_strdup_printf (_("To report a problem, follow the section “Reporting problems” of the file "
+                              "CONTRIBUTING.md in Planar’s source code: it says what to include and where to "
+                              "send it.\n\nPlanar %s\nGTK %u.%u.%u\nlibadwaita %u.%u.%u\n"),
+                            PACKAGE_VERSION, gtk_get_major_version (), gtk_get_minor_version (),
+                            gtk_get_micro_version (), adw_get_major_version (), adw_get_minor_version (),
+                            adw_get_micro_version ());
+  return text;
+}
+
 static void
 about_activated (GSimpleAction *action,
                  GVariant      *parameter,
@@ -138,6 +173,9 @@ about_activated (GSimpleAction *action,
                         "comments", _("View XProf profiles of GPU and TPU programs"),
                         "copyright", _("© 2026 The Planar developers"),
                         "license-type", GTK_LICENSE_GPL_3_0,
+                        /* No web address is invented: how to report a problem is a section of the
+                         * repository's CONTRIBUTING.md, and the Troubleshooting page says so. */
+                        "debug-info", about_debug_info (),
                         /* Translators: your name, and your e-mail address if you like, one translator a line. */
                         "translator-credits", _("translator-credits"),
                         NULL);
@@ -358,6 +396,19 @@ planar_application_dispose (GObject *object)
   G_OBJECT_CLASS (planar_application_parent_class)->dispose (object);
 }
 
+/* `planar --version`, as `planar-cli --version` answers. */
+static int
+planar_application_handle_local_options (GApplication *application,
+                                         GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("planar %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  return -1;
+}
+
 static void
 planar_application_class_init (PlanarApplicationClass *klass)
 {
@@ -370,11 +421,14 @@ planar_application_class_init (PlanarApplicationClass *klass)
   application_class->activate = planar_application_activate;
   application_class->shutdown = planar_application_shutdown;
   application_class->open = planar_application_open;
+  application_class->handle_local_options = planar_application_handle_local_options;
 }
 
 static void
 planar_application_init (PlanarApplication *self)
 {
+  g_application_add_main_option (G_APPLICATION (self), "version", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE,
+                                 _("Print the version and exit"), NULL);
 }
 
 PlanarApplication *

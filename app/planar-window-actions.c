@@ -224,13 +224,20 @@ find_cli (void)
 {
   const char *env = g_getenv ("PLANAR_CLI");
   g_autofree char *installed = g_build_filename (PLANAR_BINDIR, "planar-cli", NULL);
+  g_autofree char *build_dir = NULL;
 
   if (env != NULL && env[0] != '\0')
     return g_strdup (env);
   if (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE))
     return g_steal_pointer (&installed);
-  if (g_file_test (PLANAR_BUILD_CLI, G_FILE_TEST_IS_EXECUTABLE))
-    return g_strdup (PLANAR_BUILD_CLI);
+  build_dir = _planar_application_dup_build_dir ();
+  if (build_dir != NULL)
+    {
+      g_autofree char *built = g_build_filename (build_dir, "cli", "planar-cli", NULL);
+
+      if (g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
+        return g_steal_pointer (&built);
+    }
   return g_strdup ("planar-cli");
 }
 

@@ -19,6 +19,7 @@ typedef struct
   GError               *error;
   gboolean              ok;
   int                   signal;
+  gint64                started;
 } Run;
 
 static gboolean
@@ -59,20 +60,45 @@ run_done (GObject      *source,
   g_main_loop_quit (run->loop);
 }
 
+/* "capturing… 3 s" on a terminal's stderr, with the hosts saved so far. */
+static gboolean
+show_progress (gpointer data)
+{
+  Run *run = data;
+  guint n = planar_capture_session_get_n_hosts (run->session), saved = 0;
+  g_autofree char *what = NULL;
+
+  for (guint i = 0; i < n; i++)
+    if (planar_capture_session_get_host (run->session, i)->state == PLANAR_CAPTURE_HOST_SAVED)
+      saved++;
+  what = g_strdup_printf ("capturing (%u of %u host%s saved, %" G_GINT64_FORMAT " s)", saved, n, n == 1 ? "" : "s",
+                          (g_get_monotonic_time () - run->started) / G_USEC_PER_SEC);
+  planar_cli_progress (what, -1);
+  return G_SOURCE_CONTINUE;
+}
+
 /* Runs @session; returns 0 or the signal that stopped it. */
 static int
 run_session (PlanarCaptureSession  *session,
              gboolean              *ok,
              GError               **error)
 {
-  Run run = { session, NULL, NULL, FALSE, 0 };
-  guint int_id, term_id;
+  Run run = { session, NULL, NULL, FALSE, 0, g_get_monotonic_time () };
+  guint int_id, term_id, progress_id = 0;
 
   run.loop = g_main_loop_new (NULL, FALSE);
   int_id = g_unix_signal_add (SIGINT, on_sigint, &run);
   term_id = g_unix_signal_add (SIGTERM, on_sigterm, &run);
+  if (planar_cli_progress_enabled ())
+    {
+      show_progress (&run);
+      progress_id = g_timeout_add (250, show_progress, &run);
+    }
   planar_capture_session_run_async (session, run_done, &run);
   g_main_loop_run (run.loop);
+  if (progress_id != 0)
+    g_source_remove (progress_id);
+  planar_cli_progress_end ();
   g_source_remove (int_id);
   g_source_remove (term_id);
   g_main_loop_unref (run.loop);
@@ -136,7 +162,7 @@ planar_cli_capture (int    argc,
   if (!planar_cli_parse ("capture", "--service H:P --logdir DIR",
                          "Captures a profile from the profiler servers of running programs\n"
                          "(jax.profiler.start_server(port), TensorFlow, PyTorch/XLA) into a new session folder.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 1)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "capture takes no PATH (see 'planar-cli capture --help')");
@@ -172,14 +198,9 @@ planar_cli_capture (int    argc,
     }
   if (json)
     {
-      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (TRUE);
+      g_autoptr(PlanarJsonWriter) w = planar_cli_begin_json (saved > 0 ? planar_capture_session_get_folder (session)
+                                                                        : NULL);
 
-      planar_json_writer_begin_object (w);
-      planar_json_writer_key (w, "session");
-      if (saved > 0)
-        planar_json_writer_string (w, planar_capture_session_get_folder (session));
-      else
-        planar_json_writer_null (w);
       planar_json_writer_key (w, "hosts");
       planar_json_writer_begin_array (w);
       for (guint i = 0; i < planar_capture_session_get_n_hosts (session); i++)
@@ -208,8 +229,7 @@ planar_cli_capture (int    argc,
           planar_json_writer_end_object (w);
         }
       planar_json_writer_end_array (w);
-      planar_json_writer_end_object (w);
-      planar_json_writer_finish (w, NULL);
+      planar_cli_end_json (w);
     }
   else
     for (guint i = 0; i < planar_capture_session_get_n_hosts (session); i++)
@@ -264,7 +284,7 @@ planar_cli_snapshot (int    argc,
 
   if (!planar_cli_parse ("snapshot", "start|get|stop --service H:P [--logdir DIR]",
                          "Continuous profiling: start it, get a snapshot as a new session, stop it.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_NONE, &argc, &argv, &status))
     return status;
   if (argc != 2 || service == NULL)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "snapshot takes start, get or stop, and --service");

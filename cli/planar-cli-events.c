@@ -17,6 +17,32 @@ in_window (const PlanarEvent *ev,
   return ev->start_ps <= to && (end > from || (ev->duration_ps == 0 && ev->start_ps >= from));
 }
 
+/* The stats of @ev as "name=value; ..." (values escaped for text and TSV
+ * when @escape). Returns: (transfer full). */
+static char *
+stats_text (GArray   *stats,
+            gboolean  escape)
+{
+  GString *line = g_string_new (NULL);
+
+  for (guint s = 0; s < stats->len; s++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
+      g_autofree char *name = planar_cli_stat_name (stat);
+      g_autofree char *value = planar_stat_format_value (stat);
+
+      if (escape)
+        {
+          g_autofree char *safe_value = planar_cli_escape (value, -1);
+
+          g_string_append_printf (line, "%s%s=%s", s ? "; " : "", planar_cli_text (name), safe_value);
+        }
+      else
+        g_string_append_printf (line, "%s%s=%s", s ? "; " : "", name, value);
+    }
+  return g_string_free (line, FALSE);
+}
+
 int
 planar_cli_events (int    argc,
                    char **argv)
@@ -30,8 +56,13 @@ planar_cli_events (int    argc,
   g_autofree char *host_name = NULL;
   g_autofree char *session = NULL;
   g_autofree char *session_name = NULL;
-  gint64 from = G_MININT64, to = G_MAXINT64, limit = -1;
+  g_autofree char *from_text = NULL;
+  g_autofree char *to_text = NULL;
+  g_autofree char *format_name = NULL;
+  gint64 from = G_MININT64, to = G_MAXINT64, limit = 0;
+  guint64 count = 0;
   gboolean json = FALSE;
+  PlanarCliFormat format;
   PlanarTrace *trace = NULL;
   const PlanarPlane *plane = NULL;
   const PlanarTrack *track = NULL;
@@ -41,22 +72,39 @@ planar_cli_events (int    argc,
     { "line", 0, 0, G_OPTION_ARG_STRING, &line_name, "Line name or display name (required)", "NAME" },
     { "host", 0, 0, G_OPTION_ARG_STRING, &host_name, "Host (default: the first that has the plane)", "NAME" },
     { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &from_text,
+      "Only events ending at or after this time, with a unit (1.5ms, 250us, 1:02.5)", "TIME" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "Only events starting at or before this time, with a unit", "TIME" },
     { "from-ps", 0, 0, G_OPTION_ARG_INT64, &from, "Only events ending at or after this time (ps)", "A" },
     { "to-ps", 0, 0, G_OPTION_ARG_INT64, &to, "Only events starting at or before this time (ps)", "B" },
-    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events (default 0: all)", "N" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
     { NULL }
   };
 
   if (!planar_cli_parse ("events", "PATH", "Prints the events of one line with their stats.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events takes one PATH (see 'planar-cli events --help')");
   if (plane_name == NULL || line_name == NULL)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events needs --plane NAME and --line NAME");
+  if (from_text != NULL && from != G_MININT64)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "give --from or --from-ps, not both");
+  if (to_text != NULL && to != G_MAXINT64)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "give --to or --to-ps, not both");
+  if (from_text != NULL && !planar_cli_parse_time ("--from", from_text, &from, &status))
+    return status;
+  if (to_text != NULL && !planar_cli_parse_time ("--to", to_text, &to, &status))
+    return status;
   if (from > to)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--from-ps is after --to-ps");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s is after %s", from_text != NULL ? "--from" : "--from-ps",
+                            to_text != NULL ? "--to" : "--to-ps");
+  if (limit < 0)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--limit must be 0 (all) or more");
+  if (!planar_cli_get_format (format_name, json, &format, &status))
+    return status;
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
@@ -90,7 +138,8 @@ planar_cli_events (int    argc,
   /* Select first, and decode every selected event's stats once before
    * printing, so that an event that cannot be read fails the command with
    * nothing printed (a damaged stat alone is skipped, and said at the
-   * end). */
+   * end). Every event of the window is counted (count), the first
+   * --limit of them printed (printed). */
   /* Parents can be arbitrarily long, so the walk starts at the first event;
    * the span index of the model queries replaces this scan. */
   for (gsize i = 0; i < track->n_events; i++)
@@ -101,19 +150,19 @@ planar_cli_events (int    argc,
         break;
       if (!in_window (ev, from, to))
         continue;
-      if (limit >= 0 && (gint64) selected->len >= limit)
-        break;
+      count++;
+      if (limit > 0 && (gint64) selected->len >= limit)
+        continue;
       g_array_set_size (stats, 0);
       if (planar_trace_get_event_stats (trace, plane, ev, stats, &error) == 0 && error != NULL)
         return planar_cli_fail_error (error, FALSE);
       g_array_append_val (selected, i);
     }
 
-  if (json)
+  if (format == PLANAR_CLI_FORMAT_JSON)
     {
-      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (FALSE);
+      g_autoptr(PlanarJsonWriter) w = planar_cli_begin_json (session_name);
 
-      planar_json_writer_begin_object (w);
       planar_json_writer_key (w, "host");
       planar_json_writer_string (w, planar_trace_get_host_name (trace));
       planar_json_writer_key (w, "plane");
@@ -121,6 +170,8 @@ planar_cli_events (int    argc,
       planar_json_writer_key (w, "line");
       planar_json_writer_string (w, track->name);
       planar_json_writer_key (w, "count");
+      planar_json_writer_uint (w, count);
+      planar_json_writer_key (w, "printed");
       planar_json_writer_uint (w, selected->len);
       planar_json_writer_key (w, "events");
       planar_json_writer_begin_array (w);
@@ -155,37 +206,47 @@ planar_cli_events (int    argc,
           planar_json_writer_end_object (w);
         }
       planar_json_writer_end_array (w);
-      planar_json_writer_end_object (w);
-      if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
-      printf ("\n");
-      status = planar_cli_finish_stdout ();
+      status = planar_cli_end_json (w);
       if (status == PLANAR_CLI_EXIT_OK)
         planar_cli_warn_losses (profile);
       return status;
     }
 
-  printf ("# start_ps\tduration_ps\tdepth\tname\tstats\n");
+  if (format == PLANAR_CLI_FORMAT_TEXT)
+    printf ("# start_ps\tduration_ps\tdepth\tname\tstats\n");
+  else
+    {
+      const char *header[] = { "start_ps", "duration_ps", "depth", "name", "display_name", "stats", NULL };
+
+      planar_cli_print_row (format, header);
+    }
   for (guint k = 0; k < selected->len; k++)
     {
       const PlanarEvent *ev = &track->events[g_array_index (selected, gsize, k)];
-      g_autoptr(GString) line = g_string_new (NULL);
 
       g_array_set_size (stats, 0);
       planar_trace_get_event_stats (trace, plane, ev, stats, NULL);
-      for (guint s = 0; s < stats->len; s++)
+      if (format == PLANAR_CLI_FORMAT_TEXT)
         {
-          const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
-          g_autofree char *name = planar_cli_stat_name (stat);
-          g_autofree char *value = planar_stat_format_value (stat);
+          g_autofree char *line = stats_text (stats, TRUE);
 
-          g_autofree char *safe_value = planar_cli_escape (value, -1);
-
-          g_string_append_printf (line, "%s%s=%s", s ? "; " : "", planar_cli_text (name), safe_value);
+          printf ("%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%u\t%s\t%s\n", ev->start_ps, ev->duration_ps,
+                  ev->depth, planar_cli_text (planar_plane_get_event_name (plane, ev, TRUE)), line);
         }
-      printf ("%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%u\t%s\t%s\n", ev->start_ps, ev->duration_ps,
-              ev->depth, planar_cli_text (planar_plane_get_event_name (plane, ev, TRUE)), line->str);
+      else
+        {
+          g_autofree char *start = g_strdup_printf ("%" G_GINT64_FORMAT, ev->start_ps);
+          g_autofree char *duration = g_strdup_printf ("%" G_GINT64_FORMAT, ev->duration_ps);
+          g_autofree char *depth = g_strdup_printf ("%u", ev->depth);
+          g_autofree char *line = stats_text (stats, FALSE);
+          const char *fields[] = { start, duration, depth, planar_plane_get_event_name (plane, ev, FALSE),
+                                   planar_plane_get_event_name (plane, ev, TRUE), line, NULL };
+
+          planar_cli_print_row (format, fields);
+        }
     }
+  if (format == PLANAR_CLI_FORMAT_TEXT && (guint64) selected->len < count)
+    printf ("# %" G_GUINT64_FORMAT " events, first %u shown (--limit 0 shows all)\n", count, selected->len);
   status = planar_cli_finish_stdout ();
   if (status == PLANAR_CLI_EXIT_OK)
     planar_cli_warn_losses (profile);

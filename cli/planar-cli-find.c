@@ -40,6 +40,9 @@ planar_cli_find (int    argc,
   g_autoptr(PlanarSearch) search = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *session = NULL;
+  g_autofree char *session_name = NULL;
+  g_autofree char *format_name = NULL;
+  PlanarCliFormat format;
   gboolean regex = FALSE, case_sensitive = FALSE, json = FALSE;
   gint64 limit = DEFAULT_LIMIT;
   PlanarSearchFlags flags = PLANAR_SEARCH_DEFAULT;
@@ -50,7 +53,8 @@ planar_cli_find (int    argc,
     { "regex", 0, 0, G_OPTION_ARG_NONE, &regex, "PATTERN is a regular expression (PCRE)", NULL },
     { "case-sensitive", 0, 0, G_OPTION_ARG_NONE, &case_sensitive, "Match letter case exactly", NULL },
     { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events (default 100; 0: all)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
     { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
     { NULL }
   };
@@ -59,12 +63,14 @@ planar_cli_find (int    argc,
                          "Prints the events, on every host, plane and line, whose name, display name or\n"
                          "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
                          "PATTERN is a substring, matched without regard to case unless told.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 3)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "find takes PATH and PATTERN (see 'planar-cli find --help')");
   if (limit < 0)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--limit must be 0 (all) or more");
+  if (!planar_cli_get_format (format_name, json, &format, &status))
+    return status;
 
   pattern = argv[2];
   if (regex)
@@ -80,7 +86,7 @@ planar_cli_find (int    argc,
       return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s", message);
     }
 
-  profile = planar_cli_load_profile (argv[1], session, NULL, &error);
+  profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
     return planar_cli_fail_error (error, FALSE);
 
@@ -91,13 +97,14 @@ planar_cli_find (int    argc,
   n_hits = planar_search_get_n_hits (search);
   n_shown = limit == 0 ? n_hits : MIN (n_hits, (guint64) limit);
 
-  if (json)
+  if (format == PLANAR_CLI_FORMAT_JSON)
     {
-      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (FALSE);
+      g_autoptr(PlanarJsonWriter) w = planar_cli_begin_json (session_name);
 
-      planar_json_writer_begin_object (w);
       planar_json_writer_key (w, "count");
       planar_json_writer_uint (w, n_hits);
+      planar_json_writer_key (w, "printed");
+      planar_json_writer_uint (w, n_shown);
       planar_json_writer_key (w, "events");
       planar_json_writer_begin_array (w);
       for (guint64 i = 0; i < n_shown; i++)
@@ -128,13 +135,19 @@ planar_cli_find (int    argc,
           planar_json_writer_end_object (w);
         }
       planar_json_writer_end_array (w);
-      planar_json_writer_end_object (w);
-      if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
-      printf ("\n");
+      status = planar_cli_end_json (w);
+      if (status != PLANAR_CLI_EXIT_OK)
+        return status;
       return finish (profile, n_hits);
     }
 
+  if (format != PLANAR_CLI_FORMAT_TEXT)
+    {
+      const char *header[] = { "host", "plane", "line", "start_ps", "duration_ps", "depth", "name", "display_name",
+                               NULL };
+
+      planar_cli_print_row (format, header);
+    }
   for (guint64 i = 0; i < n_shown; i++)
     {
       const PlanarSearchHit *hit = planar_search_get_hit (search, i);
@@ -143,12 +156,26 @@ planar_cli_find (int    argc,
       const PlanarTrack *track;
       const PlanarEvent *ev = planar_search_resolve_hit (search, hit, &trace, &plane, &track);
 
+      if (format != PLANAR_CLI_FORMAT_TEXT)
+        {
+          g_autofree char *start = g_strdup_printf ("%" G_GINT64_FORMAT, ev->start_ps);
+          g_autofree char *duration = g_strdup_printf ("%" G_GINT64_FORMAT, ev->duration_ps);
+          g_autofree char *depth = g_strdup_printf ("%u", ev->depth);
+          const char *fields[] = { planar_trace_get_host_name (trace), plane->name, track->name, start, duration,
+                                   depth, planar_plane_get_event_name (plane, ev, FALSE),
+                                   planar_plane_get_event_name (plane, ev, TRUE), NULL };
+
+          planar_cli_print_row (format, fields);
+          continue;
+        }
       printf ("%s\t%s\t%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\n",
               planar_cli_text (planar_trace_get_host_name (trace)), planar_cli_text (plane->name),
               planar_cli_text (track->name), ev->start_ps, ev->duration_ps,
               planar_cli_text (planar_plane_get_event_name (plane, ev, TRUE)));
     }
-  if (n_shown < n_hits)
+  if (format != PLANAR_CLI_FORMAT_TEXT)
+    ;
+  else if (n_shown < n_hits)
     printf ("# %" G_GUINT64_FORMAT " matches, first %" G_GUINT64_FORMAT " shown (--limit 0 shows all)\n",
             n_hits, n_shown);
   else

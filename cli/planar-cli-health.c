@@ -162,7 +162,7 @@ planar_cli_health (int    argc,
   if (!planar_cli_parse ("health", "PATH",
                          "Reports the profiler's errors and warnings, dropped events, empty planes, partial\n"
                          "overlaps, a missing Task Environment, unreadable files, and events per plane and line.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "health takes one PATH (see 'planar-cli health --help')");
@@ -177,19 +177,16 @@ planar_cli_health (int    argc,
 
   if (json)
     {
-      w = planar_cli_stdout_json (TRUE);
-      planar_json_writer_begin_object (w);
-      planar_json_writer_key (w, "session");
-      planar_json_writer_string (w, session_name);
+      w = planar_cli_begin_json (session_name);
       planar_json_writer_key (w, "issues");
       planar_json_writer_begin_array (w);
       for (guint i = 0; i < issues->len; i++)
         write_issue_json (w, g_ptr_array_index (issues, i));
       planar_json_writer_end_array (w);
       write_counts (w, profile);
-      planar_json_writer_end_object (w);
-      if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+      status = planar_cli_end_json (w);
+      if (status != PLANAR_CLI_EXIT_OK)
+        return status;
       return finish (profile, issues);
     }
 

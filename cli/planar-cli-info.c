@@ -237,7 +237,7 @@ planar_cli_info (int    argc,
   };
 
   if (!planar_cli_parse ("info", "PATH", "Lists the hosts, planes and lines of a profile.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "info takes one PATH (see 'planar-cli info --help')");
@@ -251,13 +251,10 @@ planar_cli_info (int    argc,
 
   if (json)
     {
-      g_autoptr(PlanarJsonWriter) w = planar_cli_stdout_json (TRUE);
+      g_autoptr(PlanarJsonWriter) w = planar_cli_begin_json (session_name);
       gint64 first, last;
       gboolean has_span = planar_profile_get_span (profile, &first, &last);
 
-      planar_json_writer_begin_object (w);
-      planar_json_writer_key (w, "session");
-      planar_json_writer_string (w, session_name);
       planar_json_writer_key (w, "hosts");
       planar_json_writer_begin_array (w);
       for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
@@ -268,9 +265,9 @@ planar_cli_info (int    argc,
       write_span (w, has_span, first, last);
       planar_json_writer_key (w, "host_alignment");
       planar_json_writer_string (w, planar_host_alignment_to_string (planar_profile_get_host_alignment (profile)));
-      planar_json_writer_end_object (w);
-      if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+      status = planar_cli_end_json (w);
+      if (status != PLANAR_CLI_EXIT_OK)
+        return status;
       planar_cli_warn_losses (profile);
       return PLANAR_CLI_EXIT_OK;
     }

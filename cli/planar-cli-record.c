@@ -272,7 +272,10 @@ record_command (char       **command,
       return 127;
     }
   status = exit_status_of (wait_status);
+  /* The command had the terminal while it ran; the merge is ours. */
+  planar_cli_progress ("merging the recording", -1);
   merged = merge_parts (part_dir, logdir);
+  planar_cli_progress_end ();
   {
     g_autoptr(GDir) dir = g_dir_open (part_dir, 0, NULL);
     const char *entry;
@@ -322,7 +325,7 @@ planar_cli_record (int    argc,
   if (!planar_cli_parse ("record", "--logdir DIR [--duration-ms N] [--nvtx] -- COMMAND [ARGS...]",
                          "Runs COMMAND and records its CUDA kernels, copies and API calls with CUPTI into a new\n"
                          "session folder. The command's exit status is planar-cli's.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_NONE, &argc, &argv, &status))
     return status;
   if (argc != 1)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "put the command after '--' (see 'planar-cli record --help')");

@@ -42,6 +42,24 @@ print_row_text (const PlanarAggregate *row)
           planar_cli_text (row->display_name));
 }
 
+/* One TSV or CSV row per name. */
+static void
+print_row_table (PlanarCliFormat        format,
+                 const char            *host,
+                 const char            *plane,
+                 const PlanarAggregate *row)
+{
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, row->count);
+  g_autofree char *total = g_strdup_printf ("%" G_GINT64_FORMAT, row->total_ps);
+  g_autofree char *self = g_strdup_printf ("%" G_GINT64_FORMAT, row->self_ps);
+  g_autofree char *average = g_strdup_printf ("%.3f", row->count ? (double) row->total_ps / (double) row->count : 0.0);
+  g_autofree char *min = g_strdup_printf ("%" G_GINT64_FORMAT, row->min_ps);
+  g_autofree char *max = g_strdup_printf ("%" G_GINT64_FORMAT, row->max_ps);
+  const char *fields[] = { host, plane, row->name, row->display_name, count, total, self, average, min, max, NULL };
+
+  planar_cli_print_row (format, fields);
+}
+
 int
 planar_cli_summary (int    argc,
                     char **argv)
@@ -51,52 +69,68 @@ planar_cli_summary (int    argc,
   g_autoptr(PlanarJsonWriter) w = NULL;
   g_autofree char *session = NULL;
   g_autofree char *session_name = NULL;
+  g_autofree char *format_name = NULL;
   gint64 top = 10;
   gboolean json = FALSE;
+  PlanarCliFormat format;
   int status;
   GOptionEntry entries[] = {
     { "top", 0, 0, G_OPTION_ARG_INT64, &top, "Names per plane (default 10; 0 for all)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
     { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
     { NULL }
   };
 
   if (!planar_cli_parse ("summary", "PATH", "Lists, per plane, the event names that take the most self time.",
-                         entries, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "summary takes one PATH (see 'planar-cli summary --help')");
   if (top < 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--top must be 0 or more");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--top must be 0 (all) or more");
+  if (!planar_cli_get_format (format_name, json, &format, &status))
+    return status;
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
     return planar_cli_fail_error (error, FALSE);
 
-  if (json)
+  switch (format)
     {
-      w = planar_cli_stdout_json (TRUE);
-      planar_json_writer_begin_object (w);
-      planar_json_writer_key (w, "session");
-      planar_json_writer_string (w, session_name);
+    case PLANAR_CLI_FORMAT_JSON:
+      w = planar_cli_begin_json (session_name);
       planar_json_writer_key (w, "hosts");
       planar_json_writer_begin_array (w);
+      break;
+    case PLANAR_CLI_FORMAT_TSV:
+    case PLANAR_CLI_FORMAT_CSV:
+      {
+        const char *header[] = { "host", "plane", "name", "display_name", "count", "total_ps", "self_ps",
+                                 "average_ps", "min_ps", "max_ps", NULL };
+
+        planar_cli_print_row (format, header);
+      }
+      break;
+    case PLANAR_CLI_FORMAT_TEXT:
+    default:
+      printf ("Session %s: self time per event name (self = wall less direct children)\n",
+              planar_cli_text (session_name));
+      break;
     }
-  else
-    printf ("Session %s: self time per event name (self = wall less direct children)\n",
-            planar_cli_text (session_name));
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
       PlanarTrace *trace = planar_profile_get_trace (profile, h);
+      const char *host = planar_trace_get_host_name (trace);
 
       /* A host whose decode failed is left out, said in a warning line. */
       if (!planar_trace_is_decoded (trace))
         continue;
-      if (json)
-        planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
-      else
-        printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
+      if (w != NULL)
+        planar_cli_begin_named_list (w, host, "planes");
+      else if (format == PLANAR_CLI_FORMAT_TEXT)
+        printf ("Host %s\n", planar_cli_text (host));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
@@ -112,7 +146,7 @@ planar_cli_summary (int    argc,
           rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
           n = top == 0 ? rows->len : (guint) MIN ((gint64) rows->len, top);
 
-          if (json)
+          if (w != NULL)
             {
               planar_json_writer_begin_object (w);
               planar_json_writer_key (w, "name");
@@ -121,6 +155,12 @@ planar_cli_summary (int    argc,
               planar_json_writer_uint (w, planar_aggregator_get_n_events (agg));
               planar_json_writer_key (w, "names");
               planar_json_writer_uint (w, rows->len);
+              /* count: every name of the plane, as "names" says; printed:
+               * those in "top". */
+              planar_json_writer_key (w, "count");
+              planar_json_writer_uint (w, rows->len);
+              planar_json_writer_key (w, "printed");
+              planar_json_writer_uint (w, n);
               planar_json_writer_key (w, "top");
               planar_json_writer_begin_array (w);
               for (guint i = 0; i < n; i++)
@@ -128,7 +168,7 @@ planar_cli_summary (int    argc,
               planar_json_writer_end_array (w);
               planar_json_writer_end_object (w);
             }
-          else
+          else if (format == PLANAR_CLI_FORMAT_TEXT)
             {
               printf ("  %s: %" G_GUINT64_FORMAT " events, %u names\n", planar_cli_text (plane->name),
                       planar_aggregator_get_n_events (agg), rows->len);
@@ -136,19 +176,19 @@ planar_cli_summary (int    argc,
               for (guint i = 0; i < n; i++)
                 print_row_text (&g_array_index (rows, PlanarAggregate, i));
             }
+          else
+            for (guint i = 0; i < n; i++)
+              print_row_table (format, host, plane->name, &g_array_index (rows, PlanarAggregate, i));
         }
 
-      if (json)
+      if (w != NULL)
         planar_cli_end_named_list (w);
     }
 
-  if (json)
+  if (w != NULL)
     {
       planar_json_writer_end_array (w);
-      planar_json_writer_end_object (w);
-      if (!planar_json_writer_finish (w, &error))
-        return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
-      return PLANAR_CLI_EXIT_OK;
+      return planar_cli_end_json (w);
     }
   return planar_cli_finish_stdout ();
 }

@@ -7,10 +7,12 @@
 #include "planar-mapping.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <gio/gunixoutputstream.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -222,22 +224,71 @@ planar_cli_warn_losses (PlanarProfile *profile)
   return n;
 }
 
+static gboolean no_cache;
+static gboolean json_pretty;
+
 gboolean
-planar_cli_parse (const char    *command,
-                  const char    *parameters,
-                  const char    *summary,
-                  GOptionEntry  *entries,
-                  int           *argc,
-                  char        ***argv,
-                  int           *status)
+planar_cli_get_no_cache (void)
 {
+  return no_cache;
+}
+
+/* Whether @argv asks for help before any "--". */
+static gboolean
+wants_help (int    argc,
+            char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        return FALSE;
+      if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "-?") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+planar_cli_parse (const char        *command,
+                  const char        *parameters,
+                  const char        *summary,
+                  GOptionEntry      *entries,
+                  PlanarCliOptions   common,
+                  int               *argc,
+                  char            ***argv,
+                  int               *status)
+{
+  GOptionEntry load_entries[] = {
+    { "no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+      "Neither read nor write the cached index of the profile (see planar-cli(1))", NULL },
+    { NULL }
+  };
+  GOptionEntry json_entries[] = {
+    { "pretty", 0, 0, G_OPTION_ARG_NONE, &json_pretty, "Indent the JSON output (compact by default)", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *full = g_strdup_printf ("%s %s", command, parameters);
 
-  context = g_option_context_new (full);
+  context = g_option_context_new (parameters);
   g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, NULL);
+  if (common & PLANAR_CLI_OPTIONS_LOAD)
+    g_option_context_add_main_entries (context, load_entries, NULL);
+  if (common & PLANAR_CLI_OPTIONS_JSON)
+    g_option_context_add_main_entries (context, json_entries, NULL);
+
+  if (wants_help (*argc, *argv))
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      /* GLib's help starts "Usage:\n  PRGNAME [OPTION…] PARAMETERS": the
+       * first line is ours, with the program and the command. */
+      const char *rest = strstr (help, "\n\n");
+
+      printf ("Usage: planar-cli %s [OPTION…] %s%s", command, parameters, rest != NULL ? rest : "\n");
+      *status = planar_cli_finish_stdout ();
+      return FALSE;
+    }
   if (!g_option_context_parse (context, argc, argv, &error))
     {
       *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s (see 'planar-cli %s --help')",
@@ -245,6 +296,291 @@ planar_cli_parse (const char    *command,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+planar_cli_parse_time (const char *option,
+                       const char *text,
+                       gint64     *ps,
+                       int        *status)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (planar_parse_duration (text, 0, ps, &error))
+    return TRUE;
+  if (g_error_matches (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_NO_UNIT))
+    {
+      g_autofree char *bare = g_strstrip (g_strdup (text));
+
+      *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT,
+                                 "%s %s: a time needs a unit, as in %sms or %sus (ps, ns, us, ms, s; or m:ss)",
+                                 option, bare, bare, bare);
+    }
+  else
+    *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s: %s", option, error->message);
+  return FALSE;
+}
+
+gboolean
+planar_cli_get_format (const char      *name,
+                       gboolean         json,
+                       PlanarCliFormat *format,
+                       int             *status)
+{
+  static const struct { const char *name; PlanarCliFormat format; } formats[] = {
+    { "text", PLANAR_CLI_FORMAT_TEXT },
+    { "tsv", PLANAR_CLI_FORMAT_TSV },
+    { "csv", PLANAR_CLI_FORMAT_CSV },
+    { "json", PLANAR_CLI_FORMAT_JSON },
+  };
+
+  if (name == NULL)
+    {
+      *format = json ? PLANAR_CLI_FORMAT_JSON : PLANAR_CLI_FORMAT_TEXT;
+      return TRUE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (strcmp (name, formats[i].name) == 0)
+      {
+        if (json && formats[i].format != PLANAR_CLI_FORMAT_JSON)
+          {
+            *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--json contradicts --format %s", name);
+            return FALSE;
+          }
+        *format = formats[i].format;
+        return TRUE;
+      }
+  *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown format '%s': use text, tsv, csv or json", name);
+  return FALSE;
+}
+
+char *
+planar_cli_tsv_field (const char *text)
+{
+  return planar_cli_escape (text, -1);
+}
+
+char *
+planar_cli_csv_field (const char *text)
+{
+  GString *out;
+
+  if (text == NULL)
+    return g_strdup ("");
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    return g_strdup (text);
+  out = g_string_new ("\"");
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+  return g_string_free (out, FALSE);
+}
+
+void
+planar_cli_print_row (PlanarCliFormat     format,
+                      const char * const *fields)
+{
+  g_autoptr(GString) row = g_string_new (NULL);
+
+  for (guint i = 0; fields[i] != NULL; i++)
+    {
+      g_autofree char *field = format == PLANAR_CLI_FORMAT_CSV ? planar_cli_csv_field (fields[i])
+                                                               : planar_cli_tsv_field (fields[i]);
+
+      if (i > 0)
+        g_string_append_c (row, format == PLANAR_CLI_FORMAT_CSV ? ',' : '\t');
+      g_string_append (row, field);
+    }
+  g_string_append_c (row, '\n');
+  fputs (row->str, stdout);
+}
+
+PlanarJsonWriter *
+planar_cli_begin_json (const char *session)
+{
+  PlanarJsonWriter *w = planar_cli_stdout_json (json_pretty);
+
+  fflush (stdout);
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "format_version");
+  planar_json_writer_uint (w, 1);
+  planar_json_writer_key (w, "session");
+  if (session != NULL)
+    planar_json_writer_string (w, session);
+  else
+    planar_json_writer_null (w);
+  return w;
+}
+
+int
+planar_cli_end_json (PlanarJsonWriter *writer)
+{
+  g_autoptr(GError) error = NULL;
+
+  planar_json_writer_end_object (writer);
+  if (!planar_json_writer_finish (writer, &error))
+    return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+  /* A pretty document ends its line already. */
+  if (!json_pretty)
+    putchar ('\n');
+  return planar_cli_finish_stdout ();
+}
+
+/* Progress ------------------------------------------------------------- */
+
+static gint progress_shown;
+static gint64 progress_last_us;
+static int progress_last_percent = -1;
+
+gboolean
+planar_cli_progress_enabled (void)
+{
+  static int tty = -1;
+
+  if (tty < 0)
+    tty = isatty (STDERR_FILENO) ? 1 : 0;
+  return tty == 1;
+}
+
+void
+planar_cli_progress (const char *what,
+                     double      fraction)
+{
+  gint64 now = g_get_monotonic_time ();
+  int percent = fraction < 0 ? -1 : (int) (CLAMP (fraction, 0.0, 1.0) * 100.0);
+
+  if (!planar_cli_progress_enabled ())
+    return;
+  /* At most five times a second, and the first at once. */
+  if (g_atomic_int_get (&progress_shown) && (now - progress_last_us < 200000 || percent == progress_last_percent))
+    return;
+  progress_last_us = now;
+  progress_last_percent = percent;
+  g_atomic_int_set (&progress_shown, 1);
+  /* \r and erase to the end of the line: one line rewritten in place. */
+  if (percent >= 0)
+    fprintf (stderr, "\rplanar-cli: %s… %d%%\033[K", what, percent);
+  else
+    fprintf (stderr, "\rplanar-cli: %s…\033[K", what);
+  fflush (stderr);
+}
+
+void
+planar_cli_progress_end (void)
+{
+  if (!g_atomic_int_get (&progress_shown))
+    return;
+  fprintf (stderr, "\r\033[K");
+  fflush (stderr);
+  g_atomic_int_set (&progress_shown, 0);
+  progress_last_percent = -1;
+}
+
+/* The cached index in planar-cli (docs/cli.md, "The cached index"): a
+ * command reads one whenever there is one, and writes one only on the
+ * second read of a file that has none, since writing it costs about as much
+ * as the read and pays back only from the next one on. The first read
+ * leaves an empty marker, <key>.planar-cli-seen, in the cache folder.
+ * --no-cache neither reads, writes nor marks. */
+static char *
+seen_marker_path (const char *path)
+{
+  g_autofree char *index = planar_cache_get_path (path);
+
+  index[strlen (index) - strlen (".planar-index")] = '\0';
+  return g_strconcat (index, ".planar-cli-seen", NULL);
+}
+
+static void
+decide_cache (const char * const *paths)
+{
+  gboolean pays = FALSE;
+
+  if (no_cache)
+    {
+      planar_cache_set_enabled (FALSE);
+      return;
+    }
+  if (!planar_cache_get_enabled ())
+    return;
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *index = planar_cache_get_path (paths[i]);
+      g_autofree char *marker = seen_marker_path (paths[i]);
+
+      if (g_file_test (index, G_FILE_TEST_EXISTS) || g_file_test (marker, G_FILE_TEST_EXISTS))
+        pays = TRUE;
+    }
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *marker = seen_marker_path (paths[i]);
+
+      if (pays)
+        g_unlink (marker);
+      else
+        {
+          g_autofree char *dir = g_path_get_dirname (marker);
+
+          /* Best effort: without a marker the next read is a first one again. */
+          if (g_mkdir_with_parents (dir, 0700) == 0)
+            g_file_set_contents (marker, "", 0, NULL);
+        }
+    }
+  planar_cache_set_enabled (pays);
+}
+
+typedef struct
+{
+  PlanarProfile *profile;
+  GMutex         lock;
+  GCond          cond;
+  gboolean       done;
+} LoadWatch;
+
+static gpointer
+watch_load (gpointer data)
+{
+  LoadWatch *watch = data;
+
+  g_mutex_lock (&watch->lock);
+  while (!watch->done)
+    {
+      planar_cli_progress ("loading", planar_profile_get_fraction (watch->profile));
+      g_cond_wait_until (&watch->cond, &watch->lock, g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND);
+    }
+  g_mutex_unlock (&watch->lock);
+  return NULL;
+}
+
+/* planar_profile_load() with "loading… NN%" on a terminal's stderr. */
+static gboolean
+load_with_progress (PlanarProfile  *profile,
+                    GError        **error)
+{
+  LoadWatch watch = { profile, { 0 }, { 0 }, FALSE };
+  GThread *thread;
+  gboolean ok;
+
+  if (!planar_cli_progress_enabled ())
+    return planar_profile_load (profile, NULL, error);
+  g_mutex_init (&watch.lock);
+  g_cond_init (&watch.cond);
+  planar_cli_progress ("loading", 0.0);
+  thread = g_thread_new ("planar-cli-progress", watch_load, &watch);
+  ok = planar_profile_load (profile, NULL, error);
+  g_mutex_lock (&watch.lock);
+  watch.done = TRUE;
+  g_cond_signal (&watch.cond);
+  g_mutex_unlock (&watch.lock);
+  g_thread_join (thread);
+  g_mutex_clear (&watch.lock);
+  g_cond_clear (&watch.cond);
+  planar_cli_progress_end ();
+  return ok;
 }
 
 PlanarProfile *
@@ -309,8 +645,9 @@ planar_cli_load_session (const char             *path,
       return NULL;
     }
 
+  decide_cache ((const char * const *) paths);
   profile = planar_profile_new ((const char * const *) paths);
-  if (!planar_profile_load (profile, NULL, error))
+  if (!load_with_progress (profile, error))
     return NULL;
   /* What was read with losses (a host skipped, a file cut short): one
    * warning line each, and the command goes on. */
@@ -400,13 +737,14 @@ planar_cli_stat_name (const PlanarStat *stat)
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: planar-cli COMMAND [OPTION…] PATH\n\n");
+  fprintf (out, "Usage: planar-cli COMMAND [OPTION…] ARGS\n\n");
   fprintf (out, "Reads XProf profiles (*.xplane.pb). PATH is a profile file, a session folder,\n"
                 "a run or a log directory (the newest session is used unless --session says).\n\n");
   fprintf (out, "Commands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'planar-cli COMMAND --help' for a command's options.\n");
+  fprintf (out, "\nRun 'planar-cli COMMAND --help' for a command's options, 'planar-cli --version' for the\n"
+                "version; planar-cli(1) has the whole manual.\n");
 }
 
 int

@@ -76,15 +76,89 @@ guint planar_cli_warn_losses (PlanarProfile *profile);
  * PLANAR_CLI_EXIT_IO, else PLANAR_CLI_EXIT_OK. */
 int  planar_cli_finish_stdout (void);
 
-/* Parses @argc/@argv with @entries; on error prints it and the usage.
- * Returns FALSE when the command should exit with @status. */
-gboolean planar_cli_parse (const char    *command,
-                           const char    *parameters,
-                           const char    *summary,
-                           GOptionEntry  *entries,
-                           int           *argc,
-                           char        ***argv,
-                           int           *status);
+/* What a command adds to its own options (planar_cli_parse()). */
+typedef enum
+{
+  PLANAR_CLI_OPTIONS_NONE = 0,
+  /* --no-cache: the command reads a profile (planar_cli_load_session()). */
+  PLANAR_CLI_OPTIONS_LOAD = 1 << 0,
+  /* --pretty: the command prints JSON (planar_cli_begin_json()). */
+  PLANAR_CLI_OPTIONS_JSON = 1 << 1,
+} PlanarCliOptions;
+
+/* Parses @argc/@argv with @entries and the options @common asks for; on
+ * error prints it and where the usage is. `--help` prints the help, whose
+ * first line is "Usage: planar-cli COMMAND [OPTION…] PARAMETERS", on
+ * standard output (status 0). Returns FALSE when the command should exit
+ * with @status. */
+gboolean planar_cli_parse (const char        *command,
+                           const char        *parameters,
+                           const char        *summary,
+                           GOptionEntry      *entries,
+                           PlanarCliOptions   common,
+                           int               *argc,
+                           char            ***argv,
+                           int               *status);
+
+/* @text, the value of @option (--from, --to), as Go to Time reads a time:
+ * a number with a unit ("1.5ms", "250 us", "1:02.5"), planar_parse_duration()
+ * with a unit required. FALSE with a one-line refusal printed (a bare
+ * number with a hint) and @status set (2). */
+gboolean planar_cli_parse_time (const char *option,
+                                const char *text,
+                                gint64     *ps,
+                                int        *status);
+
+/* Whether --no-cache was given (tests and the load read it). */
+gboolean planar_cli_get_no_cache (void);
+
+/* The output formats of summary, events and find (--format; --json is
+ * --format json). */
+typedef enum
+{
+  PLANAR_CLI_FORMAT_TEXT,
+  PLANAR_CLI_FORMAT_TSV,
+  PLANAR_CLI_FORMAT_CSV,
+  PLANAR_CLI_FORMAT_JSON,
+} PlanarCliFormat;
+
+/* @name (NULL: text, or json when @json) as a format. FALSE with a
+ * one-line refusal printed and @status set (2) when @name is none of
+ * text, tsv, csv and json, or contradicts --json. */
+gboolean planar_cli_get_format (const char      *name,
+                                gboolean         json,
+                                PlanarCliFormat *format,
+                                int             *status);
+
+/* One field of a TSV row: planar_cli_escape() (control characters, tab
+ * and newline included, as \xNN). Of a CSV row: as RFC 4180 quotes it
+ * (in double quotes, a quote doubled, when it holds a comma, a quote, CR
+ * or LF). Returns: (transfer full). */
+char *planar_cli_tsv_field (const char *text);
+char *planar_cli_csv_field (const char *text);
+
+/* Prints the %NULL-terminated @fields as one row of @format (TSV or CSV)
+ * on standard output. */
+void planar_cli_print_row (PlanarCliFormat     format,
+                           const char * const *fields);
+
+/* The head of every JSON document of planar-cli: a writer on standard
+ * output (compact unless --pretty), the object opened, "format_version":
+ * 1 and "session": @session (null when %NULL) written. Returns: (transfer full). */
+PlanarJsonWriter *planar_cli_begin_json (const char *session);
+
+/* Closes the object planar_cli_begin_json() opened, ends the line and
+ * flushes. Returns: the exit status (PLANAR_CLI_EXIT_IO when standard
+ * output cannot be written). */
+int  planar_cli_end_json (PlanarJsonWriter *writer);
+
+/* Progress on standard error, only when standard error is a terminal:
+ * "planar-cli: WHAT… NN%" rewritten in place, cleared by
+ * planar_cli_progress_end(). @fraction < 0 prints no percentage. */
+gboolean planar_cli_progress_enabled (void);
+void planar_cli_progress     (const char *what,
+                              double      fraction);
+void planar_cli_progress_end (void);
 
 /* Finds the profile at @path (a file, session, run or log directory),
  * picks @session (or the newest) and loads its hosts. What the load lost

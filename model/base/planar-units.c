@@ -209,7 +209,7 @@ planar_parse_duration (const char  *text,
   gint64 result;
 
   g_return_val_if_fail (text != NULL, FALSE);
-  g_return_val_if_fail (default_unit_ps > 0, FALSE);
+  g_return_val_if_fail (default_unit_ps >= 0, FALSE);
   g_return_val_if_fail (ps != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -274,6 +274,12 @@ planar_parse_duration (const char  *text,
     }
 
   p = skip_blanks (p);
+  if (*p == '\0' && default_unit_ps == 0)
+    {
+      g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_NO_UNIT,
+                   "“%s” has no unit (ps, ns, us, ms or s)", text);
+      return FALSE;
+    }
   if (*p == '\0')
     {
       if (!scale_to_ps (whole, frac, (guint64) default_unit_ps, &result))

@@ -19,6 +19,8 @@ G_BEGIN_DECLS
  *   of ps, ns, us (µs), ms, s.
  * @PLANAR_UNITS_ERROR_OUT_OF_RANGE: negative, or more picoseconds than a
  *   gint64 holds.
+ * @PLANAR_UNITS_ERROR_NO_UNIT: a bare number where a unit is required
+ *   (@default_unit_ps 0).
  */
 typedef enum
 {
@@ -26,6 +28,7 @@ typedef enum
   PLANAR_UNITS_ERROR_INVALID,
   PLANAR_UNITS_ERROR_UNKNOWN_UNIT,
   PLANAR_UNITS_ERROR_OUT_OF_RANGE,
+  PLANAR_UNITS_ERROR_NO_UNIT,
 } PlanarUnitsError;
 
 GQuark planar_units_error_quark (void);
@@ -49,7 +52,9 @@ char     *planar_format_time_exact (gint64     ps);
  * by spaces, thin spaces or narrow no-break spaces), or minutes and
  * seconds ("1:02.5", "1:00:02" with hours). The
  * units are ps, ns, us, µs, ms and s, in any case; a bare number is in
- * @default_unit_ps picoseconds (PLANAR_PS_PER_MS for milliseconds).
+ * @default_unit_ps picoseconds (PLANAR_PS_PER_MS for milliseconds), or
+ * refused with %PLANAR_UNITS_ERROR_NO_UNIT when @default_unit_ps is 0 (the
+ * command line, where a bare number is too easily meant in another unit).
  * Decimals are exact to the picosecond (further digits are dropped).
  * Returns: TRUE with *@ps set, or FALSE with @error (PLANAR_UNITS_ERROR)
  * naming what was wrong. */

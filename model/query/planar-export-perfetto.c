@@ -8,7 +8,9 @@
  * model does. An event that starts inside another and ends after it (a
  * partial overlap, which Perfetto's slices cannot hold on one track) goes to
  * a second track beside its own. Flows leave on the producer's BEGIN
- * (flow_ids) and end on the consumer's (terminating_flow_ids).
+ * (flow_ids) and end on the consumer's (terminating_flow_ids). A counter
+ * line (`_counters_`) becomes one counter track per series under its
+ * plane's process, with a TYPE_COUNTER event per sample.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "perfetto_trace.pb-c.h"
+#include "planar-counters.h"
 #include "planar-flows.h"
 #include "planar-wire.h"
 
@@ -28,6 +31,7 @@
 typedef struct
 {
   GOutputStream        *stream;
+  const PlanarExportFilter *filter;
   GCancellable         *cancellable;
   PlanarExportProgress  progress;
   gpointer              user_data;
@@ -307,6 +311,81 @@ close_until (PerfettoExport  *pe,
   return TRUE;
 }
 
+/* The series of counter line @t of plane @p, each a counter track under
+ * @process_uuid with one TYPE_COUNTER event per sample in the window. */
+static gboolean
+write_counters (PerfettoExport    *pe,
+                PlanarTrace       *trace,
+                guint              p,
+                const PlanarPlane *plane,
+                guint              t,
+                guint64            process_uuid,
+                GError           **error)
+{
+  const PlanarCounterSet *set = planar_trace_get_counters (trace);
+  const PlanarTrack *track = &plane->tracks[t];
+
+  for (guint k = 0; set != NULL && k < planar_counter_set_get_n_series (set); k++)
+    {
+      const PlanarCounterSeries *series = planar_counter_set_get_series (set, k);
+      Perfetto__Protos__TracePacket packet = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+      Perfetto__Protos__TrackDescriptor descriptor = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+      Perfetto__Protos__CounterDescriptor counter = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+      guint64 uuid;
+
+      if (planar_counter_series_get_plane (series) != p || planar_counter_series_get_track (series) != t)
+        continue;
+      uuid = pe->next_uuid++;
+      descriptor.has_uuid = TRUE;
+      descriptor.uuid = uuid;
+      descriptor.has_parent_uuid = TRUE;
+      descriptor.parent_uuid = process_uuid;
+      descriptor.name = (char *) planar_counter_series_get_name (series);
+      descriptor.counter = &counter;
+      packet.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+      packet.track_descriptor = &descriptor;
+      if (!write_packet (pe, &packet, error))
+        return FALSE;
+
+      for (gsize i = 0; i < planar_counter_series_get_n_samples (series); i++)
+        {
+          Perfetto__Protos__TracePacket sample = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+          Perfetto__Protos__TrackEvent event = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+          gsize index = planar_counter_series_get_event (series, i);
+          gint64 time = planar_counter_series_get_time (series, i);
+
+          if (time > pe->filter->to_ps)
+            break;
+          if (index < track->n_events && !planar_export_filter_keeps_event (pe->filter, &track->events[index]))
+            continue;
+          sample.has_timestamp = TRUE;
+          sample.timestamp = (guint64) (time - pe->base_ps) / 1000;
+          /* No interned name: a sample needs no incremental state (and
+           * must not wait for it, before the first slice clears it). */
+          event.has_type = TRUE;
+          event.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+          event.has_track_uuid = TRUE;
+          event.track_uuid = uuid;
+          event.has_double_counter_value = TRUE;
+          event.double_counter_value = planar_counter_series_get_value (series, i);
+          sample.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+          sample.track_event = &event;
+          if (!write_packet (pe, &sample, error))
+            return FALSE;
+        }
+    }
+  /* Progress counts the line's events, as the total does. */
+  for (gsize i = 0; i < track->n_events && track->events[i].start_ps <= pe->filter->to_ps; i++)
+    if (planar_export_filter_keeps_event (pe->filter, &track->events[i]) && ++pe->done % CHECK_EVERY == 0)
+      {
+        if (g_cancellable_set_error_if_cancelled (pe->cancellable, error))
+          return FALSE;
+        if (pe->progress != NULL)
+          pe->progress ((double) pe->done / (double) MAX (pe->total, 1), pe->user_data);
+      }
+  return TRUE;
+}
+
 static gboolean
 write_events (PerfettoExport    *pe,
               guint              h,
@@ -329,6 +408,11 @@ write_events (PerfettoExport    *pe,
       const PlanarEvent *ev = &track->events[i];
       gint64 end = ev->start_ps + ev->duration_ps;
       gboolean overlaps;
+
+      if (ev->start_ps > pe->filter->to_ps)
+        break;
+      if (!planar_export_filter_keeps_event (pe->filter, ev))
+        continue;
 
       if (!close_until (pe, open, track_uuid, ev->start_ps, error))
         return FALSE;
@@ -391,6 +475,7 @@ write_events (PerfettoExport    *pe,
 
 gboolean
 _planar_export_perfetto (PlanarProfile        *profile,
+                         const PlanarExportFilter *filter,
                          GOutputStream        *stream,
                          PlanarExportProgress  progress,
                          gpointer              user_data,
@@ -403,6 +488,7 @@ _planar_export_perfetto (PlanarProfile        *profile,
   gboolean ok = TRUE;
 
   pe.stream = stream;
+  pe.filter = filter;
   pe.cancellable = cancellable;
   pe.progress = progress;
   pe.user_data = user_data;
@@ -410,7 +496,7 @@ _planar_export_perfetto (PlanarProfile        *profile,
   pe.name_iids = g_hash_table_new (g_direct_hash, g_direct_equal);
   pe.next_uuid = 1;
   pe.first_event = TRUE;
-  pe.total = planar_export_count_events (profile);
+  pe.total = planar_export_count_filtered (profile, filter);
   pe.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   pe.flows = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
   pe.flow_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -431,18 +517,26 @@ _planar_export_perfetto (PlanarProfile        *profile,
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           int pid = (int) (1 + h * 1000 + p);
-          guint64 process_uuid = pe.next_uuid++;
-          g_autofree char *process = n_traces > 1
-                                     ? g_strdup_printf ("%s %s", planar_trace_get_host_name (trace), plane->name)
-                                     : g_strdup (plane->name);
+          guint64 process_uuid;
+          g_autofree char *process = NULL;
 
+          if (!planar_export_filter_keeps_plane (filter, trace, plane))
+            continue;
+          process_uuid = pe.next_uuid++;
+          process = n_traces > 1 ? g_strdup_printf ("%s %s", planar_trace_get_host_name (trace), plane->name)
+                                 : g_strdup (plane->name);
           ok = write_track (&pe, process_uuid, 0, pid, 0, process, error);
           for (guint t = 0; t < plane->n_tracks && ok; t++)
             {
               guint64 uuid;
 
-              if (plane->tracks[t].derived)
+              if (!planar_export_filter_keeps_track (filter, trace, plane, &plane->tracks[t]))
                 continue;
+              if (_planar_export_is_counter_track (&plane->tracks[t]))
+                {
+                  ok = write_counters (&pe, trace, p, plane, t, process_uuid, error);
+                  continue;
+                }
               uuid = pe.next_uuid++;
               ok = write_track (&pe, uuid, process_uuid, pid, (gint64) t + 1, plane->tracks[t].display_name, error)
                    && write_events (&pe, h, trace, p, plane, t, pid, process_uuid, uuid, error);

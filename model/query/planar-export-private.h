@@ -8,8 +8,11 @@
 
 G_BEGIN_DECLS
 
-/* planar-export-perfetto.c: planar_export_to_stream()'s Perfetto half. */
+/* planar-export-perfetto.c: planar_export_to_stream()'s Perfetto half.
+ * @filter is never %NULL. Counter lines (`_counters_`) become counter
+ * tracks, one per series. */
 gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
+                                              const PlanarExportFilter *filter,
                                               GOutputStream        *stream,
                                               PlanarExportProgress  progress,
                                               gpointer              user_data,
@@ -21,6 +24,9 @@ gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
 /* Stats the exports leave out of an event's args: XProf's internal ones,
  * the flow encoding, and async/group bookkeeping (FORMATS.md §6.1). */
 gboolean    _planar_export_skip_stat         (const char          *name);
+/* Whether @track is a counter line: the file's `_counters_` line, whose
+ * events are samples (Chrome "C" events, Perfetto counter tracks). */
+gboolean    _planar_export_is_counter_track  (const PlanarTrack   *track);
 /* A flow id the way the exports write it: the model's id, which is already
  * unique within a trace, made unique across the hosts of a session. */
 guint64     _planar_export_flow_id           (guint                trace,

@@ -60,6 +60,98 @@ _planar_export_skip_stat (const char *name)
   return name == NULL || name[0] == '\0' || g_strv_contains (skipped, name);
 }
 
+gboolean
+_planar_export_is_counter_track (const PlanarTrack *track)
+{
+  return !track->derived && g_strcmp0 (track->name, "_counters_") == 0;
+}
+
+gboolean
+planar_export_filter_keeps_track (const PlanarExportFilter *filter,
+                                  PlanarTrace              *trace,
+                                  const PlanarPlane        *plane,
+                                  const PlanarTrack        *track)
+{
+  if (track->derived)
+    return FALSE;
+  if (filter == NULL)
+    return TRUE;
+  if (filter->host != NULL && g_strcmp0 (filter->host, planar_trace_get_host_name (trace)) != 0)
+    return FALSE;
+  if (filter->plane != NULL && g_strcmp0 (filter->plane, plane->name) != 0)
+    return FALSE;
+  if (filter->line != NULL && g_strcmp0 (filter->line, track->name) != 0
+      && g_strcmp0 (filter->line, track->display_name) != 0)
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+planar_export_filter_keeps_plane (const PlanarExportFilter *filter,
+                                  PlanarTrace              *trace,
+                                  const PlanarPlane        *plane)
+{
+  if (filter == NULL)
+    return TRUE;
+  if (filter->host != NULL && g_strcmp0 (filter->host, planar_trace_get_host_name (trace)) != 0)
+    return FALSE;
+  if (filter->plane != NULL && g_strcmp0 (filter->plane, plane->name) != 0)
+    return FALSE;
+  if (filter->line == NULL)
+    return TRUE;
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (planar_export_filter_keeps_track (filter, trace, plane, &plane->tracks[t]))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+planar_export_filter_keeps_event (const PlanarExportFilter *filter,
+                                  const PlanarEvent        *event)
+{
+  if (filter == NULL)
+    return TRUE;
+  return event->start_ps <= filter->to_ps && event->start_ps + event->duration_ps >= filter->from_ps;
+}
+
+/* Whether @filter has a window narrower than all time. */
+static gboolean
+has_window (const PlanarExportFilter *filter)
+{
+  return filter != NULL && (filter->from_ps != G_MININT64 || filter->to_ps != G_MAXINT64);
+}
+
+guint64
+planar_export_count_filtered (PlanarProfile            *profile,
+                              const PlanarExportFilter *filter)
+{
+  guint64 n = 0;
+
+  for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, h);
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+          for (guint t = 0; t < plane->n_tracks; t++)
+            {
+              const PlanarTrack *track = &plane->tracks[t];
+
+              if (!planar_export_filter_keeps_track (filter, trace, plane, track))
+                continue;
+              if (!has_window (filter))
+                n += track->n_events;
+              else
+                for (gsize i = 0; i < track->n_events && track->events[i].start_ps <= filter->to_ps; i++)
+                  n += planar_export_filter_keeps_event (filter, &track->events[i]);
+            }
+        }
+    }
+  return n;
+}
+
 guint64
 planar_export_count_events (PlanarProfile *profile)
 {
@@ -161,6 +253,7 @@ typedef struct
 {
   PlanarJsonWriter      *w;
   PlanarProfile         *profile;
+  const PlanarExportFilter *filter;
   PlanarExportProgress   progress;
   gpointer               user_data;
   GCancellable          *cancellable;
@@ -362,6 +455,48 @@ write_event (ChromeExport      *ce,
   return TRUE;
 }
 
+/* A sample of a counter line as a Chrome counter ("C"): its numeric
+ * stats are the series, named as the event is. */
+static gboolean
+write_counter_event (ChromeExport      *ce,
+                     PlanarTrace       *trace,
+                     const PlanarPlane *plane,
+                     const PlanarEvent *ev,
+                     int                pid,
+                     GError           **error)
+{
+  PlanarJsonWriter *w = ce->w;
+
+  g_array_set_size (ce->stats, 0);
+  if (planar_trace_get_event_stats (trace, plane, ev, ce->stats, error) == 0 && error != NULL && *error != NULL)
+    return FALSE;
+  planar_json_writer_begin_object (w);
+  planar_json_writer_key (w, "ph");
+  planar_json_writer_string (w, "C");
+  planar_json_writer_key (w, "pid");
+  planar_json_writer_int (w, pid);
+  planar_json_writer_key (w, "ts");
+  write_us (w, ev->start_ps);
+  planar_json_writer_key (w, "name");
+  planar_json_writer_string (w, planar_plane_get_event_name (plane, ev, TRUE));
+  planar_json_writer_key (w, "args");
+  planar_json_writer_begin_object (w);
+  for (guint s = 0; s < ce->stats->len; s++)
+    {
+      const PlanarStat *stat = &g_array_index (ce->stats, PlanarStat, s);
+
+      if (_planar_export_skip_stat (stat->name))
+        continue;
+      if (stat->kind != PLANAR_STAT_INT64 && stat->kind != PLANAR_STAT_UINT64 && stat->kind != PLANAR_STAT_DOUBLE)
+        continue;
+      planar_json_writer_key (w, stat->name);
+      write_stat_value (w, stat);
+    }
+  planar_json_writer_end_object (w);
+  planar_json_writer_end_object (w);
+  return TRUE;
+}
+
 static gboolean
 write_chrome_json (ChromeExport  *ce,
                    GError       **error)
@@ -391,24 +526,36 @@ write_chrome_json (ChromeExport  *ce,
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           int pid = (int) (1 + h * 1000 + p);
-          g_autofree char *process = n_traces > 1
-                                     ? g_strdup_printf ("%s %s", planar_trace_get_host_name (trace), plane->name)
-                                     : g_strdup (plane->name);
+          g_autofree char *process = NULL;
 
+          if (!planar_export_filter_keeps_plane (ce->filter, trace, plane))
+            continue;
+          process = n_traces > 1 ? g_strdup_printf ("%s %s", planar_trace_get_host_name (trace), plane->name)
+                                 : g_strdup (plane->name);
           write_metadata_event (w, "process_name", pid, -1, "name", process, 0);
           write_metadata_event (w, "process_sort_index", pid, -1, "sort_index", NULL, pid);
           for (guint t = 0; t < plane->n_tracks; t++)
             {
               const PlanarTrack *track = &plane->tracks[t];
+              gboolean counter = _planar_export_is_counter_track (track);
               int tid = (int) t + 1;
 
-              if (track->derived)
+              if (!planar_export_filter_keeps_track (ce->filter, trace, plane, track))
                 continue;
-              write_metadata_event (w, "thread_name", pid, tid, "name", track->display_name, 0);
-              write_metadata_event (w, "thread_sort_index", pid, tid, "sort_index", NULL, t);
+              /* Counters belong to the process: no thread of their own. */
+              if (!counter)
+                {
+                  write_metadata_event (w, "thread_name", pid, tid, "name", track->display_name, 0);
+                  write_metadata_event (w, "thread_sort_index", pid, tid, "sort_index", NULL, t);
+                }
               for (gsize i = 0; i < track->n_events; i++)
                 {
-                  if (!write_event (ce, h, trace, p, plane, t, i, pid, tid, error))
+                  if (track->events[i].start_ps > ce->filter->to_ps)
+                    break;
+                  if (!planar_export_filter_keeps_event (ce->filter, &track->events[i]))
+                    continue;
+                  if (counter ? !write_counter_event (ce, trace, plane, &track->events[i], pid, error)
+                              : !write_event (ce, h, trace, p, plane, t, i, pid, tid, error))
                     return FALSE;
                   if (++ce->done % CHECK_EVERY == 0)
                     {
@@ -436,6 +583,20 @@ planar_export_to_stream (PlanarProfile        *profile,
                          GCancellable         *cancellable,
                          GError              **error)
 {
+  return planar_export_to_stream_filtered (profile, format, NULL, stream, progress, user_data, cancellable, error);
+}
+
+gboolean
+planar_export_to_stream_filtered (PlanarProfile            *profile,
+                                  PlanarExportFormat        format,
+                                  const PlanarExportFilter *filter,
+                                  GOutputStream            *stream,
+                                  PlanarExportProgress      progress,
+                                  gpointer                  user_data,
+                                  GCancellable             *cancellable,
+                                  GError                  **error)
+{
+  static const PlanarExportFilter everything = PLANAR_EXPORT_FILTER_INIT;
   g_autoptr(PlanarJsonWriter) w = NULL;
   g_autoptr(GArray) stats = NULL;
   g_autoptr(GArray) flows = NULL;
@@ -449,18 +610,21 @@ planar_export_to_stream (PlanarProfile        *profile,
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "The profile has not finished loading");
       return FALSE;
     }
+  if (filter == NULL)
+    filter = &everything;
   if (format == PLANAR_EXPORT_PERFETTO)
-    return _planar_export_perfetto (profile, stream, progress, user_data, cancellable, error);
+    return _planar_export_perfetto (profile, filter, stream, progress, user_data, cancellable, error);
 
   w = planar_json_writer_new (stream, FALSE);
   stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   flows = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
   ce.w = w;
   ce.profile = profile;
+  ce.filter = filter;
   ce.progress = progress;
   ce.user_data = user_data;
   ce.cancellable = cancellable;
-  ce.total = planar_export_count_events (profile);
+  ce.total = planar_export_count_filtered (profile, filter);
   ce.stats = stats;
   ce.flows = flows;
   if (!write_chrome_json (&ce, error))
@@ -532,6 +696,21 @@ planar_export_to_file (PlanarProfile        *profile,
                        GCancellable         *cancellable,
                        GError              **error)
 {
+  return planar_export_to_file_filtered (profile, format, NULL, path, overwrite, progress, user_data, cancellable,
+                                         error);
+}
+
+gboolean
+planar_export_to_file_filtered (PlanarProfile            *profile,
+                                PlanarExportFormat        format,
+                                const PlanarExportFilter *filter,
+                                const char               *path,
+                                gboolean                  overwrite,
+                                PlanarExportProgress      progress,
+                                gpointer                  user_data,
+                                GCancellable             *cancellable,
+                                GError                  **error)
+{
   g_autofree char *dir = NULL;
   g_autofree char *base = NULL;
   g_autofree char *tmp_name = NULL;
@@ -583,7 +762,8 @@ planar_export_to_file (PlanarProfile        *profile,
       g_filter_output_stream_set_close_base_stream (G_FILTER_OUTPUT_STREAM (out), FALSE);
     }
   ok = io != NULL
-       && planar_export_to_stream (profile, format, out, progress, user_data, cancellable, &local_error)
+       && planar_export_to_stream_filtered (profile, format, filter, out, progress, user_data, cancellable,
+                                            &local_error)
        /* Not put in place when a host file changed while it was read. */
        && planar_profile_check_files (profile, &local_error)
        && g_output_stream_close (out, cancellable, &local_error)

@@ -21,6 +21,38 @@ typedef enum
   PLANAR_EXPORT_PERFETTO,
 } PlanarExportFormat;
 
+/* What an export keeps: the events of the lines of @host, @plane and
+ * @line (each %NULL for any; @line is a line's name or display name) that
+ * overlap [@from_ps, @to_ps] (ends included, as `planar-cli events`
+ * selects them). PLANAR_EXPORT_FILTER_INIT keeps everything. With @line
+ * set, a plane with no line of that name is left out. */
+typedef struct
+{
+  const char *host;
+  const char *plane;
+  const char *line;
+  gint64      from_ps;
+  gint64      to_ps;
+} PlanarExportFilter;
+
+#define PLANAR_EXPORT_FILTER_INIT { NULL, NULL, NULL, G_MININT64, G_MAXINT64 }
+
+/* Whether @filter keeps @track of @plane of @trace (its events aside). */
+gboolean    planar_export_filter_keeps_track (const PlanarExportFilter *filter,
+                                              PlanarTrace              *trace,
+                                              const PlanarPlane        *plane,
+                                              const PlanarTrack        *track);
+/* Whether @filter keeps @plane of @trace (as a process, even without lines). */
+gboolean    planar_export_filter_keeps_plane (const PlanarExportFilter *filter,
+                                              PlanarTrace              *trace,
+                                              const PlanarPlane        *plane);
+/* Whether @filter's window holds @event. */
+gboolean    planar_export_filter_keeps_event (const PlanarExportFilter *filter,
+                                              const PlanarEvent        *event);
+/* The events an export with @filter (%NULL: none) writes. */
+guint64     planar_export_count_filtered     (PlanarProfile            *profile,
+                                              const PlanarExportFilter *filter);
+
 /* Called now and then with the share of events written, 0 to 1. */
 typedef void (*PlanarExportProgress) (double   fraction,
                                       gpointer user_data);
@@ -44,6 +76,16 @@ gboolean    planar_export_to_stream          (PlanarProfile        *profile,
                                               GCancellable         *cancellable,
                                               GError              **error);
 
+/* planar_export_to_stream() of what @filter (%NULL: everything) keeps. */
+gboolean    planar_export_to_stream_filtered (PlanarProfile            *profile,
+                                              PlanarExportFormat        format,
+                                              const PlanarExportFilter *filter,
+                                              GOutputStream            *stream,
+                                              PlanarExportProgress      progress,
+                                              gpointer                  user_data,
+                                              GCancellable             *cancellable,
+                                              GError                  **error);
+
 /* Whether an export may write @path: when nothing is there, or a regular
  * file and @overwrite. Anything else is refused, @overwrite or not: a
  * symbolic link, a FIFO, a device, a folder or a socket with
@@ -66,6 +108,17 @@ gboolean    planar_export_to_file            (PlanarProfile        *profile,
                                               gpointer              user_data,
                                               GCancellable         *cancellable,
                                               GError              **error);
+
+/* planar_export_to_file() of what @filter (%NULL: everything) keeps. */
+gboolean    planar_export_to_file_filtered   (PlanarProfile            *profile,
+                                              PlanarExportFormat        format,
+                                              const PlanarExportFilter *filter,
+                                              const char               *path,
+                                              gboolean                  overwrite,
+                                              PlanarExportProgress      progress,
+                                              gpointer                  user_data,
+                                              GCancellable             *cancellable,
+                                              GError                  **error);
 
 /* The profile's events of the file's lines: what an export writes, for
  * progress and reports. */

@@ -1050,6 +1050,22 @@ test_settings (void)
 
         shortcuts |= GTK_IS_SHORTCUTS_WINDOW (toplevel);
         about |= ADW_IS_ABOUT_WINDOW (toplevel);
+        /* How to report a problem: text naming a section that exists in
+         * the repository, not an invented web address. */
+        if (ADW_IS_ABOUT_WINDOW (toplevel))
+          {
+            const char *debug_info = adw_about_window_get_debug_info (ADW_ABOUT_WINDOW (toplevel));
+            g_autofree char *contributing = g_build_filename (g_getenv ("PLANAR_TEST_SOURCE_DIR"), "..", "..",
+                                                              "CONTRIBUTING.md", NULL);
+            g_autofree char *text = NULL;
+
+            g_assert_nonnull (strstr (debug_info, "CONTRIBUTING.md"));
+            g_assert_nonnull (strstr (debug_info, "“Reporting problems”"));
+            g_assert_true (g_file_get_contents (contributing, &text, NULL, NULL));
+            g_assert_nonnull (strstr (text, "\n## Reporting problems\n"));
+            g_assert_cmpstr (adw_about_window_get_issue_url (ADW_ABOUT_WINDOW (toplevel)) ?: "", ==, "");
+            g_assert_cmpstr (adw_about_window_get_support_url (ADW_ABOUT_WINDOW (toplevel)) ?: "", ==, "");
+          }
       }
     g_assert_true (shortcuts);
     g_assert_true (about);

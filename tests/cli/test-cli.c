@@ -7,6 +7,7 @@
 #include "planar-test-xspace.h"
 #include "planar-test-samples.h"
 #include "xplane.pb-c.h"
+#include "perfetto_trace.pb-c.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -343,7 +344,9 @@ run_events (const char * const *extra,
   g_assert_cmpstr (member_string (doc, "plane"), ==, "/host:CPU");
   g_assert_cmpstr (member_string (doc, "line"), ==, "python3");
   events = member_array (doc, "events");
-  g_assert_cmpint (member_int (doc, "count"), ==, (gint64) json_array_get_length (events));
+  /* count: every event of the window; printed: those --limit let through. */
+  g_assert_cmpint (member_int (doc, "printed"), ==, (gint64) json_array_get_length (events));
+  g_assert_cmpint (member_int (doc, "count"), >=, member_int (doc, "printed"));
   if (expected_count != G_MAXUINT64)
     g_assert_cmpuint (json_array_get_length (events), ==, expected_count);
 
@@ -1490,16 +1493,30 @@ test_exit_statuses (void)
       { "summary", EXIT_OK, FALSE, { "summary", good } },
       { "summary: a missing PATH", EXIT_BAD_INPUT, FALSE, { "summary", "/nonexistent/planar" } },
       { "summary: disk full", EXIT_IO, TRUE, { "summary", good } },
+      { "summary: an unknown --format", EXIT_BAD_INPUT, FALSE, { "summary", "--format", "xml", good } },
+      { "summary: --top below 0", EXIT_BAD_INPUT, FALSE, { "summary", "--top", "-1", good } },
+      { "summary --format csv: disk full", EXIT_IO, TRUE, { "summary", "--format", "csv", good } },
       { "summary --json: disk full", EXIT_IO, TRUE, { "summary", "--json", good } },
       { "events", EXIT_OK, FALSE, { "events", "--plane", "/host:CPU", "--line", "python3", good } },
       { "events: no such line", EXIT_BAD_INPUT, FALSE, { "events", "--plane", "/host:CPU", "--line", "nope", good } },
       { "events: disk full", EXIT_IO, TRUE, { "events", "--plane", "/host:CPU", "--line", "python3", good } },
+      { "events: a time without a unit", EXIT_BAD_INPUT, FALSE,
+        { "events", "--plane", "/host:CPU", "--line", "python3", "--from", "5", good } },
+      { "events: --from after --to", EXIT_BAD_INPUT, FALSE,
+        { "events", "--plane", "/host:CPU", "--line", "python3", "--from", "2ms", "--to", "1ms", good } },
+      { "events: --limit below 0", EXIT_BAD_INPUT, FALSE,
+        { "events", "--plane", "/host:CPU", "--line", "python3", "--limit", "-1", good } },
+      { "events --format tsv: disk full", EXIT_IO, TRUE,
+        { "events", "--plane", "/host:CPU", "--line", "python3", "--format", "tsv", good } },
       { "find", EXIT_OK, FALSE, { "find", good, "a" } },
       { "find: no match", EXIT_FAILURE_ANSWER, FALSE, { "find", good, "no event is named like this" } },
       { "find: a bad pattern", EXIT_BAD_INPUT, FALSE, { "find", "--regex", good, "(" } },
       { "find: not a profile", EXIT_BAD_INPUT, FALSE, { "find", not_profile, "a" } },
       { "find: disk full", EXIT_IO, TRUE, { "find", "--limit", "0", good, "a" } },
       { "find --json: disk full", EXIT_IO, TRUE, { "find", "--json", "--limit", "0", good, "a" } },
+      { "find: an unknown --format", EXIT_BAD_INPUT, FALSE, { "find", "--format", "yaml", good, "a" } },
+      { "find --format csv: no match", EXIT_FAILURE_ANSWER, FALSE,
+        { "find", "--format", "csv", good, "no event is named like this" } },
       { "health: nothing to report", EXIT_OK, FALSE, { "health", good } },
       { "health: findings", EXIT_FAILURE_ANSWER, FALSE, { "health", damaged } },
       { "health: a missing PATH", EXIT_BAD_INPUT, FALSE, { "health", "/nonexistent/planar" } },
@@ -1510,6 +1527,10 @@ test_exit_statuses (void)
       { "export: not a profile", EXIT_BAD_INPUT, FALSE, { "export", "-o", "-", not_profile } },
       { "export: a folder that is not there", EXIT_IO, FALSE, { "export", "-o", no_dir, good } },
       { "export -o -: disk full", EXIT_IO, TRUE, { "export", "-o", "-", good } },
+      { "export: a time without a unit", EXIT_BAD_INPUT, FALSE, { "export", "-o", "-", "--from", "3", good } },
+      { "export: a filter that matches nothing", EXIT_BAD_INPUT, FALSE,
+        { "export", "-o", "-", "--plane", "/no/such/plane", good } },
+      { "export: filtered", EXIT_OK, FALSE, { "export", "-o", "-", "--plane", "/host:CPU", "--to", "1ms", good } },
       { "capture: no --service", EXIT_BAD_INPUT, FALSE, { "capture", "--logdir", tmp } },
       { "snapshot: an unknown verb", EXIT_BAD_INPUT, FALSE, { "snapshot", "pause", "--service", "127.0.0.1:1" } },
       { "record: no command", EXIT_BAD_INPUT, FALSE, { "record", "--logdir", tmp } },
@@ -1539,6 +1560,1006 @@ test_exit_statuses (void)
   remove_tree (tmp);
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* Issue 22 §3: a command line scripts can rely on */
+
+/* A generated profile of @n events in @dir. Returns: (transfer full). */
+static char *
+generate_profile (const char *dir,
+                  const char *name,
+                  const char *n)
+{
+  const char *gen = g_getenv ("PLANAR_GEN");
+  char *path = g_build_filename (dir, name, NULL);
+  const char *args[] = { "--events", n, "--seed", "3", "-o", path, NULL };
+  g_auto(CliResult) g = { 0 };
+
+  g_assert_nonnull (gen);
+  run_program (gen, args, &g);
+  g_assert_cmpint (g.status, ==, 0);
+  return path;
+}
+
+static const char *
+source_dir (void)
+{
+  const char *dir = g_getenv ("PLANAR_SOURCE_DIR");
+
+  g_assert_nonnull (dir);
+  return dir;
+}
+
+/* Every command's help starts with its own usage line, on stdout. */
+static void
+test_help_usage (void)
+{
+  static const char * const commands[] = {
+    "info", "events", "summary", "find", "capture", "snapshot", "record", "export", "health", NULL,
+  };
+
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      const char *args[] = { commands[i], "--help", NULL };
+      g_auto(CliResult) r = { 0 };
+      g_autofree char *prefix = g_strdup_printf ("Usage: planar-cli %s [OPTION…] ", commands[i]);
+
+      run_cli (args, &r);
+      g_assert_cmpint (r.status, ==, EXIT_OK);
+      g_assert_cmpstr (r.err, ==, "");
+      if (!g_str_has_prefix (r.out, prefix))
+        g_error ("planar-cli %s --help starts:\n%.80s", commands[i], r.out);
+    }
+}
+
+static void
+test_version (void)
+{
+  const char *args[] = { "--version", NULL };
+  g_auto(CliResult) r = { 0 };
+  const char *app = g_getenv ("PLANAR_APP");
+
+  run_cli (args, &r);
+  g_assert_cmpint (r.status, ==, EXIT_OK);
+  g_assert_true (g_str_has_prefix (r.out, "planar-cli "));
+  /* The application answers the same way, without a display. */
+  if (app != NULL)
+    {
+      g_auto(CliResult) a = { 0 };
+      g_autofree char *expected = g_strdup_printf ("planar %s", r.out + strlen ("planar-cli "));
+
+      run_program (app, args, &a);
+      g_assert_cmpint (a.status, ==, EXIT_OK);
+      g_assert_cmpstr (a.out, ==, expected);
+    }
+}
+
+static JsonObject *
+run_json (const char * const *args,
+          int                 status,
+          JsonNode          **root)
+{
+  g_auto(CliResult) r = { 0 };
+  g_autofree char *joined = g_strjoinv (" ", (char **) args);
+
+  run_cli (args, &r);
+  if (r.status != status)
+    g_error ("planar-cli %s exited %d, not %d: %s", joined, r.status, status, r.err);
+  *root = parse_json (r.out);
+  return json_node_get_object (*root);
+}
+
+/* --limit 0 is "all" in every command; count is every match, printed
+ * what the limit let through. */
+static void
+test_limit_zero (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "2000");
+  const char *events_all[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", path, NULL };
+  const char *events_zero[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", "--limit", "0",
+                                path, NULL };
+  const char *events_two[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", "--limit", "2",
+                               path, NULL };
+  const char *find_zero[] = { "find", "--json", "--limit", "0", path, "a", NULL };
+  const char *find_two[] = { "find", "--json", "--limit", "2", path, "a", NULL };
+  const char *summary_zero[] = { "summary", "--json", "--top", "0", path, NULL };
+  const char *summary_one[] = { "summary", "--json", "--top", "1", path, NULL };
+  const char *events_negative[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--limit", "-1", path,
+                                    NULL };
+  g_autoptr(JsonNode) a = NULL, z = NULL, t = NULL, fz = NULL, ft = NULL, sz = NULL, so = NULL;
+  JsonObject *all, *zero, *two, *f0, *f2, *s0, *s1;
+  gint64 n;
+
+  all = run_json (events_all, EXIT_OK, &a);
+  zero = run_json (events_zero, EXIT_OK, &z);
+  two = run_json (events_two, EXIT_OK, &t);
+  n = member_int (all, "count");
+  g_assert_cmpint (n, >, 2);
+  g_assert_cmpint (member_int (all, "printed"), ==, n);
+  g_assert_cmpint (member_int (zero, "count"), ==, n);
+  g_assert_cmpint (member_int (zero, "printed"), ==, n);
+  g_assert_cmpuint (json_array_get_length (member_array (zero, "events")), ==, n);
+  g_assert_cmpint (member_int (two, "count"), ==, n);
+  g_assert_cmpint (member_int (two, "printed"), ==, 2);
+  g_assert_cmpuint (json_array_get_length (member_array (two, "events")), ==, 2);
+
+  f0 = run_json (find_zero, EXIT_OK, &fz);
+  f2 = run_json (find_two, EXIT_OK, &ft);
+  g_assert_cmpint (member_int (f0, "count"), >, 2);
+  g_assert_cmpint (member_int (f0, "printed"), ==, member_int (f0, "count"));
+  g_assert_cmpint (member_int (f2, "count"), ==, member_int (f0, "count"));
+  g_assert_cmpint (member_int (f2, "printed"), ==, 2);
+
+  s0 = run_json (summary_zero, EXIT_OK, &sz);
+  s1 = run_json (summary_one, EXIT_OK, &so);
+  {
+    JsonObject *plane0 = json_array_get_object_element (
+      member_array (json_array_get_object_element (member_array (s0, "hosts"), 0), "planes"), 0);
+    JsonObject *plane1 = json_array_get_object_element (
+      member_array (json_array_get_object_element (member_array (s1, "hosts"), 0), "planes"), 0);
+
+    g_assert_cmpint (member_int (plane0, "count"), >, 1);
+    g_assert_cmpint (member_int (plane0, "printed"), ==, member_int (plane0, "count"));
+    g_assert_cmpint (member_int (plane1, "count"), ==, member_int (plane0, "count"));
+    g_assert_cmpint (member_int (plane1, "printed"), ==, 1);
+    g_assert_cmpuint (json_array_get_length (member_array (plane1, "top")), ==, 1);
+  }
+
+  {
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (events_negative, &r);
+    assert_bad_input (&r);
+  }
+  remove_tree (tmp);
+}
+
+/* Every JSON document: format_version 1, the session, one line unless
+ * --pretty. */
+static void
+test_json_common (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "300");
+  const char *info[] = { "info", "--json", path, NULL };
+  const char *events[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", path, NULL };
+  const char *events_format[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--format", "json", path,
+                                  NULL };
+  const char *summary[] = { "summary", "--json", path, NULL };
+  const char *find[] = { "find", "--json", path, "a", NULL };
+  const char *health[] = { "health", "--json", path, NULL };
+  const char * const *cases[] = { info, events, events_format, summary, find, health };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) pretty_args = g_ptr_array_new ();
+      g_auto(CliResult) compact = { 0 };
+      g_auto(CliResult) pretty = { 0 };
+      g_autoptr(JsonNode) root = NULL;
+      g_autoptr(JsonNode) pretty_root = NULL;
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autofree char *a = NULL, *b = NULL;
+      JsonObject *doc;
+
+      g_test_message ("planar-cli %s", cases[i][0]);
+      run_cli (cases[i], &compact);
+      g_assert_cmpint (compact.status, <=, EXIT_FAILURE_ANSWER);
+      g_assert_cmpuint (count_lines (compact.out), ==, 1);
+      root = parse_json (compact.out);
+      doc = json_node_get_object (root);
+      g_assert_cmpint (member_int (doc, "format_version"), ==, 1);
+      /* A lone file: its folder names the session. */
+      g_assert_cmpstr (member_string (doc, "session"), ==, strrchr (tmp, '/') + 1);
+      /* The first keys, in this order. */
+      {
+        g_autoptr(GList) keys = json_object_get_members (doc);
+
+        g_assert_cmpstr (keys->data, ==, "format_version");
+        g_assert_cmpstr (keys->next->data, ==, "session");
+      }
+
+      for (guint k = 0; cases[i][k] != NULL; k++)
+        g_ptr_array_add (pretty_args, (char *) cases[i][k]);
+      g_ptr_array_insert (pretty_args, 1, (char *) "--pretty");
+      g_ptr_array_add (pretty_args, NULL);
+      run_cli ((const char * const *) pretty_args->pdata, &pretty);
+      g_assert_cmpint (pretty.status, ==, compact.status);
+      g_assert_cmpuint (count_lines (pretty.out), >, 3);
+      pretty_root = parse_json (pretty.out);
+      json_generator_set_root (generator, root);
+      a = json_generator_to_data (generator, NULL);
+      json_generator_set_root (generator, pretty_root);
+      b = json_generator_to_data (generator, NULL);
+      g_assert_cmpstr (a, ==, b);
+    }
+  remove_tree (tmp);
+}
+
+/* docs/cli.md's tables: "| `path` | type | ..." under "### JSON of `COMMAND`". */
+static GHashTable *
+documented_keys (const char *command)
+{
+  g_autofree char *path = g_build_filename (source_dir (), "docs", "cli.md", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *heading = g_strdup_printf ("### JSON of `%s`", command);
+  GHashTable *keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto(GStrv) lines = NULL;
+  gboolean inside = FALSE;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) cells = NULL;
+      char *key;
+
+      if (g_str_has_prefix (lines[i], "#"))
+        {
+          inside = strcmp (lines[i], heading) == 0;
+          continue;
+        }
+      if (!inside || !g_str_has_prefix (lines[i], "| `"))
+        continue;
+      cells = g_strsplit (lines[i], "|", -1);
+      g_assert_cmpuint (g_strv_length (cells), >=, 4);
+      key = g_strstrip (cells[1]);
+      g_assert_true (key[0] == '`' && key[strlen (key) - 1] == '`');
+      key[strlen (key) - 1] = '\0';
+      g_hash_table_insert (keys, g_strdup (key + 1), g_strdup (g_strstrip (cells[2])));
+    }
+  if (g_hash_table_size (keys) == 0)
+    g_error ("docs/cli.md documents no JSON for %s", command);
+  return keys;
+}
+
+static gboolean
+type_matches (const char *documented,
+              JsonNode   *node)
+{
+  g_autofree char *type = g_strdup (documented);
+  gboolean nullable = g_str_has_suffix (type, " or null");
+
+  if (nullable)
+    type[strlen (type) - strlen (" or null")] = '\0';
+  if (JSON_NODE_HOLDS_NULL (node))
+    return nullable;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return strcmp (type, "object") == 0 || g_str_has_prefix (type, "map");
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return strcmp (type, "array") == 0;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      return strcmp (type, "integer") == 0 || strcmp (type, "number") == 0;
+    case G_TYPE_DOUBLE:
+      return strcmp (type, "number") == 0;
+    case G_TYPE_BOOLEAN:
+      return strcmp (type, "boolean") == 0;
+    case G_TYPE_STRING:
+      return strcmp (type, "string") == 0;
+    default:
+      return FALSE;
+    }
+}
+
+/* Checks @node at @path and everything under it against @keys, adding
+ * each path met to @seen. */
+static void
+check_documented (GHashTable *keys,
+                  GHashTable *seen,
+                  const char *command,
+                  const char *path,
+                  JsonNode   *node)
+{
+  const char *type = path[0] != '\0' ? g_hash_table_lookup (keys, path) : "object";
+
+  /* The elements of an array of objects need no row of their own: their
+   * keys have one each. */
+  if (type == NULL && g_str_has_suffix (path, "[]") && JSON_NODE_HOLDS_OBJECT (node))
+    type = "object";
+  if (type == NULL)
+    g_error ("%s --json: key %s is not in docs/cli.md", command, path);
+  if (!type_matches (type, node))
+    g_error ("%s --json: %s is not of the documented type %s", command, path, type);
+  g_hash_table_add (seen, g_strdup (path));
+  if (g_str_has_prefix (type, "map"))
+    {
+      /* Data as keys: "map of integer" says what each value is. */
+      if (g_str_has_prefix (type, "map of "))
+        {
+          g_autoptr(GList) members = json_object_get_members (json_node_get_object (node));
+
+          for (GList *l = members; l != NULL; l = l->next)
+            g_assert_true (type_matches (type + strlen ("map of "),
+                                         json_object_get_member (json_node_get_object (node), l->data)));
+        }
+      return;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autoptr(GList) members = json_object_get_members (json_node_get_object (node));
+
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          g_autofree char *child = path[0] != '\0' ? g_strdup_printf ("%s.%s", path, (char *) l->data)
+                                                   : g_strdup (l->data);
+
+          check_documented (keys, seen, command, child, json_object_get_member (json_node_get_object (node), l->data));
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      g_autofree char *child = g_strdup_printf ("%s[]", path);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        check_documented (keys, seen, command, child, json_array_get_element (array, i));
+    }
+}
+
+/* Each command's JSON, key by key, as docs/cli.md documents it, and no
+ * documented key that is never there (but those marked optional). */
+static void
+test_json_documented (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "300");
+  g_autofree char *hostile = write_hostile_profile (tmp);
+  const char *info[] = { "info", "--json", path, NULL };
+  const char *events[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", path, NULL };
+  const char *summary[] = { "summary", "--json", path, NULL };
+  const char *find[] = { "find", "--json", path, "a", NULL };
+  const char *health[] = { "health", "--json", path, NULL };
+  const char *health_findings[] = { "health", "--json", hostile, NULL };
+  struct
+  {
+    const char         *command;
+    const char * const *args;
+    int                 status;
+  } cases[] = {
+    { "info", info, EXIT_OK },
+    { "events", events, EXIT_OK },
+    { "summary", summary, EXIT_OK },
+    { "find", find, EXIT_OK },
+    { "health", health, EXIT_OK },
+    { "health", health_findings, EXIT_FAILURE_ANSWER },
+  };
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GHashTable) keys = documented_keys (cases[i].command);
+      g_autoptr(JsonNode) root = NULL;
+      GHashTableIter iter;
+      gpointer key;
+
+      run_json (cases[i].args, cases[i].status, &root);
+      if (i == 0 || strcmp (cases[i].command, cases[i - 1].command) != 0)
+        g_hash_table_remove_all (seen);
+      check_documented (keys, seen, cases[i].command, "", root);
+      /* Documented keys that the profiles above do not make (an import's
+       * report, a derived line's flag) are marked optional. */
+      if (i + 1 < G_N_ELEMENTS (cases) && strcmp (cases[i].command, cases[i + 1].command) == 0)
+        continue;
+      g_hash_table_iter_init (&iter, keys);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        {
+          g_autofree char *row = NULL;
+
+          if (g_hash_table_contains (seen, key))
+            continue;
+          if (g_str_has_prefix (key, "hosts[].import") || strcmp (key, "hosts[].planes[].lines[].derived") == 0)
+            continue;
+          g_error ("%s --json: docs/cli.md documents %s, which the output does not have", cases[i].command,
+                   (char *) key);
+        }
+    }
+  remove_tree (tmp);
+}
+
+/* --format csv|tsv|json|text for summary, events and find; --json is json. */
+static void
+test_formats (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "300");
+  static const char * const formats[] = { "text", "tsv", "csv", "json", NULL };
+
+  for (guint f = 0; formats[f] != NULL; f++)
+    {
+      const char *summary[] = { "summary", "--format", formats[f], path, NULL };
+      const char *events[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--format", formats[f], path,
+                               NULL };
+      const char *find[] = { "find", "--format", formats[f], path, "a", NULL };
+      const char * const *cases[] = { summary, events, find };
+
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        {
+          g_auto(CliResult) r = { 0 };
+          g_auto(GStrv) lines = NULL;
+
+          g_test_message ("planar-cli %s --format %s", cases[i][0], formats[f]);
+          run_cli (cases[i], &r);
+          g_assert_cmpint (r.status, ==, EXIT_OK);
+          g_assert_cmpstr (r.err, ==, "");
+          lines = g_strsplit (r.out, "\n", -1);
+          if (strcmp (formats[f], "json") == 0)
+            {
+              g_autoptr(JsonNode) root = parse_json (r.out);
+            }
+          else if (strcmp (formats[f], "tsv") == 0 || strcmp (formats[f], "csv") == 0)
+            {
+              const char *sep = strcmp (formats[f], "tsv") == 0 ? "\t" : ",";
+              g_auto(GStrv) header = g_strsplit (lines[0], sep, -1);
+
+              /* A header of names, then rows as wide as it. */
+              g_assert_cmpuint (g_strv_length (header), >=, 5);
+              g_assert_nonnull (strstr (lines[0], "start_ps") != NULL ? lines[0] : strstr (lines[0], "self_ps"));
+              g_assert_cmpuint (count_lines (r.out), >, 1);
+              for (guint l = 1; lines[l] != NULL && lines[l][0] != '\0'; l++)
+                if (strcmp (sep, "\t") == 0)
+                  {
+                    g_auto(GStrv) fields = g_strsplit (lines[l], sep, -1);
+
+                    g_assert_cmpuint (g_strv_length (fields), ==, g_strv_length (header));
+                  }
+            }
+        }
+    }
+
+  {
+    const char *bad[] = { "summary", "--format", "xml", path, NULL };
+    const char *contradiction[] = { "find", "--json", "--format", "csv", path, "a", NULL };
+    g_auto(CliResult) r = { 0 };
+    g_auto(CliResult) c = { 0 };
+
+    run_cli (bad, &r);
+    assert_bad_input (&r);
+    run_cli (contradiction, &c);
+    assert_bad_input (&c);
+  }
+  remove_tree (tmp);
+}
+
+/* CSV fields are quoted as RFC 4180 says; TSV fields have control
+ * characters, tab and newline escaped. */
+static void
+test_format_escaping (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = NULL;
+  XSpace *space;
+  XPlane *plane;
+  XLine *line;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  planar_test_add_task_environment (space, 1000);
+  plane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  planar_test_plane_add_event_metadata (plane, 1, "say \"hi\", then\nleave\tnow", NULL);
+  line = planar_test_plane_add_line (plane, 1, "main", 1000);
+  planar_test_line_add_event (line, 1, 0, 100000);
+  path = planar_test_write_space (space, tmp, "quotes.xplane.pb");
+  planar_test_scratch_end ();
+
+  {
+    const char *csv[] = { "find", "--format", "csv", path, "say", NULL };
+    const char *tsv[] = { "find", "--format", "tsv", path, "say", NULL };
+    g_auto(CliResult) c = { 0 };
+    g_auto(CliResult) t = { 0 };
+
+    run_cli (csv, &c);
+    g_assert_cmpint (c.status, ==, EXIT_OK);
+    g_assert_nonnull (strstr (c.out, ",\"say \"\"hi\"\", then\nleave\tnow\","));
+    run_cli (tsv, &t);
+    g_assert_cmpint (t.status, ==, EXIT_OK);
+    g_assert_nonnull (strstr (t.out, "\tsay \"hi\", then\\x0aleave\\x09now\t"));
+    /* A header and one row. */
+    g_assert_cmpuint (count_lines (t.out), ==, 2);
+  }
+  remove_tree (tmp);
+}
+
+/* --from/--to take a unit, as Go to Time reads it; a bare number is
+ * refused with a hint. */
+static void
+test_time_units (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "2000");
+  const char *bare[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--from", "5", path, NULL };
+  const char *export_bare[] = { "export", "-o", "-", "--to", "12", path, NULL };
+  const char *units[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", "--from", "1.5ms",
+                          "--to", "0:00.004", path, NULL };
+  const char *ps[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--json", "--from-ps", "1500000000",
+                       "--to-ps", "4000000000", path, NULL };
+  const char *both[] = { "events", "--plane", "/host:CPU", "--line", "python3", "--from", "1ms", "--from-ps", "1",
+                         path, NULL };
+  g_auto(CliResult) r = { 0 };
+  g_auto(CliResult) e = { 0 };
+  g_auto(CliResult) b = { 0 };
+  g_autoptr(JsonNode) a = NULL;
+  g_autoptr(JsonNode) p = NULL;
+
+  run_cli (bare, &r);
+  assert_bad_input (&r);
+  g_assert_nonnull (strstr (r.err, "unit"));
+  g_assert_nonnull (strstr (r.err, "5ms"));
+  run_cli (export_bare, &e);
+  assert_bad_input (&e);
+  g_assert_nonnull (strstr (e.err, "unit"));
+  run_cli (both, &b);
+  assert_bad_input (&b);
+
+  g_assert_cmpint (member_int (run_json (units, EXIT_OK, &a), "count"), ==,
+                   member_int (run_json (ps, EXIT_OK, &p), "count"));
+  remove_tree (tmp);
+}
+
+static JsonArray *
+chrome_events (const char *text,
+               JsonNode  **root)
+{
+  *root = parse_json (text);
+  return member_array (json_node_get_object (*root), "traceEvents");
+}
+
+/* export --host/--plane/--line and --from/--to keep what they name. */
+static void
+test_export_filters (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "3000");
+  const char *all[] = { "export", "-o", "-", path, NULL };
+  const char *line[] = { "export", "-o", "-", "--plane", "/host:CPU", "--line", "pjrt_thread", path, NULL };
+  const char *window[] = { "export", "-o", "-", "--plane", "/host:CPU", "--line", "pjrt_thread", "--from", "10ms",
+                           "--to", "30ms", path, NULL };
+  const char *events_window[] = { "events", "--plane", "/host:CPU", "--line", "pjrt_thread", "--json", "--from",
+                                  "10ms", "--to", "30ms", path, NULL };
+  /* Two lines of /host:CPU are named python3: --line keeps both. */
+  const char *both[] = { "export", "-o", "-", "--plane", "/host:CPU", "--line", "python3", path, NULL };
+  const char *host[] = { "export", "-o", "-", "--host", "gen", path, NULL };
+  const char *no_host[] = { "export", "-o", "-", "--host", "elsewhere", path, NULL };
+  const char *no_line[] = { "export", "-o", "-", "--line", "no such line", path, NULL };
+  g_auto(CliResult) ra = { 0 }, rl = { 0 }, rw = { 0 }, rh = { 0 }, rn = { 0 }, rnl = { 0 };
+  g_autoptr(JsonNode) na = NULL, nl = NULL, nw = NULL, nh = NULL, ne = NULL;
+  JsonArray *ea, *el, *ew, *eh;
+  guint x_all = 0, x_line = 0, x_window = 0, x_host = 0, processes = 0;
+
+  run_cli (all, &ra);
+  run_cli (line, &rl);
+  run_cli (window, &rw);
+  run_cli (host, &rh);
+  g_assert_cmpint (ra.status, ==, EXIT_OK);
+  g_assert_cmpint (rl.status, ==, EXIT_OK);
+  g_assert_cmpint (rw.status, ==, EXIT_OK);
+  g_assert_cmpint (rh.status, ==, EXIT_OK);
+  ea = chrome_events (ra.out, &na);
+  el = chrome_events (rl.out, &nl);
+  ew = chrome_events (rw.out, &nw);
+  eh = chrome_events (rh.out, &nh);
+  for (guint i = 0; i < json_array_get_length (ea); i++)
+    x_all += g_strcmp0 (json_object_get_string_member (json_array_get_object_element (ea, i), "ph"), "X") == 0;
+  for (guint i = 0; i < json_array_get_length (eh); i++)
+    x_host += g_strcmp0 (json_object_get_string_member (json_array_get_object_element (eh, i), "ph"), "X") == 0;
+  for (guint i = 0; i < json_array_get_length (el); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (el, i);
+      const char *ph = json_object_get_string_member (ev, "ph");
+
+      if (strcmp (ph, "X") == 0)
+        {
+          x_line++;
+          g_assert_cmpint (json_object_get_int_member (ev, "tid"), ==,
+                           json_object_get_int_member (json_array_get_object_element (el, 3), "tid"));
+        }
+      else if (strcmp (ph, "M") == 0 && strcmp (json_object_get_string_member (ev, "name"), "process_name") == 0)
+        {
+          processes++;
+          g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (ev, "args"), "name"), ==,
+                           "/host:CPU");
+        }
+    }
+  for (guint i = 0; i < json_array_get_length (ew); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (ew, i);
+
+      if (strcmp (json_object_get_string_member (ev, "ph"), "X") == 0)
+        {
+          double ts = json_object_get_double_member (ev, "ts");
+          double dur = json_object_get_double_member (ev, "dur");
+
+          x_window++;
+          /* Overlaps [10 ms, 30 ms], in microseconds. */
+          g_assert_cmpfloat (ts, <=, 30000.0);
+          g_assert_cmpfloat (ts + dur, >=, 10000.0);
+        }
+    }
+  g_assert_cmpuint (processes, ==, 1);
+  g_assert_cmpuint (x_line, >, 0);
+  g_assert_cmpuint (x_line, <, x_all);
+  g_assert_cmpuint (x_window, >, 0);
+  g_assert_cmpuint (x_window, <, x_line);
+  g_assert_cmpuint (x_host, ==, x_all);
+  /* The same events as `events` selects in that window. */
+  g_assert_cmpint (x_window, ==, member_int (run_json (events_window, EXIT_OK, &ne), "count"));
+  {
+    g_autofree char *wrote = g_strdup_printf ("wrote standard output (chrome-json, %u events)", x_window);
+
+    g_assert_nonnull (strstr (rw.err, wrote));
+  }
+
+  {
+    g_auto(CliResult) rb = { 0 };
+    g_autoptr(JsonNode) nb = NULL;
+    g_autoptr(GHashTable) tids = g_hash_table_new (g_direct_hash, g_direct_equal);
+    JsonArray *eb;
+
+    run_cli (both, &rb);
+    g_assert_cmpint (rb.status, ==, EXIT_OK);
+    eb = chrome_events (rb.out, &nb);
+    for (guint i = 0; i < json_array_get_length (eb); i++)
+      {
+        JsonObject *ev = json_array_get_object_element (eb, i);
+
+        if (strcmp (json_object_get_string_member (ev, "ph"), "X") == 0)
+          g_hash_table_add (tids, GINT_TO_POINTER ((int) json_object_get_int_member (ev, "tid")));
+      }
+    g_assert_cmpuint (g_hash_table_size (tids), ==, 2);
+  }
+
+  run_cli (no_host, &rn);
+  assert_bad_input (&rn);
+  run_cli (no_line, &rnl);
+  assert_bad_input (&rnl);
+  remove_tree (tmp);
+}
+
+/* A counter line exports as counters: Chrome "C" events, Perfetto counter
+ * tracks with TYPE_COUNTER samples; not as slices. */
+static void
+test_export_counters (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *source = g_build_filename (tmp, "counters.json", NULL);
+  g_autofree char *pftrace = g_build_filename (tmp, "out.pftrace", NULL);
+  g_autoptr(GError) error = NULL;
+  const char *chrome[] = { "export", "-o", "-", source, NULL };
+  const char *perfetto[] = { "export", "-o", pftrace, source, NULL };
+  g_auto(CliResult) rc = { 0 };
+  g_auto(CliResult) rp = { 0 };
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *events;
+  guint n_c = 0, n_x = 0;
+
+  g_file_set_contents (source,
+                       "{\"traceEvents\":["
+                       "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"name\":\"work\"},"
+                       "{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"mem\",\"args\":{\"used\":10,\"free\":2.5}},"
+                       "{\"ph\":\"C\",\"pid\":1,\"ts\":3,\"name\":\"mem\",\"args\":{\"used\":30,\"free\":0.5}}"
+                       "]}", -1, &error);
+  g_assert_no_error (error);
+
+  run_cli (chrome, &rc);
+  g_assert_cmpint (rc.status, ==, EXIT_OK);
+  events = chrome_events (rc.out, &root);
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+      const char *ph = json_object_get_string_member (ev, "ph");
+
+      if (strcmp (ph, "C") == 0)
+        {
+          JsonObject *args = json_object_get_object_member (ev, "args");
+
+          n_c++;
+          g_assert_cmpuint (json_object_get_size (args), >=, 1);
+        }
+      else if (strcmp (ph, "X") == 0)
+        {
+          n_x++;
+          g_assert_cmpstr (json_object_get_string_member (ev, "name"), ==, "work");
+        }
+    }
+  g_assert_cmpuint (n_c, ==, 2);
+  g_assert_cmpuint (n_x, ==, 1);
+
+  run_cli (perfetto, &rp);
+  g_assert_cmpint (rp.status, ==, EXIT_OK);
+  {
+    g_autofree char *contents = NULL;
+    gsize len = 0, at = 0;
+    guint counter_tracks = 0, samples = 0, slices = 0;
+
+    g_file_get_contents (pftrace, &contents, &len, &error);
+    g_assert_no_error (error);
+    /* Trace: repeated field 1, each a TracePacket. */
+    while (at < len)
+      {
+        guint64 size = 0;
+        guint shift = 0;
+        Perfetto__Protos__TracePacket *packet;
+
+        g_assert_cmpint ((guchar) contents[at], ==, 0x0a);
+        at++;
+        while (at < len && (contents[at] & 0x80))
+          size |= (guint64) (contents[at++] & 0x7f) << shift, shift += 7;
+        size |= (guint64) (contents[at++] & 0x7f) << shift;
+        packet = perfetto__protos__trace_packet__unpack (NULL, size, (const uint8_t *) contents + at);
+        g_assert_nonnull (packet);
+        at += size;
+        if (packet->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
+            packet->track_descriptor->counter != NULL)
+          counter_tracks++;
+        if (packet->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT)
+          {
+            if (packet->track_event->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER)
+              {
+                samples++;
+                g_assert_true (packet->track_event->has_double_counter_value);
+              }
+            else if (packet->track_event->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END)
+              slices++;
+          }
+        perfetto__protos__trace_packet__free_unpacked (packet, NULL);
+      }
+    /* "mem used" and "mem free", two samples each; the one slice. */
+    g_assert_cmpuint (counter_tracks, ==, 2);
+    g_assert_cmpuint (samples, ==, 4);
+    g_assert_cmpuint (slices, ==, 1);
+  }
+  remove_tree (tmp);
+}
+
+/* Runs planar-cli with standard error on a terminal (a pty) and standard
+ * output captured; @result->err gets what the terminal showed. */
+static void
+run_cli_stderr_tty (const char * const *args,
+                    CliResult          *result)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) err = g_string_new (NULL);
+  int master, slave;
+  char buffer[4096];
+  ssize_t n;
+
+  master = posix_openpt (O_RDWR | O_NOCTTY);
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  g_assert_cmpint (slave, >=, 0);
+
+  g_ptr_array_add (argv, (char *) cli_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_subprocess_launcher_take_stderr_fd (launcher, slave);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  /* What the terminal gets is small (a line rewritten a few times): it
+   * fits the pty's buffer until the command ends. */
+  g_subprocess_communicate (process, NULL, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (fcntl (master, F_SETFL, O_NONBLOCK), ==, 0);
+  while ((n = read (master, buffer, sizeof buffer)) > 0)
+    g_string_append_len (err, buffer, n);
+  close (master);
+  result->status = g_subprocess_get_exit_status (process);
+  result->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
+  result->err = g_strdup (err->str);
+}
+
+/* Progress on stderr when it is a terminal, nothing when it is not. */
+static void
+test_progress_tty (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "2000");
+  g_autofree char *out = g_build_filename (tmp, "out.json", NULL);
+  const char *info[] = { "info", path, NULL };
+  const char *export[] = { "export", "-o", out, path, NULL };
+  g_auto(CliResult) tty = { 0 };
+  g_auto(CliResult) pipe = { 0 };
+  g_auto(CliResult) export_tty = { 0 };
+
+  run_cli_stderr_tty (info, &tty);
+  g_assert_cmpint (tty.status, ==, EXIT_OK);
+  g_assert_nonnull (strstr (tty.err, "loading"));
+  /* The line is taken back: stdout alone holds the answer. */
+  g_assert_nonnull (strstr (tty.out, "Host gen"));
+  g_assert_null (strstr (tty.out, "loading"));
+
+  run_cli (info, &pipe);
+  g_assert_cmpint (pipe.status, ==, EXIT_OK);
+  g_assert_cmpstr (pipe.err, ==, "");
+  g_assert_cmpstr (pipe.out, ==, tty.out);
+
+  run_cli_stderr_tty (export, &export_tty);
+  g_assert_cmpint (export_tty.status, ==, EXIT_OK);
+  g_assert_nonnull (strstr (export_tty.err, "loading"));
+  remove_tree (tmp);
+}
+
+static guint
+count_files_with_suffix (const char *dir,
+                         const char *suffix)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    n += g_str_has_suffix (name, suffix);
+  return n;
+}
+
+/* Runs planar-cli with @env; it must exit 0. */
+static void
+run_cli_env (const char * const *args,
+             char              **env)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (char *) cli_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error);
+  g_assert_no_error (error);
+  if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) != 0)
+    g_error ("planar-cli %s failed: %s", args[0], err);
+}
+
+/* planar-cli writes the cached index only on a file's second read, and
+ * --no-cache neither reads, writes nor marks one (docs/cli.md, "The cached
+ * index"). */
+static void
+test_cache_rule (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *cache = g_build_filename (tmp, "cache", NULL);
+  g_autofree char *path = generate_profile (tmp, "gen.xplane.pb", "2000");
+  g_autofree char *other = generate_profile (tmp, "other.xplane.pb", "500");
+  g_auto(GStrv) env = g_get_environ ();
+  const char *info[] = { "info", path, NULL };
+  const char *info_no_cache[] = { "info", "--no-cache", other, NULL };
+  const char *info_other[] = { "info", other, NULL };
+  g_autofree char *canonical = g_canonicalize_filename (other, NULL);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, canonical, -1);
+  g_autofree char *other_index = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char garbage[] = "not an index";
+
+  env = g_environ_setenv (env, "PLANAR_CACHE", "1", TRUE);
+  env = g_environ_setenv (env, "PLANAR_CACHE_DIR", cache, TRUE);
+
+  /* First read: a marker and no index; second: the index, no marker. */
+  run_cli_env (info, env);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-index"), ==, 0);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-cli-seen"), ==, 1);
+  run_cli_env (info, env);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-index"), ==, 1);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-cli-seen"), ==, 0);
+
+  /* --no-cache, twice: nothing written, nothing marked. */
+  run_cli_env (info_no_cache, env);
+  run_cli_env (info_no_cache, env);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-index"), ==, 1);
+  g_assert_cmpuint (count_files_with_suffix (cache, ".planar-cli-seen"), ==, 0);
+
+  /* Nothing read either: a damaged index of the file stays as it is
+   * with --no-cache; a plain read finds it, drops it and writes a sound
+   * one (the file has an index: reading it again pays). */
+  digest[32] = '\0';
+  other_index = g_strdup_printf ("%s/%s.planar-index", cache, digest);
+  g_file_set_contents (other_index, garbage, -1, &error);
+  g_assert_no_error (error);
+  run_cli_env (info_no_cache, env);
+  g_file_get_contents (other_index, &contents, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (contents, ==, garbage);
+  run_cli_env (info_other, env);
+  g_clear_pointer (&contents, g_free);
+  g_file_get_contents (other_index, &contents, NULL, NULL);
+  g_assert_cmpstr (contents, !=, garbage);
+  remove_tree (tmp);
+}
+
+/* Every command and option of --help is in planar-cli(1); planar(1) has
+ * planar's options. */
+static void
+test_man_pages (void)
+{
+  g_autofree char *cli_page = g_build_filename (source_dir (), "docs", "man", "planar-cli.1", NULL);
+  g_autofree char *app_page = g_build_filename (source_dir (), "docs", "man", "planar.1", NULL);
+  g_autofree char *cli_text = NULL;
+  g_autofree char *app_text = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char * const commands[] = {
+    "info", "events", "summary", "find", "capture", "snapshot", "record", "export", "health", NULL,
+  };
+
+  g_file_get_contents (cli_page, &cli_text, NULL, &error);
+  g_assert_no_error (error);
+  g_file_get_contents (app_page, &app_text, NULL, &error);
+  g_assert_no_error (error);
+  /* roff writes a minus as "\-". */
+  {
+    g_autoptr(GString) plain = g_string_new (cli_text);
+
+    g_string_replace (plain, "\\-", "-", 0);
+    g_free (cli_text);
+    cli_text = g_string_free (g_steal_pointer (&plain), FALSE);
+  }
+  {
+    g_autoptr(GString) plain = g_string_new (app_text);
+
+    g_string_replace (plain, "\\-", "-", 0);
+    g_free (app_text);
+    app_text = g_string_free (g_steal_pointer (&plain), FALSE);
+  }
+  g_assert_nonnull (strstr (cli_text, "--version"));
+  g_assert_nonnull (strstr (app_text, "--version"));
+
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      const char *args[] = { commands[i], "--help", NULL };
+      g_auto(CliResult) r = { 0 };
+      g_auto(GStrv) lines = NULL;
+      g_autofree char *heading = g_strdup_printf ("\n.SS %s\n", commands[i]);
+      const char *start = strstr (cli_text, heading);
+      const char *next_ss, *next_sh;
+      g_autofree char *section = NULL;
+
+      /* The command's own section, up to the next one. */
+      if (start == NULL)
+        g_error ("planar-cli.1 has no section for %s", commands[i]);
+      start += strlen (heading);
+      next_ss = strstr (start, "\n.SS ");
+      next_sh = strstr (start, "\n.SH ");
+      if (next_ss == NULL || (next_sh != NULL && next_sh < next_ss))
+        next_ss = next_sh;
+      section = next_ss != NULL ? g_strndup (start, next_ss - start) : g_strdup (start);
+      run_cli (args, &r);
+      g_assert_cmpint (r.status, ==, EXIT_OK);
+      lines = g_strsplit (r.out, "\n", -1);
+      for (guint l = 0; lines[l] != NULL; l++)
+        {
+          const char *p = lines[l];
+          const char *end;
+          g_autofree char *option = NULL;
+
+          while (*p == ' ')
+            p++;
+          if (g_str_has_prefix (p, "-") && !g_str_has_prefix (p, "--") && p[2] == ',')
+            p += 4;
+          if (!g_str_has_prefix (p, "--"))
+            continue;
+          for (end = p; *end != '\0' && *end != ' ' && *end != '='; end++)
+            ;
+          option = g_strndup (p, end - p);
+          if (strcmp (option, "--help") == 0)
+            continue;
+          if (strstr (section, option) == NULL)
+            g_error ("planar-cli.1 does not mention %s %s in its section", commands[i], option);
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1566,6 +2587,19 @@ main (int    argc,
   g_test_add_func ("/cli/export-targets", test_export_targets);
   g_test_add_func ("/cli/export-stdout", test_export_stdout);
   g_test_add_func ("/cli/exit-statuses", test_exit_statuses);
+  g_test_add_func ("/cli/help-usage", test_help_usage);
+  g_test_add_func ("/cli/version", test_version);
+  g_test_add_func ("/cli/limit-zero", test_limit_zero);
+  g_test_add_func ("/cli/json-common", test_json_common);
+  g_test_add_func ("/cli/json-documented", test_json_documented);
+  g_test_add_func ("/cli/formats", test_formats);
+  g_test_add_func ("/cli/format-escaping", test_format_escaping);
+  g_test_add_func ("/cli/time-units", test_time_units);
+  g_test_add_func ("/cli/export-filters", test_export_filters);
+  g_test_add_func ("/cli/export-counters", test_export_counters);
+  g_test_add_func ("/cli/progress-tty", test_progress_tty);
+  g_test_add_func ("/cli/cache-rule", test_cache_rule);
+  g_test_add_func ("/cli/man-pages", test_man_pages);
 
   return g_test_run ();
 }

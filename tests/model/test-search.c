@@ -1267,7 +1267,8 @@ test_cli (void)
   g_autofree char *path = planar_test_sample_path (TF_SAMPLE);
   g_autoptr(PlanarProfile) profile = NULL;
   g_autoptr(PlanarSearch) search = NULL;
-  static const char * const top_keys[] = { "count", "events", NULL };
+  /* docs/cli.md: count is every match, printed what --limit let through. */
+  static const char * const top_keys[] = { "format_version", "session", "count", "printed", "events", NULL };
   static const char * const event_keys[] = {
     "host", "plane", "line", "name", "display_name", "start_ps", "duration_ps", "depth", NULL,
   };
@@ -1331,6 +1332,7 @@ test_cli (void)
     root = parse_object (r.out, parser);
     assert_keys (root, top_keys);
     g_assert_cmpint (json_object_get_int_member (root, "count"), ==, (gint64) total);
+    g_assert_cmpint (json_object_get_int_member (root, "printed"), ==, 3);
     g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "events")), ==, 3);
   }
 

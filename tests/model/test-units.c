@@ -58,6 +58,21 @@ test_parse_default_unit (void)
   g_assert_cmpint (ps, ==, 3 * PS_PER_MS);
 }
 
+/* Default unit 0, the command line's: a unit (or m:ss) is required. */
+static void
+test_parse_unit_required (void)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 ps = 0;
+
+  g_assert_false (planar_parse_duration ("3", 0, &ps, &error));
+  g_assert_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_NO_UNIT);
+  g_assert_true (planar_parse_duration ("3us", 0, &ps, NULL));
+  g_assert_cmpint (ps, ==, 3000000);
+  g_assert_true (planar_parse_duration ("1:02.5", 0, &ps, NULL));
+  g_assert_cmpint (ps, ==, G_GINT64_CONSTANT (62500000000000));
+}
+
 static void
 test_parse_errors (void)
 {
@@ -202,6 +217,7 @@ main (int   argc,
 
   g_test_add_func ("/units/parse", test_parse_units);
   g_test_add_func ("/units/parse-default-unit", test_parse_default_unit);
+  g_test_add_func ("/units/parse-unit-required", test_parse_unit_required);
   g_test_add_func ("/units/parse-errors", test_parse_errors);
   g_test_add_func ("/units/round-trip", test_round_trip);
   g_test_add_func ("/units/format-exact", test_format_exact);
