@@ -10,7 +10,7 @@
 
 G_BEGIN_DECLS
 
-/* The type of an advanced_configuration value (FORMATS.md §3.2). */
+/* The type of an advanced_configuration value (docs/formats.md §6.4). */
 typedef enum
 {
   PLANAR_CAPTURE_VALUE_STRING,
@@ -69,7 +69,7 @@ gboolean     planar_capture_options_validate       (PlanarCaptureOptions   *self
                                                     GError                **error);
 /* A warning for options that will not do what they seem: a GPU tracer
  * rejects the whole option set, and silently records nothing, when any
- * advanced key is not one of its `gpu_` keys (FORMATS.md §3.2). Returns:
+ * advanced key is not one of its `gpu_` keys (docs/formats.md §6.4). Returns:
  * (transfer full) (nullable). */
 char        *planar_capture_options_dup_warning    (PlanarCaptureOptions   *self);
 

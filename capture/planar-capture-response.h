@@ -1,5 +1,5 @@
 /* planar-capture-response.h: reading a tensorflow.ProfileResponse, the
- * answer of a profiler server (FORMATS.md §3.4), without unpacking the
+ * answer of a profiler server (docs/formats.md §6.2), without unpacking the
  * XSpace in it: its bytes are kept to be written verbatim.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later

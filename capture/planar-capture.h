@@ -1,6 +1,6 @@
 /* planar-capture.h: capturing a profile from running programs, over
  * gRPC, the way XProf's capture button does, but with the profile coming
- * back to the caller (FORMATS.md §3, §4).
+ * back to the caller (docs/formats.md §6, §5).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -64,7 +64,7 @@
 #define HLO_MODULE     "jit_train_step"
 #define PROGRAM_ID     42
 
-/* Wire types, Appendix A of FORMATS.md. */
+/* Wire types, docs/formats.md §1.2. */
 enum
 {
   WIRE_VARINT = 0,

@@ -1,7 +1,7 @@
 /* planar-cupti-merge.c: the parts of a recorded run into one XSpace.
  *
- * Lays the events out the way XLA's CUPTI collector does (FORMATS.md
- * §5.7, §5.11), so that XProf and Planar derive the same views from it:
+ * Lays the events out the way XLA's CUPTI collector does (docs/formats.md
+ * §9.7, §9.11), so that XProf and Planar derive the same views from it:
  *  - `/host:CPU`: a line per thread (id = tid) with the driver API calls,
  *    which carry `correlation_id`, `device_id` and `context_id`, so that
  *    each launch gets a flow to its kernel; NVTX ranges on a line of their

@@ -1,6 +1,6 @@
 /* planar-counters.h: the counter series of a trace's `_counters_` lines.
  *
- * A `_counters_` line (FORMATS.md §1.2) holds samples: instant events whose
+ * A `_counters_` line (docs/formats.md §1.9) holds samples: instant events whose
  * value is a stat on the event (the event's metadata name is usually the
  * metric name as well). Each stat name of each `_counters_` track becomes a
  * series of (time, value) samples in time order, with an index that

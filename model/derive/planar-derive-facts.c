@@ -160,7 +160,7 @@ _planar_derive_plane_has_stat (PlanarTrace *self,
   return FALSE;
 }
 
-/* The flow ends an event carries (§2.7). */
+/* The flow ends an event carries (docs/formats.md §3). */
 void
 _planar_derive_collect_flow_ends (DeriveContext        *dc,
                                   const EventFacts     *facts,

@@ -1,7 +1,7 @@
 /* planar-derive.c: the lines and indices the model derives from the file's.
  *
  * A saved `.xplane.pb` holds what the profiler recorded; XProf computes more
- * when it loads one (FORMATS.md §2.8, `xprof/utils/derived_timeline.cc`):
+ * when it loads one (docs/formats.md §4, `xprof/utils/derived_timeline.cc`):
  *
  *  - on each `/device:GPU:N` plane, per stream, the lines `XLA Modules`,
  *    `XLA Ops`, `Framework Ops` and `Framework Name Scope` built from the
@@ -95,7 +95,7 @@ host_id_of (PlanarTrace *self)
 }
 
 /* ------------------------------------------------------------------------ */
-/* XProf's internal events (§2.5) */
+/* XProf's internal events (docs/formats.md §2.4) */
 
 void
 _planar_trace_flag_internal_events (PlanarTrace *self)

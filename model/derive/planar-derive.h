@@ -1,5 +1,5 @@
 /* planar-derive.h: the lines the model derives from a trace's own, the way
- * XProf's trace viewer shows them (FORMATS.md §2.8).
+ * XProf's trace viewer shows them (docs/formats.md §4).
  *
  * Derived lines are appended to their plane's lines and tracks once every
  * track of the file is decoded (PlanarLine.derived, PlanarTrack.derived).

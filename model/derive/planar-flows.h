@@ -1,4 +1,4 @@
-/* planar-flows.h: the arrows between events of one trace (FORMATS.md §2.7).
+/* planar-flows.h: the arrows between events of one trace (docs/formats.md §3).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -6,7 +6,7 @@
  * paired, flow v1 records are bound to their slices, and the XSpace is
  * written plane by plane (one process each, one line per thread) with the
  * model's XSpace writer (planar-import-encode.c) to a file the loader then
- * maps like any other profile (FORMATS.md §6.3).
+ * maps like any other profile (docs/formats.md §7.3).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -22,7 +22,7 @@ gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
 /* What both formats share. */
 
 /* Stats the exports leave out of an event's args: XProf's internal ones,
- * the flow encoding, and async/group bookkeeping (FORMATS.md §6.1). */
+ * the flow encoding, and async/group bookkeeping (docs/formats.md §7.1). */
 gboolean    _planar_export_skip_stat         (const char          *name);
 /* Whether @track is a counter line: the file's `_counters_` line, whose
  * events are samples (Chrome "C" events, Perfetto counter tracks). */

@@ -12,11 +12,11 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  /* FORMATS.md §6.1: a process per plane, a thread per line, one "X" event
+  /* docs/formats.md §7.1: a process per plane, a thread per line, one "X" event
    * per event of the file's lines (ts and dur in microseconds, fractions
    * kept), args from stats, flows as flow v2 (bind_id, flow_in, flow_out). */
   PLANAR_EXPORT_CHROME_JSON,
-  /* FORMATS.md §6.4: a process track per plane, a thread track per line,
+  /* docs/formats.md §8: a process track per plane, a thread track per line,
    * nested slices, flows, interned names. */
   PLANAR_EXPORT_PERFETTO,
 } PlanarExportFormat;

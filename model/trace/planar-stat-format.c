@@ -266,7 +266,7 @@ planar_stat_format_display (const PlanarStat *stat)
           if (details != NULL)
             return details;
         }
-      /* context_id and friends: "$$<decimal>" (FORMATS.md §2.3). */
+      /* context_id and friends: "$$<decimal>" (docs/formats.md §2.3). */
       if (stat->str.len > 2 && stat->str.len < 24 && memcmp (stat->str.data, "$$", 2) == 0)
         {
           gboolean digits = TRUE;

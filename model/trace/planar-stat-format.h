@@ -1,5 +1,5 @@
 /* planar-stat-format.h: stat values for people, with the units their names
- * imply (FORMATS.md §2.3).
+ * imply (docs/formats.md §2.3).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

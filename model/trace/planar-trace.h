@@ -94,7 +94,7 @@ typedef struct
   PlanarStat *stats;
   guint       n_stats;
   /* One of XProf's internal events (MemoryAllocation, PrefetchProduce, ...,
-   * FORMATS.md §2.5), which its trace viewer hides. Set once decoded. */
+   * docs/formats.md §2.4), which its trace viewer hides. Set once decoded. */
   gboolean    internal;
 } PlanarEventMetadata;
 

@@ -107,7 +107,7 @@ test_decode (PlanarTestFixture *f,
   XPlane *gpu0, *gpu1, *host;
   XEvent *e;
 
-  /* The offsets FORMATS.md §5.10 measured, which the decoder relies on. */
+  /* The offsets docs/formats.md §9.10 measured, which the decoder relies on. */
   g_assert_cmpuint (sizeof (CUpti_ActivityKernel10), ==, 216);
   g_assert_cmpuint (G_STRUCT_OFFSET (CUpti_ActivityKernel10, correlationId), ==, 92);
   g_assert_cmpuint (G_STRUCT_OFFSET (CUpti_ActivityKernel10, name), ==, 104);

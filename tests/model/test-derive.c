@@ -1,5 +1,5 @@
 /* test-derive.c: the lines, flows and counters the model derives from a
- * trace (FORMATS.md §2.7, §2.8), on hand-made XSpaces and on the real
+ * trace (docs/formats.md §3, §4), on hand-made XSpaces and on the real
  * samples, whose expectations are worked out here by brute force from an
  * independent protobuf-c decode.
  *

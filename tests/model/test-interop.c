@@ -112,7 +112,7 @@ typedef struct
   guint64     events;
 } JsonSample;
 
-/* The JSON samples import with the counts of FORMATS.md and the issue:
+/* The JSON samples import with the counts the issue gives:
  * events, flows, counters, and every skipped phase counted. */
 static void
 test_import_samples (void)

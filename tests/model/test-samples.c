@@ -54,7 +54,7 @@ list_profiles (gconstpointer data)
 
 /* ------------------------------------------------------------------------ */
 /* The independent decode: protobuf-c unpacks the whole XSpace, and the
- * semantics of FORMATS.md §1.2 are applied to it here, without the model. */
+ * semantics of docs/formats.md §1.4-§1.8 are applied to it here, without the model. */
 
 typedef struct
 {
