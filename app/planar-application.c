@@ -5,6 +5,7 @@
 #include "planar-config.h"
 
 #include "planar-application.h"
+#include "planar-application-private.h"
 
 #include <glib/gi18n.h>
 /* g_settings_backend_get_default(), g_memory_settings_backend_new(). */

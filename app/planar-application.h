@@ -17,11 +17,6 @@ G_DECLARE_FINAL_TYPE (PlanarApplication, planar_application, PLANAR, APPLICATION
  * path, a window with the welcome page. */
 PlanarApplication *planar_application_new        (void);
 
-/* The build tree the running program was built in, when it runs from there
- * (its folder's parent holds meson-private), else %NULL: where the schema
- * and planar-cli are found before anything is installed. Returns: (transfer full). */
-char              *_planar_application_dup_build_dir (void);
-
 /* The application's settings (schema dev.planar.Planar). Returns: (transfer
  * none). */
 GSettings         *planar_application_get_settings (PlanarApplication *self);

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "planar-application.h"
+#include "planar-application-private.h"
 #include "planar-capture-dialog.h"
 #include "planar-record-dialog.h"
 #include "planar-sandbox.h"

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-search.h"
+#include "planar-parallel.h"
 #include "planar-trace-private.h"
 
 #include <stdlib.h>
@@ -24,7 +25,6 @@
 #define JOB_EVENTS 65536
 /* A few workers, not every core: the search runs while the application
  * draws, and often while other hosts still decode. */
-#define MAX_THREADS 8
 
 G_DEFINE_QUARK (planar-search-error-quark, planar_search_error)
 
@@ -672,7 +672,6 @@ typedef struct
   GCancellable *cancellable;
   SearchJob    *jobs;
   guint         n_jobs;
-  gint          next_job;
   /* Set by a worker that failed or saw the cancellation (atomic). */
   gint          stop;
 } SearchRun;
@@ -718,24 +717,26 @@ search_job_run (SearchRun *run,
   return TRUE;
 }
 
-static gpointer
-search_worker (gpointer data)
+/* One job of planar_parallel_run(): FALSE stops the others (the error
+ * itself stays with the job, to be picked in job order). */
+static gboolean
+search_job (guint          j,
+            gpointer       data,
+            GCancellable  *cancellable,
+            GError       **error)
 {
   SearchRun *run = data;
   Scratch scratch = { 0 };
+  gboolean ok;
 
-  while (!g_atomic_int_get (&run->stop))
-    {
-      guint j = (guint) g_atomic_int_add (&run->next_job, 1);
-
-      if (j >= run->n_jobs)
-        break;
-      if (!search_job_run (run, &run->jobs[j], &scratch))
-        g_atomic_int_set (&run->stop, 1);
-    }
+  if (g_atomic_int_get (&run->stop))
+    return FALSE;
+  ok = search_job_run (run, &run->jobs[j], &scratch);
   g_free (scratch.seen);
   g_clear_pointer (&scratch.stats, g_array_unref);
-  return NULL;
+  if (!ok)
+    g_atomic_int_set (&run->stop, 1);
+  return ok;
 }
 
 static int
@@ -1045,14 +1046,12 @@ planar_search_run (PlanarSearch  *self,
                    GCancellable  *cancellable,
                    GError       **error)
 {
-  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
   g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (guint64));
   PlaneMatch *planes = NULL;
   gsize last_track = 0;
   SearchRun run = { 0 };
   gsize n_planes = 0;
   guint64 at = 0;
-  guint n_threads;
   GError *failure = NULL;
 
   g_return_val_if_fail (PLANAR_IS_SEARCH (self), FALSE);
@@ -1092,21 +1091,10 @@ planar_search_run (PlanarSearch  *self,
 
   if (failure == NULL)
     {
-      /* A few threads, the calling one included; small profiles are not
-       * worth starting any. */
-      n_threads = MIN (MIN ((guint) g_get_num_processors (), MAX_THREADS), run.n_jobs);
-      for (guint i = 1; i < n_threads; i++)
-        {
-          GThread *thread = g_thread_try_new ("planar-search", search_worker, &run, NULL);
+      /* On the model's pool; the errors are the jobs' own. */
+      g_autoptr(GError) pool_error = NULL;
 
-          /* Fewer threads only make it slower. */
-          if (thread == NULL)
-            break;
-          g_ptr_array_add (threads, thread);
-        }
-      search_worker (&run);
-      for (guint i = 0; i < threads->len; i++)
-        g_thread_join (g_ptr_array_index (threads, i));
+      planar_parallel_run (run.n_jobs, NULL, search_job, &run, NULL, &pool_error);
 
       /* Whichever worker stopped first, the error reported is the one of
        * the earliest job, so that a run fails the same way every time. */

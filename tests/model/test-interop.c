@@ -316,7 +316,9 @@ test_perfetto (PlanarTestFixture *f,
   g_autoptr(GHashTable) open = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint n_process = 0, n_thread = 0, n_events = 0, n_terminating = 0, n_names = 0;
-  guint expected_process = 0, expected_thread = 0;
+  guint n_counter_tracks = 0, n_counter_samples = 0;
+  guint expected_process = 0, expected_thread = 0, expected_counter_lines = 0;
+  guint64 counter_line_events = 0;
   const PlanarFlowIndex *flows = planar_trace_get_flows (trace);
 
   g_assert_true (g_file_get_contents (out, &bytes, &len, NULL));
@@ -336,6 +338,8 @@ test_perfetto (PlanarTestFixture *f,
             n_process++;
           if (packet->track_descriptor->thread != NULL)
             n_thread++;
+          if (packet->track_descriptor->counter != NULL)
+            n_counter_tracks++;
         }
       else if (packet->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT)
         {
@@ -349,6 +353,13 @@ test_perfetto (PlanarTestFixture *f,
               /* Nesting: an END closes an open BEGIN of its track. */
               g_assert_cmpuint (depth, >, 0);
               g_hash_table_insert (open, g_memdup2 (&key, sizeof key), GSIZE_TO_POINTER (depth - 1));
+              continue;
+            }
+          if (ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER)
+            {
+              /* A sample of a counter track: a value, no name. */
+              g_assert_true (ev->has_double_counter_value || ev->has_counter_value);
+              n_counter_samples++;
               continue;
             }
           g_assert_true (ev->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID);
@@ -369,13 +380,21 @@ test_perfetto (PlanarTestFixture *f,
 
       expected_process++;
       for (guint t = 0; t < plane->n_tracks; t++)
-        if (!plane->tracks[t].derived)
+        if (_planar_export_is_counter_track (&plane->tracks[t]))
+          {
+            expected_counter_lines++;
+            counter_line_events += plane->tracks[t].n_events;
+          }
+        else if (!plane->tracks[t].derived)
           expected_thread++;
     }
   g_assert_cmpuint (n_process, ==, expected_process);
   /* One per file track, and one more per track with partial overlaps. */
   g_assert_cmpuint (n_thread, >=, expected_thread);
-  g_assert_cmpuint (n_events, ==, planar_export_count_events (profile));
+  /* Counter lines are counter tracks (a series each), not slices. */
+  g_assert_cmpuint (n_counter_tracks, >=, expected_counter_lines);
+  g_assert_true ((n_counter_samples > 0) == (counter_line_events > 0));
+  g_assert_cmpuint (n_events, ==, planar_export_count_events (profile) - counter_line_events);
   /* Every slice ended. */
   {
     GHashTableIter iter;
