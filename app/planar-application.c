@@ -235,7 +235,8 @@ quit_activated (GSimpleAction *action,
 }
 
 /* Renders @window as it would draw now into a PNG file at @path, with its
- * own renderer. */
+ * own renderer, at the screen's pixels (twice the logical size under
+ * GDK_SCALE=2, as a person with that screen sees it). */
 static gboolean
 save_screenshot (GtkWindow   *window,
                  const char  *path,
@@ -247,6 +248,7 @@ save_screenshot (GtkWindow   *window,
   g_autoptr(GdkPaintable) paintable = NULL;
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
+  int scale = MAX (gtk_widget_get_scale_factor (widget), 1);
   GtkSnapshot *snapshot;
 
   if (!gtk_widget_get_realized (widget) || width <= 0 || height <= 0)
@@ -264,8 +266,18 @@ save_screenshot (GtkWindow   *window,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("The window drew nothing"));
       return FALSE;
     }
+  /* The texture has one pixel per unit of the viewport: scaling the
+   * drawing up gives one per device pixel. */
+  if (scale > 1)
+    {
+      g_autoptr(GskTransform) transform = gsk_transform_scale (NULL, scale, scale);
+      GskRenderNode *scaled = gsk_transform_node_new (node, transform);
+
+      gsk_render_node_unref (node);
+      node = scaled;
+    }
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+                                         &GRAPHENE_RECT_INIT (0, 0, width * scale, height * scale));
   if (!gdk_texture_save_to_png (texture, path))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s"), path);

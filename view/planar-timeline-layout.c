@@ -1,9 +1,12 @@
 /* planar-timeline-layout.c
  *
  * The order follows XProf's trace viewer: device planes first by id, then
- * host planes by name; within a GPU plane each stream is followed by the
- * lines derived from it, TPU lines stay in file order, and host threads are
- * sorted by name. Empty planes and tracks take no space.
+ * host planes by name; GPU streams by display id, TPU lines in file order,
+ * host threads by name. One change: the lines the model derives (XLA Ops,
+ * Steps, ...) come after the file's lines of their plane (in XProf they
+ * follow their stream), because they arrive after the first frame and
+ * must not push rows already on screen. Empty planes and tracks take no
+ * space.
  *
  * A PlanarViewState then hides tracks and sections, collapses sections and
  * puts the sections it names first, in its order; the filter keeps the
@@ -392,6 +395,10 @@ is_counter_track (const PlanarTrack *track)
   return strcmp (track->name, "_counters_") == 0;
 }
 
+/* Groups of a GPU plane's derived lines, below every line of the file. */
+#define DERIVED_STREAM_GROUP (G_GUINT64_CONSTANT (1) << 32)
+#define DERIVED_OTHER_GROUP  (G_GUINT64_CONSTANT (2) << 32)
+
 /* Appends the tracks of one plane to show, in display order. */
 static void
 order_tracks (PlanarTrace       *trace,
@@ -423,18 +430,23 @@ order_tracks (PlanarTrace       *trace,
           order.by_name = TRUE;
           break;
         case PLANE_GPU:
-          /* By display id (as the trace viewer's rows), each derived line
-           * right after its stream. */
+          /* The file's lines by display id (as the trace viewer's rows).
+           * The model derives its lines after the file's are shown: they
+           * go below them, so that no row already on screen moves when
+           * they arrive; those of a stream in its order, then the others
+           * (Steps, Launch Stats) by display id. */
           order.group = (guint32) track->display_id;
-          if (track->derived && derived_from_stream (track, &stream_id))
+          if (track->derived)
             {
-              for (guint s = 0; s < n_tracks; s++)
-                if (!plane->tracks[s].derived && plane->tracks[s].id == stream_id)
-                  {
-                    order.group = (guint32) plane->tracks[s].display_id;
-                    order.order = 1 + (guint64) (guint32) track->display_id;
-                    break;
-                  }
+              order.group = DERIVED_OTHER_GROUP | (guint32) track->display_id;
+              if (derived_from_stream (track, &stream_id))
+                for (guint s = 0; s < n_tracks; s++)
+                  if (!plane->tracks[s].derived && plane->tracks[s].id == stream_id)
+                    {
+                      order.group = DERIVED_STREAM_GROUP | (guint32) plane->tracks[s].display_id;
+                      order.order = (guint32) track->display_id;
+                      break;
+                    }
             }
           break;
         case PLANE_TPU:

@@ -3015,6 +3015,21 @@ test_narrow_window (void)
   save_screenshot (scale != NULL && g_str_equal (scale, "2") ? "narrow-window-scale2.png" : "narrow-window.png",
                    G_USEC_PER_SEC / 2);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 600);
+  /* The screenshot has the screen's pixels, as a person with that screen
+   * sees the window: twice the logical size under GDK_SCALE=2. */
+  if (g_getenv ("PLANAR_E2E_OUTPUT") != NULL)
+    {
+      g_autofree char *shot = g_build_filename (g_getenv ("PLANAR_E2E_OUTPUT"),
+                                                scale != NULL && g_str_equal (scale, "2")
+                                                ? "narrow-window-scale2.png" : "narrow-window.png", NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename (shot, &error);
+      int factor = gtk_widget_get_scale_factor (GTK_WIDGET (window));
+
+      g_assert_no_error (error);
+      g_assert_cmpint (gdk_texture_get_width (texture), ==, factor * gtk_widget_get_width (GTK_WIDGET (window)));
+      g_assert_cmpint (gdk_texture_get_height (texture), ==, factor * gtk_widget_get_height (GTK_WIDGET (window)));
+    }
   /* The header bar gave its title's room to the drop-downs. */
   g_assert_false (gtk_widget_get_visible (find_widget_of_type (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 700);

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-timeline-layout.h"
+#include "planar-derive-private.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -318,6 +319,120 @@ test_sticky (PlanarTestFixture *f,
   g_assert_cmpint (header_y, ==, host_header->y - PLANAR_TIMELINE_SECTION_HEIGHT);
 }
 
+/* A GPU plane of three streams whose first's kernels carry XLA
+ * annotations, so that the model derives XLA Modules and XLA Ops lines
+ * from it; with @derive FALSE, the same profile as the timeline shows it
+ * before those lines arrive. */
+static PlanarProfile *
+load_xla_profile (const char *dir,
+                  gboolean    derive)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *gpu = planar_test_space_add_plane (space, 0, "/device:GPU:0");
+  XPlane *host = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *streams[] = {
+    planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0),
+    planar_test_plane_add_line (gpu, 8, "Stream #8(Compute)", 0),
+    planar_test_plane_add_line (gpu, 9, "Stream #9(MemcpyH2D)", 0),
+  };
+  XLine *thread = planar_test_plane_add_line (host, 1, "main", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarProfile *profile;
+
+  planar_test_add_task_environment (space, 1000);
+  planar_test_plane_add_event_metadata (gpu, 1, "fusion_kernel", NULL);
+  planar_test_plane_add_stat_metadata (gpu, 1, "kernel_details");
+  planar_test_plane_add_stat_metadata (gpu, 2, "hlo_module");
+  planar_test_plane_add_stat_metadata (gpu, 3, "hlo_op");
+  planar_test_plane_add_event_metadata (host, 1, "op", NULL);
+  for (guint s = 0; s < G_N_ELEMENTS (streams); s++)
+    for (guint k = 0; k < 3; k++)
+      {
+        XEvent *ev = planar_test_line_add_event (streams[s], 1, (gint64) k * 100000, 50000);
+
+        PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (1, "regs:32 grid:1,1,1 block:128,1,1"));
+        if (s == 0)
+          {
+            PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (2, "jit_f"));
+            PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (3, "fusion.1"));
+          }
+      }
+  planar_test_line_add_event (thread, 1, 0, 10);
+  path = planar_test_write_space (space, dir, derive ? "derived.xplane.pb" : "file-only.xplane.pb");
+
+  if (!derive)
+    _planar_derive_set_max_tracks_per_plane (0);
+  profile = planar_profile_new ((const char * const[]) { path, NULL });
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  _planar_derive_set_max_tracks_per_plane (G_MAXUINT);
+  g_assert_no_error (error);
+  return profile;
+}
+
+/* Derived lines arrive after the first frame: the rows of the plane shown
+ * before they do keep their place, and the derived ones come below, each
+ * stream's in its order. */
+static void
+test_derived_below (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) before = load_xla_profile (f->dir, FALSE);
+  g_autoptr(PlanarProfile) after = load_xla_profile (f->dir, TRUE);
+  g_autoptr(PlanarTimelineLayout) first = planar_timeline_layout_new ();
+  g_autoptr(PlanarTimelineLayout) last = planar_timeline_layout_new ();
+  const PlanarTimelineSection *gpu_first, *gpu_last;
+  const PlanarPlane *plane;
+  guint n_derived = 0;
+  int last_file_y = -1;
+
+  planar_timeline_layout_update (first, before);
+  planar_timeline_layout_update (last, after);
+  gpu_first = planar_timeline_layout_get_section (first, 0);
+  gpu_last = planar_timeline_layout_get_section (last, 0);
+  g_assert_cmpstr (gpu_first->title, ==, "GPU 0");
+  g_assert_cmpstr (gpu_last->title, ==, "GPU 0");
+  plane = planar_trace_get_plane (planar_profile_get_trace (after, 0), gpu_last->plane);
+  g_assert_cmpuint (gpu_first->n_tracks, ==, 3);
+  g_assert_cmpuint (gpu_last->n_tracks, >, 3);
+
+  /* Every row shown before is at the same y after. */
+  for (guint i = gpu_first->row; i <= gpu_first->row + gpu_first->n_tracks; i++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (first, i);
+      const PlanarTimelineRow *same = planar_timeline_layout_get_row (last, i);
+
+      g_assert_cmpint (same->kind, ==, row->kind);
+      g_assert_cmpuint (same->track, ==, row->track);
+      g_assert_cmpint (same->y, ==, row->y);
+      g_assert_cmpint (same->height, ==, row->height);
+      if (row->kind == PLANAR_TIMELINE_ROW_TRACK)
+        last_file_y = row->y;
+    }
+
+  /* The derived rows follow, XLA Modules before XLA Ops of stream #7. */
+  for (guint i = gpu_last->row + 1; i <= gpu_last->row + gpu_last->n_tracks; i++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (last, i);
+      const PlanarTrack *track = &plane->tracks[row->track];
+
+      g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_TRACK);
+      if (!track->derived)
+        {
+          g_assert_cmpuint (n_derived, ==, 0);
+          continue;
+        }
+      g_assert_cmpint (row->y, >, last_file_y);
+      g_assert_true (g_str_has_suffix (track->name, " - from #7"));
+      if (n_derived == 0)
+        g_assert_cmpstr (track->name, ==, "XLA Modules - from #7");
+      if (n_derived == 1)
+        g_assert_cmpstr (track->name, ==, "XLA Ops - from #7");
+      n_derived++;
+    }
+  g_assert_cmpuint (n_derived, ==, 2);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -330,6 +445,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/host-groups", test_host_groups);
   PLANAR_TEST_ADD ("/layout/lazy-rekey", test_lazy_rekey);
   PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
+  PLANAR_TEST_ADD ("/layout/derived-below", test_derived_below);
 
   return g_test_run ();
 }

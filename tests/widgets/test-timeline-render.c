@@ -604,13 +604,14 @@ test_screenshots_generated (void)
   fixture_init (&f, profile, WIDTH, HEIGHT);
   save_screenshot (GTK_WIDGET (f.timeline), "timeline-gen-all.png");
 
-  /* XProf's order in a GPU section: the counters, then each stream
-   * followed by the lines derived from it, then the other lines. */
+  /* The order in a GPU section: the counters, the file's streams, then
+   * the lines derived from each stream (below the file's, so that they do
+   * not push rows already shown when they arrive), then the others. */
   {
     static const char * const expected[] = {
-      "Stream #7(Compute)", "XLA Modules - from #7", "XLA Ops - from #7",
-      "Stream #13(Compute)", "XLA Modules - from #13", "XLA Ops - from #13",
-      "Stream #14(MemcpyH2D)", "Stream #15(MemcpyD2H)", "Steps",
+      "Stream #7(Compute)", "Stream #13(Compute)", "Stream #14(MemcpyH2D)", "Stream #15(MemcpyD2H)",
+      "XLA Modules - from #7", "XLA Ops - from #7", "XLA Modules - from #13", "XLA Ops - from #13",
+      "Steps",
     };
     PlanarTimelineLayout *layout = f.timeline->layout;
     const PlanarTimelineSection *gpu0 = planar_timeline_layout_get_section (layout, 0);
