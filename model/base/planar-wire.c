@@ -154,32 +154,3 @@ planar_wire_append_tag (GByteArray     *out,
 {
   planar_wire_append_varint (out, ((guint64) field << 3) | type);
 }
-
-void
-planar_wire_append_varint_field (GByteArray *out,
-                                 guint       field,
-                                 guint64     value)
-{
-  planar_wire_append_tag (out, field, PLANAR_WIRE_VARINT);
-  planar_wire_append_varint (out, value);
-}
-
-void
-planar_wire_append_bytes_field (GByteArray   *out,
-                                guint         field,
-                                const guint8 *data,
-                                gsize         len)
-{
-  planar_wire_append_tag (out, field, PLANAR_WIRE_LEN);
-  planar_wire_append_varint (out, len);
-  if (len > 0)
-    g_byte_array_append (out, data, (guint) len);
-}
-
-void
-planar_wire_append_string_field (GByteArray *out,
-                                 guint       field,
-                                 const char *text)
-{
-  planar_wire_append_bytes_field (out, field, (const guint8 *) text, strlen (text));
-}

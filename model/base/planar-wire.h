@@ -94,26 +94,15 @@ planar_wire_read_varint (const guint8 **p,
   return FALSE;
 }
 
-/* Returns 1 and fills @f when a field was read, 0 at the end of the buffer,
- * -1 on malformed input (see r->error_at and r->error_reason). */
-/* The writers' half: @value as a varint; a field's tag; a varint field;
- * a length-delimited field; a string field (without its NUL). */
+/* The writers' half: @value as a varint; a field's tag. */
 void planar_wire_append_varint        (GByteArray     *out,
                                        guint64         value);
 void planar_wire_append_tag           (GByteArray     *out,
                                        guint           field,
                                        PlanarWireType  type);
-void planar_wire_append_varint_field  (GByteArray     *out,
-                                       guint           field,
-                                       guint64         value);
-void planar_wire_append_bytes_field   (GByteArray     *out,
-                                       guint           field,
-                                       const guint8   *data,
-                                       gsize           len);
-void planar_wire_append_string_field  (GByteArray     *out,
-                                       guint           field,
-                                       const char     *text);
 
+/* Returns 1 and fills @f when a field was read, 0 at the end of the buffer,
+ * -1 on malformed input (see r->error_at and r->error_reason). */
 int  planar_wire_next (PlanarWireReader *r,
                        PlanarWireField  *f);
 

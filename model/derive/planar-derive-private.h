@@ -45,13 +45,4 @@ void     _planar_trace_add_derived_stats           (PlanarTrace       *self,
  * on the trace. */
 void     _planar_trace_clear_derived               (PlanarTrace       *self);
 
-/* For tests */
-
-/* Derive at most @n tracks per plane (G_MAXUINT: no limit
- * beyond the planes' room), to exercise running out of room. */
-void     _planar_derive_set_max_tracks_per_plane   (guint              n);
-/* The bytes derived events may take (-1: as the file's size
- * allows), to exercise running out. */
-void     _planar_derive_set_budget                 (gint64             bytes);
-
 G_END_DECLS

@@ -8,14 +8,6 @@
 
 #include <string.h>
 
-static guint max_tracks_per_plane = G_MAXUINT;
-
-void
-_planar_derive_set_max_tracks_per_plane (guint n)
-{
-  max_tracks_per_plane = n;
-}
-
 gint64
 _planar_derive_plane_start_ns (const PlanarPlane *plane,
                                guint              n_file_lines)
@@ -122,7 +114,7 @@ _planar_derive_publish_lines (DeriveContext  *dc,
                     ppriv->lines_capacity - plane->n_lines);
   guint published = 0;
 
-  room = MIN (room, max_tracks_per_plane);
+  room = MIN (room, self->derive_max_tracks_per_plane);
   /* Lines cut short by the memory budget would mislead: none is shown. */
   if (ctx->over_budget)
     room = 0;

@@ -58,14 +58,6 @@
 
 #include <string.h>
 
-static gint64 budget_for_tests = -1;
-
-void
-_planar_derive_set_budget (gint64 bytes)
-{
-  budget_for_tests = bytes;
-}
-
 /* Plane @p's share of the budget, in derived events. */
 guint64
 _planar_derive_plane_quota (const DeriveContext *dc,
@@ -334,8 +326,9 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.group_roots = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   dc.scope_parents = read_scope_parents (self);
   /* Derived events may take as much as the loader allows the index (a fixed
-   * allowance and six times the file), on top of it. */
-  dc.budget = budget_for_tests >= 0 ? budget_for_tests
+   * allowance and six times the file), on top of it, unless the loader
+   * set less (its derive-budget property). */
+  dc.budget = self->derive_budget >= 0 ? self->derive_budget
                                     : (gint64) 64 * 1024 * 1024 +
                                       (gint64) MIN (self->size, G_MAXINT64 / 8) * 6;
   for (guint p = 0; p < self->n_planes; p++)

@@ -5,6 +5,7 @@
 #include "planar-search.h"
 #include "planar-parallel.h"
 #include "planar-trace-private.h"
+#include "planar-xspace-fields-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,7 @@ scan_stat (const PlaneMatch *pm,
            gint64           *metadata_id,
            gboolean         *match)
 {
+  const PlanarXFields *xs = &_planar_xspace_fields ()->stat;
   PlanarWireReader r;
   PlanarWireField f;
   PlanarStatKind kind = PLANAR_STAT_NONE;
@@ -402,30 +404,27 @@ scan_stat (const PlaneMatch *pm,
   planar_wire_reader_init (&r, pm->trace->data, payload, len);
   while ((rc = next_field (&r, &f)) > 0)
     {
-      gboolean want_len = f.number == 5 || f.number == 6;
-      gboolean want_i64 = f.number == 2;
+      guint field = planar_xfield_kind (xs, f.number);
 
-      if (f.number > 7)
+      if (field == 0)
         continue;
-      if ((want_len && f.wire_type != PLANAR_WIRE_LEN) ||
-          (want_i64 && f.wire_type != PLANAR_WIRE_I64) ||
-          (!want_len && !want_i64 && f.wire_type != PLANAR_WIRE_VARINT))
+      if (f.wire_type != xs->wire[field])
         {
           outer->error_at = f.start;
           outer->error_reason = "unexpected wire type in";
           return FALSE;
         }
-      switch (f.number)
+      switch (field)
         {
-        case 1:
+        case PLANAR_XSTAT_METADATA_ID:
           *metadata_id = (gint64) f.value;
           break;
-        case 5:
+        case PLANAR_XSTAT_STR:
           kind = PLANAR_STAT_STRING;
           text = f.data;
           text_len = f.len;
           break;
-        case 7:
+        case PLANAR_XSTAT_REF:
           kind = PLANAR_STAT_REF;
           ref = f.value;
           break;
@@ -539,6 +538,7 @@ event_matches (const PlaneMatch  *pm,
 {
   PlanarTrace *trace = pm->trace;
   const guint8 *end = trace->data + trace->size;
+  const guint stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
   const guint8 *q;
   PlanarWireReader r;
   PlanarWireField f;
@@ -582,7 +582,7 @@ event_matches (const PlaneMatch  *pm,
       gint64 metadata_id;
       gboolean match;
 
-      if (f.number != 4)
+      if (f.number != stats_field)
         continue;
       if (f.wire_type != PLANAR_WIRE_LEN)
         {

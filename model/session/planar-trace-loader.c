@@ -35,6 +35,9 @@ struct _PlanarTraceLoader
   PlanarTrace     *trace;
   gboolean         derive;
   gboolean         use_cache;
+  /* Carried to the trace's derive pass (planar-trace-private.h). */
+  gint64           derive_budget;
+  guint            derive_max_tracks_per_plane;
   /* Where the notifications go: the thread-default context of the thread
    * that made the loader. */
   GMainContext    *context;
@@ -57,6 +60,8 @@ enum {
   PROP_MESSAGE,
   PROP_DERIVE,
   PROP_USE_CACHE,
+  PROP_DERIVE_BUDGET,
+  PROP_DERIVE_MAX_TRACKS_PER_PLANE,
   N_PROPS
 };
 
@@ -231,6 +236,12 @@ planar_trace_loader_get_property (GObject    *object,
     case PROP_USE_CACHE:
       g_value_set_boolean (value, self->use_cache);
       break;
+    case PROP_DERIVE_BUDGET:
+      g_value_set_int64 (value, self->derive_budget);
+      break;
+    case PROP_DERIVE_MAX_TRACKS_PER_PLANE:
+      g_value_set_uint (value, self->derive_max_tracks_per_plane);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -254,6 +265,12 @@ planar_trace_loader_set_property (GObject      *object,
       break;
     case PROP_USE_CACHE:
       planar_trace_loader_set_use_cache (self, g_value_get_boolean (value));
+      break;
+    case PROP_DERIVE_BUDGET:
+      self->derive_budget = g_value_get_int64 (value);
+      break;
+    case PROP_DERIVE_MAX_TRACKS_PER_PLANE:
+      self->derive_max_tracks_per_plane = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -285,6 +302,16 @@ planar_trace_loader_class_init (PlanarTraceLoaderClass *klass)
   properties[PROP_USE_CACHE] =
     g_param_spec_boolean ("use-cache", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Limits of the derive pass, to exercise running out in tests: the
+   * bytes derived events may take (-1: as the file's size allows), and
+   * the derived tracks a plane may get (G_MAXUINT: as many as fit). Set
+   * before the load. */
+  properties[PROP_DERIVE_BUDGET] =
+    g_param_spec_int64 ("derive-budget", NULL, NULL, -1, G_MAXINT64, -1,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DERIVE_MAX_TRACKS_PER_PLANE] =
+    g_param_spec_uint ("derive-max-tracks-per-plane", NULL, NULL, 0, G_MAXUINT, G_MAXUINT,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* Tracks were published (the file's as they are decoded, then the
@@ -300,6 +327,8 @@ planar_trace_loader_init (PlanarTraceLoader *self)
   g_mutex_init (&self->lock);
   self->derive = TRUE;
   self->use_cache = TRUE;
+  self->derive_budget = -1;
+  self->derive_max_tracks_per_plane = G_MAXUINT;
   self->context = g_main_context_ref_thread_default ();
 }
 
@@ -542,6 +571,8 @@ planar_trace_loader_open (PlanarTraceLoader  *self,
       return FALSE;
     }
   _planar_derive_attach (trace);
+  trace->derive_budget = self->derive_budget;
+  trace->derive_max_tracks_per_plane = self->derive_max_tracks_per_plane;
   _planar_trace_set_progress_func (trace, trace_progress, self);
   self->trace = trace;
   return TRUE;
@@ -640,7 +671,12 @@ planar_trace_loader_decode (PlanarTraceLoader  *self,
   g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), FALSE);
   g_return_val_if_fail (self->trace != NULL, FALSE);
 
-  ok = decode_steps (self->trace, self->derive, self->use_cache, cancellable, error);
+  /* The cached index holds what an unlimited derive pass made: a load
+   * with limits neither restores nor stores it. */
+  ok = decode_steps (self->trace, self->derive,
+                     self->use_cache && self->derive_budget < 0 &&
+                     self->derive_max_tracks_per_plane == G_MAXUINT,
+                     cancellable, error);
   set_finished (self);
   return ok;
 }

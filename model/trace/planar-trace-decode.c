@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-trace-decode-private.h"
+#include "planar-xspace-fields-private.h"
 
 #include "planar-parallel.h"
 
@@ -150,6 +151,7 @@ decode_line (PlanarDecodeContext *ctx,
   guint64 n_since_check = 0;
   gboolean has_display_id = FALSE;
   const char *what = "XLine";
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   int rc;
 
   line->display_id = 0;
@@ -157,9 +159,13 @@ decode_line (PlanarDecodeContext *ctx,
   planar_wire_reader_init (&r, self->data, start, len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      switch (f.number)
+      guint kind = planar_xfield_kind (&xf->line, f.number);
+
+      if (G_UNLIKELY (kind != 0 && f.wire_type != xf->line.wire[kind]))
+        goto bad_type;
+      switch (kind)
         {
-        case 4:
+        case PLANAR_XLINE_EVENTS:
           {
             PlanarWireReader er;
             PlanarWireField ef;
@@ -169,39 +175,32 @@ decode_line (PlanarDecodeContext *ctx,
             guint64 source;
             int erc;
 
-            if (G_UNLIKELY (f.wire_type != PLANAR_WIRE_LEN))
-              goto bad_type;
-
             planar_wire_reader_init (&er, self->data, f.data, f.len);
             while ((erc = planar_wire_next (&er, &ef)) > 0)
               {
-                if (ef.number <= 5 && ef.number != 4 && G_UNLIKELY (ef.wire_type != PLANAR_WIRE_VARINT))
+                guint ekind = planar_xfield_kind (&xf->event, ef.number);
+
+                if (G_UNLIKELY (ekind != 0 && ef.wire_type != xf->event.wire[ekind]))
                   {
                     f = ef;
                     what = "XEvent";
                     goto bad_type;
                   }
-                switch (ef.number)
+                switch (ekind)
                   {
-                  case 1:
+                  case PLANAR_XEVENT_METADATA_ID:
                     metadata_id = (gint64) ef.value;
                     break;
-                  case 2:
+                  case PLANAR_XEVENT_OFFSET_PS:
                     offset_ps = (gint64) ef.value;
                     aggregated = FALSE;
                     break;
-                  case 3:
+                  case PLANAR_XEVENT_DURATION_PS:
                     duration_ps = (gint64) ef.value;
                     break;
-                  case 4:
-                    if (G_UNLIKELY (ef.wire_type != PLANAR_WIRE_LEN))
-                      {
-                        f = ef;
-                        what = "XEvent";
-                        goto bad_type;
-                      }
+                  case PLANAR_XEVENT_STATS:
                     break;
-                  case 5:
+                  case PLANAR_XEVENT_NUM_OCCURRENCES:
                     /* num_occurrences shares a oneof with offset_ps; setting
                      * it erases the offset. */
                     offset_ps = 0;
@@ -277,36 +276,24 @@ decode_line (PlanarDecodeContext *ctx,
           }
           break;
 
-        case 1:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            goto bad_type;
+        case PLANAR_XLINE_ID:
           line->id = (gint64) f.value;
           break;
-        case 10:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            goto bad_type;
+        case PLANAR_XLINE_DISPLAY_ID:
           line->display_id = (gint64) f.value;
           has_display_id = f.value != 0;
           break;
-        case 3:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            goto bad_type;
+        case PLANAR_XLINE_TIMESTAMP_NS:
           ts_ns = (gint64) f.value;
           break;
-        case 9:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            goto bad_type;
+        case PLANAR_XLINE_DURATION_PS:
           line->duration_ps = (gint64) f.value;
           break;
-        case 2:
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            goto bad_type;
+        case PLANAR_XLINE_NAME:
           name = f.data;
           name_len = f.len;
           break;
-        case 11:
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            goto bad_type;
+        case PLANAR_XLINE_DISPLAY_NAME:
           display_name = f.data;
           display_name_len = f.len;
           break;

@@ -208,6 +208,13 @@ struct _PlanarTrace
    * PlanarPlanePrivate.line_hashes (the cached index's key). */
   gboolean                    hash_lines;
 
+  /* Set by the loader (its derive-budget and derive-max-tracks-per-plane
+   * properties), read by the derive pass: the bytes derived events may
+   * take (-1: as the file's size allows) and the derived tracks a plane
+   * may get (G_MAXUINT: as many as it has room for). */
+  gint64                      derive_budget;
+  guint                       derive_max_tracks_per_plane;
+
   /* Set by the loader: told of progress from any thread. */
   PlanarTraceProgressFunc     progress_func;
   gpointer                    progress_data;

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-trace-decode-private.h"
+#include "planar-xspace-fields-private.h"
 
 #include <string.h>
 
@@ -128,6 +129,7 @@ scan_stat_metadata (PlanarTrace           *self,
                     PlanarStatMetadata    *out,
                     GError               **error)
 {
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   PlanarWireReader r, v;
   PlanarWireField f;
   gboolean has_key = FALSE;
@@ -139,32 +141,38 @@ scan_stat_metadata (PlanarTrace           *self,
   planar_wire_reader_init (&r, self->data, entry->data, entry->len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      if (f.number == 1)
+      guint kind = planar_xfield_kind (&xf->stat_entry, f.number);
+
+      if (kind != 0 && f.wire_type != xf->stat_entry.wire[kind])
+        return wrong_type (self, &f, "XStatMetadata", error);
+      if (kind == PLANAR_XENTRY_KEY)
         {
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            return wrong_type (self, &f, "XStatMetadata", error);
           out->id = (gint64) f.value;
           has_key = TRUE;
         }
-      else if (f.number == 2)
+      else if (kind == PLANAR_XENTRY_VALUE)
         {
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            return wrong_type (self, &f, "XStatMetadata", error);
           planar_wire_reader_init (&v, self->data, f.data, f.len);
           name = NULL;
           name_len = 0;
           value_id = 0;
           while ((rc = planar_wire_next (&v, &f)) > 0)
             {
-              if (f.number == 1 && f.wire_type == PLANAR_WIRE_VARINT)
+              guint vkind = planar_xfield_kind (&xf->stat_metadata, f.number);
+
+              /* A mistyped id is skipped; a mistyped string is an error. */
+              if (vkind == 0 || f.wire_type != xf->stat_metadata.wire[vkind])
+                {
+                  if (vkind != 0 && vkind != PLANAR_XSTAT_MD_ID)
+                    return wrong_type (self, &f, "XStatMetadata", error);
+                }
+              else if (vkind == PLANAR_XSTAT_MD_ID)
                 value_id = (gint64) f.value;
-              else if (f.number == 2 && f.wire_type == PLANAR_WIRE_LEN)
+              else if (vkind == PLANAR_XSTAT_MD_NAME)
                 {
                   name = f.data;
                   name_len = f.len;
                 }
-              else if (f.number <= 3 && f.wire_type != PLANAR_WIRE_LEN && f.number != 1)
-                return wrong_type (self, &f, "XStatMetadata", error);
             }
           if (rc < 0)
             return scan_fail (self, &v, "XStatMetadata", error);
@@ -200,6 +208,7 @@ scan_event_metadata (PlanarTrace           *self,
                      EventMetadataRange    *out,
                      GError               **error)
 {
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   PlanarWireReader r, v;
   PlanarWireField f;
   gboolean has_key = FALSE;
@@ -210,17 +219,17 @@ scan_event_metadata (PlanarTrace           *self,
   planar_wire_reader_init (&r, self->data, entry->data, entry->len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      if (f.number == 1)
+      guint kind = planar_xfield_kind (&xf->event_entry, f.number);
+
+      if (kind != 0 && f.wire_type != xf->event_entry.wire[kind])
+        return wrong_type (self, &f, "XEventMetadata", error);
+      if (kind == PLANAR_XENTRY_KEY)
         {
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            return wrong_type (self, &f, "XEventMetadata", error);
           out->id = (gint64) f.value;
           has_key = TRUE;
         }
-      else if (f.number == 2)
+      else if (kind == PLANAR_XENTRY_VALUE)
         {
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            return wrong_type (self, &f, "XEventMetadata", error);
           out->value = f.data;
           out->value_len = f.len;
         }
@@ -232,29 +241,25 @@ scan_event_metadata (PlanarTrace           *self,
   out->name = out->display_name = NULL;
   while ((rc = planar_wire_next (&v, &f)) > 0)
     {
-      switch (f.number)
+      guint kind = planar_xfield_kind (&xf->event_metadata, f.number);
+
+      /* child_id (packed or not) is not read. */
+      if (kind == 0)
+        continue;
+      if (f.wire_type != xf->event_metadata.wire[kind])
+        return wrong_type (self, &f, "XEventMetadata", error);
+      switch (kind)
         {
-        case 1:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            return wrong_type (self, &f, "XEventMetadata", error);
+        case PLANAR_XEVENT_MD_ID:
           value_id = (gint64) f.value;
           break;
-        case 2:
-        case 3:
-        case 4:
-        case 5:
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            return wrong_type (self, &f, "XEventMetadata", error);
-          if (f.number == 2)
-            {
-              out->name = f.data;
-              out->name_len = f.len;
-            }
-          else if (f.number == 4)
-            {
-              out->display_name = f.data;
-              out->display_name_len = f.len;
-            }
+        case PLANAR_XEVENT_MD_NAME:
+          out->name = f.data;
+          out->name_len = f.len;
+          break;
+        case PLANAR_XEVENT_MD_DISPLAY_NAME:
+          out->display_name = f.data;
+          out->display_name_len = f.len;
           break;
         default:
           break;
@@ -329,6 +334,7 @@ scan_plane (PlanarTrace           *self,
   g_autoptr(GArray) stat_md = g_array_new (FALSE, FALSE, sizeof (PlanarStatMetadata));
   g_autoptr(GArray) event_md = g_array_new (FALSE, FALSE, sizeof (EventMetadataRange));
   g_autofree gint64 *ids = NULL;
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   PlanarWireReader r;
   PlanarWireField f;
   int rc;
@@ -337,61 +343,52 @@ scan_plane (PlanarTrace           *self,
   planar_wire_reader_init (&r, self->data, plane_field->data, plane_field->len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      switch (f.number)
+      guint kind = planar_xfield_kind (&xf->plane, f.number);
+
+      if (kind != 0 && f.wire_type != xf->plane.wire[kind])
+        return wrong_type (self, &f, "XPlane", error);
+      switch (kind)
         {
-        case 1:
-          if (f.wire_type != PLANAR_WIRE_VARINT)
-            return wrong_type (self, &f, "XPlane", error);
+        case PLANAR_XPLANE_ID:
           plane->id = (gint64) f.value;
           break;
 
-        case 2:
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            return wrong_type (self, &f, "XPlane", error);
+        case PLANAR_XPLANE_NAME:
           plane->name = planar_string_table_intern_len (self->strings, (const char *) f.data, f.len);
           break;
 
-        case 3:
+        case PLANAR_XPLANE_LINES:
           {
             guint64 off = (guint64) (f.data - self->data);
             guint64 sz = f.len;
 
-            if (f.wire_type != PLANAR_WIRE_LEN)
-              return wrong_type (self, &f, "XPlane", error);
             g_array_append_val (line_offsets, off);
             g_array_append_val (line_sizes, sz);
           }
           break;
 
-        case 4:
+        case PLANAR_XPLANE_EVENT_METADATA:
           {
             EventMetadataRange em;
 
-            if (f.wire_type != PLANAR_WIRE_LEN)
-              return wrong_type (self, &f, "XPlane", error);
             if (!scan_event_metadata (self, &f, &em, error))
               return FALSE;
             g_array_append_val (event_md, em);
           }
           break;
 
-        case 5:
+        case PLANAR_XPLANE_STAT_METADATA:
           {
             PlanarStatMetadata sm = { 0 };
 
-            if (f.wire_type != PLANAR_WIRE_LEN)
-              return wrong_type (self, &f, "XPlane", error);
             if (!scan_stat_metadata (self, &f, &sm, error))
               return FALSE;
             g_array_append_val (stat_md, sm);
           }
           break;
 
-        case 6:
-          if (f.wire_type != PLANAR_WIRE_LEN)
-            return wrong_type (self, &f, "XPlane", error);
-          break;
-
+        /* The plane's stats are read below, from the whole message. */
+        case PLANAR_XPLANE_STATS:
         default:
           break;
         }
@@ -436,7 +433,8 @@ scan_plane (PlanarTrace           *self,
       md->display_name = em->display_name_len > 0
         ? planar_string_table_intern_len (self->strings, (const char *) em->display_name, em->display_name_len)
         : md->name;
-      if (!decode_stats_of (self, ppriv, em->value, em->value_len, 5, TRUE, "XEventMetadata",
+      if (!decode_stats_of (self, ppriv, em->value, em->value_len,
+                            xf->event_metadata.number[PLANAR_XEVENT_MD_STATS], TRUE, "XEventMetadata",
                             &md->stats, &md->n_stats, error))
         return FALSE;
       ids[i + 1] = em->id;
@@ -444,7 +442,8 @@ scan_plane (PlanarTrace           *self,
   /* Ids map to indices from 1: index 0 is the placeholder above. */
   _planar_id_map_init (&ppriv->event_map, ids + 1, plane->n_metadata - 1, 1);
 
-  if (!decode_stats_of (self, ppriv, whole.data, whole.len, 6, FALSE, "XPlane",
+  if (!decode_stats_of (self, ppriv, whole.data, whole.len, xf->plane.number[PLANAR_XPLANE_STATS],
+                        FALSE, "XPlane",
                         &plane->stats, &plane->n_stats, error))
     return FALSE;
 
@@ -468,7 +467,8 @@ scan_plane (PlanarTrace           *self,
       planar_wire_reader_init (&lr, self->data, self->data + ppriv->line_offsets[i], ppriv->line_sizes[i]);
       while ((rc = planar_wire_next (&lr, &lf)) > 0)
         {
-          if (lf.number == 3 && lf.wire_type == PLANAR_WIRE_VARINT)
+          if (planar_xfield_kind (&xf->line, lf.number) == PLANAR_XLINE_TIMESTAMP_NS &&
+              lf.wire_type == xf->line.wire[PLANAR_XLINE_TIMESTAMP_NS])
             {
               ppriv->line_timestamps[i] = (gint64) lf.value;
               break;
@@ -621,6 +621,7 @@ _planar_trace_scan (PlanarTrace  *self,
   g_autoptr(GPtrArray) errors = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   g_autoptr(GError) cut_error = NULL;
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   PlanarWireField cut_field = { 0 };
   gboolean have_cut_field = FALSE;
   guint n_whole;
@@ -634,20 +635,22 @@ _planar_trace_scan (PlanarTrace  *self,
   planar_wire_reader_init (&r, self->data, self->data, self->size);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      if (f.number >= 1 && f.number <= 4 && f.wire_type != PLANAR_WIRE_LEN)
+      guint kind = planar_xfield_kind (&xf->space, f.number);
+
+      if (kind != 0 && f.wire_type != xf->space.wire[kind])
         return wrong_type (self, &f, "XSpace", error);
-      switch (f.number)
+      switch (kind)
         {
-        case 1:
+        case PLANAR_XSPACE_PLANES:
           g_array_append_val (plane_fields, f);
           break;
-        case 2:
+        case PLANAR_XSPACE_ERRORS:
           g_ptr_array_add (errors, dup_field_string (&f));
           break;
-        case 3:
+        case PLANAR_XSPACE_WARNINGS:
           g_ptr_array_add (warnings, dup_field_string (&f));
           break;
-        case 4:
+        case PLANAR_XSPACE_HOSTNAMES:
           g_ptr_array_add (hostnames, dup_field_string (&f));
           break;
         default:
@@ -661,8 +664,9 @@ _planar_trace_scan (PlanarTrace  *self,
       /* Cut short: what is whole before the cut opens, and the plane the
        * cut runs through keeps its whole lines. */
       scan_fail (self, &r, "XSpace", &cut_error);
-      if (strcmp (r.error_reason, "length past the end of") == 0 && f.number == 1 &&
-          f.wire_type == PLANAR_WIRE_LEN)
+      if (strcmp (r.error_reason, "length past the end of") == 0 &&
+          planar_xfield_kind (&xf->space, f.number) == PLANAR_XSPACE_PLANES &&
+          f.wire_type == xf->space.wire[PLANAR_XSPACE_PLANES])
         {
           const guint8 *q = r.error_at;
           guint64 len;

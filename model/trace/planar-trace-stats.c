@@ -5,6 +5,7 @@
 #include "planar-trace-private.h"
 
 #include "planar-parallel.h"
+#include "planar-xspace-fields-private.h"
 
 #include <string.h>
 
@@ -16,6 +17,7 @@ _planar_trace_decode_stat (PlanarTrace              *self,
                            gsize                     len,
                            PlanarStat               *stat)
 {
+  const PlanarXFields *xs = &_planar_xspace_fields ()->stat;
   PlanarWireReader r;
   PlanarWireField f;
   gint64 index;
@@ -26,43 +28,40 @@ _planar_trace_decode_stat (PlanarTrace              *self,
   planar_wire_reader_init (&r, self->data, payload, len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      gboolean want_len = f.number == 5 || f.number == 6;
-      gboolean want_i64 = f.number == 2;
+      guint kind = planar_xfield_kind (xs, f.number);
 
-      if (f.number > 7)
+      if (kind == 0)
         continue;
-      if ((want_len && f.wire_type != PLANAR_WIRE_LEN) ||
-          (want_i64 && f.wire_type != PLANAR_WIRE_I64) ||
-          (!want_len && !want_i64 && f.wire_type != PLANAR_WIRE_VARINT))
+      if (f.wire_type != xs->wire[kind])
         {
           outer->error_at = f.start;
           outer->error_reason = "unexpected wire type in";
           return FALSE;
         }
-      switch (f.number)
+      switch (kind)
         {
-        case 1:
+        case PLANAR_XSTAT_METADATA_ID:
           stat->metadata_id = (gint64) f.value;
           break;
-        case 2:
+        case PLANAR_XSTAT_DOUBLE:
           stat->kind = PLANAR_STAT_DOUBLE;
           memcpy (&stat->v.f64, &f.value, sizeof (double));
           break;
-        case 3:
+        case PLANAR_XSTAT_UINT64:
           stat->kind = PLANAR_STAT_UINT64;
           stat->v.u64 = f.value;
           break;
-        case 4:
+        case PLANAR_XSTAT_INT64:
           stat->kind = PLANAR_STAT_INT64;
           stat->v.i64 = (gint64) f.value;
           break;
-        case 5:
-        case 6:
-          stat->kind = f.number == 5 ? PLANAR_STAT_STRING : PLANAR_STAT_BYTES;
+        case PLANAR_XSTAT_STR:
+        case PLANAR_XSTAT_BYTES:
+          stat->kind = kind == PLANAR_XSTAT_STR ? PLANAR_STAT_STRING : PLANAR_STAT_BYTES;
           stat->str.data = (const char *) f.data;
           stat->str.len = f.len;
           break;
-        case 7:
+        case PLANAR_XSTAT_REF:
           stat->kind = PLANAR_STAT_REF;
           stat->v.u64 = f.value;
           break;
@@ -187,7 +186,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
   const guint8 *q;
   guint64 len;
   g_autoptr(GHashTable) seen = NULL;
-  guint first;
+  guint first, stats_field;
   int rc;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
@@ -229,12 +228,13 @@ planar_trace_get_event_stats (PlanarTrace       *self,
       return 0;
     }
 
+  stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
   planar_wire_reader_init (&r, self->data, q, (gsize) len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
       PlanarStat stat;
 
-      if (f.number != 4)
+      if (f.number != stats_field)
         continue;
       if (f.wire_type != PLANAR_WIRE_LEN)
         {
@@ -430,6 +430,9 @@ count_damaged_in_line (PlanarTrace              *self,
                        guint64                  *first_offset,
                        const char              **first_reason)
 {
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
+  guint events_field = xf->line.number[PLANAR_XLINE_EVENTS];
+  guint stats_field = xf->event.number[PLANAR_XEVENT_STATS];
   PlanarWireReader r;
   PlanarWireField f;
   guint64 n = 0;
@@ -442,14 +445,14 @@ count_damaged_in_line (PlanarTrace              *self,
       PlanarWireReader er;
       PlanarWireField ef;
 
-      if (f.number != 4 || f.wire_type != PLANAR_WIRE_LEN)
+      if (f.number != events_field || f.wire_type != PLANAR_WIRE_LEN)
         continue;
       planar_wire_reader_init (&er, self->data, f.data, f.len);
       while (planar_wire_next (&er, &ef) > 0)
         {
           PlanarStat stat;
 
-          if (ef.number != 4 || ef.wire_type != PLANAR_WIRE_LEN)
+          if (ef.number != stats_field || ef.wire_type != PLANAR_WIRE_LEN)
             continue;
           if (!_planar_trace_decode_stat (self, ppriv, &er, ef.data, ef.len, &stat))
             {

@@ -133,6 +133,8 @@ planar_trace_init (PlanarTrace *self)
   g_mutex_init (&self->strings_lock);
   self->fd = -1;
   self->strings = planar_string_table_new ();
+  self->derive_budget = -1;
+  self->derive_max_tracks_per_plane = G_MAXUINT;
 }
 
 static char *

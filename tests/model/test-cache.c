@@ -26,6 +26,7 @@
 #include "planar-cache-private.h"
 #include "planar-model.h"
 #include "planar-spill.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 /* ------------------------------------------------------------------------
@@ -283,14 +284,14 @@ load_twice (const char *path)
 static GPtrArray *
 sample_profiles (const char *dir)
 {
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  const char *samples = g_getenv ("PLANAR_SAMPLES_DIR");
-  g_autoptr(GDir) d = samples != NULL ? g_dir_open (samples, 0, NULL) : NULL;
-  const char *name;
+  GPtrArray *paths = NULL;
 
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".xplane.pb"))
-      g_ptr_array_add (paths, g_build_filename (samples, name, NULL));
+  /* The samples when they are there (without them, the generated profiles
+   * only: the case does not skip). */
+  if (planar_test_samples_dir () != NULL)
+    paths = planar_test_list_samples (".xplane.pb");
+  else
+    paths = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (paths, generate (dir, "20000", "1"));
   g_ptr_array_add (paths, generate (dir, "3000", "7"));
   /* Without a profile start: aligned at the earliest event, restored all

@@ -849,6 +849,27 @@ test_tpu_lines (Fixture       *f,
   g_assert_cmpuint (count_derived (plane), ==, 3);
 }
 
+/* Loads @path with the loader's derive limits (planar-trace-loader.c). */
+static PlanarTrace *
+load_limited (const char *path,
+              gint64      budget,
+              guint       max_tracks_per_plane)
+{
+  g_autoptr(PlanarTraceLoader) loader = NULL;
+  g_autoptr(GError) error = NULL;
+
+  loader = g_object_new (PLANAR_TYPE_TRACE_LOADER,
+                         "path", path,
+                         "derive-budget", budget,
+                         "derive-max-tracks-per-plane", max_tracks_per_plane,
+                         NULL);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  return g_object_ref (planar_trace_loader_get_trace (loader));
+}
+
 static void
 test_capacity (Fixture       *f,
                gconstpointer  data)
@@ -867,9 +888,7 @@ test_capacity (Fixture       *f,
   path = planar_test_write_space (space, f->dir, "room.xplane.pb");
 
   /* XLA Modules, XLA Ops and Steps, with room for two. */
-  _planar_derive_set_max_tracks_per_plane (2);
-  trace = planar_test_load_ok (path);
-  _planar_derive_set_max_tracks_per_plane (G_MAXUINT);
+  trace = load_limited (path, -1, 2);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   g_assert_cmpuint (count_derived (plane), ==, 2);
@@ -910,9 +929,7 @@ test_budget (Fixture       *f,
 
   /* Room for 8192 events, shared by number of events: GPU 0 gets nearly
    * all, too few; GPU 1 its 2. */
-  _planar_derive_set_budget (2 * 4096 * (sizeof (PlanarEvent) + 24 + 8));
-  trace = planar_test_load_ok (path);
-  _planar_derive_set_budget (-1);
+  trace = load_limited (path, (gint64) (2 * 4096 * (sizeof (PlanarEvent) + 24 + 8)), G_MAXUINT);
   check_derived_tracks (trace);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 0);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:1")), ==, 2);

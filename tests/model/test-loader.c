@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-cache.h"
 #include "planar-model.h"
 #include "planar-test-xspace.h"
 
@@ -332,6 +333,48 @@ test_failed_host_cli (Fixture       *f,
     }
 }
 
+/* The derive limits are the load's own (construct-only properties, unset
+ * by default), and a load with limits leaves the cached index alone: it
+ * holds what an unlimited derive pass makes. */
+static void
+test_derive_limits (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *path = write_host (f, "limits.xplane.pb", 1000);
+  g_autofree char *cache_dir = g_build_filename (f->dir, "cache", NULL);
+  g_autofree char *cache_path = NULL;
+  g_autoptr(PlanarTraceLoader) plain = planar_trace_loader_new (path);
+  g_autoptr(PlanarTraceLoader) limited = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 budget = 0;
+  guint max_tracks = 0;
+
+  g_object_get (plain, "derive-budget", &budget, "derive-max-tracks-per-plane", &max_tracks, NULL);
+  g_assert_cmpint (budget, ==, -1);
+  g_assert_cmpuint (max_tracks, ==, G_MAXUINT);
+
+  planar_cache_set_dir (cache_dir);
+  planar_cache_set_enabled (TRUE);
+  cache_path = planar_cache_get_path (path);
+
+  limited = g_object_new (PLANAR_TYPE_TRACE_LOADER, "path", path, "derive-max-tracks-per-plane", 0u, NULL);
+  g_object_get (limited, "derive-max-tracks-per-plane", &max_tracks, NULL);
+  g_assert_cmpuint (max_tracks, ==, 0);
+  g_assert_true (planar_trace_loader_open (limited, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_trace_loader_decode (limited, NULL, &error));
+  g_assert_no_error (error);
+  planar_cache_wait ();
+  g_assert_false (g_file_test (cache_path, G_FILE_TEST_EXISTS));
+
+  /* Without limits, the same file's index is stored. */
+  trace = planar_test_load_ok (path);
+  planar_cache_wait ();
+  g_assert_true (g_file_test (cache_path, G_FILE_TEST_EXISTS));
+  planar_cache_set_enabled (FALSE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -344,6 +387,7 @@ main (int   argc,
   ADD ("/loader/open-json", test_open_json);
   ADD ("/loader/failed-host", test_failed_host);
   ADD ("/loader/failed-host-cli", test_failed_host_cli);
+  ADD ("/loader/derive-limits", test_derive_limits);
 #undef ADD
 
   return g_test_run ();
