@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-profile.h"
+#include "planar-profile-private.h"
 
 #include "planar-trace-loader.h"
 
@@ -863,4 +863,13 @@ planar_profile_dup_losses (PlanarProfile *self)
         }
     }
   return g_strv_builder_end (lines);
+}
+
+PlanarTraceLoader *
+_planar_profile_get_loader (PlanarProfile *self,
+                            guint          i)
+{
+  g_return_val_if_fail (PLANAR_IS_PROFILE (self), NULL);
+  g_return_val_if_fail (i < self->loaders->len, NULL);
+  return g_ptr_array_index (self->loaders, i);
 }

@@ -3,8 +3,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-profile-private.h"
 #include "planar-timeline-layout.h"
-#include "planar-derive-private.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -361,11 +361,10 @@ load_xla_profile (const char *dir,
   planar_test_line_add_event (thread, 1, 0, 10);
   path = planar_test_write_space (space, dir, derive ? "derived.xplane.pb" : "file-only.xplane.pb");
 
-  if (!derive)
-    _planar_derive_set_max_tracks_per_plane (0);
   profile = planar_profile_new ((const char * const[]) { path, NULL });
+  /* Without derived lines: what the timeline shows before they arrive. */
+  planar_trace_loader_set_derive (_planar_profile_get_loader (profile, 0), derive);
   g_assert_true (planar_profile_load (profile, NULL, &error));
-  _planar_derive_set_max_tracks_per_plane (G_MAXUINT);
   g_assert_no_error (error);
   return profile;
 }
