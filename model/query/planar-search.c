@@ -3,6 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-search.h"
+
+#include <glib/gi18n-lib.h>
+
 #include "planar-trace-private.h"
 
 #include <stdlib.h>
@@ -126,7 +129,7 @@ matcher_init (Matcher            *m,
   if (pattern == NULL || pattern[0] == '\0')
     {
       g_set_error_literal (error, PLANAR_SEARCH_ERROR, PLANAR_SEARCH_ERROR_EMPTY_PATTERN,
-                           "The search pattern is empty");
+                           _("The search pattern is empty"));
       return FALSE;
     }
 
@@ -412,7 +415,7 @@ scan_stat (const PlaneMatch *pm,
           (!want_len && !want_i64 && f.wire_type != PLANAR_WIRE_VARINT))
         {
           outer->error_at = f.start;
-          outer->error_reason = "unexpected wire type in";
+          outer->error_reason = N_("unexpected wire type in");
           return FALSE;
         }
       switch (f.number)
@@ -587,7 +590,7 @@ event_matches (const PlaneMatch  *pm,
       if (f.wire_type != PLANAR_WIRE_LEN)
         {
           r.error_at = f.start;
-          r.error_reason = "unexpected wire type in";
+          r.error_reason = N_("unexpected wire type in");
           rc = -1;
           break;
         }

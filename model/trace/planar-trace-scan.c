@@ -6,6 +6,10 @@
  */
 #include "planar-trace-decode-private.h"
 
+#include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
+
 #include <string.h>
 
 /* What the structure costs in memory before any event: a plane's records
@@ -29,8 +33,8 @@ claim_structure (PlanarTrace  *self,
   if (self->memory_claimed > self->memory_budget)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
-                   "%s needs more memory than its size justifies "
-                   "(over %" G_GUINT64_FORMAT " MiB for its structure)",
+                   _("%s needs more memory than its size justifies "
+                   "(over %" PRIu64 " MiB for its structure)"),
                    self->file_name, self->memory_budget >> 20);
       return FALSE;
     }
@@ -111,7 +115,7 @@ wrong_type (PlanarTrace           *self,
             GError               **error)
 {
   planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, what,
-                         (guint64) (f->start - self->data), "unexpected wire type in");
+                         (guint64) (f->start - self->data), N_("unexpected wire type in"));
   return FALSE;
 }
 
@@ -692,7 +696,7 @@ _planar_trace_scan (PlanarTrace  *self,
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
-                   "%s has %u planes, more than the %u a profile may have",
+                   _("%s has %u planes, more than the %u a profile may have"),
                    self->file_name, plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
       return FALSE;
     }
@@ -727,7 +731,7 @@ _planar_trace_scan (PlanarTrace  *self,
       if (self->n_planes == 0)
         {
           g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
-                       "the file ends early, before any plane or line in it is whole: %s", cut_error->message);
+                       _("the file ends early, before any plane or line in it is whole: %s"), cut_error->message);
           return FALSE;
         }
       set_damage (self, n_whole, self->n_planes > n_whole ? &self->planes[n_whole] : NULL, cut_error);
