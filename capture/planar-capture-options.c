@@ -323,7 +323,8 @@ check_value (const char              *key,
     }
   if (type == PLANAR_CAPTURE_VALUE_BOOL && !parse_bool (value, &b))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Option %s: “%s” is not true or false"), key, value);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Option %s: “%s” is not true or false"), key, value);
       return FALSE;
     }
   return TRUE;

@@ -818,8 +818,11 @@ run (PlanarCaptureSession  *self,
                              _("The capture was cancelled; nothing was kept"));
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                     _("The capture was cancelled; kept the %u of %u hosts saved before it, in %s"), saved,
-                     self->n_hosts, self->folder);
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "The capture was cancelled; kept the %u of %u host saved before it, in %s",
+                                  "The capture was cancelled; kept the %u of %u hosts saved before it, in %s",
+                                  self->n_hosts),
+                     saved, self->n_hosts, self->folder);
       return FALSE;
     }
   if (saved == 0)
@@ -1095,7 +1098,8 @@ call_first (const char  *address,
 
       g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
                            status == PLANAR_GRPC_UNIMPLEMENTED
-                           ? _("The server does not offer continuous profiling (it needs a profiler from 2026 or later)")
+                           ? _("The server does not offer continuous profiling "
+                               "(it needs a profiler from 2026 or later)")
                            : message);
       return FALSE;
     }

@@ -928,7 +928,8 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
     }
   if (unfinished > 0)
     g_ptr_array_add (self->warnings,
-                     g_strdup_printf (g_dngettext (NULL, "%u process ended before its recording was written (killed?)",
+                     g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "%u process ended before its recording was written (killed?)",
                                                    "%u processes ended before their recordings were written (killed?)",
                                                    unfinished),
                                       unfinished));

@@ -406,7 +406,8 @@ _planar_cache_store_file (PlanarTrace   *self,
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("Cannot make %s: %s"), dir, g_strerror (errno));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                   _("Cannot make %s: %s"), dir, g_strerror (errno));
       return FALSE;
     }
   tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, strrchr (path, '/') + 1);

@@ -635,7 +635,8 @@ _planar_importer_parse (PlanarImporter  *imp,
           if (imp->error != NULL)
             g_propagate_error (error, g_steal_pointer (&imp->error));
           else
-            g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("%s is not valid JSON: it ends too early"),
+            g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                         _("%s is not valid JSON: it ends too early"),
                          imp->file);
           ok = FALSE;
         }
@@ -643,7 +644,8 @@ _planar_importer_parse (PlanarImporter  *imp,
   yajl_free (parser);
   if (ok && imp->events_depth == -1)
     {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("%s has no \"traceEvents\" array"), imp->file);
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                   _("%s has no \"traceEvents\" array"), imp->file);
       ok = FALSE;
     }
   return ok;

@@ -90,9 +90,11 @@ check_messages (GPtrArray           *issues,
         add (issues, MAX (severity, PLANAR_HEALTH_WARNING), "dropped-events", host, NULL, NULL, 0,
              _("The profiler reported dropped events: %s"), messages[i]);
       else if (severity == PLANAR_HEALTH_ERROR)
-        add (issues, severity, "xspace-error", host, NULL, NULL, 0, _("The profiler reported an error: %s"), messages[i]);
+        add (issues, severity, "xspace-error", host, NULL, NULL, 0,
+             _("The profiler reported an error: %s"), messages[i]);
       else
-        add (issues, severity, "xspace-warning", host, NULL, NULL, 0, _("The profiler reported a warning: %s"), messages[i]);
+        add (issues, severity, "xspace-warning", host, NULL, NULL, 0,
+             _("The profiler reported a warning: %s"), messages[i]);
     }
 }
 

@@ -696,7 +696,8 @@ _planar_trace_scan (PlanarTrace  *self,
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
-                   _("%s has %u planes, more than the %u a profile may have"),
+                   g_dngettext (GETTEXT_PACKAGE, "%s has %u plane, more than the %u a profile may have",
+                                "%s has %u planes, more than the %u a profile may have", plane_fields->len),
                    self->file_name, plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
       return FALSE;
     }
