@@ -2,10 +2,11 @@
 # check-packaging.py: checks of the packaging that no upstream validator does.
 #
 #   check-packaging.py potfiles SOURCE_ROOT
-#       every file under POTFILES_FOLDERS (app/, view/, widgets/, data/, cli/) with
-#       translatable strings is listed in po/POTFILES.in, every file listed
-#       there exists, and xgettext leaves no msgid that is only "%" (what a
-#       G_*_FORMAT macro inside a translatable string gives)
+#       every file under POTFILES_FOLDERS (app/, capture/, cli/, data/,
+#       model/, view/, widgets/) with translatable strings is listed in
+#       po/POTFILES.in, every file listed there exists, and xgettext leaves
+#       no msgid that is only "%" (what a G_*_FORMAT macro inside a
+#       translatable string gives)
 #   check-packaging.py flatpak MANIFEST
 #       the Flatpak manifest is valid JSON for dev.planar.Planar on a supported
 #       GNOME runtime, with the permissions a viewer needs and none broader,

@@ -582,14 +582,6 @@ ran_off_the_end (PlanarTrace            *self,
          && eof - r->error_at <= 10;
 }
 
-static const char *
-plural (guint       n,
-        const char *one,
-        const char *many)
-{
-  return n == 1 ? one : many;
-}
-
 /* Says what a file cut short lost: @n_whole planes read whole, and the one
  * the cut runs through kept in part (@cut_plane, or NULL when dropped). */
 static void
@@ -598,20 +590,23 @@ set_damage (PlanarTrace       *self,
             const PlanarPlane *cut_plane,
             const GError      *detail)
 {
-  g_autoptr(GString) text = g_string_new ("the file ends early: ");
+  g_autoptr(GString) text = g_string_new (_("the file ends early: "));
 
   if (cut_plane != NULL)
     {
-      g_string_append_printf (text, "read %u whole %s and %u %s of plane \"%s\"", n_whole,
-                              plural (n_whole, "plane", "planes"), cut_plane->n_lines,
-                              plural (cut_plane->n_lines, "line", "lines"), cut_plane->name);
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "read %u whole plane", "read %u whole planes", n_whole),
+                              n_whole);
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, " and %u line of plane \"%s\"",
+                                                 " and %u lines of plane \"%s\"", cut_plane->n_lines),
+                              cut_plane->n_lines, cut_plane->name);
       if (cut_plane->n_metadata <= 1)
-        g_string_append (text, " (without their event names)");
-      g_string_append (text, "; the rest of that plane and anything after it is lost");
+        g_string_append (text, _(" (without their event names)"));
+      g_string_append (text, _("; the rest of that plane and anything after it is lost"));
     }
   else
-    g_string_append_printf (text, "read %u whole %s; anything after %s is lost", n_whole,
-                            plural (n_whole, "plane", "planes"), plural (n_whole, "it", "them"));
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "read %u whole plane; anything after it is lost",
+                                               "read %u whole planes; anything after them is lost", n_whole),
+                            n_whole);
   self->damage = g_string_free (g_steal_pointer (&text), FALSE);
   self->damage_detail = g_strdup (detail->message);
 }
