@@ -4,6 +4,8 @@
  */
 #include "planar-capture-options.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -316,12 +318,13 @@ check_value (const char              *key,
 
   if (type == PLANAR_CAPTURE_VALUE_INT64 && !parse_int64 (value, &i))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Option %s: “%s” is not an integer", key, value);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Option %s: “%s” is not an integer"), key, value);
       return FALSE;
     }
   if (type == PLANAR_CAPTURE_VALUE_BOOL && !parse_bool (value, &b))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Option %s: “%s” is not true or false", key, value);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Option %s: “%s” is not true or false"), key, value);
       return FALSE;
     }
   return TRUE;
@@ -344,7 +347,7 @@ planar_capture_options_parse_option (PlanarCaptureOptions  *self,
 
   if (equals == NULL || equals == text)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Option “%s” is not KEY=VALUE", text);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Option “%s” is not KEY=VALUE"), text);
       return FALSE;
     }
   key = g_strndup (text, (gsize) (equals - text));
@@ -362,7 +365,7 @@ planar_capture_options_parse_option (PlanarCaptureOptions  *self,
       else
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "Option %s: unknown type “%s” (use string, bool or int)", key, colon + 1);
+                       _("Option %s: unknown type “%s” (use string, bool or int)"), key, colon + 1);
           return FALSE;
         }
     }
@@ -374,7 +377,7 @@ planar_capture_options_parse_option (PlanarCaptureOptions  *self,
     type = PLANAR_CAPTURE_VALUE_STRING;
   if (key[0] == '\0')
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Option “%s” has no key", text);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Option “%s” has no key"), text);
       return FALSE;
     }
   if (!check_value (key, type, value, error))
@@ -400,19 +403,19 @@ normalize_address (const char  *text,
   colon = strrchr (address, ':');
   if (colon == NULL || colon == address || (address[0] == '[' && colon[-1] != ']'))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "“%s” is not host:port", text);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("“%s” is not host:port"), text);
       return NULL;
     }
   if (!parse_int64 (colon + 1, &port) || port < 1 || port > 65535)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "“%s”: the port must be a number from 1 to 65535",
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("“%s”: the port must be a number from 1 to 65535"),
                    text);
       return NULL;
     }
   for (const char *p = address; p < colon; p++)
     if (g_ascii_isspace (*p) || *p == '/' || *p == ',')
       {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "“%s” is not host:port", text);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("“%s” is not host:port"), text);
         return NULL;
       }
   return g_strdup (address);
@@ -440,7 +443,7 @@ planar_capture_options_dup_addresses (PlanarCaptureOptions  *self,
         return NULL;
       if (g_ptr_array_find_with_equal_func (seen, address, g_str_equal, NULL))
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s is listed twice", address);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("%s is listed twice"), address);
           return NULL;
         }
       g_strv_builder_add (builder, address);
@@ -449,7 +452,7 @@ planar_capture_options_dup_addresses (PlanarCaptureOptions  *self,
   if (seen->len == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "Give the address of a profiler server (host:port)");
+                           _("Give the address of a profiler server (host:port)"));
       return NULL;
     }
   return g_strv_builder_end (builder);
@@ -468,12 +471,12 @@ planar_capture_options_validate (PlanarCaptureOptions  *self,
     return FALSE;
   if (self->logdir[0] == '\0')
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Choose the log directory");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Choose the log directory"));
       return FALSE;
     }
   if (self->duration_ms == 0)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The duration must be at least 1 ms");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("The duration must be at least 1 ms"));
       return FALSE;
     }
   for (guint i = 0; i < self->options->len; i++)
@@ -482,7 +485,7 @@ planar_capture_options_validate (PlanarCaptureOptions  *self,
 
       if (o->key[0] == '\0')
         {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "An advanced option has no key");
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("An advanced option has no key"));
           return FALSE;
         }
       if (!check_value (o->key, o->type, o->value, error))

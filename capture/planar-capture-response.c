@@ -4,6 +4,8 @@
  */
 #include "planar-capture-response.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-capture.h"
 #include "planar-wire.h"
 
@@ -93,7 +95,7 @@ planar_capture_response_parse (const guint8           *data,
           at = r.error_at;
         }
       g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                   "The server's answer is not a ProfileResponse (%s in %s at byte %" G_GSIZE_FORMAT ")",
+                   _("The server's answer is not a ProfileResponse (%s in %s at byte %zu)"),
                    reason != NULL ? reason : "malformed", where,
                    at != NULL && at >= data ? (gsize) (at - data) : (gsize) 0);
       g_clear_pointer (&out->tools, g_array_unref);
@@ -133,7 +135,7 @@ scan_message (const guint8          *base,
       if (f.wire_type != known[f.number])
         {
           g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                       "field %u of %s at byte %" G_GSIZE_FORMAT " has the wrong wire type", f.number, what,
+                       _("field %u of %s at byte %zu has the wrong wire type"), f.number, what,
                        (gsize) (f.start - base));
           return -1;
         }
@@ -154,7 +156,7 @@ scan_message (const guint8          *base,
 
       /* The wire reader's reasons may end in their preposition ("malformed
        * varint in"). */
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "%s%s %s at byte %" G_GSIZE_FORMAT,
+      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, _("%s%s %s at byte %zu"),
                    reason, g_str_has_suffix (reason, " in") || g_str_has_suffix (reason, " of") ? "" : " in", what,
                    r.error_at != NULL && r.error_at >= base ? (gsize) (r.error_at - base) : (gsize) 0);
       return -1;
@@ -176,7 +178,7 @@ planar_capture_response_check_xspace (const guint8  *data,
 
   if (len == 0)
     {
-      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "it is empty");
+      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, _("it is empty"));
       return FALSE;
     }
   seen = scan_message (data, data, len, space, G_N_ELEMENTS (space) - 1, "the XSpace", TRUE, &local);
@@ -188,7 +190,7 @@ planar_capture_response_check_xspace (const guint8  *data,
   if (seen == 0)
     {
       g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                           "it holds no planes, host names, errors or warnings");
+                           _("it holds no planes, host names, errors or warnings"));
       return FALSE;
     }
   return TRUE;

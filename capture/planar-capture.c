@@ -3,6 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-capture.h"
+
+#include <glib/gi18n-lib.h>
+
 #include "planar-capture-response.h"
 
 #include <errno.h>
@@ -76,7 +79,7 @@ write_new_file (const char    *dir,
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("%s already exists"), path);
       return FALSE;
     }
   fd = g_mkstemp_full (template, O_WRONLY | O_CLOEXEC, 0644);
@@ -84,7 +87,7 @@ write_new_file (const char    *dir,
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write in %s: %s", dir,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write in %s: %s"), dir,
                    g_strerror (saved));
       return FALSE;
     }
@@ -96,7 +99,7 @@ write_new_file (const char    *dir,
         {
           close (fd);
           g_unlink (template);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled while writing %s", path);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Cancelled while writing %s"), path);
           return FALSE;
         }
       n = write (fd, data + done, MIN (len - done, WRITE_CHUNK));
@@ -108,7 +111,7 @@ write_new_file (const char    *dir,
 
           close (fd);
           g_unlink (template);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), path,
                        g_strerror (saved));
           return FALSE;
         }
@@ -119,7 +122,7 @@ write_new_file (const char    *dir,
       int saved = errno;
 
       g_unlink (template);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), path,
                    g_strerror (saved));
       return FALSE;
     }
@@ -212,7 +215,7 @@ planar_capture_make_session_folder (const char  *repository_root,
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", repository_root,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot make %s: %s"), repository_root,
                    g_strerror (saved));
       return NULL;
     }
@@ -231,12 +234,12 @@ planar_capture_make_session_folder (const char  *repository_root,
         {
           int saved = errno;
 
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot make %s: %s", path,
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot make %s: %s"), path,
                        g_strerror (saved));
           return NULL;
         }
     }
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "No free session name under %s", repository_root);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("No free session name under %s"), repository_root);
   return NULL;
 }
 
@@ -492,7 +495,7 @@ save_response (const char    *folder,
 
   if (!response_xspace (response, &xspace, &xspace_len))
     {
-      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "The answer holds no profile");
+      g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, _("The answer holds no profile"));
       return FALSE;
     }
   if (!planar_capture_response_check_xspace (xspace, xspace_len, &local))
@@ -500,7 +503,7 @@ save_response (const char    *folder,
       g_autofree char *head = printable (xspace, MIN (xspace_len, 32), 32);
 
       g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                   "%s sent a profile that is no XSpace (%s; it starts “%s”): nothing was saved", address,
+                   _("%s sent a profile that is no XSpace (%s; it starts “%s”): nothing was saved"), address,
                    local->message, head);
       return FALSE;
     }
@@ -812,16 +815,19 @@ run (PlanarCaptureSession  *self,
     {
       if (saved == 0)
         g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                             "The capture was cancelled; nothing was kept");
+                             _("The capture was cancelled; nothing was kept"));
       else
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                     "The capture was cancelled; kept the %u of %u hosts saved before it, in %s", saved,
-                     self->n_hosts, self->folder);
+                     g_dngettext (GETTEXT_PACKAGE,
+                                  "The capture was cancelled; kept the %u of %u host saved before it, in %s",
+                                  "The capture was cancelled; kept the %u of %u hosts saved before it, in %s",
+                                  self->n_hosts),
+                     saved, self->n_hosts, self->folder);
       return FALSE;
     }
   if (saved == 0)
     {
-      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, "No profile was captured:%s",
+      g_set_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED, _("No profile was captured:%s"),
                    reasons->str);
       return FALSE;
     }
@@ -1092,7 +1098,8 @@ call_first (const char  *address,
 
       g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
                            status == PLANAR_GRPC_UNIMPLEMENTED
-                           ? "The server does not offer continuous profiling (it needs a profiler from 2026 or later)"
+                           ? _("The server does not offer continuous profiling "
+                               "(it needs a profiler from 2026 or later)")
                            : message);
       return FALSE;
     }
@@ -1114,7 +1121,7 @@ check_address (PlanarCaptureOptions  *options,
     return FALSE;
   if (addresses[1] != NULL)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Give one address");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Give one address"));
       return FALSE;
     }
   *normalized = g_strdup (addresses[0]);
@@ -1163,7 +1170,7 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
   g_object_get (options, "logdir", &logdir, NULL);
   if (logdir == NULL || logdir[0] == '\0')
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Choose the log directory");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Choose the log directory"));
       return NULL;
     }
   size = tensorflow__get_snapshot_request__get_packed_size (&request);
@@ -1178,7 +1185,7 @@ planar_capture_continuous_snapshot (PlanarCaptureOptions  *options,
     {
       g_array_unref (response.tools);
       g_set_error_literal (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED,
-                           "The snapshot is empty: nothing was recorded since continuous profiling started");
+                           _("The snapshot is empty: nothing was recorded since continuous profiling started"));
       return NULL;
     }
   root = g_build_filename (logdir, "plugins", "profile", NULL);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <gio/gunixoutputstream.h>
+#include <glib/gi18n-lib.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -752,6 +753,9 @@ main (int    argc,
       char **argv)
 {
   setlocale (LC_ALL, "");
+  /* The model's errors and findings come in the user's language. */
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
   if (argc < 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "no command given (see 'planar-cli --help')");

@@ -2,10 +2,11 @@
 # check-packaging.py: checks of the packaging that no upstream validator does.
 #
 #   check-packaging.py potfiles SOURCE_ROOT
-#       every file under POTFILES_FOLDERS (app/, view/, widgets/, data/, cli/) with
-#       translatable strings is listed in po/POTFILES.in, every file listed
-#       there exists, and xgettext leaves no msgid that is only "%" (what a
-#       G_*_FORMAT macro inside a translatable string gives)
+#       every file under POTFILES_FOLDERS (app/, capture/, cli/, data/,
+#       model/, view/, widgets/) with translatable strings is listed in
+#       po/POTFILES.in, every file listed there exists, and xgettext leaves
+#       no msgid that is only "%" (what a G_*_FORMAT macro inside a
+#       translatable string gives)
 #   check-packaging.py flatpak MANIFEST
 #       the Flatpak manifest is valid JSON for dev.planar.Planar on a supported
 #       GNOME runtime, with the permissions a viewer needs and none broader,
@@ -14,8 +15,9 @@
 #       flatpak-builder --show-manifest parses it where it is installed
 #   check-packaging.py marked SOURCE_ROOT
 #       every message given to g_set_error(), g_set_error_literal() or
-#       g_prefix_error() in MARKED_FOLDERS is inside _(), N_() or a plural
-#       form when it has words (a bare "%s: " has none)
+#       g_prefix_error() in MARKED_FOLDERS, and every Trace Health finding
+#       of the model, is inside _(), N_() or a plural form when it has words
+#       (a bare "%s: " has none)
 #   check-packaging.py compose SOURCE_ROOT BUILD_ROOT
 #       appstreamcli compose, run on the installed files (metainfo, desktop
 #       entry, icon, each po/LINGUAS catalog), accepts them and reports for
@@ -39,15 +41,14 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 APP_ID = "dev.planar.Planar"
-# The folders whose translatable strings must be in po/POTFILES.in. model/
-# and capture/ join once their errors and findings are marked.
-POTFILES_FOLDERS = ("app", "view", "widgets", "data", "cli")
+# The folders whose translatable strings must be in po/POTFILES.in.
+POTFILES_FOLDERS = ("app", "capture", "cli", "data", "model", "view", "widgets")
 # The folders whose error messages must be marked for translation, and the
-# calls that take one: (function, index of the message argument). model/
-# and capture/ join once marked, with the model's health-finding calls.
-MARKED_FOLDERS = ("app", "widgets")
+# calls that take one: (function, index of the message argument); add() is
+# how model/query/planar-health.c records a finding.
+MARKED_FOLDERS = ("app", "capture", "model", "view", "widgets")
 MESSAGE_CALLS = (("g_set_error", 3), ("g_set_error_literal", 3), ("g_prefix_error", 1),
-                 ("g_prefix_error_literal", 1))
+                 ("g_prefix_error_literal", 1), ("add", 7))
 TRANSLATED = re.compile(r"^(?:_|N_|C_|NC_|ngettext|g_dngettext|g_dgettext|g_dpgettext2?)\s*\(")
 MIME_TYPE = "application/x-xplane+protobuf"
 
@@ -55,6 +56,8 @@ MIME_TYPE = "application/x-xplane+protobuf"
 # attributes in GtkBuilder files.
 C_MARKERS = re.compile(r'(?<![A-Za-z0-9_])(?:N_|_|C_|NC_|g_dgettext|g_dngettext|g_dpgettext2?)\s*\(')
 UI_MARKERS = re.compile(r'translatable="yes"')
+# The same with the plural calls, for the 'marked' check.
+C_MARKERS_ALL = re.compile(r'(?<![A-Za-z0-9_])(?:N_|_|C_|NC_|ngettext|g_dgettext|g_dngettext|g_dpgettext2?)\s*\(')
 # Files whose format xgettext reads without markers (desktop entries,
 # AppStream, GSettings schemas) are translatable by nature.
 NATURALLY_TRANSLATABLE = (".desktop.in", ".metainfo.xml.in", ".gschema.xml")
@@ -215,6 +218,32 @@ def call_arguments(text, start):
     return args
 
 
+def unmarked_part(message):
+    """@message less every marked call in it (_("..."), ngettext (...), ...)."""
+    out, i = [], 0
+    for m in C_MARKERS_ALL.finditer(message):
+        if m.start() < i:
+            continue
+        out.append(message[i:m.start()])
+        depth, j = 0, m.end() - 1
+        while j < len(message):
+            c = message[j]
+            if c == '"':
+                j += 1
+                while j < len(message) and message[j] != '"':
+                    j += 2 if message[j] == "\\" else 1
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        i = j + 1
+    out.append(message[i:])
+    return "".join(out)
+
+
 def check_marked(tap, root):
     unmarked = []
     for top in MARKED_FOLDERS:
@@ -233,7 +262,9 @@ def check_marked(tap, root):
                         if len(args) <= index:
                             continue
                         message = args[index]
-                        literal = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', message))
+                        # What the markers leave: a choice between marked
+                        # messages ("c ? _("a") : _("b")") leaves no words.
+                        literal = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', unmarked_part(message)))
                         if TRANSLATED.match(message) or not re.search(r"[A-Za-z]{2}", literal):
                             continue
                         line = text.count("\n", 0, m.start()) + 1

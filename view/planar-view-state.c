@@ -15,6 +15,8 @@
  */
 #include "planar-view-state.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -539,7 +541,7 @@ planar_view_state_save (PlanarViewState  *self,
       int saved_errno = errno;
 
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot create %s: %s", folder, g_strerror (saved_errno));
+                   _("cannot create %s: %s"), folder, g_strerror (saved_errno));
       return FALSE;
     }
   data = g_key_file_to_data (keyfile, &length, NULL);

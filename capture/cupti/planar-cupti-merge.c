@@ -19,6 +19,8 @@
  */
 #include "planar-cupti-merge.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
@@ -447,7 +449,7 @@ next_record (const guint8  *data,
   return 1;
 
 bad:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: malformed record at byte %" G_GSIZE_FORMAT, name, at);
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: malformed record at byte %zu"), name, at);
   return -1;
 }
 
@@ -776,24 +778,24 @@ read_header (const guint8           *data,
 {
   if (len < sizeof *h)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: too short to be a recording part", name);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: too short to be a recording part"), name);
       return FALSE;
     }
   memcpy (h, data, sizeof *h);
   if (memcmp (h->magic, PLANAR_CUPTI_PART_MAGIC, sizeof h->magic) != 0)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a recording part", name);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: not a recording part"), name);
       return FALSE;
     }
   if (h->version != PLANAR_CUPTI_PART_VERSION || h->bom != PLANAR_CUPTI_PART_BOM || h->header_size != sizeof *h)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%s: a recording part of another version of Planar (%u)", name, h->version);
+                   _("%s: a recording part of another version of Planar (%u)"), name, h->version);
       return FALSE;
     }
   if (!h->complete)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the recording was cut short", name);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: the recording was cut short"), name);
       return FALSE;
     }
   return TRUE;
@@ -926,7 +928,8 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
     }
   if (unfinished > 0)
     g_ptr_array_add (self->warnings,
-                     g_strdup_printf (g_dngettext (NULL, "%u process ended before its recording was written (killed?)",
+                     g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "%u process ended before its recording was written (killed?)",
                                                    "%u processes ended before their recordings were written (killed?)",
                                                    unfinished),
                                       unfinished));

@@ -23,6 +23,8 @@
  */
 #include "planar-parallel.h"
 
+#include <glib/gi18n-lib.h>
+
 typedef struct
 {
   guint               n_jobs;
@@ -72,7 +74,7 @@ worker (gpointer user_data)
           run->failed = g_steal_pointer (&error);
           run->failed_job = job;
           if (run->failed == NULL)
-            g_set_error_literal (&run->failed, G_IO_ERROR, G_IO_ERROR_FAILED, "a worker failed without saying why");
+            g_set_error_literal (&run->failed, G_IO_ERROR, G_IO_ERROR_FAILED, _("a worker failed without saying why"));
         }
       g_mutex_unlock (&run->lock);
     }

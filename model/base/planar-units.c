@@ -4,6 +4,8 @@
  */
 #include "planar-units.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #define PS_PER_S G_GINT64_CONSTANT (1000000000000)
@@ -184,7 +186,7 @@ out_of_range (const char  *text,
               GError     **error)
 {
   g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_OUT_OF_RANGE,
-               "duration “%s” is out of range", text);
+               _("duration “%s” is out of range"), text);
   return FALSE;
 }
 
@@ -216,7 +218,7 @@ planar_parse_duration (const char  *text,
   p = skip_blanks (text);
   if (*p == '\0')
     {
-      g_set_error_literal (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_EMPTY, "no duration given");
+      g_set_error_literal (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_EMPTY, _("no duration given"));
       return FALSE;
     }
   if (*p == '-')
@@ -228,7 +230,7 @@ planar_parse_duration (const char  *text,
   if (!read_decimal (&p, &whole, &frac, &overflow))
     {
       g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_INVALID,
-                   "“%s” does not start with a number", text);
+                   _("“%s” does not start with a number"), text);
       return FALSE;
     }
   if (overflow)
@@ -277,7 +279,7 @@ planar_parse_duration (const char  *text,
   if (*p == '\0' && default_unit_ps == 0)
     {
       g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_NO_UNIT,
-                   "“%s” has no unit (ps, ns, us, ms or s)", text);
+                   _("“%s” has no unit (ps, ns, us, ms or s)"), text);
       return FALSE;
     }
   if (*p == '\0')
@@ -305,13 +307,13 @@ planar_parse_duration (const char  *text,
     if (g_ascii_isalpha (*p) || (guchar) *p >= 0x80)
       {
         g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_UNKNOWN_UNIT,
-                     "unknown unit “%s” in “%s”", unit, text);
+                     _("unknown unit “%s” in “%s”"), unit, text);
         return FALSE;
       }
   }
 
 invalid:
   g_set_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_INVALID,
-               "“%s” is not a duration", text);
+               _("“%s” is not a duration"), text);
   return FALSE;
 }

@@ -3,6 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-wire.h"
+
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include "planar-error.h"
 
 #include <string.h>
@@ -22,13 +26,13 @@ planar_wire_next (PlanarWireReader *r,
   if (!planar_wire_read_varint (&q, r->end, &tag))
     {
       r->error_at = f->start;
-      r->error_reason = "truncated";
+      r->error_reason = N_("truncated");
       return -1;
     }
   if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
     {
       r->error_at = f->start;
-      r->error_reason = "invalid field number in";
+      r->error_reason = N_("invalid field number in");
       return -1;
     }
   f->number = (guint32) (tag >> 3);
@@ -43,7 +47,7 @@ planar_wire_next (PlanarWireReader *r,
       if (!planar_wire_read_varint (&q, r->end, &f->value))
         {
           r->error_at = q;
-          r->error_reason = "malformed varint in";
+          r->error_reason = N_("malformed varint in");
           return -1;
         }
       break;
@@ -52,7 +56,7 @@ planar_wire_next (PlanarWireReader *r,
       if ((gsize) (r->end - q) < 8)
         {
           r->error_at = q;
-          r->error_reason = "truncated";
+          r->error_reason = N_("truncated");
           return -1;
         }
       {
@@ -68,7 +72,7 @@ planar_wire_next (PlanarWireReader *r,
       if ((gsize) (r->end - q) < 4)
         {
           r->error_at = q;
-          r->error_reason = "truncated";
+          r->error_reason = N_("truncated");
           return -1;
         }
       {
@@ -88,13 +92,13 @@ planar_wire_next (PlanarWireReader *r,
         if (!planar_wire_read_varint (&q, r->end, &len))
           {
             r->error_at = prefix;
-            r->error_reason = "malformed length in";
+            r->error_reason = N_("malformed length in");
             return -1;
           }
         if (len > (guint64) (r->end - q))
           {
             r->error_at = prefix;
-            r->error_reason = "length past the end of";
+            r->error_reason = N_("length past the end of");
             return -1;
           }
         f->data = q;
@@ -107,7 +111,7 @@ planar_wire_next (PlanarWireReader *r,
       /* Groups (3, 4) are obsolete and never written by XLA; 6 and 7 do not
        * exist. Either way the bytes cannot be skipped safely. */
       r->error_at = f->start;
-      r->error_reason = "unsupported wire type in";
+      r->error_reason = N_("unsupported wire type in");
       return -1;
     }
 
@@ -124,8 +128,8 @@ planar_wire_set_error (GError     **error,
                        const char  *reason)
 {
   g_set_error (error, PLANAR_TRACE_ERROR, code,
-               "%s %s at byte %" G_GUINT64_FORMAT " of %s",
-               reason, what, offset, file_name);
+               _("%s %s at byte %" PRIu64 " of %s"),
+               _(reason), what, offset, file_name);
 }
 
 void

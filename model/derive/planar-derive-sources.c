@@ -5,6 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
+
+#include <glib/gi18n-lib.h>
+
 #include "planar-derive-private.h"
 
 #include <string.h>
@@ -158,7 +161,7 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
   return TRUE;
 
 bad:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "inconsistent derived events in plane %u", p);
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("inconsistent derived events in plane %u"), p);
   return FALSE;
 }
 

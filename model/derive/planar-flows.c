@@ -33,6 +33,8 @@
  */
 #include "planar-trace-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-flows-private.h"
 
 #include <stdlib.h>
@@ -1028,7 +1030,7 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
 bad_index:
   _planar_flow_index_free (self);
 bad:
-  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "inconsistent flow index");
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("inconsistent flow index"));
   return NULL;
 }
 

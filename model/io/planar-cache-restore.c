@@ -6,6 +6,8 @@
  */
 #include "planar-cache-format-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -167,7 +169,7 @@ read_section (const Table  *table,
     {
       if (absent != NULL)
         *absent = TRUE;
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is missing", kind,
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is missing"), kind,
                    plane, track);
       return NULL;
     }
@@ -186,7 +188,7 @@ read_section (const Table  *table,
   return g_bytes_new_take (raw, (gsize) s->raw_size);
 
 bad:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "section %u of plane %u track %u is damaged", kind, plane,
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is damaged"), kind, plane,
                track);
   return NULL;
 }
@@ -247,7 +249,7 @@ restore_track (PlanarTrace  *self,
   if (section == NULL || section->raw_size != events_len + aggregated_len + children_len
       || section->raw_size > self->memory_budget)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("track %u of plane %u does not fit"), t, p);
       return FALSE;
     }
   raw = planar_spill_alloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)), self->spill);
@@ -274,7 +276,7 @@ restore_track (PlanarTrace  *self,
   return _planar_trace_index_track (self, track, error);
 
 bad:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "track %u of plane %u does not fit", t, p);
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("track %u of plane %u does not fit"), t, p);
   return FALSE;
 }
 
@@ -634,7 +636,7 @@ restore (PlanarTrace   *self,
     goto bad_file;
   if (check_key && (h.source_size != self->file_size || h.time_offset_ps != self->time_offset_ps))
     {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile changed)");
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("stale (the profile changed)"));
       return RESTORE_NOT_USED;
     }
   unsigned_h = h;
@@ -654,7 +656,7 @@ restore (PlanarTrace   *self,
         return RESTORE_NOT_USED;
       if (memcmp (content, h.content_hash, sizeof content) != 0)
         {
-          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "stale (the profile's content changed)");
+          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("stale (the profile's content changed)"));
           return RESTORE_NOT_USED;
         }
     }
@@ -738,13 +740,13 @@ failed_published:
   return RESTORE_FAILED;
 
 bad_meta:
-  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "does not fit the profile");
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("does not fit the profile"));
 fail:
   g_free ((gpointer) table.sections);
   return published ? RESTORE_FAILED : RESTORE_NOT_USED;
 
 bad_file:
-  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a cached index of this version");
+  g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("not a cached index of this version"));
   return RESTORE_NOT_USED;
 }
 
@@ -767,7 +769,7 @@ reset (PlanarTrace  *self,
   if (!_planar_trace_scan (self, &scan_error))
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
-                   "the file changed while it was read: %s", scan_error->message);
+                   _("the file changed while it was read: %s"), scan_error->message);
       return FALSE;
     }
   return TRUE;
@@ -877,7 +879,7 @@ _planar_cache_try_restore (PlanarTrace   *self,
     {
       result = RESTORE_NOT_USED;
       g_clear_error (&error);
-      g_set_error (&error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED, "%s changed while it was read", path);
+      g_set_error (&error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED, _("%s changed while it was read"), path);
     }
   g_clear_pointer (&guard, planar_mapping_unregister);
   switch (result)

@@ -5,6 +5,8 @@
  */
 #include "planar-cache-format-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -404,14 +406,15 @@ _planar_cache_store_file (PlanarTrace   *self,
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot make %s: %s", dir, g_strerror (errno));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+                   _("Cannot make %s: %s"), dir, g_strerror (errno));
       return FALSE;
     }
   tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, strrchr (path, '/') + 1);
   fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "Cannot write in %s: %s", dir,
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("Cannot write in %s: %s"), dir,
                    g_strerror (errno));
       return FALSE;
     }
@@ -419,7 +422,7 @@ _planar_cache_store_file (PlanarTrace   *self,
     {
       close (fd);
       g_unlink (tmp);
-      g_prefix_error (error, "Cannot write %s: ", tmp);
+      g_prefix_error (error, _("Cannot write %s: "), tmp);
       return FALSE;
     }
   /* Nothing is worth keeping that would not fit at all. */
@@ -434,7 +437,7 @@ _planar_cache_store_file (PlanarTrace   *self,
       int saved = errno;
 
       g_unlink (tmp);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "Cannot write %s: %s", path,
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("Cannot write %s: %s"), path,
                    g_strerror (saved));
       return FALSE;
     }

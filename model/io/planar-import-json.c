@@ -14,6 +14,10 @@
  */
 #include "planar-importer-private.h"
 
+#include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
+
 #include <errno.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
@@ -570,8 +574,8 @@ feed (PlanarImporter  *imp,
     g_autofree char *text = g_strstrip (g_strdup ((const char *) message));
 
     yajl_free_error (parser, message);
-    g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "%s is not valid JSON at byte %" G_GUINT64_FORMAT
-                 ": %s", imp->file, offset + yajl_get_bytes_consumed (parser), text);
+    g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("%s is not valid JSON at byte %" PRIu64
+                 ": %s"), imp->file, offset + yajl_get_bytes_consumed (parser), text);
   }
   return FALSE;
 }
@@ -631,7 +635,8 @@ _planar_importer_parse (PlanarImporter  *imp,
           if (imp->error != NULL)
             g_propagate_error (error, g_steal_pointer (&imp->error));
           else
-            g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "%s is not valid JSON: it ends too early",
+            g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                         _("%s is not valid JSON: it ends too early"),
                          imp->file);
           ok = FALSE;
         }
@@ -639,7 +644,8 @@ _planar_importer_parse (PlanarImporter  *imp,
   yajl_free (parser);
   if (ok && imp->events_depth == -1)
     {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "%s has no \"traceEvents\" array", imp->file);
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
+                   _("%s has no \"traceEvents\" array"), imp->file);
       ok = FALSE;
     }
   return ok;

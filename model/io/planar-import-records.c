@@ -13,6 +13,10 @@
  */
 #include "planar-importer-private.h"
 
+#include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -81,7 +85,7 @@ _planar_importer_fail (PlanarImporter *imp,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (&imp->error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "%s: trace event %" G_GUINT64_FORMAT ": %s",
+  g_set_error (&imp->error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("%s: trace event %" PRIu64 ": %s"),
                imp->file, imp->n_records, message);
   return 0;
 }

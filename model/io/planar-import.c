@@ -12,6 +12,8 @@
  */
 #include "planar-importer-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-error.h"
 
 static void
@@ -123,7 +125,7 @@ _planar_import_chrome_json (const guint8        *data,
   if (ok && imp.events->len == 0)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
-                   "%s holds no trace events with a time (X, B/E or instant events)", name);
+                   _("%s holds no trace events with a time (X, B/E or instant events)"), name);
       ok = FALSE;
     }
   if (ok)

@@ -20,6 +20,8 @@
  */
 #include "planar-xspace-writer.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -427,7 +429,7 @@ planar_xspace_writer_new_for_file (const char  *path,
       int saved = errno;
       g_autofree char *shown = g_filename_display_name (path);
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", shown,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), shown,
                    g_strerror (saved));
       return NULL;
     }
@@ -481,7 +483,7 @@ flush (PlanarXSpaceWriter *self)
           int saved = n < 0 ? errno : ENOSPC;
           g_autofree char *shown = self->path != NULL ? g_filename_display_name (self->path) : g_strdup ("the XSpace");
 
-          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", shown,
+          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), shown,
                        g_strerror (saved));
           break;
         }
@@ -834,14 +836,14 @@ planar_xspace_writer_finish (PlanarXSpaceWriter  *self,
         {
           int saved = errno;
 
-          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", shown,
+          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), shown,
                        g_strerror (saved));
         }
       else if (g_rename (self->tmp_path, self->path) != 0)
         {
           int saved = errno;
 
-          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", shown,
+          g_set_error (&self->error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), shown,
                        g_strerror (saved));
         }
       else

@@ -4,6 +4,8 @@
  */
 #include "planar-export-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -607,7 +609,7 @@ planar_export_to_stream_filtered (PlanarProfile            *profile,
 
   if (!planar_profile_is_loaded (profile))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "The profile has not finished loading");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("The profile has not finished loading"));
       return FALSE;
     }
   if (filter == NULL)
@@ -668,19 +670,19 @@ planar_export_check_target (const char  *path,
 
       if (saved == ENOENT)
         return TRUE;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write %s: %s", path,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write %s: %s"), path,
                    g_strerror (saved));
       return FALSE;
     }
   if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "%s is %s: an export replaces regular files only", path, describe_file_type (st.st_mode));
+                   _("%s is %s: an export replaces regular files only"), path, describe_file_type (st.st_mode));
       return FALSE;
     }
   if (!overwrite)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s already exists", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("%s already exists"), path);
       return FALSE;
     }
   return TRUE;
@@ -737,7 +739,7 @@ planar_export_to_file_filtered (PlanarProfile            *profile,
       {
         int saved = errno;
 
-        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot write in %s: %s", dir,
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot write in %s: %s"), dir,
                      g_strerror (saved));
         return FALSE;
       }

@@ -4,6 +4,8 @@
  */
 #include "planar-health.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "planar-flows.h"
@@ -86,11 +88,13 @@ check_messages (GPtrArray           *issues,
     {
       if (mentions_drops (messages[i]))
         add (issues, MAX (severity, PLANAR_HEALTH_WARNING), "dropped-events", host, NULL, NULL, 0,
-             "The profiler reported dropped events: %s", messages[i]);
+             _("The profiler reported dropped events: %s"), messages[i]);
       else if (severity == PLANAR_HEALTH_ERROR)
-        add (issues, severity, "xspace-error", host, NULL, NULL, 0, "The profiler reported an error: %s", messages[i]);
+        add (issues, severity, "xspace-error", host, NULL, NULL, 0,
+             _("The profiler reported an error: %s"), messages[i]);
       else
-        add (issues, severity, "xspace-warning", host, NULL, NULL, 0, "The profiler reported a warning: %s", messages[i]);
+        add (issues, severity, "xspace-warning", host, NULL, NULL, 0,
+             _("The profiler reported a warning: %s"), messages[i]);
     }
 }
 
@@ -126,12 +130,13 @@ check_plane (GPtrArray         *issues,
       if (g_strcmp0 (plane->stats[s].name, "dropped_traces") == 0 && stat_as_count (&plane->stats[s], &count)
           && count > 0)
         add (issues, PLANAR_HEALTH_WARNING, "dropped-events", host, plane->name, NULL, count,
-             "%" G_GUINT64_FORMAT " events were dropped by the profiler on this plane", count);
+             g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " event was dropped by the profiler on this plane",
+                          "%" PRIu64 " events were dropped by the profiler on this plane", count), count);
     }
 
   if (plane->n_events == 0 && !is_metadata_plane (plane->name))
     add (issues, PLANAR_HEALTH_INFO, "empty-plane", host, plane->name, NULL, 0,
-         plane->n_lines == 0 ? "The plane has no lines" : "The plane's lines hold no events");
+         plane->n_lines == 0 ? _("The plane has no lines") : _("The plane's lines hold no events"));
 
   for (guint t = 0; t < plane->n_tracks; t++)
     {
@@ -142,13 +147,20 @@ check_plane (GPtrArray         *issues,
         {
           add (issues, PLANAR_HEALTH_WARNING, "partial-overlaps", host, plane->name, track->name,
                track->n_overlaps,
-               "%" G_GUINT64_FORMAT " events start inside another event and end after it; "
-               "they are drawn beside it rather than nested", track->n_overlaps);
+               g_dngettext (GETTEXT_PACKAGE,
+                            "%" PRIu64 " event starts inside another event and ends after it; "
+                            "it is drawn beside it rather than nested",
+                            "%" PRIu64 " events start inside another event and end after it; "
+                            "they are drawn beside it rather than nested", track->n_overlaps),
+               track->n_overlaps);
         }
       if (track->n_aggregated > 0)
         add (issues, PLANAR_HEALTH_INFO, "aggregated-events", host, plane->name, track->name,
              track->n_aggregated,
-             "%" G_GSIZE_FORMAT " aggregated events (with a number of occurrences and no time) are not drawn",
+             g_dngettext (GETTEXT_PACKAGE,
+                          "%zu aggregated event (with a number of occurrences and no time) is not drawn",
+                          "%zu aggregated events (with a number of occurrences and no time) are not drawn",
+                          track->n_aggregated),
              track->n_aggregated);
     }
 }
@@ -173,12 +185,12 @@ planar_health_check (PlanarProfile              *profile,
       if (g_str_has_suffix (name, ".xplane.pb") && strlen (name) > strlen (".xplane.pb"))
         name[strlen (name) - strlen (".xplane.pb")] = '\0';
       add (issues, PLANAR_HEALTH_WARNING, "unreadable-host", name, NULL, NULL, 0,
-           "%s could not be read and is left out; the other hosts are shown: %s", path, error->message);
+           _("%s could not be read and is left out; the other hosts are shown: %s"), path, error->message);
     }
   if (planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START)
     add (issues, PLANAR_HEALTH_INFO, "hosts-not-overlapping", NULL, NULL, NULL, 0,
-         "The hosts do not overlap in time; each is shown from its own start, so times of different "
-         "hosts cannot be compared");
+         _("The hosts do not overlap in time; each is shown from its own start, so times of different "
+           "hosts cannot be compared"));
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
@@ -193,7 +205,7 @@ planar_health_check (PlanarProfile              *profile,
        * tracks (not whole) are not looked at. */
       if (planar_profile_get_trace_error (profile, h) != NULL)
         add (issues, PLANAR_HEALTH_WARNING, "undecodable-host", host, NULL, NULL, 0,
-             "%s could not be decoded and is left out; the other hosts are shown: %s",
+             _("%s could not be decoded and is left out; the other hosts are shown: %s"),
              planar_trace_get_file_name (trace), planar_profile_get_trace_error (profile, h)->message);
       if (!planar_trace_is_decoded (trace))
         continue;
@@ -206,8 +218,8 @@ planar_health_check (PlanarProfile              *profile,
 
       if (planar_trace_is_aligned_at_earliest_event (trace))
         add (issues, PLANAR_HEALTH_WARNING, "no-task-environment", host, NULL, NULL, 0,
-             "The file has no Task Environment start time: its time 0 is its earliest event, "
-             "so it cannot be aligned exactly with other hosts");
+             _("The file has no Task Environment start time: its time 0 is its earliest event, "
+               "so it cannot be aligned exactly with other hosts"));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         check_plane (issues, host, planar_trace_get_plane (trace, p));
@@ -218,13 +230,19 @@ planar_health_check (PlanarProfile              *profile,
 
           if (dangling > 0)
             add (issues, PLANAR_HEALTH_INFO, "dangling-flows", host, NULL, NULL, dangling,
-                 "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " flows have one end only "
-                 "(a launch whose kernel was not captured, or an end on another host)",
+                 g_dngettext (GETTEXT_PACKAGE,
+                              "%zu of %zu flows has one end only "
+                              "(a launch whose kernel was not captured, or an end on another host)",
+                              "%zu of %zu flows have one end only "
+                              "(a launch whose kernel was not captured, or an end on another host)",
+                              dangling),
                  dangling, planar_flow_index_get_n_flows (flows));
         }
       if (dropped_lines > 0)
         add (issues, PLANAR_HEALTH_WARNING, "dropped-derived-lines", host, NULL, NULL, dropped_lines,
-             "%u derived lines (XLA Ops, Steps, ...) were left out for lack of room", dropped_lines);
+             g_dngettext (GETTEXT_PACKAGE, "%u derived line (XLA Ops, Steps, ...) was left out for lack of room",
+                          "%u derived lines (XLA Ops, Steps, ...) were left out for lack of room", dropped_lines),
+             dropped_lines);
 
       /* What the reads so far met; planar-cli health counts them all first. */
       {
@@ -233,8 +251,11 @@ planar_health_check (PlanarProfile              *profile,
 
         if (damaged > 0)
           add (issues, PLANAR_HEALTH_WARNING, "damaged-stats", host, NULL, NULL, damaged,
-               "%" G_GUINT64_FORMAT " damaged event stat%s cannot be read and %s left out (the first: %s)",
-               damaged, damaged == 1 ? "" : "s", damaged == 1 ? "is" : "are", first);
+               g_dngettext (GETTEXT_PACKAGE,
+                            "%" PRIu64 " damaged event stat cannot be read and is left out (the first: %s)",
+                            "%" PRIu64 " damaged event stats cannot be read and are left out (the first: %s)",
+                            damaged),
+               damaged, first);
       }
     }
 
@@ -245,7 +266,7 @@ planar_health_check (PlanarProfile              *profile,
 
         if (!file->supported)
           add (issues, PLANAR_HEALTH_WARNING, "unsupported-file", file->name, NULL, NULL, 0,
-               "%s is in a format Planar cannot read yet and is not shown", file->path);
+               _("%s is in a format Planar cannot read yet and is not shown"), file->path);
       }
 
   /* A stable sort: errors, then warnings, then notes, each in the order

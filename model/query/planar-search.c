@@ -4,6 +4,9 @@
  */
 #include "planar-search.h"
 #include "planar-parallel.h"
+
+#include <glib/gi18n-lib.h>
+
 #include "planar-trace-private.h"
 #include "planar-xspace-fields-private.h"
 
@@ -127,7 +130,7 @@ matcher_init (Matcher            *m,
   if (pattern == NULL || pattern[0] == '\0')
     {
       g_set_error_literal (error, PLANAR_SEARCH_ERROR, PLANAR_SEARCH_ERROR_EMPTY_PATTERN,
-                           "The search pattern is empty");
+                           _("The search pattern is empty"));
       return FALSE;
     }
 
@@ -411,7 +414,7 @@ scan_stat (const PlaneMatch *pm,
       if (f.wire_type != xs->wire[field])
         {
           outer->error_at = f.start;
-          outer->error_reason = "unexpected wire type in";
+          outer->error_reason = N_("unexpected wire type in");
           return FALSE;
         }
       switch (field)
@@ -587,7 +590,7 @@ event_matches (const PlaneMatch  *pm,
       if (f.wire_type != PLANAR_WIRE_LEN)
         {
           r.error_at = f.start;
-          r.error_reason = "unexpected wire type in";
+          r.error_reason = N_("unexpected wire type in");
           rc = -1;
           break;
         }

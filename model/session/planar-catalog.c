@@ -4,6 +4,8 @@
  */
 #include "planar-catalog.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "planar-error.h"
@@ -547,7 +549,7 @@ planar_catalog_discover (const char    *path,
       /* One error code for "nothing to open here", whatever the reason. */
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                     "No such file or folder: %s", path);
+                     _("No such file or folder: %s"), path);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
@@ -576,7 +578,7 @@ planar_catalog_discover (const char    *path,
   if (self->runs->len == 0)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                   "No profile (*.xplane.pb) found under %s", path);
+                   _("No profile (*.xplane.pb) found under %s"), path);
       return NULL;
     }
 

@@ -4,6 +4,8 @@
  */
 #include "planar-profile-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-trace-loader.h"
 
 struct _PlanarProfile
@@ -731,7 +733,7 @@ planar_profile_check_files (PlanarProfile  *self,
       if (planar_trace_has_changed (trace))
         {
           g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
-                       "%s changed on disk since it was opened", planar_trace_get_file_name (trace));
+                       _("%s changed on disk since it was opened"), planar_trace_get_file_name (trace));
           return FALSE;
         }
     }

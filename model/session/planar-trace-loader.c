@@ -12,7 +12,6 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#define GETTEXT_PACKAGE "planar"
 #include <glib/gi18n-lib.h>
 
 #include "planar-trace-loader.h"
@@ -465,7 +464,7 @@ import_json (PlanarTrace  *trace,
   fd = g_file_open_tmp ("planar-import-XXXXXX.xplane.pb", &tmp_path, &local_error);
   if (fd < 0)
     {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", trace->file_name,
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("Cannot import %s: %s"), trace->file_name,
                    local_error->message);
       return FALSE;
     }
@@ -488,7 +487,7 @@ import_json (PlanarTrace  *trace,
   if (mapped == NULL)
     {
       _planar_import_report_free (report);
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot import %s: %s", trace->file_name,
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("Cannot import %s: %s"), trace->file_name,
                    local_error->message);
       return FALSE;
     }

@@ -8,6 +8,10 @@
 #include "planar-trace-decode-private.h"
 #include "planar-xspace-fields-private.h"
 
+#include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
+
 #include "planar-parallel.h"
 
 #include <stdlib.h>
@@ -846,7 +850,7 @@ _planar_trace_decode_track (PlanarTrace  *self,
       if (ctx.error != NULL)
         g_propagate_error (error, ctx.error);
       else
-        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "cannot decode track %u of %s", t,
+        g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("cannot decode track %u of %s"), t,
                      self->file_name);
       return FALSE;
     }
@@ -876,7 +880,7 @@ planar_trace_shift_time (PlanarTrace  *self,
               tmp > G_MAXINT64 - track->events[i].duration_ps)
             {
               g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
-                           "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                           _("timestamp overflow aligning %s by %" PRId64 " ps"),
                            self->file_name, delta_ps);
               return FALSE;
             }
@@ -884,7 +888,7 @@ planar_trace_shift_time (PlanarTrace  *self,
           if (__builtin_add_overflow (track->aggregated[i].start_ps, delta_ps, &tmp))
             {
               g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_OVERFLOW,
-                           "timestamp overflow aligning %s by %" G_GINT64_FORMAT " ps",
+                           _("timestamp overflow aligning %s by %" PRId64 " ps"),
                            self->file_name, delta_ps);
               return FALSE;
             }

@@ -7,6 +7,10 @@
 #include "planar-trace-decode-private.h"
 #include "planar-xspace-fields-private.h"
 
+#include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
+
 #include <string.h>
 
 /* What the structure costs in memory before any event: a plane's records
@@ -30,8 +34,8 @@ claim_structure (PlanarTrace  *self,
   if (self->memory_claimed > self->memory_budget)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
-                   "%s needs more memory than its size justifies "
-                   "(over %" G_GUINT64_FORMAT " MiB for its structure)",
+                   _("%s needs more memory than its size justifies "
+                   "(over %" PRIu64 " MiB for its structure)"),
                    self->file_name, self->memory_budget >> 20);
       return FALSE;
     }
@@ -112,7 +116,7 @@ wrong_type (PlanarTrace           *self,
             GError               **error)
 {
   planar_wire_set_error (error, PLANAR_TRACE_ERROR_CORRUPT, self->file_name, what,
-                         (guint64) (f->start - self->data), "unexpected wire type in");
+                         (guint64) (f->start - self->data), N_("unexpected wire type in"));
   return FALSE;
 }
 
@@ -578,14 +582,6 @@ ran_off_the_end (PlanarTrace            *self,
          && eof - r->error_at <= 10;
 }
 
-static const char *
-plural (guint       n,
-        const char *one,
-        const char *many)
-{
-  return n == 1 ? one : many;
-}
-
 /* Says what a file cut short lost: @n_whole planes read whole, and the one
  * the cut runs through kept in part (@cut_plane, or NULL when dropped). */
 static void
@@ -594,20 +590,23 @@ set_damage (PlanarTrace       *self,
             const PlanarPlane *cut_plane,
             const GError      *detail)
 {
-  g_autoptr(GString) text = g_string_new ("the file ends early: ");
+  g_autoptr(GString) text = g_string_new (_("the file ends early: "));
 
   if (cut_plane != NULL)
     {
-      g_string_append_printf (text, "read %u whole %s and %u %s of plane \"%s\"", n_whole,
-                              plural (n_whole, "plane", "planes"), cut_plane->n_lines,
-                              plural (cut_plane->n_lines, "line", "lines"), cut_plane->name);
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "read %u whole plane", "read %u whole planes", n_whole),
+                              n_whole);
+      g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, " and %u line of plane \"%s\"",
+                                                 " and %u lines of plane \"%s\"", cut_plane->n_lines),
+                              cut_plane->n_lines, cut_plane->name);
       if (cut_plane->n_metadata <= 1)
-        g_string_append (text, " (without their event names)");
-      g_string_append (text, "; the rest of that plane and anything after it is lost");
+        g_string_append (text, _(" (without their event names)"));
+      g_string_append (text, _("; the rest of that plane and anything after it is lost"));
     }
   else
-    g_string_append_printf (text, "read %u whole %s; anything after %s is lost", n_whole,
-                            plural (n_whole, "plane", "planes"), plural (n_whole, "it", "them"));
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "read %u whole plane; anything after it is lost",
+                                               "read %u whole planes; anything after them is lost", n_whole),
+                            n_whole);
   self->damage = g_string_free (g_steal_pointer (&text), FALSE);
   self->damage_detail = g_strdup (detail->message);
 }
@@ -696,7 +695,8 @@ _planar_trace_scan (PlanarTrace  *self,
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_TOO_LARGE,
-                   "%s has %u planes, more than the %u a profile may have",
+                   g_dngettext (GETTEXT_PACKAGE, "%s has %u plane, more than the %u a profile may have",
+                                "%s has %u planes, more than the %u a profile may have", plane_fields->len),
                    self->file_name, plane_fields->len, PLANAR_EVENT_REF_NONE - 1);
       return FALSE;
     }
@@ -731,7 +731,7 @@ _planar_trace_scan (PlanarTrace  *self,
       if (self->n_planes == 0)
         {
           g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT,
-                       "the file ends early, before any plane or line in it is whole: %s", cut_error->message);
+                       _("the file ends early, before any plane or line in it is whole: %s"), cut_error->message);
           return FALSE;
         }
       set_damage (self, n_whole, self->n_planes > n_whole ? &self->planes[n_whole] : NULL, cut_error);

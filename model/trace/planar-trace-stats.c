@@ -4,6 +4,8 @@
  */
 #include "planar-trace-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-parallel.h"
 #include "planar-xspace-fields-private.h"
 
@@ -35,7 +37,7 @@ _planar_trace_decode_stat (PlanarTrace              *self,
       if (f.wire_type != xs->wire[kind])
         {
           outer->error_at = f.start;
-          outer->error_reason = "unexpected wire type in";
+          outer->error_reason = N_("unexpected wire type in");
           return FALSE;
         }
       switch (kind)
@@ -239,7 +241,7 @@ planar_trace_get_event_stats (PlanarTrace       *self,
       if (f.wire_type != PLANAR_WIRE_LEN)
         {
           r.error_at = f.start;
-          r.error_reason = "unexpected wire type in";
+          r.error_reason = N_("unexpected wire type in");
           rc = -1;
           break;
         }

@@ -4,6 +4,8 @@
  */
 #include "planar-trace-private.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "planar-mapping.h"
 #include "planar-mapping-private.h"
 
@@ -177,7 +179,7 @@ _planar_trace_check_changed (PlanarTrace  *self,
     {
       g_clear_error (error);
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
-                   "the file changed while it was read: %s; reload it", self->path);
+                   _("the file changed while it was read: %s; reload it"), self->path);
     }
   return TRUE;
 }
@@ -200,26 +202,26 @@ map_file (PlanarTrace  *self,
       g_set_error (error, PLANAR_TRACE_ERROR,
                    saved_errno == ENOENT || saved_errno == ENOTDIR ? PLANAR_TRACE_ERROR_NOT_FOUND
                                                                    : PLANAR_TRACE_ERROR_CORRUPT,
-                   "Cannot read %s: %s", self->path, g_strerror (saved_errno));
+                   _("Cannot read %s: %s"), self->path, g_strerror (saved_errno));
       return FALSE;
     }
   if (fstat (self->fd, &st) != 0)
     {
       saved_errno = errno;
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot read %s: %s", self->path,
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("Cannot read %s: %s"), self->path,
                    g_strerror (saved_errno));
       return FALSE;
     }
   if (S_ISDIR (st.st_mode))
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                   "%s is a folder, not a profile file", self->path);
+                   _("%s is a folder, not a profile file"), self->path);
       return FALSE;
     }
   if (!S_ISREG (st.st_mode))
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
-                   "%s is not a regular file (%s); Planar reads profiles from regular files only", self->path,
+                   _("%s is not a regular file (%s); Planar reads profiles from regular files only"), self->path,
                    S_ISFIFO (st.st_mode) ? "a FIFO" : S_ISSOCK (st.st_mode) ? "a socket" : "a device");
       return FALSE;
     }
@@ -228,14 +230,14 @@ map_file (PlanarTrace  *self,
   if (st.st_size == 0)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
-                   "%s is empty (0 bytes)", self->file_name);
+                   _("%s is empty (0 bytes)"), self->file_name);
       return FALSE;
     }
 
   mapped = g_mapped_file_new_from_fd (self->fd, FALSE, &local_error);
   if (mapped == NULL)
     {
-      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, "Cannot read %s: %s", self->path,
+      g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT, _("Cannot read %s: %s"), self->path,
                    local_error->message);
       return FALSE;
     }
@@ -243,7 +245,7 @@ map_file (PlanarTrace  *self,
   if (self->size == 0 || self->data == NULL)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_EMPTY,
-                   "%s is empty (0 bytes)", self->file_name);
+                   _("%s is empty (0 bytes)"), self->file_name);
       return FALSE;
     }
   return TRUE;
@@ -314,7 +316,7 @@ planar_trace_open (const char  *path,
   if (g_str_has_suffix (file_name, ".xplane.riegeli"))
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
-                   "%s is a chunked .xplane.riegeli profile, which Planar cannot read yet",
+                   _("%s is a chunked .xplane.riegeli profile, which Planar cannot read yet"),
                    file_name);
       return NULL;
     }

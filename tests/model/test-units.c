@@ -4,6 +4,8 @@
  */
 #include "planar-units.h"
 
+#include <glib/gi18n.h>
+#include <locale.h>
 #include <string.h>
 
 #define PS_PER_MS G_GINT64_CONSTANT (1000000000)
@@ -209,6 +211,40 @@ test_exact_round_trip (void)
   }
 }
 
+/* The model's errors come in the user's language, from the project's
+ * domain, once the program that runs it binds the domain (planar and
+ * planar-cli do); here the build's German catalog. */
+static void
+test_translated_errors (void)
+{
+  const char *dir = g_getenv ("PLANAR_LOCALE_DIR");
+  g_autofree char *catalog = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 ps = -1;
+
+  if (dir != NULL)
+    catalog = g_build_filename (dir, "de", "LC_MESSAGES", "planar.mo", NULL);
+  if (catalog == NULL || !g_file_test (catalog, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("the build has no German catalog (po/de/LC_MESSAGES/planar.mo)");
+      return;
+    }
+  /* GNU gettext ignores LANGUAGE in the plain C locale, not in C.UTF-8. */
+  if (setlocale (LC_ALL, "C.UTF-8") == NULL)
+    {
+      g_test_skip ("no C.UTF-8 locale");
+      return;
+    }
+  bindtextdomain ("planar", dir);
+  bind_textdomain_codeset ("planar", "UTF-8");
+  g_setenv ("LANGUAGE", "de", TRUE);
+  g_assert_false (planar_parse_duration ("12 parsecs", PS_PER_MS, &ps, &error));
+  g_unsetenv ("LANGUAGE");
+  setlocale (LC_ALL, "C");
+  g_assert_error (error, PLANAR_UNITS_ERROR, PLANAR_UNITS_ERROR_UNKNOWN_UNIT);
+  g_assert_cmpstr (error->message, ==, "unbekannte Einheit „parsecs“ in „12 parsecs“");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -222,6 +258,7 @@ main (int   argc,
   g_test_add_func ("/units/round-trip", test_round_trip);
   g_test_add_func ("/units/format-exact", test_format_exact);
   g_test_add_func ("/units/exact-round-trip", test_exact_round_trip);
+  g_test_add_func ("/units/translated-errors", test_translated_errors);
 
   return g_test_run ();
 }
