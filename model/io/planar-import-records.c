@@ -688,10 +688,12 @@ add_pair (PlanarImporter         *imp,
   guint64 at = imp->args->len;
   guint32 len = begin->args_len + (end != NULL ? end->args_len : 0);
 
-  /* Grown first: appending from itself would read freed memory. */
+  /* Grown first: appending from itself would read freed memory. With no
+   * args at all the array may hold no buffer (NULL data). */
   g_byte_array_set_size (imp->args, (guint) (at + len));
-  memcpy (imp->args->data + at, imp->args->data + begin->args_at, begin->args_len);
-  if (end != NULL)
+  if (begin->args_len > 0)
+    memcpy (imp->args->data + at, imp->args->data + begin->args_at, begin->args_len);
+  if (end != NULL && end->args_len > 0)
     memcpy (imp->args->data + at + begin->args_len, imp->args->data + end->args_at, end->args_len);
   add_event (imp, begin->line, begin->name, begin->ts_ps, MAX (end_ps - begin->ts_ps, 0), at, len,
              begin->seq | PLANAR_IMPORT_SEQ_PAIR);
