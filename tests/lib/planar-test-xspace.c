@@ -389,3 +389,60 @@ planar_test_stat_name (const XPlane *plane,
       return plane->stat_metadata[i]->value->name;
   return NULL;
 }
+
+PlanarTestPlane *
+planar_test_named_plane_new (XSpace     *space,
+                             gint64      id,
+                             const char *name)
+{
+  PlanarTestPlane *b = planar_test_keep (g_new0 (PlanarTestPlane, 1));
+
+  b->plane = planar_test_space_add_plane (space, id, name);
+  b->stat_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  b->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  b->next_id = 1;
+  return b;
+}
+
+void
+planar_test_named_plane_done (PlanarTestPlane *b)
+{
+  g_clear_pointer (&b->stat_ids, g_hash_table_unref);
+  g_clear_pointer (&b->event_ids, g_hash_table_unref);
+}
+
+static gint64
+named_id (PlanarTestPlane *b,
+          GHashTable      *ids,
+          gboolean         stat,
+          const char      *name)
+{
+  gpointer id = g_hash_table_lookup (ids, name);
+
+  if (id == NULL)
+    {
+      gint64 new_id = b->next_id++;
+
+      if (stat)
+        planar_test_plane_add_stat_metadata (b->plane, new_id, name);
+      else
+        planar_test_plane_add_event_metadata (b->plane, new_id, name, NULL);
+      id = GSIZE_TO_POINTER ((gsize) new_id);
+      g_hash_table_insert (ids, planar_test_keep_str (name), id);
+    }
+  return (gint64) GPOINTER_TO_SIZE (id);
+}
+
+gint64
+planar_test_named_plane_stat_id (PlanarTestPlane *b,
+                                 const char      *name)
+{
+  return named_id (b, b->stat_ids, TRUE, name);
+}
+
+gint64
+planar_test_named_plane_event_id (PlanarTestPlane *b,
+                                  const char      *name)
+{
+  return named_id (b, b->event_ids, FALSE, name);
+}

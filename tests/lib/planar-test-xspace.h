@@ -66,4 +66,26 @@ void            planar_test_check_track        (const PlanarPlane *plane,
                                                 gint64             span_last,
                                                 gboolean           in_span);
 
+/* A plane whose stat and event metadata are handed out by name: the first
+ * use of a name adds its metadata with the next id (ids are shared by
+ * stats and events, from 1). */
+typedef struct
+{
+  XPlane     *plane;
+  GHashTable *stat_ids;
+  GHashTable *event_ids;
+  gint64      next_id;
+} PlanarTestPlane;
+
+/* Kept in the scratch list. */
+PlanarTestPlane *planar_test_named_plane_new      (XSpace          *space,
+                                                   gint64           id,
+                                                   const char      *name);
+/* Done adding to the plane: frees the name tables. */
+void             planar_test_named_plane_done     (PlanarTestPlane *b);
+gint64           planar_test_named_plane_stat_id  (PlanarTestPlane *b,
+                                                   const char      *name);
+gint64           planar_test_named_plane_event_id (PlanarTestPlane *b,
+                                                   const char      *name);
+
 G_END_DECLS

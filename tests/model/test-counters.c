@@ -13,53 +13,7 @@
 
 typedef PlanarTestFixture Fixture;
 
-/* Stat and event metadata of one plane, handed out by name. */
-typedef struct
-{
-  XPlane     *plane;
-  GHashTable *ids;
-  gint64      next_id;
-} Plane;
-
-static Plane *
-plane_new (XSpace     *space,
-           const char *name)
-{
-  Plane *b = planar_test_keep (g_new0 (Plane, 1));
-
-  b->plane = planar_test_space_add_plane (space, 0, name);
-  b->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  b->next_id = 1;
-  return b;
-}
-
-static void
-plane_done (Plane *b)
-{
-  g_clear_pointer (&b->ids, g_hash_table_unref);
-}
-
-static gint64
-id_of (Plane      *b,
-       const char *kind,
-       const char *name)
-{
-  g_autofree char *key = g_strconcat (kind, ":", name, NULL);
-  gpointer id = g_hash_table_lookup (b->ids, key);
-
-  if (id == NULL)
-    {
-      gint64 new_id = b->next_id++;
-
-      if (kind[0] == 's')
-        planar_test_plane_add_stat_metadata (b->plane, new_id, name);
-      else
-        planar_test_plane_add_event_metadata (b->plane, new_id, name, NULL);
-      id = GSIZE_TO_POINTER ((gsize) new_id);
-      g_hash_table_insert (b->ids, g_steal_pointer (&key), id);
-    }
-  return (gint64) GPOINTER_TO_SIZE (id);
-}
+typedef PlanarTestPlane Plane;
 
 /* A sample: an instant event named @name with one stat. */
 static XEvent *
@@ -69,7 +23,7 @@ add_sample (Plane      *b,
             gint64      offset_ps,
             XStat      *stat)
 {
-  XEvent *ev = planar_test_line_add_event (line, id_of (b, "event", name), offset_ps, 0);
+  XEvent *ev = planar_test_line_add_event (line, planar_test_named_plane_event_id (b, name), offset_ps, 0);
 
   if (stat != NULL)
     PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
@@ -85,7 +39,7 @@ load (Fixture *f,
   g_autofree char *path = NULL;
 
   for (guint i = 0; i < n_planes; i++)
-    plane_done (planes[i]);
+    planar_test_named_plane_done (planes[i]);
   planar_test_add_task_environment (space, 1000);
   path = planar_test_write_space (space, f->dir, "counters.xplane.pb");
   return planar_test_load_ok (path);
@@ -108,8 +62,8 @@ test_series (Fixture       *f,
              gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *gpu = plane_new (space, "/device:GPU:0");
-  Plane *host = plane_new (space, "/host:CPU");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
   Plane *planes[] = { gpu, host };
   XLine *gpu_counters = planar_test_plane_add_line (gpu->plane, G_MAXINT64, "_counters_", 0);
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
@@ -120,18 +74,18 @@ test_series (Fixture       *f,
   XEvent *ev;
   guint gp, hp;
 
-  add_sample (gpu, gpu_counters, "memory", 0, planar_test_stat_uint (id_of (gpu, "stat", "memory_bytes"), 100));
-  add_sample (gpu, gpu_counters, "util", 0, planar_test_stat_double (id_of (gpu, "stat", "util"), 0.5));
+  add_sample (gpu, gpu_counters, "memory", 0, planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "memory_bytes"), 100));
+  add_sample (gpu, gpu_counters, "util", 0, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "util"), 0.5));
   /* A string and a reference are not samples. */
-  add_sample (gpu, gpu_counters, "label", 5, planar_test_stat_str (id_of (gpu, "stat", "label"), "x"));
-  add_sample (gpu, gpu_counters, "label", 6, planar_test_stat_ref (id_of (gpu, "stat", "kind"),
-                                                                   (guint64) id_of (gpu, "stat", "memory_bytes")));
+  add_sample (gpu, gpu_counters, "label", 5, planar_test_stat_str (planar_test_named_plane_stat_id (gpu, "label"), "x"));
+  add_sample (gpu, gpu_counters, "label", 6, planar_test_stat_ref (planar_test_named_plane_stat_id (gpu, "kind"),
+                                                                   (guint64) planar_test_named_plane_stat_id (gpu, "memory_bytes")));
   /* Two stats on one sample: one sample in each series. */
-  ev = add_sample (gpu, gpu_counters, "both", 10, planar_test_stat_uint (id_of (gpu, "stat", "memory_bytes"), 300));
-  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_double (id_of (gpu, "stat", "util"), 0.75));
+  ev = add_sample (gpu, gpu_counters, "both", 10, planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "memory_bytes"), 300));
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "util"), 0.75));
   /* An instant event on a stream with a numeric stat: no series. */
-  add_sample (gpu, stream, "kernel", 0, planar_test_stat_double (id_of (gpu, "stat", "occupancy"), 1.0));
-  add_sample (host, host_counters, "util", 3, planar_test_stat_int (id_of (host, "stat", "util"), -2));
+  add_sample (gpu, stream, "kernel", 0, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "occupancy"), 1.0));
+  add_sample (host, host_counters, "util", 3, planar_test_stat_int (planar_test_named_plane_stat_id (host, "util"), -2));
   trace = load (f, space, planes, G_N_ELEMENTS (planes));
   set = planar_trace_get_counters (trace);
   gp = plane_index (trace, "/device:GPU:0");
@@ -175,7 +129,7 @@ test_same_time (Fixture       *f,
                 gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *line = planar_test_plane_add_line (gpu->plane, G_MAXINT64, "_counters_", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarCounterSeries *s;
@@ -183,10 +137,10 @@ test_same_time (Fixture       *f,
   double min, max;
   gsize index;
 
-  add_sample (gpu, line, "v", 100, planar_test_stat_double (id_of (gpu, "stat", "v"), 1.0));
-  add_sample (gpu, line, "v", 100, planar_test_stat_double (id_of (gpu, "stat", "v"), 5.0));
-  add_sample (gpu, line, "v", 100, planar_test_stat_double (id_of (gpu, "stat", "v"), 3.0));
-  add_sample (gpu, line, "v", 200, planar_test_stat_double (id_of (gpu, "stat", "v"), -4.0));
+  add_sample (gpu, line, "v", 100, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), 1.0));
+  add_sample (gpu, line, "v", 100, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), 5.0));
+  add_sample (gpu, line, "v", 100, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), 3.0));
+  add_sample (gpu, line, "v", 200, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), -4.0));
   trace = load (f, space, &gpu, 1);
   s = planar_counter_set_find_series (planar_trace_get_counters (trace), 0, "v");
   g_assert_nonnull (s);
@@ -221,13 +175,13 @@ test_empty (Fixture       *f,
             gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *line = planar_test_plane_add_line (gpu->plane, G_MAXINT64, "_counters_", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarCounterSet *set;
 
   add_sample (gpu, line, "nothing", 0, NULL);
-  add_sample (gpu, line, "text", 10, planar_test_stat_str (id_of (gpu, "stat", "text"), "1.5"));
+  add_sample (gpu, line, "text", 10, planar_test_stat_str (planar_test_named_plane_stat_id (gpu, "text"), "1.5"));
   trace = load (f, space, &gpu, 1);
   set = planar_trace_get_counters (trace);
   g_assert_nonnull (set);
@@ -241,16 +195,16 @@ test_values (Fixture       *f,
              gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *line = planar_test_plane_add_line (gpu->plane, G_MAXINT64, "_counters_", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarCounterSeries *s;
   double min, max;
 
-  add_sample (gpu, line, "v", 0, planar_test_stat_uint (id_of (gpu, "stat", "v"), G_MAXUINT64));
-  add_sample (gpu, line, "v", 1, planar_test_stat_int (id_of (gpu, "stat", "v"), G_MININT64));
-  add_sample (gpu, line, "v", 2, planar_test_stat_double (id_of (gpu, "stat", "v"), INFINITY));
-  add_sample (gpu, line, "v", 3, planar_test_stat_double (id_of (gpu, "stat", "v"), -0.0));
+  add_sample (gpu, line, "v", 0, planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "v"), G_MAXUINT64));
+  add_sample (gpu, line, "v", 1, planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "v"), G_MININT64));
+  add_sample (gpu, line, "v", 2, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), INFINITY));
+  add_sample (gpu, line, "v", 3, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), -0.0));
   trace = load (f, space, &gpu, 1);
   s = planar_counter_set_find_series (planar_trace_get_counters (trace), 0, "v");
   g_assert_cmpuint (planar_counter_series_get_n_samples (s), ==, 4);

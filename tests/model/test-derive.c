@@ -20,70 +20,12 @@ typedef PlanarTestFixture Fixture;
 /* ------------------------------------------------------------------------ */
 /* Hand-made planes: metadata handed out by name */
 
-typedef struct
-{
-  XPlane     *plane;
-  GHashTable *stat_ids;
-  GHashTable *event_ids;
-  gint64      next_id;
-} Builder;
+typedef PlanarTestPlane Builder;
 
-static Builder *
-builder_new (XSpace     *space,
-             gint64      id,
-             const char *name)
-{
-  Builder *b = planar_test_keep (g_new0 (Builder, 1));
-
-  b->plane = planar_test_space_add_plane (space, id, name);
-  b->stat_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  b->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  b->next_id = 1;
-  return b;
-}
-
-/* Done adding to the plane: frees the name tables (their keys are in the
- * scratch list). */
-static void
-builder_done (Builder *b)
-{
-  g_clear_pointer (&b->stat_ids, g_hash_table_unref);
-  g_clear_pointer (&b->event_ids, g_hash_table_unref);
-}
-
-static gint64
-stat_id (Builder    *b,
-         const char *name)
-{
-  gpointer id = g_hash_table_lookup (b->stat_ids, name);
-
-  if (id == NULL)
-    {
-      gint64 new_id = b->next_id++;
-
-      planar_test_plane_add_stat_metadata (b->plane, new_id, name);
-      id = GSIZE_TO_POINTER ((gsize) new_id);
-      g_hash_table_insert (b->stat_ids, planar_test_keep_str (name), id);
-    }
-  return (gint64) GPOINTER_TO_SIZE (id);
-}
-
-static gint64
-event_id (Builder    *b,
-          const char *name)
-{
-  gpointer id = g_hash_table_lookup (b->event_ids, name);
-
-  if (id == NULL)
-    {
-      gint64 new_id = b->next_id++;
-
-      planar_test_plane_add_event_metadata (b->plane, new_id, name, NULL);
-      id = GSIZE_TO_POINTER ((gsize) new_id);
-      g_hash_table_insert (b->event_ids, planar_test_keep_str (name), id);
-    }
-  return (gint64) GPOINTER_TO_SIZE (id);
-}
+#define builder_new planar_test_named_plane_new
+#define builder_done planar_test_named_plane_done
+#define stat_id planar_test_named_plane_stat_id
+#define event_id planar_test_named_plane_event_id
 
 static XEvent *
 add_event (Builder    *b,

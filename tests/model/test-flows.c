@@ -21,53 +21,7 @@ enum
   FLOW_INOUT = 3,
 };
 
-/* Stat and event metadata of one plane, handed out by name. */
-typedef struct
-{
-  XPlane     *plane;
-  GHashTable *ids;
-  gint64      next_id;
-} Plane;
-
-static Plane *
-plane_new (XSpace     *space,
-           const char *name)
-{
-  Plane *b = planar_test_keep (g_new0 (Plane, 1));
-
-  b->plane = planar_test_space_add_plane (space, 0, name);
-  b->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  b->next_id = 1;
-  return b;
-}
-
-static void
-plane_done (Plane *b)
-{
-  g_clear_pointer (&b->ids, g_hash_table_unref);
-}
-
-static gint64
-id_of (Plane      *b,
-       const char *kind,
-       const char *name)
-{
-  g_autofree char *key = g_strconcat (kind, ":", name, NULL);
-  gpointer id = g_hash_table_lookup (b->ids, key);
-
-  if (id == NULL)
-    {
-      gint64 new_id = b->next_id++;
-
-      if (kind[0] == 's')
-        planar_test_plane_add_stat_metadata (b->plane, new_id, name);
-      else
-        planar_test_plane_add_event_metadata (b->plane, new_id, name, NULL);
-      id = GSIZE_TO_POINTER ((gsize) new_id);
-      g_hash_table_insert (b->ids, g_steal_pointer (&key), id);
-    }
-  return (gint64) GPOINTER_TO_SIZE (id);
-}
+typedef PlanarTestPlane Plane;
 
 static XEvent *
 add_event (Plane      *b,
@@ -75,7 +29,7 @@ add_event (Plane      *b,
            const char *name,
            gint64      offset_ps)
 {
-  return planar_test_line_add_event (line, id_of (b, "event", name), offset_ps, 10);
+  return planar_test_line_add_event (line, planar_test_named_plane_event_id (b, name), offset_ps, 10);
 }
 
 static void
@@ -84,7 +38,7 @@ add_uint (Plane      *b,
           const char *name,
           guint64     value)
 {
-  XStat *stat = planar_test_stat_uint (id_of (b, "stat", name), value);
+  XStat *stat = planar_test_stat_uint (planar_test_named_plane_stat_id (b, name), value);
 
   PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
 }
@@ -109,7 +63,7 @@ load (Fixture *f,
   g_autofree char *path = NULL;
 
   for (guint i = 0; i < n_planes; i++)
-    plane_done (planes[i]);
+    planar_test_named_plane_done (planes[i]);
   planar_test_add_task_environment (space, 1000);
   path = planar_test_write_space (space, f->dir, "flows.xplane.pb");
   return planar_test_load_ok (path);
@@ -171,7 +125,7 @@ test_chain (Fixture       *f,
             gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
   XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarFlowIndex *flows;
@@ -211,7 +165,7 @@ test_pairing_by_time (Fixture       *f,
                       gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
   XLine *a = planar_test_plane_add_line (host->plane, 1, "a", 0);
   XLine *b = planar_test_plane_add_line (host->plane, 2, "b", 0);
   g_autoptr(PlanarTrace) trace = NULL;
@@ -248,8 +202,8 @@ test_launch_fan_out (Fixture       *f,
                      gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   Plane *planes[] = { host, gpu };
   XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
@@ -301,8 +255,8 @@ test_explicit_launch_flow (Fixture       *f,
                            gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   Plane *planes[] = { host, gpu };
   XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
@@ -335,7 +289,7 @@ test_unknown_category (Fixture       *f,
                        gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
   XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarFlowIndex *flows;
@@ -367,10 +321,10 @@ test_launch_planes (Fixture       *f,
                     gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
-  Plane *other = plane_new (space, "/host:python");
-  Plane *tpu = plane_new (space, "/device:TPU:0");
-  Plane *gpu = plane_new (space, "/device:GPU:0");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
+  Plane *other = planar_test_named_plane_new (space, 0, "/host:python");
+  Plane *tpu = planar_test_named_plane_new (space, 0, "/device:TPU:0");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   Plane *planes[] = { host, other, tpu, gpu };
   XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
   XLine *copies = planar_test_plane_add_line (host->plane, PLANAR_LINE_ID_LAUNCH_STATS, "Launch Stats", 0);
@@ -409,7 +363,7 @@ test_none (Fixture       *f,
            gconstpointer  data)
 {
   XSpace *space = planar_test_space_new ();
-  Plane *host = plane_new (space, "/host:CPU");
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
   XLine *line = planar_test_plane_add_line (host->plane, 1, "main", 0);
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
