@@ -290,6 +290,8 @@ time_key (gint64 t)
   return (guint64) t ^ (G_GUINT64_CONSTANT (1) << 63);
 }
 
+/* As planar_event_ref_compare() without the host: a trace's flows name
+ * its own events, and a caller's ref may carry the host's index. */
 static inline int
 compare_refs (const PlanarEventRef *a,
               const PlanarEventRef *b)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "planar-wire.h"
+#include "planar-xspace-fields-private.h"
 #include "xplane.pb-c.h"
 
 /* The tags (field number and wire type, as the varint that starts the
@@ -56,37 +57,9 @@ tag_of (const ProtobufCMessageDescriptor *message,
   PlanarWireType type;
 
   g_assert (field != NULL);
-  switch (field->type)
-    {
-    case PROTOBUF_C_TYPE_DOUBLE:
-    case PROTOBUF_C_TYPE_FIXED64:
-    case PROTOBUF_C_TYPE_SFIXED64:
-      type = PLANAR_WIRE_I64;
-      break;
-    case PROTOBUF_C_TYPE_STRING:
-    case PROTOBUF_C_TYPE_BYTES:
-    case PROTOBUF_C_TYPE_MESSAGE:
-      type = PLANAR_WIRE_LEN;
-      break;
-    case PROTOBUF_C_TYPE_FLOAT:
-    case PROTOBUF_C_TYPE_FIXED32:
-    case PROTOBUF_C_TYPE_SFIXED32:
-      type = PLANAR_WIRE_I32;
-      break;
-    case PROTOBUF_C_TYPE_INT32:
-    case PROTOBUF_C_TYPE_SINT32:
-    case PROTOBUF_C_TYPE_INT64:
-    case PROTOBUF_C_TYPE_SINT64:
-    case PROTOBUF_C_TYPE_UINT32:
-    case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_BOOL:
-    case PROTOBUF_C_TYPE_ENUM:
-    default:
-      /* Sint types would need zigzag values: the writer uses none. */
-      g_assert (field->type != PROTOBUF_C_TYPE_SINT32 && field->type != PROTOBUF_C_TYPE_SINT64);
-      type = PLANAR_WIRE_VARINT;
-      break;
-    }
+  /* Sint types would need zigzag values: the writer uses none. */
+  g_assert (field->type != PROTOBUF_C_TYPE_SINT32 && field->type != PROTOBUF_C_TYPE_SINT64);
+  type = _planar_xfield_wire_type (field);
   return (field->id << 3) | type;
 }
 

@@ -14,6 +14,8 @@
 
 #include "planar-wire.h"
 
+#include <protobuf-c/protobuf-c.h>
+
 G_BEGIN_DECLS
 
 /* Field numbers below this map to a kind; xplane.proto uses 1 to 11. */
@@ -66,5 +68,9 @@ typedef struct
 
 /* The tables, filled at the first call (any thread). */
 const PlanarXSpaceFields *_planar_xspace_fields (void);
+
+/* The wire type a field of @field's proto type is written with (a
+ * repeated scalar counts as unpacked). Shared with the XSpace writer. */
+PlanarWireType            _planar_xfield_wire_type (const ProtobufCFieldDescriptor *field);
 
 G_END_DECLS

@@ -13,8 +13,8 @@ typedef struct
   const char *name;
 } FieldName;
 
-static PlanarWireType
-wire_type_of (const ProtobufCFieldDescriptor *field)
+PlanarWireType
+_planar_xfield_wire_type (const ProtobufCFieldDescriptor *field)
 {
   switch (field->type)
     {
@@ -60,7 +60,7 @@ fill (PlanarXFields                    *out,
         g_error ("%s.%s: not a field the XSpace reader can table", message->name, names[i].name);
       out->kind[field->id] = (guint8) names[i].kind;
       out->number[names[i].kind] = field->id;
-      out->wire[names[i].kind] = wire_type_of (field);
+      out->wire[names[i].kind] = _planar_xfield_wire_type (field);
     }
 }
 
