@@ -94,8 +94,10 @@ same() {
   cmp -s "$out/$1.png" "$out/$2.png"
 }
 
-rm -rf "$out"
+# The folder is shared with test-app's screenshots, which a parallel run
+# may be writing: only this script's own (NN-name.png) go.
 mkdir -p "$out"
+rm -f "$out"/[0-9][0-9]*.png
 export HOME="$tmp/home" XDG_DATA_HOME="$tmp/home/data" XDG_CONFIG_HOME="$tmp/home/config" \
        XDG_CACHE_HOME="$tmp/home/cache"
 mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME/gtk-4.0" "$XDG_CACHE_HOME"
