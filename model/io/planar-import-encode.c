@@ -161,6 +161,14 @@ numeric_key (const char *key,
   return end != NULL && *end == '\0';
 }
 
+/* Written as a JSON number (strings keep their opening quote), integer
+ * or not: named "Process 7.5" as an integer id is named. */
+static gboolean
+number_key (const char *key)
+{
+  return key[0] != '"' && key[0] != '\0';
+}
+
 static char *
 display_key (const char *key)
 {
@@ -266,7 +274,6 @@ write_plane (PlanarImporter      *imp,
   g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (ThreadOrder));
   g_autofree char *plane_name = NULL;
   gboolean has_events = FALSE;
-  gint64 pid;
 
   *written = FALSE;
   for (guint t = 0; t < imp->threads->len; t++)
@@ -303,7 +310,7 @@ write_plane (PlanarImporter      *imp,
     {
       g_autofree char *shown = display_key (proc->key);
 
-      plane_name = numeric_key (proc->key, &pid) ? g_strdup_printf ("Process %s", shown)
+      plane_name = number_key (proc->key) ? g_strdup_printf ("Process %s", shown)
                    : shown[0] == '\0'             ? g_strdup ("Process (no pid)")
                                                   : g_strdup (shown);
     }
@@ -318,7 +325,6 @@ write_plane (PlanarImporter      *imp,
       guint t = g_array_index (threads, ThreadOrder, ti).thread;
       PlanarImportThread *thread = g_ptr_array_index (imp->threads, t);
       g_autofree char *line_name = NULL;
-      gint64 tid;
 
       if (lo->line_start[t] == lo->line_start[t + 1])
         continue;
@@ -332,7 +338,7 @@ write_plane (PlanarImporter      *imp,
         {
           g_autofree char *shown = display_key (thread->tid);
 
-          line_name = numeric_key (thread->tid, &tid) ? g_strdup_printf ("Thread %s", shown) : g_strdup (shown);
+          line_name = number_key (thread->tid) ? g_strdup_printf ("Thread %s", shown) : g_strdup (shown);
         }
       planar_xspace_writer_add_line (ids->writer, ti + 1, line_name, 0);
       for (gsize k = lo->line_start[t]; k < lo->line_start[t + 1]; k++)

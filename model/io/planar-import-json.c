@@ -269,7 +269,8 @@ scalar (PlanarImporter *imp,
             {
               double d = g_ascii_strtod (copy, &end);
 
-              if (end != copy && *end == '\0' && d == (double) (gint64) d && d > -9.2e18 && d < 9.2e18)
+              /* The range first: casting a double beyond gint64 is undefined. */
+              if (end != copy && *end == '\0' && d > -9.2e18 && d < 9.2e18 && d == (double) (gint64) d)
                 {
                   g_string_append_printf (target, "%" G_GINT64_FORMAT, (gint64) d);
                   break;

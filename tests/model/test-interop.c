@@ -658,6 +658,8 @@ test_import_ids (PlanarTestFixture *f,
     " {\"ph\":\"X\",\"pid\":1,\"tid\":-0,\"ts\":0,\"dur\":1,\"name\":\"d\"},"
     " {\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":2,\"dur\":1,\"name\":\"e\"},"
     " {\"ph\":\"X\",\"pid\":-2,\"tid\":1e1,\"ts\":0,\"dur\":1,\"name\":\"f\"},"
+    /* Beyond any 64-bit id: kept as written, never cast (a fuzzer find). */
+    " {\"ph\":\"X\",\"pid\":7.7e78,\"tid\":-1e300,\"ts\":0,\"dur\":1,\"name\":\"huge\"},"
     " {\"ph\":\"i\",\"pid\":\"\",\"tid\":\"\",\"ts\":3,\"s\":\"g\",\"name\":\"Record Window End\"},"
     " {\"ph\":\"i\",\"pid\":1,\"tid\":5,\"ts\":1,\"s\":\"g\",\"name\":\"Iteration Start\"},"
     " {\"ph\":\"X\",\"pid\":\"\",\"tid\":\"\",\"ts\":0,\"dur\":1,\"name\":\"nameless\"}]");
@@ -665,6 +667,7 @@ test_import_ids (PlanarTestFixture *f,
   const PlanarPlane *minus_two = find_plane (trace, "Process -2");
   const PlanarPlane *global = find_plane (trace, "Global");
   const PlanarPlane *nameless = find_plane (trace, "Process (no pid)");
+  const PlanarPlane *huge = find_plane (trace, "Process 7.7e78");
 
   g_assert_nonnull (one);
   g_assert_cmpuint (one->n_tracks, ==, 3);
@@ -682,6 +685,8 @@ test_import_ids (PlanarTestFixture *f,
   g_assert_cmpuint (global->tracks[0].n_events, ==, 2);
   g_assert_nonnull (nameless);
   g_assert_cmpstr (nameless->tracks[0].name, ==, "Thread (no tid)");
+  g_assert_nonnull (huge);
+  g_assert_cmpstr (huge->tracks[0].name, ==, "Thread -1e300");
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
     {
       const PlanarPlane *plane = planar_trace_get_plane (trace, p);
