@@ -16,6 +16,7 @@
  *  planar-derive-tpu.c        TPU planes
  *  planar-derive.c            the two rounds of jobs (orchestration)
  *  planar-derive-sources.c    the table of derived sources: queries, cache
+ *  planar-derived-results.c   their owner on the trace (PlanarDerivedResults)
  *
  * Only those files include this header; the rest of the model sees
  * planar-derive-private.h.
@@ -512,5 +513,4 @@ gboolean _planar_trace_restore_derived_sources (PlanarTrace   *self,
                                                 const guint8  *data,
                                                 gsize          len,
                                                 GError       **error);
-void _planar_trace_clear_derived (PlanarTrace *self);
 G_END_DECLS

@@ -127,7 +127,7 @@ _planar_derive_publish_lines (DeriveContext  *dc,
        * says how many it lost. */
       if (published == room)
         {
-          g_atomic_int_inc (&self->n_dropped_derived_lines);
+          _planar_derived_results_add_dropped (_planar_derived_results_get (self));
           continue;
         }
       if (!publish_line (self, ctx->p, builders[i], timestamps_ns[i], error))

@@ -182,6 +182,8 @@ typedef struct
   GArray        *jobs;
   gint64         host_start_ns;
   gboolean       has_host;
+  /* The trace's, filled by the jobs. */
+  PlanarDerivedResults *results;
 } JobQueue;
 
 static void
@@ -227,7 +229,7 @@ run_job (guint          i,
   dc.cancellable = cancellable;
   dc.p = job->p;
   /* The flow index job of a space without planes has no plane's table. */
-  dc.sources = job->p < self->derived_sources->len ? g_ptr_array_index (self->derived_sources, job->p) : NULL;
+  dc.sources = _planar_derived_results_get_sources (q->results, job->p);
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
   if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)
@@ -255,8 +257,8 @@ run_job (guint          i,
       break;
     case JOB_FLOW_INDEX:
       /* Readers may be drawing the file's tracks: one store publishes it. */
-      g_atomic_pointer_set (&self->flows,
-                            _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
+      _planar_derived_results_set_flows (q->results,
+                                         _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
       ok = TRUE;
       break;
     default:
@@ -316,9 +318,9 @@ _planar_trace_derive (PlanarTrace   *self,
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
 
-  _planar_derive_attach (self);
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
+  queue.results = _planar_derive_attach (self);
   dc.self = self;
   dc.cancellable = cancellable;
   dc.host_id = host_id_of (self);
@@ -336,11 +338,6 @@ _planar_trace_derive (PlanarTrace   *self,
         _planar_derive_is_tensor_core_plane (self->planes[p].name))
       dc.budget_weight += self->planes[p].n_events + 1;
   _planar_derive_lookup_stat_names (self, &dc.names);
-  if (self->derived_sources == NULL)
-    {
-      self->derived_sources = g_ptr_array_new_full (self->n_planes, _planar_derive_sources_free);
-      g_ptr_array_set_size (self->derived_sources, self->n_planes);
-    }
   for (guint p = 0; p < self->n_planes; p++)
     if (g_str_has_prefix (self->planes[p].name, "/device:GPU:"))
       g_array_append_val (dc.gpu_planes, p);
@@ -382,14 +379,14 @@ _planar_trace_derive (PlanarTrace   *self,
 
           while (g_array_index (dc.gpu_planes, guint, device) != p)
             device++;
-          g_ptr_array_index (self->derived_sources, p) = _planar_derive_sources_new (self);
-          dc.sources = g_ptr_array_index (self->derived_sources, p);
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
+          dc.sources = _planar_derived_results_get_sources (queue.results, p);
           job.kind = JOB_GPU;
           job.gpu = _planar_gpu_pass_new (&dc, p, device);
         }
       else if (_planar_derive_is_tensor_core_plane (plane->name))
         {
-          g_ptr_array_index (self->derived_sources, p) = _planar_derive_sources_new (self);
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
           job.kind = JOB_TPU;
         }
       else if (_planar_derive_plane_wants_flows (&dc, p))
@@ -440,8 +437,13 @@ _planar_trace_derive (PlanarTrace   *self,
   if (!run_jobs (&queue, finishes, error))
     goto out;
 
-  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
-  ok = self->counters != NULL;
+  {
+    PlanarCounterSet *counters = _planar_counter_set_build (self, cancellable, error);
+
+    if (counters != NULL)
+      _planar_derived_results_set_counters (queue.results, counters);
+    ok = counters != NULL;
+  }
 
 out:
   for (guint i = 0; i < scans->len; i++)

@@ -98,6 +98,25 @@ typedef struct
   guint               n_file_rows;
 } PlanarPlanePrivate;
 
+/* What the model derives from the file's events (derived event sources,
+ * dropped-line count, flow index, counter series): the derive layer
+ * defines it (derive/planar-derived-results-private.h) and the trace, which
+ * cannot see that layer, holds it through this table. */
+typedef struct _PlanarDerivedResults PlanarDerivedResults;
+typedef struct
+{
+  /* Frees @results with the trace. */
+  void (*free)            (PlanarDerivedResults *results);
+  /* Appends the stats the model recorded for the derived @event of
+   * @trace (planar_trace_get_event_stats()) to @out, replacing those of
+   * the same name at or after @first. Any thread. */
+  void (*add_event_stats) (PlanarDerivedResults *results,
+                           PlanarTrace          *trace,
+                           const PlanarEvent    *event,
+                           GArray               *out,
+                           guint                 first);
+} PlanarDerivedResultsVTable;
+
 /* Derived lines a device plane can receive: XProf derives at most 16
  * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer. */
 #define PLANAR_DERIVED_TRACKS_MAX 128
@@ -176,23 +195,11 @@ struct _PlanarTrace
   gint64              first_ps;
   gint64              last_ps;
 
-  /* What the model derives from the file's events (derive/): per plane,
-   * what a derived event's PlanarEvent.source points at (the file event it
-   * was built from and its group); the derived lines left out for lack of
-   * room (atomic); the flow index; the counter series. The trace owns them
-   * and frees them with @clear_derived, which the loader sets with
-   * @add_derived_stats (the trace cannot see the layer that makes them). */
-  GPtrArray                *derived_sources;
-  gint                      n_dropped_derived_lines;
-  struct _PlanarFlowIndex  *flows;
-  struct _PlanarCounterSet *counters;
-  void                    (*clear_derived) (PlanarTrace *self);
-  /* Set beside @clear_derived: appends the stats of a derived event
-   * (planar_trace_get_event_stats()). */
-  void                    (*add_derived_stats) (PlanarTrace       *self,
-                                                const PlanarEvent *event,
-                                                GArray            *out,
-                                                guint              first);
+  /* What the model derives from the file's events, owned by the trace
+   * and reached only through @derived_vtable (see PlanarDerivedResults);
+   * NULL until the derive layer attaches it (atomic). */
+  PlanarDerivedResults             *derived;
+  const PlanarDerivedResultsVTable *derived_vtable;
 
   /* Metadata arrays replaced by bigger ones while readers may hold them
    * (planar-derive.c adds derived metadata to planes whose file tracks are
@@ -311,6 +318,16 @@ typedef void (*PlanarByteSink) (gpointer      data,
 gboolean _planar_trace_finish_track (PlanarTrace  *self,
                                      PlanarTrack  *track,
                                      GError      **error);
+
+/* The trace's derived results, or NULL while none is attached. Any
+ * thread. */
+PlanarDerivedResults *_planar_trace_get_derived (PlanarTrace *self);
+/* Gives @self @results, freed with it through @vtable, unless it has some
+ * already: returns those it holds afterwards (@results freed when they
+ * lost). Any thread. */
+PlanarDerivedResults *_planar_trace_attach_derived (PlanarTrace                      *self,
+                                                    PlanarDerivedResults             *results,
+                                                    const PlanarDerivedResultsVTable *vtable);
 
 /* Set before the load starts; NULL removes it. */
 void     _planar_trace_set_progress_func (PlanarTrace             *self,

@@ -97,8 +97,8 @@ planar_trace_finalize (GObject *object)
   PlanarTrace *self = (PlanarTrace *) object;
 
   _planar_trace_free_planes (self);
-  if (self->clear_derived != NULL)
-    self->clear_derived (self);
+  if (self->derived != NULL)
+    self->derived_vtable->free (g_steal_pointer (&self->derived));
   g_clear_pointer (&self->retired_metadata, g_ptr_array_unref);
   g_clear_pointer (&self->strings, planar_string_table_free);
   set_mapping (self, NULL);
@@ -119,6 +119,28 @@ planar_trace_finalize (GObject *object)
   g_mutex_clear (&self->strings_lock);
 
   G_OBJECT_CLASS (planar_trace_parent_class)->finalize (object);
+}
+
+PlanarDerivedResults *
+_planar_trace_get_derived (PlanarTrace *self)
+{
+  return g_atomic_pointer_get (&self->derived);
+}
+
+PlanarDerivedResults *
+_planar_trace_attach_derived (PlanarTrace                      *self,
+                              PlanarDerivedResults             *results,
+                              const PlanarDerivedResultsVTable *vtable)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  g_return_val_if_fail (results != NULL && vtable != NULL, NULL);
+  g_return_val_if_fail (self->derived_vtable == NULL || self->derived_vtable == vtable, NULL);
+
+  /* The table first: whoever sees @results sees it. */
+  g_atomic_pointer_set (&self->derived_vtable, vtable);
+  if (!g_atomic_pointer_compare_and_exchange (&self->derived, NULL, results))
+    vtable->free (results);
+  return g_atomic_pointer_get (&self->derived);
 }
 
 static void
