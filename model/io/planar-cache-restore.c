@@ -25,7 +25,6 @@
 #include "planar-parallel.h"
 #include "planar-string-table.h"
 
-static gint n_restored;
 
 /* Bytes in */
 
@@ -735,7 +734,7 @@ restore (PlanarTrace   *self,
     for (guint t = 0; t < self->planes[p].n_tracks; t++)
       g_atomic_int_set (&self->track_ready[p][t], 1);
   _planar_trace_finish_decode (self);
-  g_atomic_int_inc (&n_restored);
+  self->restored = TRUE;
   return RESTORE_DONE;
 
 failed_published:
@@ -777,10 +776,11 @@ reset (PlanarTrace  *self,
   return TRUE;
 }
 
-guint
-_planar_cache_get_n_restored (void)
+gboolean
+_planar_cache_was_restored (PlanarTrace *self)
 {
-  return (guint) g_atomic_int_get (&n_restored);
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  return self->restored;
 }
 
 gboolean
@@ -872,7 +872,7 @@ _planar_cache_try_restore (PlanarTrace   *self,
   /* Cut under the restore, the file reads as zeros past the cut instead of
    * faulting (planar-mapping.h): damage, which drops it. */
   guard = planar_mapping_register (g_mapped_file_get_contents (file), g_mapped_file_get_length (file), path);
-  _planar_mapping_test_point ("cache-mapped", path);
+  _planar_trace_test_point (self, "cache-mapped", path);
   result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
                     &repaired, cancellable, &error);
   /* Every section is checked against its checksum: a restore that is done

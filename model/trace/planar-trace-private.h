@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "planar-mapping-private.h"
 #include "planar-spill.h"
 #include "planar-trace.h"
 #include "planar-wire.h"
@@ -117,6 +118,19 @@ typedef struct
                            guint                 first);
 } PlanarDerivedResultsVTable;
 
+/* For tests: what one load does differently from the others, which the
+ * loader carries to its trace (_planar_trace_loader_set_test_options(),
+ * planar-trace-loader-private.h). Nothing process-wide. */
+typedef struct
+{
+  /* Called at the fixed points of planar-mapping-private.h, instead of
+   * what PLANAR_TEST_CHANGE_AT says; NULL: that. */
+  PlanarMappingTestHook test_hook;
+  gpointer              test_hook_data;
+  /* A PlanarSpillMode, or -1: as the file's size (and PLANAR_SPILL) say. */
+  gint                  spill;
+} PlanarTraceTestOptions;
+
 /* Derived lines a device plane can receive: XProf derives at most 16
  * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer. */
 #define PLANAR_DERIVED_TRACKS_MAX 128
@@ -175,8 +189,9 @@ struct _PlanarTrace
   gint64              time_offset_ps;
 
   /* Whether the index's large arrays go to file-backed memory
-   * (planar-spill.h): set for large files. */
-  gboolean            spill;
+   * (planar-spill.h): set for large files by the structure scan, unless
+   * @test_options say otherwise. */
+  PlanarSpillMode     spill;
 
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;
@@ -222,6 +237,11 @@ struct _PlanarTrace
   gint64                      derive_budget;
   guint                       derive_max_tracks_per_plane;
 
+  /* Set by the loader, before the structure scan (all -1/NULL: none). */
+  PlanarTraceTestOptions      test_options;
+  /* Set when the index came from the cached one (planar-cache-private.h). */
+  gboolean                    restored;
+
   /* Set by the loader: told of progress from any thread. */
   PlanarTraceProgressFunc     progress_func;
   gpointer                    progress_data;
@@ -265,15 +285,17 @@ void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);
-/* Whether the index of an XSpace of @size bytes goes to file-backed memory
- * (the one knob of the load left in the environment, because the load
- * benchmark sets it for the child processes it times):
+/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
- * file, is more than a workstation gives a viewer), or as PLANAR_SPILL
- * says ("0" never, "1" always, "all" always and every block, for the
- * tests). */
+ * file, is more than a workstation gives a viewer).
+ *
+ * For tests: the environment variable PLANAR_SPILL, read once per process,
+ * decides instead ("0" never, "1" the large blocks, "all" every block): the
+ * load benchmark sets it for the child processes it times, which nothing
+ * else reaches. In-process tests set it per load instead (the loader's
+ * _planar_trace_loader_set_spill(), planar-trace-loader-private.h). */
 #define PLANAR_SPILL_FILE_MIN ((guint64) 1 << 30)
-gboolean _planar_trace_wants_spill (guint64 size);
+PlanarSpillMode _planar_trace_wants_spill (guint64 size);
 /* Frees a track's events and indices (planar_spill_free() blocks), leaving
  * its header. */
 void     _planar_track_clear_arrays (PlanarTrack *track);
@@ -339,9 +361,11 @@ void     _planar_trace_report_progress   (PlanarTrace     *self,
                                           gboolean         tracks_changed);
 
 /* The open, in steps, for the loader: a trace with @path mapped (a regular
- * file, never waited on), nothing read yet... */
-PlanarTrace *_planar_trace_new_mapped    (const char     *path,
-                                          GError        **error);
+ * file, never waited on), nothing read yet, with @test_options (NULL: none,
+ * planar-trace-loader-private.h)... */
+PlanarTrace *_planar_trace_new_mapped    (const char                   *path,
+                                          const PlanarTraceTestOptions *test_options,
+                                          GError                      **error);
 /* ...whose bytes are replaced by the XSpace an import made (@mapped taken),
  * with what the import found (@report, freed with @report_free)... */
 void     _planar_trace_take_import       (PlanarTrace    *self,
@@ -352,5 +376,16 @@ void     _planar_trace_take_import       (PlanarTrace    *self,
  * PLANAR_TRACE_ERROR_CHANGED when the file changed meanwhile. */
 gboolean _planar_trace_open_mapped       (PlanarTrace    *self,
                                           GError        **error);
+/* planar_trace_open() with @test_options (NULL: none). */
+PlanarTrace *_planar_trace_open_with     (const char                   *path,
+                                          const PlanarTraceTestOptions *test_options,
+                                          GError                      **error);
+
+/* For tests: fixed point @point of a load of @self reached, about @path
+ * (planar-mapping-private.h): the trace's test hook is told, or else
+ * PLANAR_TEST_CHANGE_AT acts. Any thread. */
+void     _planar_trace_test_point        (PlanarTrace    *self,
+                                          const char     *point,
+                                          const char     *path);
 
 G_END_DECLS
