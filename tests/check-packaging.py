@@ -45,10 +45,12 @@ APP_ID = "dev.planar.Planar"
 POTFILES_FOLDERS = ("app", "capture", "cli", "data", "model", "view", "widgets")
 # The folders whose error messages must be marked for translation, and the
 # calls that take one: (function, index of the message argument); add() is
-# how model/query/planar-health.c records a finding.
-MARKED_FOLDERS = ("app", "capture", "model", "view", "widgets")
+# how model/query/planar-health.c records a finding; the planar_cli_*()
+# calls are planar-cli's errors, warnings, help summaries and progress.
+MARKED_FOLDERS = ("app", "capture", "cli", "model", "view", "widgets")
 MESSAGE_CALLS = (("g_set_error", 3), ("g_set_error_literal", 3), ("g_prefix_error", 1),
-                 ("g_prefix_error_literal", 1), ("add", 7))
+                 ("g_prefix_error_literal", 1), ("add", 7), ("planar_cli_fail", 1), ("planar_cli_warn", 0),
+                 ("planar_cli_parse", 2), ("planar_cli_progress", 0))
 TRANSLATED = re.compile(r"^(?:_|N_|C_|NC_|ngettext|g_dngettext|g_dgettext|g_dpgettext2?)\s*\(")
 MIME_TYPE = "application/x-xplane+protobuf"
 
