@@ -149,6 +149,7 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
       }
   if (n == 0)
     g_clear_pointer (&sources, _planar_derive_sources_free);
+  _planar_derived_results_set_n_planes (_planar_derive_attach (self), self->n_planes);
   _planar_derived_results_set_sources (_planar_derive_attach (self), p, sources);
   return TRUE;
 

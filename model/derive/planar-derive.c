@@ -321,6 +321,7 @@ _planar_trace_derive (PlanarTrace   *self,
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
   queue.results = _planar_derive_attach (self);
+  _planar_derived_results_set_n_planes (queue.results, self->n_planes);
   dc.self = self;
   dc.cancellable = cancellable;
   dc.host_id = host_id_of (self);

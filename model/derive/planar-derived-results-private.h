@@ -36,10 +36,15 @@ PlanarDerivedResults *_planar_derived_results_get            (PlanarTrace       
  * derived tracks are being thrown away; nothing published points in). */
 void                  _planar_derived_results_clear          (PlanarDerivedResults *self);
 
+/* Makes room for the tables of @n_planes planes: done before any derived
+ * event is published, as the room may move (readers index it). */
+void                  _planar_derived_results_set_n_planes   (PlanarDerivedResults *self,
+                                                              guint                 n_planes);
 /* Plane @p's table of DerivedSource (planar-derive-pass-private.h), or NULL. */
 PlanarSpillArray     *_planar_derived_results_get_sources    (PlanarDerivedResults *self,
                                                               guint                 p);
-/* Replaces plane @p's table with @sources (taken; NULL: none). */
+/* Replaces plane @p's table with @sources (taken; NULL: none); @p below
+ * the planes made room for. */
 void                  _planar_derived_results_set_sources    (PlanarDerivedResults *self,
                                                               guint                 p,
                                                               PlanarSpillArray     *sources);

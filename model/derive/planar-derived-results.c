@@ -74,6 +74,14 @@ _planar_derived_results_clear (PlanarDerivedResults *self)
   g_atomic_int_set (&self->n_dropped, 0);
 }
 
+void
+_planar_derived_results_set_n_planes (PlanarDerivedResults *self,
+                                      guint                 n_planes)
+{
+  if (n_planes > self->sources->len)
+    g_ptr_array_set_size (self->sources, n_planes);
+}
+
 PlanarSpillArray *
 _planar_derived_results_get_sources (PlanarDerivedResults *self,
                                      guint                 p)
@@ -88,12 +96,8 @@ _planar_derived_results_set_sources (PlanarDerivedResults *self,
                                      guint                 p,
                                      PlanarSpillArray     *sources)
 {
-  if (p >= self->sources->len)
-    {
-      if (sources == NULL)
-        return;
-      g_ptr_array_set_size (self->sources, p + 1);
-    }
+  g_return_if_fail (p < self->sources->len);
+
   _planar_derive_sources_free (g_ptr_array_index (self->sources, p));
   g_ptr_array_index (self->sources, p) = sources;
 }
