@@ -8,7 +8,9 @@
  *    annotations on the kernels, a `Steps` line from the events' group ids,
  *    and a `Launch Stats` line from the host's launch calls;
  *  - on each `/device:TPU:N` plane, `Framework Ops`, `Framework Name Scope`
- *    and `Source code` from the ops' `tf_op` and `source` stats.
+ *    and `Source code` from the ops' `tf_op` and `source` stats, and the
+ *    `Host Offload Ops row N` lines pairing the starts and dones of the
+ *    copies to and from the host's memory (planar-derive-offload.c).
  *
  * This file does the same once every file track is in place, in one pass
  * over the events' stats per plane (the stats decoded lazily from the
@@ -36,8 +38,7 @@
  * gets no Framework lines: XProf takes them from the HLO instruction, not
  * from the kernel's `tf_op`); XProf's full step grouping for profiles
  * without `group_id` (only the group names are recovered, from the host's
- * root events); the `Host Offload Ops` lines of TPU planes; the XLA:CPU
- * lines derived on host planes; and the stacks of identical spans XProf
+ * root events); the XLA:CPU lines derived on host planes; and the stacks of identical spans XProf
  * shortens by 1 ns per level (here the loader nests them by creation order
  * instead, which is as stable and keeps the times exact). Also left out:
  * the conversion of older TraceMe stats to producer/consumer form XProf

@@ -38,6 +38,10 @@ G_BEGIN_DECLS
 #define PLANAR_LINE_ID_XLA_MODULES           G_GINT64_CONSTANT (-559038733)
 #define PLANAR_LINE_ID_XLA_OPS               G_GINT64_CONSTANT (-559038732)
 #define PLANAR_LINE_ID_SOURCE_CODE           G_GINT64_CONSTANT (-559038730)
+/* TPU planes: Host Offload row N (0-based) has id
+ * PLANAR_LINE_ID_HOST_OFFLOAD_MIN + N. */
+#define PLANAR_LINE_ID_HOST_OFFLOAD_MIN      G_GINT64_CONSTANT (-559038729)
+#define PLANAR_LINE_ID_HOST_OFFLOAD_MAX      G_GINT64_CONSTANT (-559038689)
 /* GPU planes: stream k (0-based, in XProf's stream order) owns the six ids
  * from PLANAR_LINE_ID_DEVICE_DERIVED_MIN + 6k; add the
  * PLANAR_DERIVED_OFFSET_* of a line kind. */
