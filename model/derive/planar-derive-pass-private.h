@@ -15,6 +15,7 @@
  *  planar-derive-gpu.c        GPU planes
  *  planar-derive-tpu.c        TPU planes
  *  planar-derive-offload.c    TPU planes' Host Offload rows
+ *  planar-derive-xla-cpu.c    the host's XLA:CPU lines
  *  planar-derive.c            the two rounds of jobs (orchestration)
  *  planar-derive-sources.c    the table of derived sources: queries, cache
  *
@@ -304,6 +305,7 @@ typedef struct
   gboolean source;
   gboolean device_derived;
   gboolean host_offload;
+  gboolean host_xla;
 } NativeLines;
 
 /* A GPU plane's pass (planar-derive-gpu.c). */
@@ -502,6 +504,14 @@ void _planar_offload_pass_add (OffloadPass          *op,
 guint _planar_offload_pass_get_n_rows (OffloadPass *op);
 LineBuilder *_planar_offload_pass_get_row (OffloadPass *op,
                                            guint        i);
+
+/* planar-derive-xla-cpu.c */
+
+gboolean _planar_derive_xla_cpu_wanted (DeriveContext *dc,
+                                        guint          p);
+gboolean _planar_derive_xla_cpu_plane (DeriveContext  *dc,
+                                       guint           p,
+                                       GError        **error);
 
 /* planar-derive.c */
 

@@ -177,5 +177,8 @@ _planar_derive_find_native_lines (const PlanarPlane *plane,
       if ((id >= PLANAR_LINE_ID_HOST_OFFLOAD_MIN && id <= PLANAR_LINE_ID_HOST_OFFLOAD_MAX) ||
           g_str_has_prefix (track->name, "Host Offload Ops row "))
         native->host_offload = TRUE;
+      if ((id >= PLANAR_LINE_ID_HOST_XLA_MIN && id <= PLANAR_LINE_ID_HOST_XLA_MAX) ||
+          g_str_has_suffix (track->name, "-XLA Modules"))
+        native->host_xla = TRUE;
     }
 }
