@@ -1,7 +1,8 @@
 /* test-derive-tpu.c: what the model derives on TPU planes beyond the
- * Framework lines of test-derive.c: XProf's merge rule on planes without
- * step groups, and the Host Offload rows (planar-derive-offload.c), on
- * hand-made XSpaces.
+ * Framework lines of test-derive.c: XProf's merge rules (the gap rule of
+ * planes without step groups, and the scope ranges it compares, which
+ * only GPU planes carry), and the Host Offload rows
+ * (planar-derive-offload.c), on hand-made XSpaces.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -270,6 +271,88 @@ test_merge_gap (Fixture       *f,
   g_assert_cmpuint (count_derived (plane), ==, 3);
 }
 
+/* A GPU kernel: non-empty kernel_details, a module, an op and a scope
+ * range. */
+static void
+add_scoped_kernel (Builder    *b,
+                   XLine      *line,
+                   gint64      offset_ps,
+                   const char *module,
+                   guint64     program_id,
+                   const char *hlo_op,
+                   gint64      scope_range_id)
+{
+  XEvent *ev = add_event (b, line, "kernel", offset_ps, 10);
+  gint64 details = planar_test_named_plane_stat_id (b, "regs:32 grid:1,1,1 block:128,1,1");
+
+  event_add_stat (ev, planar_test_stat_ref (planar_test_named_plane_stat_id (b, "kernel_details"),
+                                            (guint64) details));
+  event_add_stat (ev, planar_test_stat_str (planar_test_named_plane_stat_id (b, "hlo_module"), module));
+  event_add_stat (ev, planar_test_stat_uint (planar_test_named_plane_stat_id (b, "program_id"), program_id));
+  event_add_stat (ev, planar_test_stat_str (planar_test_named_plane_stat_id (b, "hlo_op"), hlo_op));
+  event_add_stat (ev, planar_test_stat_int (planar_test_named_plane_stat_id (b, "scope_range_id"),
+                                            scope_range_id));
+}
+
+/* XProf follows a kernel's scope range up its parents: the root keeps
+ * apart the runs of a module, the rest the levels of an op when there is
+ * one range per level. A cycle in the tree ends the walk at the first
+ * parent seen twice, the kernel's own range counting only once it has
+ * been reached as a parent. */
+static void
+test_scope_ranges (Fixture       *f,
+                   gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *tree = planar_test_space_add_plane (space, 1, "/host:__ScopeRangeCallStack__");
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  /* child -> parent: a cycle 10 <-> 20 that 30 leads into, and 40, 41
+   * under 50. */
+  static const gint64 parents[][2] = { { 10, 20 }, { 20, 10 }, { 30, 10 }, { 40, 50 }, { 41, 50 } };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *modules, *ops;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (parents); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%" G_GINT64_FORMAT, parents[i][0]);
+
+      planar_test_plane_add_stat_metadata (tree, parents[i][0], name);
+      PLANAR_TEST_APPEND (tree->stats, tree->n_stats, planar_test_stat_int (parents[i][0], parents[i][1]));
+    }
+  /* 10 walks 10, 20, 10 (root 10); 30 walks 30, 10, 20 (root 20): two
+   * runs of m. */
+  add_scoped_kernel (gpu, stream, 0, "m", 1, "x", 10);
+  add_scoped_kernel (gpu, stream, 20, "m", 1, "x", 30);
+  /* 40 and 41 share the root 50: one run of n, whose op y::z has one range
+   * per level: y (50) goes on, z (40, then 41) does not. */
+  add_scoped_kernel (gpu, stream, 100, "n", 2, "y::z", 40);
+  add_scoped_kernel (gpu, stream, 120, "n", 2, "y::z", 41);
+  planar_test_named_plane_done (gpu);
+
+  path = planar_test_write_space (space, f->dir, "scopes.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  check_derived_tracks (trace, plane);
+  modules = derived_track (plane, "XLA Modules - from #7");
+  ops = derived_track (plane, "XLA Ops - from #7");
+  g_assert_nonnull (modules);
+  g_assert_nonnull (ops);
+  g_assert_cmpuint (modules->n_events, ==, 3);
+  assert_event (plane, modules, 0, NULL, 0, 10);
+  assert_event (plane, modules, 1, NULL, 20, 30);
+  assert_event (plane, modules, 2, NULL, 100, 130);
+  g_assert_cmpuint (ops->n_events, ==, 5);
+  assert_event (plane, ops, 0, "1/x", 0, 10);
+  assert_event (plane, ops, 1, "1/x", 20, 30);
+  assert_event (plane, ops, 2, "2/y", 100, 130);
+  assert_event (plane, ops, 3, "2/z", 100, 110);
+  assert_event (plane, ops, 4, "2/z", 120, 130);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Host Offload rows */
 
@@ -485,6 +568,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   PLANAR_TEST_ADD ("/derive-tpu/merge-gap", test_merge_gap);
+  PLANAR_TEST_ADD ("/derive-tpu/scope-ranges", test_scope_ranges);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload", test_host_offload);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-rows-max", test_host_offload_rows_max);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-native", test_host_offload_native);
