@@ -174,5 +174,11 @@ _planar_derive_find_native_lines (const PlanarPlane *plane,
         native->source = TRUE;
       if (id >= PLANAR_LINE_ID_DEVICE_DERIVED_MIN && id <= PLANAR_LINE_ID_DEVICE_DERIVED_MAX)
         native->device_derived = TRUE;
+      if ((id >= PLANAR_LINE_ID_HOST_OFFLOAD_MIN && id <= PLANAR_LINE_ID_HOST_OFFLOAD_MAX) ||
+          g_str_has_prefix (track->name, "Host Offload Ops row "))
+        native->host_offload = TRUE;
+      if ((id >= PLANAR_LINE_ID_HOST_XLA_MIN && id <= PLANAR_LINE_ID_HOST_XLA_MAX) ||
+          g_str_has_suffix (track->name, "-XLA Modules"))
+        native->host_xla = TRUE;
     }
 }

@@ -8,7 +8,12 @@
  *    annotations on the kernels, a `Steps` line from the events' group ids,
  *    and a `Launch Stats` line from the host's launch calls;
  *  - on each `/device:TPU:N` plane, `Framework Ops`, `Framework Name Scope`
- *    and `Source code` from the ops' `tf_op` and `source` stats.
+ *    and `Source code` from the ops' `tf_op` and `source` stats, and the
+ *    `Host Offload Ops row N` lines pairing the starts and dones of the
+ *    copies to and from the host's memory (planar-derive-offload.c);
+ *  - on the `/host:CPU` plane, per thread that runs XLA:CPU programs (JAX
+ *    on CPU), `<thread>-Framework Ops`, `-Framework Name Scope` and `-XLA
+ *    Modules` (planar-derive-xla-cpu.c).
  *
  * This file does the same once every file track is in place, in one pass
  * over the events' stats per plane (the stats decoded lazily from the
@@ -36,15 +41,19 @@
  * gets no Framework lines: XProf takes them from the HLO instruction, not
  * from the kernel's `tf_op`); XProf's full step grouping for profiles
  * without `group_id` (only the group names are recovered, from the host's
- * root events); the `Host Offload Ops` lines of TPU planes; the XLA:CPU
- * lines derived on host planes; and the stacks of identical spans XProf
- * shortens by 1 ns per level (here the loader nests them by creation order
- * instead, which is as stable and keeps the times exact). Also left out:
- * the conversion of older TraceMe stats to producer/consumer form XProf
- * makes first (PreprocessXPlane); more than one `flow` stat on an event
- * (an event's stats keep the last value of a name); the CUDA graph ids XProf
- * copies onto XLA op events; aggregated events (num_occurrences), which
- * have no time.
+ * root events): XProf links every host event of every thread into one
+ * forest by their producer/consumer and step stats before it draws a
+ * device line, where Planar shows each line as it is decoded; and the
+ * stacks of identical spans XProf shortens by 1 ns per level (here the
+ * loader nests them by creation order instead, which is as stable and
+ * keeps the times exact). Also left out: the conversion of older TraceMe
+ * stats to producer/consumer form XProf makes first (PreprocessXPlane),
+ * which rewrites the file's stats where Planar reads them, unchanged, from
+ * the mapped file; more than one `flow` stat on an event (an event's stats
+ * keep the last value of a name); the CUDA graph ids XProf copies onto XLA
+ * op events (the op's first kernel, which planar_trace_get_derived_source()
+ * gives, carries them); aggregated events (num_occurrences), which have no
+ * time to draw them at.
  *
  * This file runs the passes; planar-derive-pass-private.h lists the files
  * that do each part.
@@ -156,6 +165,7 @@ typedef enum
   JOB_HOST_TRACK,
   JOB_GPU,
   JOB_TPU,
+  JOB_XLA_CPU,
   JOB_FLOWS,
   JOB_GPU_FINISH,
   JOB_FLOW_INDEX,
@@ -232,7 +242,7 @@ run_job (guint          i,
   dc.sources = _planar_derived_results_get_sources (q->results, job->p);
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
-  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)
+  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX && job->kind != JOB_XLA_CPU)
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   switch (job->kind)
@@ -248,6 +258,9 @@ run_job (guint          i,
       break;
     case JOB_TPU:
       ok = _planar_derive_tpu_plane (&dc, job->p, error);
+      break;
+    case JOB_XLA_CPU:
+      ok = _planar_derive_xla_cpu_plane (&dc, job->p, error);
       break;
     case JOB_FLOWS:
       ok = _planar_derive_scan_flows_only (&dc, job->p, error);
@@ -334,11 +347,12 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.budget = self->derive_budget >= 0 ? self->derive_budget
                                     : (gint64) 64 * 1024 * 1024 +
                                       (gint64) MIN (self->size, G_MAXINT64 / 8) * 6;
+  _planar_derive_lookup_stat_names (self, &dc.names);
   for (guint p = 0; p < self->n_planes; p++)
     if (g_str_has_prefix (self->planes[p].name, "/device:GPU:") ||
-        _planar_derive_is_tensor_core_plane (self->planes[p].name))
+        _planar_derive_is_tensor_core_plane (self->planes[p].name) ||
+        _planar_derive_xla_cpu_wanted (&dc, p))
       dc.budget_weight += self->planes[p].n_events + 1;
-  _planar_derive_lookup_stat_names (self, &dc.names);
   for (guint p = 0; p < self->n_planes; p++)
     if (g_str_has_prefix (self->planes[p].name, "/device:GPU:"))
       g_array_append_val (dc.gpu_planes, p);
@@ -355,6 +369,16 @@ _planar_trace_derive (PlanarTrace   *self,
 
       job.p = p;
       job.n_events = plane->n_events;
+      /* The XLA:CPU lines of the host's threads: one job for the plane,
+       * beside the host's others. */
+      if (_planar_derive_xla_cpu_wanted (&dc, p))
+        {
+          Job xla = job;
+
+          xla.kind = JOB_XLA_CPU;
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
+          g_array_append_val (scans, xla);
+        }
       if (strcmp (plane->name, "/host:CPU") == 0)
         {
           if (!queue.has_host)

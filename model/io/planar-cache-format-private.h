@@ -16,8 +16,9 @@
 G_BEGIN_DECLS
 
 #define MAGIC "PLNRIDX1"
-/* 2: the key holds the content hash. */
-#define VERSION 2
+/* 2: the key holds the content hash. 3: TPU planes have Host Offload rows
+ * and host planes XLA:CPU lines (an index of version 2 lacks them). */
+#define VERSION 3
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1

@@ -132,8 +132,14 @@ typedef struct
 } PlanarTraceTestOptions;
 
 /* Derived lines a device plane can receive: XProf derives at most 16
- * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer. */
+ * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer (three,
+ * and up to PLANAR_HOST_OFFLOAD_ROWS_MAX Host Offload rows). */
 #define PLANAR_DERIVED_TRACKS_MAX 128
+/* The Host Offload rows of a TPU plane: XProf's 41 line ids. */
+#define PLANAR_HOST_OFFLOAD_ROWS_MAX 41
+/* Derived lines a `/host:CPU` plane can receive: three XLA:CPU lines per
+ * thread, in XProf's room of 240 line ids. */
+#define PLANAR_DERIVED_HOST_TRACKS_MAX 240
 
 struct _PlanarTrace
 {
