@@ -332,7 +332,9 @@ planar_application_startup (GApplication *application)
   PlanarApplication *self = PLANAR_APPLICATION (application);
   static const char * const settings_actions[] = { "show-flows", "hide-internal-events", "show-details" };
 
+  _planar_window_bench_mark ("startup");
   G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
+  _planar_window_bench_mark ("GTK and libadwaita started");
 
   self->settings = settings_new ();
   apply_cache_settings (self->settings, NULL, NULL);
@@ -350,6 +352,7 @@ planar_application_startup (GApplication *application)
 
   planar_shortcuts_set_application_accels (GTK_APPLICATION (self));
   gtk_window_set_default_icon_name (APPLICATION_ID);
+  _planar_window_bench_mark ("settings and actions");
 }
 
 static void
@@ -371,6 +374,7 @@ planar_application_open (GApplication  *application,
 {
   PlanarApplication *self = PLANAR_APPLICATION (application);
 
+  _planar_window_bench_mark ("open");
   for (int i = 0; i < n_files; i++)
     {
       PlanarWindow *window;
@@ -386,7 +390,9 @@ planar_application_open (GApplication  *application,
         }
       else
         window = planar_application_open_file (self, files[i], NULL);
+      _planar_window_bench_mark ("window made, discovery started");
       gtk_window_present (GTK_WINDOW (window));
+      _planar_window_bench_mark ("window presented");
     }
 }
 
