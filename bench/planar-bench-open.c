@@ -33,7 +33,8 @@
 typedef struct
 {
   char   *label;
-  char   *path;     /* NULL for the bare window */
+  char   *app;      /* the planar binary; NULL for the bare window */
+  char   *path;
   double  n_events; /* 0 for the bare window and real samples */
   guint64 size;
   GArray *seconds;  /* double */
@@ -225,6 +226,7 @@ target_free (gpointer data)
   Target *t = data;
 
   g_free (t->label);
+  g_free (t->app);
   g_free (t->path);
   g_free (t->skipped);
   g_array_unref (t->seconds);
@@ -233,14 +235,32 @@ target_free (gpointer data)
 
 static Target *
 target_new (const char *label,
+            const char *app,
             const char *path)
 {
   Target *t = g_new0 (Target, 1);
 
   t->label = g_strdup (label);
+  t->app = g_strdup (app);
   t->path = g_strdup (path);
   t->seconds = g_array_new (FALSE, FALSE, sizeof (double));
   return t;
+}
+
+/* The profile of @n_events run with @app, if timed. */
+static Target *
+find_target (GPtrArray  *targets,
+             const char *app,
+             double      n_events)
+{
+  for (guint i = 0; i < targets->len; i++)
+    {
+      Target *t = g_ptr_array_index (targets, i);
+
+      if (t->skipped == NULL && t->n_events == n_events && g_strcmp0 (t->app, app) == 0)
+        return t;
+    }
+  return NULL;
 }
 
 int
@@ -249,6 +269,7 @@ main (int   argc,
 {
   g_autofree char *sizes_arg = NULL;
   g_autofree char *dir = NULL;
+  g_autofree char *baseline = NULL;
   int runs = 5;
   int big_runs = 3;
   gboolean verbose = FALSE;
@@ -258,6 +279,8 @@ main (int   argc,
     { "runs", 0, 0, G_OPTION_ARG_INT, &runs, "Runs of each program (default 5)", "N" },
     { "big-runs", 0, 0, G_OPTION_ARG_INT, &big_runs, "Runs of profiles from 1e8 events (default 3)", "N" },
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Where the profiles are made once (default $PLANAR_BENCH_DIR)", "DIR" },
+    { "baseline", 0, 0, G_OPTION_ARG_FILENAME, &baseline, "Another build of planar to time in the same runs "
+      "(each profile twice: this build's and the baseline's)", "PLANAR" },
     { "no-sample", 0, 0, G_OPTION_ARG_NONE, &no_sample, "Leave out the smallest real sample", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Let Planar say when it reached each step", NULL },
     { NULL }
@@ -267,7 +290,7 @@ main (int   argc,
   g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func (target_free);
   g_auto(GStrv) sizes = NULL;
   g_autofree char *sample = NULL;
-  Target *window, *first_gen = NULL, *big = NULL;
+  Target *window, *first_gen = NULL, *big = NULL, *one;
   double floor_s;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -291,15 +314,22 @@ main (int   argc,
       return 2;
     }
 
-  window = target_new ("bare libadwaita window, one rectangle", NULL);
+  window = target_new ("bare libadwaita window, one rectangle", NULL, NULL);
   g_ptr_array_add (targets, window);
   if (!no_sample && (sample = smallest_sample ()) != NULL)
     {
       g_autofree char *base = g_path_get_basename (sample);
       g_autofree char *label = g_strdup_printf ("Planar, smallest real sample (%s)", base);
 
-      g_ptr_array_add (targets, target_new (label, sample));
+      g_ptr_array_add (targets, target_new (label, PLANAR_APP_PATH, sample));
       ((Target *) g_ptr_array_index (targets, targets->len - 1))->size = file_size (sample);
+      if (baseline != NULL)
+        {
+          g_autofree char *base_label = g_strdup_printf ("baseline %s", label);
+
+          g_ptr_array_add (targets, target_new (base_label, baseline, sample));
+          ((Target *) g_ptr_array_index (targets, targets->len - 1))->size = file_size (sample);
+        }
     }
   sizes = g_strsplit (sizes_arg != NULL ? sizes_arg : "1e6,1e7,1e8", ",", -1);
   for (guint i = 0; sizes[i] != NULL; i++)
@@ -307,7 +337,7 @@ main (int   argc,
       g_autofree char *name = g_strdup_printf ("gen-seed1-%s.xplane.pb", sizes[i]);
       g_autofree char *path = g_build_filename (dir, name, NULL);
       g_autofree char *label = g_strdup_printf ("Planar, planar-gen %s events", sizes[i]);
-      Target *t = target_new (label, path);
+      Target *t = target_new (label, PLANAR_APP_PATH, path);
 
       t->n_events = g_ascii_strtod (sizes[i], NULL);
       g_ptr_array_add (targets, t);
@@ -316,6 +346,16 @@ main (int   argc,
         first_gen = t;
       if (t->skipped == NULL && t->n_events >= 1e8)
         big = t;
+      if (baseline != NULL)
+        {
+          g_autofree char *base_label = g_strdup_printf ("baseline %s", label);
+          Target *b = target_new (base_label, baseline, path);
+
+          b->n_events = t->n_events;
+          b->size = t->size;
+          b->skipped = g_strdup (t->skipped);
+          g_ptr_array_add (targets, b);
+        }
     }
 
   for (int r = 0; r < MAX (runs, big_runs); r++)
@@ -323,12 +363,12 @@ main (int   argc,
       {
         Target *t = g_ptr_array_index (targets, i);
         const char *adw_argv[] = { PLANAR_ADW_WINDOW_PATH, NULL };
-        const char *app_argv[] = { PLANAR_APP_PATH, t->path, NULL };
+        const char *app_argv[] = { t->app, t->path, NULL };
         double s;
 
         if (t->skipped != NULL || r >= (t->n_events >= 1e8 ? big_runs : runs))
           continue;
-        s = time_first_frame (t->path == NULL ? adw_argv : app_argv, verbose);
+        s = time_first_frame (t->app == NULL ? adw_argv : app_argv, verbose);
         if (s < 0)
           {
             t->skipped = g_strdup ("failed: no first frame (see above)");
@@ -361,8 +401,9 @@ main (int   argc,
         }
       printf ("| %s | %.1f | %u | %.3f | %.3f | %.3f | %.2fx | ", t->label, t->size / 1e6, t->seconds->len, m, lo, hi,
               floor_s > 0 ? m / floor_s : 0.0);
-      if (t->n_events > 0 && first_gen != NULL && first_gen->n_events == 1e6 && first_gen->seconds->len > 0)
-        printf ("%.2fx |\n", m / median (first_gen->seconds));
+      one = t->n_events > 0 ? find_target (targets, t->app, 1e6) : NULL;
+      if (one != NULL && one->seconds->len > 0)
+        printf ("%.2fx |\n", m / median (one->seconds));
       else
         printf ("|\n");
     }
@@ -374,5 +415,7 @@ main (int   argc,
   if (big != NULL && first_gen != NULL && first_gen->n_events == 1e6 && big->seconds->len > 0)
     printf ("Target 2, first frame at 1e8 <= 3x the first frame at 1e6: %.2fx\n",
             median (big->seconds) / median (first_gen->seconds));
+  if (baseline != NULL && (one = find_target (targets, baseline, 1e6)) != NULL && floor_s > 0)
+    printf ("The baseline's first frame at 1e6: %.2fx the bare window\n", median (one->seconds) / floor_s);
   return 0;
 }
