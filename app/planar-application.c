@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "planar-cache.h"
+#include "planar-parallel.h"
 #include "planar-preferences.h"
 #include "planar-sandbox.h"
 #include "planar-shortcuts.h"
@@ -336,6 +337,8 @@ planar_application_startup (GApplication *application)
   G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
   _planar_window_bench_mark ("GTK and libadwaita started");
 
+  /* Loads leave the main thread a core: it draws their tracks as they come. */
+  planar_parallel_set_background (TRUE);
   self->settings = settings_new ();
   apply_cache_settings (self->settings, NULL, NULL);
   g_signal_connect (self->settings, "changed::cache-enabled", G_CALLBACK (apply_cache_settings), NULL);

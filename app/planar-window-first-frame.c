@@ -91,8 +91,11 @@ after_paint (GdkFrameClock *clock,
       _planar_window_bench_mark ("the window's first frame painted");
       self->first_frame_painted = TRUE;
     }
+  self->n_frames_painted++;
   if (!self->first_frame_armed || !gtk_widget_get_mapped (GTK_WIDGET (self->timeline)))
     return;
+  if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
+    g_printerr ("planar: %u frames painted since the load started\n", self->n_frames_painted);
   _planar_window_bench_mark ("first frame with every track of the file painted");
   printf ("first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
   fflush (stdout);

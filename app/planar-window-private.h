@@ -105,6 +105,7 @@ struct _PlanarWindow
   gboolean              first_frame_marked;
   gboolean              first_frame_armed;
   gboolean              first_frame_painted;
+  guint                 n_frames_painted;
 };
 
 /* The keys of the message bar's lines, in the order they are first set:
