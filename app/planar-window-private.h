@@ -100,6 +100,12 @@ struct _PlanarWindow
   /* Set while the window moves its controls to match its state, so that
    * their change signals are not taken for the user's. */
   gboolean              updating_controls;
+  /* planar-window-first-frame.c, under PLANAR_BENCH_FIRST_FRAME only. */
+  gboolean              first_frame_watched;
+  gboolean              first_frame_marked;
+  gboolean              first_frame_armed;
+  gboolean              first_frame_painted;
+  guint                 n_frames_painted;
 };
 
 /* The keys of the message bar's lines, in the order they are first set:
@@ -119,6 +125,10 @@ struct _PlanarWindow
 extern const char * const _planar_window_tools[];
 
 void      _planar_window_init_actions    (PlanarWindow        *self);
+/* planar-window-first-frame.c: what bench/open measures, with
+ * PLANAR_BENCH_FIRST_FRAME set (nothing otherwise). */
+void      _planar_window_watch_first_frame (PlanarWindow      *self);
+void      _planar_window_bench_mark      (const char          *what);
 /* planar-window-export.c: win.export-profile, and the export it runs. */
 void      _planar_window_init_export_actions (PlanarWindow    *self);
 void      _planar_window_export_profile_async (PlanarWindow         *self,

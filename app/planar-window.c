@@ -613,6 +613,7 @@ open_done (GObject      *source,
     }
   g_clear_object (&self->open_cancellable);
   _planar_window_stop_progress (self);
+  _planar_window_bench_mark ("catalog discovered");
 
   if (opened == NULL)
     {
@@ -901,6 +902,7 @@ load (PlanarWindow *self)
   self->loading_all_hosts = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
+  _planar_window_watch_first_frame (self);
   /* The timeline shows the tracks as they are decoded, arranged as they
    * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
@@ -1424,6 +1426,11 @@ planar_window_open (PlanarWindow *self,
       g_clear_object (&self->file);
       return;
     }
+
+  /* A window made to open a path shows the profile's page from its first
+   * frame: a welcome page would only be drawn to be cross-faded away. */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    gtk_stack_set_visible_child_full (self->stack, "trace-viewer", GTK_STACK_TRANSITION_TYPE_NONE);
 
   self->open_cancellable = g_cancellable_new ();
   _planar_window_discover_async (self, g_file_peek_path (file), self->open_cancellable, open_done);

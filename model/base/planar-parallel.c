@@ -24,6 +24,12 @@
 #include "planar-parallel.h"
 
 #include <glib/gi18n-lib.h>
+#ifdef __linux__
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 typedef struct
 {
@@ -37,7 +43,22 @@ typedef struct
   GMutex              lock;
   guint               failed_job; /* under @lock */
   GError             *failed;     /* under @lock */
+  gboolean            background;
 } Run;
+
+static gint background_threads; /* atomic */
+
+void
+planar_parallel_set_background (gboolean background)
+{
+  g_atomic_int_set (&background_threads, !!background);
+}
+
+gboolean
+planar_parallel_get_background (void)
+{
+  return g_atomic_int_get (&background_threads);
+}
 
 guint
 planar_parallel_max_threads (void)
@@ -81,6 +102,33 @@ worker (gpointer user_data)
   return NULL;
 }
 
+/* On Linux a thread's nice value is its own (setpriority() on its id);
+ * it cannot be raised back without privileges, which is why only the
+ * threads started here, which end with the run, are lowered. */
+static void
+lower_priority (void)
+{
+#ifdef __linux__
+  id_t tid = (id_t) syscall (SYS_gettid);
+  int nice;
+
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, tid);
+  if (errno == 0)
+    (void) setpriority (PRIO_PROCESS, tid, MIN (nice + PLANAR_PARALLEL_BACKGROUND_NICE, 19));
+#endif
+}
+
+static gpointer
+pool_thread (gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (run->background)
+    lower_priority ();
+  return worker (run);
+}
+
 gboolean
 planar_parallel_run (guint               n_jobs,
                      const guint        *order,
@@ -101,7 +149,7 @@ planar_parallel_run_threads (guint               n_threads,
                              GCancellable       *cancellable,
                              GError            **error)
 {
-  Run run = { n_jobs, order, func, data, cancellable, 0, 0, { 0 }, 0, NULL };
+  Run run = { n_jobs, order, func, data, cancellable, 0, 0, { 0 }, 0, NULL, planar_parallel_get_background () };
   g_autofree GThread **threads = NULL;
   guint n_started = 0;
 
@@ -115,7 +163,7 @@ planar_parallel_run_threads (guint               n_threads,
   g_mutex_init (&run.lock);
   for (guint i = 1; i < n_threads; i++)
     {
-      GThread *thread = g_thread_try_new ("planar-worker", worker, &run, NULL);
+      GThread *thread = g_thread_try_new ("planar-worker", pool_thread, &run, NULL);
 
       /* Fewer threads only make it slower (waiting jobs, later). */
       if (thread != NULL)

@@ -17,6 +17,17 @@ typedef gboolean (*PlanarParallelFunc) (guint          job,
 
 guint    planar_parallel_max_threads (void);
 
+/* How much lower than their starter the pool's threads run once
+ * planar_parallel_set_background() is on (nice values, up to 19). */
+#define PLANAR_PARALLEL_BACKGROUND_NICE 10
+
+/* With @background, the threads the pool starts (not the caller, which
+ * works too) run PLANAR_PARALLEL_BACKGROUND_NICE below the thread that
+ * started them, so that a load never takes a core from the thread that
+ * draws: the application sets it, planar-cli does not. Any thread. */
+void     planar_parallel_set_background (gboolean background);
+gboolean planar_parallel_get_background (void);
+
 gboolean planar_parallel_run         (guint               n_jobs,
                                       const guint        *order,
                                       PlanarParallelFunc  func,

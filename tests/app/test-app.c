@@ -272,6 +272,38 @@ test_welcome (void)
   destroy_all_windows ();
 }
 
+/* `planar PATH`: the window shows the profile's page from its first frame,
+ * never the welcome page cross-faded away once the catalog is found; a
+ * window without a path keeps its welcome page. */
+static void
+test_path_opens_profile_page (void)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "first-page", NULL);
+  g_autofree char *path = g_build_filename (dir, "gen.xplane.pb", NULL);
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", "1000", "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  PlanarWindow *window;
+  PlanarWindow *empty;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  window = open_path (path);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "trace-viewer");
+  g_assert_false (gtk_stack_get_transition_running (window->stack));
+  wait_loaded (window);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "trace-viewer");
+
+  empty = planar_application_new_window (app);
+  gtk_window_present (GTK_WINDOW (empty));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (empty->stack), ==, "welcome");
+
+  destroy_all_windows ();
+}
+
 static GtkWindow *
 find_toplevel (GType type)
 {
@@ -3646,6 +3678,7 @@ main (int   argc,
    * skip in a clone without the samples. */
   g_test_add_func ("/app/welcome", test_welcome);
   g_test_add_func ("/app/file-chooser", test_file_chooser);
+  g_test_add_func ("/app/path-opens-profile-page", test_path_opens_profile_page);
   planar_test_add_func_with_samples ("/app/drop", test_drop);
   planar_test_add_func_with_samples ("/app/open-logdir", test_open_logdir);
   planar_test_add_func_with_samples ("/app/open-several", test_open_several);

@@ -5,6 +5,12 @@
 #include "planar-parallel.h"
 
 #include <string.h>
+#ifdef __linux__
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define N_JOBS 1000
 
@@ -180,6 +186,86 @@ test_explicit_threads (void)
     g_assert_cmpint (data.runs[i], ==, i < 10 ? 2 : 1);
 }
 
+#ifdef __linux__
+typedef struct
+{
+  Rendezvous rendezvous;
+  GThread   *caller;
+  int        nice[N_WAITING];
+  gboolean   on_caller[N_WAITING];
+} NiceProbe;
+
+static int
+thread_nice (void)
+{
+  int nice;
+
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
+  g_assert_cmpint (errno, ==, 0);
+  return nice;
+}
+
+/* Every job on a thread of its own (they wait for each other), saying
+ * how nice its thread is. */
+static gboolean
+nice_job (guint          job,
+          gpointer       user_data,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  NiceProbe *probe = user_data;
+
+  probe->nice[job] = thread_nice ();
+  probe->on_caller[job] = g_thread_self () == probe->caller;
+  return meet_job (job, &probe->rendezvous, cancellable, error);
+}
+
+static void
+probe_nice (NiceProbe *probe)
+{
+  g_autoptr(GError) error = NULL;
+
+  memset (probe, 0, sizeof *probe);
+  g_mutex_init (&probe->rendezvous.lock);
+  g_cond_init (&probe->rendezvous.cond);
+  probe->caller = g_thread_self ();
+  g_assert_true (planar_parallel_run_threads (N_WAITING, N_WAITING, NULL, nice_job, probe, NULL, &error));
+  g_assert_no_error (error);
+  g_mutex_clear (&probe->rendezvous.lock);
+  g_cond_clear (&probe->rendezvous.cond);
+}
+
+/* In the background the pool's threads yield to the caller's kind (the
+ * application's main thread): lower by PLANAR_PARALLEL_BACKGROUND_NICE, up
+ * to the lowest, 19; the caller keeps its own; by default nothing moves. */
+static void
+test_background (void)
+{
+  int own = thread_nice ();
+  int lowered = MIN (own + PLANAR_PARALLEL_BACKGROUND_NICE, 19);
+  NiceProbe probe;
+  guint n_workers = 0;
+
+  g_assert_false (planar_parallel_get_background ());
+  probe_nice (&probe);
+  for (guint i = 0; i < N_WAITING; i++)
+    g_assert_cmpint (probe.nice[i], ==, own);
+
+  planar_parallel_set_background (TRUE);
+  g_assert_true (planar_parallel_get_background ());
+  probe_nice (&probe);
+  planar_parallel_set_background (FALSE);
+  for (guint i = 0; i < N_WAITING; i++)
+    {
+      g_assert_cmpint (probe.nice[i], ==, probe.on_caller[i] ? own : lowered);
+      n_workers += !probe.on_caller[i];
+    }
+  g_assert_cmpuint (n_workers, ==, N_WAITING - 1);
+  g_assert_cmpint (thread_nice (), ==, own);
+}
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -190,5 +276,8 @@ main (int   argc,
   g_test_add_func ("/parallel/failure-stops", test_failure_stops);
   g_test_add_func ("/parallel/cancelled", test_cancelled);
   g_test_add_func ("/parallel/explicit-threads", test_explicit_threads);
+#ifdef __linux__
+  g_test_add_func ("/parallel/background", test_background);
+#endif
   return g_test_run ();
 }
