@@ -16,8 +16,9 @@
 G_BEGIN_DECLS
 
 #define MAGIC "PLNRIDX1"
-/* 2: the key holds the content hash. */
-#define VERSION 2
+/* 2: the key holds the content hash. 3: GPU Framework Ops / Source code
+ * lines resolved through the HLO. */
+#define VERSION 3
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1

@@ -8,185 +8,9 @@
  */
 #include "planar-hlo.h"
 #include "planar-error.h"
+#include "planar-test-hlo.h"
 
 #include <string.h>
-
-/* ------------------------------------------------------------------------ */
-/* A tiny protobuf writer */
-
-static void
-put_varint (GByteArray *b,
-            guint64     v)
-{
-  while (v >= 0x80)
-    {
-      guint8 c = (guint8) (v | 0x80);
-
-      g_byte_array_append (b, &c, 1);
-      v >>= 7;
-    }
-  {
-    guint8 c = (guint8) v;
-
-    g_byte_array_append (b, &c, 1);
-  }
-}
-
-static void
-put_int (GByteArray *b,
-         guint       field,
-         gint64      v)
-{
-  put_varint (b, (guint64) field << 3);
-  put_varint (b, (guint64) v);
-}
-
-static void
-put_bytes (GByteArray *b,
-           guint       field,
-           const void *data,
-           gsize       len)
-{
-  put_varint (b, ((guint64) field << 3) | 2);
-  put_varint (b, len);
-  g_byte_array_append (b, data, (guint) len);
-}
-
-static void
-put_str (GByteArray *b,
-         guint       field,
-         const char *s)
-{
-  put_bytes (b, field, s, strlen (s));
-}
-
-/* Appends @msg as field @field and frees it. */
-static void
-put_msg (GByteArray *b,
-         guint       field,
-         GByteArray *msg)
-{
-  put_bytes (b, field, msg->data, msg->len);
-  g_byte_array_unref (msg);
-}
-
-static void
-put_packed (GByteArray   *b,
-            guint         field,
-            const gint64 *v,
-            guint         n)
-{
-  GByteArray *p = g_byte_array_new ();
-
-  for (guint i = 0; i < n; i++)
-    put_varint (p, (guint64) v[i]);
-  put_msg (b, field, p);
-}
-
-/* ShapeProto: element_type 2, dimensions 3, layout 5 (minor_to_major 1). */
-static GByteArray *
-shape (gint type,
-       const gint64 *dims,
-       guint n)
-{
-  GByteArray *s = g_byte_array_new ();
-  GByteArray *layout = g_byte_array_new ();
-  gint64 m2m[8];
-
-  put_int (s, 2, type);
-  if (n > 0)
-    put_packed (s, 3, dims, n);
-  for (guint i = 0; i < n; i++)
-    m2m[i] = n - 1 - i;
-  if (n > 0)
-    put_packed (layout, 1, m2m, n);
-  put_msg (s, 5, layout);
-  return s;
-}
-
-typedef struct
-{
-  const char *name;
-  const char *opcode;
-  gint64      id;
-  gint        type;
-  gint64      dims[4];
-  guint       n_dims;
-  const gint64 *operands;
-  guint       n_operands;
-  const gint64 *called;
-  guint       n_called;
-  const char *op_type;
-  const char *op_name;
-  const char *source_file;
-  gint        source_line;
-  gint        stack_frame_id;
-} Ins;
-
-/* HloInstructionProto: name 1, opcode 2, shape 3, metadata 7 (op_type 1,
- * op_name 2, source_file 3, source_line 4, stack_frame_id 15), id 35,
- * operand_ids 36, called_computation_ids 38. */
-static GByteArray *
-instruction (const Ins *in)
-{
-  GByteArray *b = g_byte_array_new ();
-
-  put_str (b, 1, in->name);
-  put_str (b, 2, in->opcode);
-  put_msg (b, 3, shape (in->type, in->dims, in->n_dims));
-  if (in->op_name != NULL || in->source_file != NULL || in->stack_frame_id != 0)
-    {
-      GByteArray *md = g_byte_array_new ();
-
-      if (in->op_type != NULL)
-        put_str (md, 1, in->op_type);
-      if (in->op_name != NULL)
-        put_str (md, 2, in->op_name);
-      if (in->source_file != NULL)
-        put_str (md, 3, in->source_file);
-      if (in->source_line != 0)
-        put_int (md, 4, in->source_line);
-      if (in->stack_frame_id != 0)
-        put_int (md, 15, in->stack_frame_id);
-      put_msg (b, 7, md);
-    }
-  put_int (b, 35, in->id);
-  if (in->n_operands > 0)
-    put_packed (b, 36, in->operands, in->n_operands);
-  if (in->n_called > 0)
-    put_packed (b, 38, in->called, in->n_called);
-  return b;
-}
-
-/* HloComputationProto: name 1, instructions 2, id 5, root_id 6. */
-static GByteArray *
-computation (const char *name,
-             gint64      id,
-             const Ins  *ins,
-             guint       n,
-             gint64      root_id)
-{
-  GByteArray *b = g_byte_array_new ();
-
-  put_str (b, 1, name);
-  for (guint i = 0; i < n; i++)
-    put_msg (b, 2, instruction (&ins[i]));
-  put_int (b, 5, id);
-  put_int (b, 6, root_id);
-  return b;
-}
-
-/* HloProto { hlo_module 1 } around HloModuleProto: name 1,
- * entry_computation_name 2, computations 3, id 5, entry_computation_id 6,
- * stack_frame_index 17. */
-static GByteArray *
-wrap_module (GByteArray *module)
-{
-  GByteArray *b = g_byte_array_new ();
-
-  put_msg (b, 1, module);
-  return b;
-}
 
 static const gint64 fused_ops[] = { 10, 11 };
 static const gint64 fusion_ops[] = { 1, 2 };
@@ -205,25 +29,25 @@ frames (gint bad_parent)
   GByteArray *loc1 = g_byte_array_new (), *loc2 = g_byte_array_new ();
   GByteArray *f1 = g_byte_array_new (), *f2 = g_byte_array_new ();
 
-  put_str (b, 1, "/src/main.py");
-  put_str (b, 1, "/src/model/train.py");
-  put_str (b, 2, "main");
-  put_str (b, 2, "loss");
-  put_int (loc1, 1, 1);
-  put_int (loc1, 2, 1);
-  put_int (loc1, 3, 7);
-  put_int (loc2, 1, 2);
-  put_int (loc2, 2, 2);
-  put_int (loc2, 3, 23);
-  put_msg (b, 3, loc1);
-  put_msg (b, 3, loc2);
-  put_int (f1, 1, 1);
+  planar_test_hlo_put_str (b, 1, "/src/main.py");
+  planar_test_hlo_put_str (b, 1, "/src/model/train.py");
+  planar_test_hlo_put_str (b, 2, "main");
+  planar_test_hlo_put_str (b, 2, "loss");
+  planar_test_hlo_put_int (loc1, 1, 1);
+  planar_test_hlo_put_int (loc1, 2, 1);
+  planar_test_hlo_put_int (loc1, 3, 7);
+  planar_test_hlo_put_int (loc2, 1, 2);
+  planar_test_hlo_put_int (loc2, 2, 2);
+  planar_test_hlo_put_int (loc2, 3, 23);
+  planar_test_hlo_put_msg (b, 3, loc1);
+  planar_test_hlo_put_msg (b, 3, loc2);
+  planar_test_hlo_put_int (f1, 1, 1);
   if (bad_parent != 0)
-    put_int (f1, 2, bad_parent);
-  put_int (f2, 1, 2);
-  put_int (f2, 2, 1);
-  put_msg (b, 4, f1);
-  put_msg (b, 4, f2);
+    planar_test_hlo_put_int (f1, 2, bad_parent);
+  planar_test_hlo_put_int (f2, 1, 2);
+  planar_test_hlo_put_int (f2, 2, 1);
+  planar_test_hlo_put_msg (b, 4, f1);
+  planar_test_hlo_put_msg (b, 4, f2);
   return b;
 }
 
@@ -236,18 +60,18 @@ typedef enum
   DAMAGE_OPERAND,
 } Damage;
 
-/* A module: the fused computation (id 100: two parameters, an add), and
+/* A module: the fused planar_test_hlo_computation (id 100: two parameters, an add), and
  * the entry (id 200: two parameters, the fusion, a dot, a tuple). */
 static GByteArray *
 make_module (Damage damage)
 {
   static const gint64 cycle_calls[] = { 200 };
-  Ins fused[] = {
+  PlanarTestHloIns fused[] = {
     { "param_0.1", "parameter", 10, 11, { 8, 128 }, 2 },
     { "param_1.1", "parameter", 11, 11, { 8, 128 }, 2 },
     { "add.1", "add", 12, 11, { 8, 128 }, 2, fused_ops, 2, NULL, 0, "", "jit(f)/add", "/src/model/train.py", 24 },
   };
-  Ins entry[] = {
+  PlanarTestHloIns entry[] = {
     { "p0", "parameter", 1, 11, { 8, 128 }, 2 },
     { "p1", "parameter", 2, 11, { 8, 128 }, 2 },
     { "fusion.3", "fusion", 3, 11, { 8, 128 }, 2, fusion_ops, 2, fusion_calls, 1, NULL, "jit(f)/add", NULL, 0, 0 },
@@ -266,14 +90,14 @@ make_module (Damage damage)
     entry[3].stack_frame_id = 3;
   if (damage == DAMAGE_OPERAND)
     entry[3].operands = fused_ops;
-  put_str (m, 1, "jit_f");
-  put_str (m, 2, "main.6");
-  put_msg (m, 3, computation ("fused_computation.3", 100, fused, G_N_ELEMENTS (fused), 12));
-  put_msg (m, 3, computation ("main.6", 200, entry, G_N_ELEMENTS (entry), 5));
-  put_int (m, 5, 7);
-  put_int (m, 6, 200);
-  put_msg (m, 17, frames (damage == DAMAGE_FRAME_CYCLE ? 2 : 0));
-  return wrap_module (m);
+  planar_test_hlo_put_str (m, 1, "jit_f");
+  planar_test_hlo_put_str (m, 2, "main.6");
+  planar_test_hlo_put_msg (m, 3, planar_test_hlo_computation ("fused_computation.3", 100, fused, G_N_ELEMENTS (fused), 12));
+  planar_test_hlo_put_msg (m, 3, planar_test_hlo_computation ("main.6", 200, entry, G_N_ELEMENTS (entry), 5));
+  planar_test_hlo_put_int (m, 5, 7);
+  planar_test_hlo_put_int (m, 6, 200);
+  planar_test_hlo_put_msg (m, 17, frames (damage == DAMAGE_FRAME_CYCLE ? 2 : 0));
+  return planar_test_hlo_wrap_module (m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -383,21 +207,21 @@ test_unpacked (void)
   const PlanarHloInstruction *add;
   g_autoptr(GError) error = NULL;
 
-  put_str (a, 1, "x");
-  put_str (a, 2, "parameter");
-  put_int (a, 35, 1);
-  put_str (b, 1, "add");
-  put_str (b, 2, "add");
-  put_int (b, 35, 2);
-  put_int (b, 36, 1);
-  put_int (b, 36, 1);
-  put_str (c, 1, "main");
-  put_msg (c, 2, a);
-  put_msg (c, 2, b);
-  put_int (c, 5, 1);
-  put_str (m, 1, "m");
-  put_msg (m, 3, c);
-  bytes = wrap_module (m);
+  planar_test_hlo_put_str (a, 1, "x");
+  planar_test_hlo_put_str (a, 2, "parameter");
+  planar_test_hlo_put_int (a, 35, 1);
+  planar_test_hlo_put_str (b, 1, "add");
+  planar_test_hlo_put_str (b, 2, "add");
+  planar_test_hlo_put_int (b, 35, 2);
+  planar_test_hlo_put_int (b, 36, 1);
+  planar_test_hlo_put_int (b, 36, 1);
+  planar_test_hlo_put_str (c, 1, "main");
+  planar_test_hlo_put_msg (c, 2, a);
+  planar_test_hlo_put_msg (c, 2, b);
+  planar_test_hlo_put_int (c, 5, 1);
+  planar_test_hlo_put_str (m, 1, "m");
+  planar_test_hlo_put_msg (m, 3, c);
+  bytes = planar_test_hlo_wrap_module (m);
   g_assert_true (planar_hlo_index_add (index, 1, bytes->data, bytes->len, &error));
   g_assert_no_error (error);
   add = planar_hlo_index_lookup (index, 1, "add", &mod);
@@ -447,8 +271,8 @@ test_damaged (void)
   assert_refused (empty, "no module");
 
   /* The module's name as a number: the wrong wire type. */
-  put_int (module, 1, 5);
-  put_msg (wrong, 1, module);
+  planar_test_hlo_put_int (module, 1, 5);
+  planar_test_hlo_put_msg (wrong, 1, module);
   assert_refused (wrong, "wrong wire type");
 
   /* Every cut of a good module: refused or read, never a crash. */
@@ -483,7 +307,7 @@ test_damaged (void)
 static void
 test_deep_shape (void)
 {
-  GByteArray *s = shape (11, NULL, 0);
+  GByteArray *s = planar_test_hlo_shape (11, NULL, 0);
   GByteArray *ins = g_byte_array_new (), *c = g_byte_array_new (), *m = g_byte_array_new ();
   g_autoptr(GByteArray) bytes = NULL;
 
@@ -491,15 +315,15 @@ test_deep_shape (void)
     {
       GByteArray *outer = g_byte_array_new ();
 
-      put_int (outer, 2, 13);
-      put_msg (outer, 4, s);
+      planar_test_hlo_put_int (outer, 2, 13);
+      planar_test_hlo_put_msg (outer, 4, s);
       s = outer;
     }
-  put_str (ins, 1, "deep");
-  put_msg (ins, 3, s);
-  put_msg (c, 2, ins);
-  put_msg (m, 3, c);
-  bytes = wrap_module (m);
+  planar_test_hlo_put_str (ins, 1, "deep");
+  planar_test_hlo_put_msg (ins, 3, s);
+  planar_test_hlo_put_msg (c, 2, ins);
+  planar_test_hlo_put_msg (m, 3, c);
+  bytes = planar_test_hlo_wrap_module (m);
   assert_refused (bytes, "deeper");
 }
 
@@ -521,18 +345,18 @@ test_memory_budget (void)
     {
       char name[32], op_name[96];
       gint64 ops[2] = { i > 0 ? i : 0, i > 1 ? i - 1 : 0 };
-      Ins in = { name, i % 3 == 0 ? "fusion" : "add", i + 1, i % 2 ? 11 : 16, { 32, 128 + i % 4 }, 2,
+      PlanarTestHloIns in = { name, i % 3 == 0 ? "fusion" : "add", i + 1, i % 2 ? 11 : 16, { 32, 128 + i % 4 }, 2,
                  ops, i > 1 ? 2 : 0, NULL, 0, "", op_name, "/src/model/layers.py", (gint) (i % 500) };
 
       g_snprintf (name, sizeof name, "%s.%u", in.opcode, i);
       g_snprintf (op_name, sizeof op_name, "jit(train_step)/jit(main)/layer_%u/add", i % 1000);
-      put_msg (c, 2, instruction (&in));
+      planar_test_hlo_put_msg (c, 2, planar_test_hlo_instruction (&in));
     }
-  put_str (c, 1, "main");
-  put_int (c, 5, 1);
-  put_str (m, 1, "jit_big");
-  put_msg (m, 3, c);
-  bytes = wrap_module (m);
+  planar_test_hlo_put_str (c, 1, "main");
+  planar_test_hlo_put_int (c, 5, 1);
+  planar_test_hlo_put_str (m, 1, "jit_big");
+  planar_test_hlo_put_msg (m, 3, c);
+  bytes = planar_test_hlo_wrap_module (m);
 
   g_assert_true (planar_hlo_index_add (index, 1, bytes->data, bytes->len, &error));
   g_assert_no_error (error);
