@@ -156,8 +156,8 @@ char *
 planar_hlo_instruction_dup_op_full_name (const PlanarHloInstruction *instruction)
 {
   g_return_val_if_fail (instruction != NULL, NULL);
-  if (instruction->op_name[0] == '\0' && instruction->op_type[0] == '\0')
-    return NULL;
+  /* Always both parts: XProf's ":" for an instruction without metadata
+   * names a Framework Ops event too. */
   return g_strconcat (instruction->op_name, ":", instruction->op_type, NULL);
 }
 

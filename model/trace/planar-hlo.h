@@ -370,8 +370,9 @@ gboolean                    planar_trace_resolve_hlo        (PlanarTrace        
                                                              PlanarHloResolution *out);
 
 /* XProf's op_full_name: "op_name:op_type" ("jit(f)/dot_general:" for JAX,
- * which leaves op_type empty); NULL when the instruction has neither.
- * Returns: (transfer full) (nullable). */
+ * which leaves op_type empty; ":" for an instruction without metadata,
+ * which XProf's Framework Ops line shows as it is). Returns: (transfer
+ * full). */
 char                       *planar_hlo_instruction_dup_op_full_name (const PlanarHloInstruction *instruction);
 /* XProf's source: basename(source_file) ":" source_line, e.g.
  * "train.py:23"; NULL when source_file is empty (XProf shows none then,
