@@ -314,8 +314,12 @@ _planar_hlo_resolve (Decoder *d)
   }
   for (guint i = 0; i < n_ins; i++)
     {
-      const guint32 *ops = &g_array_index (d->refs, guint32, ins[i].operands);
+      const guint32 *ops;
 
+      /* (No operand at all: the pool may be empty, its data NULL.) */
+      if (ins[i].n_operands == 0)
+        continue;
+      ops = &g_array_index (d->refs, guint32, ins[i].operands);
       for (guint k = 0; k < ins[i].n_operands; k++)
         {
           PlanarHloInstruction *op = &ins[ops[k]];

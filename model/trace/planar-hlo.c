@@ -975,12 +975,13 @@ visit_proto (Decoder               *d,
              const PlanarWireField *f,
              gpointer               data)
 {
-  const PlanarWireField **module = data;
+  PlanarWireField **module = data;
 
   (void) d;
   (void) kind;
   /* A message field given twice merges; XProf's protos have one. The last
    * one is read. */
+  g_free (*module);
   *module = g_memdup2 (f, sizeof *f);
   return TRUE;
 }

@@ -303,6 +303,26 @@ test_damaged (void)
     }
 }
 
+/* A module given twice: the last one is read (and the first's field not
+ * leaked: tests/fuzz/crashers/hlo/ keeps the input fuzz-hlo found). */
+static void
+test_module_twice (void)
+{
+  g_autoptr(GByteArray) bytes = g_byte_array_new ();
+  GByteArray *first = g_byte_array_new (), *second = g_byte_array_new ();
+  PlanarHloIndex *index = planar_hlo_index_new ();
+  g_autoptr(GError) error = NULL;
+
+  planar_test_hlo_put_str (first, 1, "first");
+  planar_test_hlo_put_str (second, 1, "second");
+  planar_test_hlo_put_msg (bytes, 1, first);
+  planar_test_hlo_put_msg (bytes, 1, second);
+  g_assert_true (planar_hlo_index_add (index, 1, bytes->data, bytes->len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (planar_hlo_index_find_module (index, 1)->name, ==, "second");
+  planar_hlo_index_free (index);
+}
+
 /* Tuples nested past any real shape are refused, not recursed into. */
 static void
 test_deep_shape (void)
@@ -379,6 +399,7 @@ main (int    argc,
   g_test_add_func ("/hlo/unpacked", test_unpacked);
   g_test_add_func ("/hlo/damaged", test_damaged);
   g_test_add_func ("/hlo/deep-shape", test_deep_shape);
+  g_test_add_func ("/hlo/module-twice", test_module_twice);
   g_test_add_func ("/hlo/memory-budget", test_memory_budget);
   return g_test_run ();
 }
