@@ -3,7 +3,7 @@
  *
  * XProf's profiler stores one serialized `xla.HloProto` per compiled
  * program on the `/host:metadata` plane: the event metadata's id is the
- * program id, its stat "Hlo Proto" holds the bytes (docs/formats.md §7).
+ * program id, its stat "Hlo Proto" holds the bytes (docs/formats.md §4.7).
  * A GPU kernel or XLA op names its instruction with the stats `hlo_op` and
  * `program_id` (or `hlo_module`); XProf resolves the pair to the
  * instruction to show its framework op, source line and stack.

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What XProf names the plane and the stat (docs/formats.md §7). */
+/* What XProf names the plane and the stat (docs/formats.md §4.7). */
 #define METADATA_PLANE "/host:metadata"
 #define HLO_PROTO_STAT "Hlo Proto"
 
