@@ -168,6 +168,19 @@ test_gpu_lines (Fixture       *f,
   ev = add_xla_kernel (gpu, stream, 60, 10, 3, "custom-call.3");
   stat_add (ev, planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "_a"), 1));
   add_xla_kernel (gpu, stream, 80, 10, 3, "custom-call.3");
+  /* `_a` on the event's metadata: left out too. */
+  {
+    XEventMetadata *md = planar_test_plane_add_event_metadata (gpu->plane, 500, "async.kd", NULL);
+    XEvent *async;
+
+    PLANAR_TEST_APPEND (md->stats, md->n_stats,
+                        planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "_a"), 1));
+    async = planar_test_line_add_event (stream, 500, 92, 4);
+    add_ref (gpu, async, "kernel_details", "grid:1,1,1 block:64,1,1");
+    add_ref (gpu, async, "hlo_module", "jit_f");
+    stat_add (async, planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "program_id"), 3));
+    add_ref (gpu, async, "hlo_op", "dot.2");
+  }
   /* Unknown instruction, unknown program: nothing (XProf falls back to
    * no tf_op for an XLA op). */
   add_xla_kernel (gpu, stream, 100, 10, 3, "fusion.9");
@@ -224,15 +237,18 @@ test_gpu_lines (Fixture       *f,
 
   /* The model's resolution of one event. */
   kernels = &plane->tracks[0];
-  g_assert_cmpuint (kernels->n_events, ==, 8);
+  g_assert_cmpuint (kernels->n_events, ==, 9);
   g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[2], &res));
   g_assert_cmpstr (res.instruction->name, ==, "dot.2");
   g_assert_cmpstr (res.module->name, ==, "jit_f");
   g_assert_true (res.has_program_id);
   g_assert_cmpuint (res.program_id, ==, 3);
-  g_assert_false (planar_trace_resolve_hlo (trace, plane, &kernels->events[5], &res));
+  /* (The async kernel of event metadata 500 is event 5; it resolves.) */
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[5], &res));
+  g_assert_cmpstr (res.instruction->name, ==, "dot.2");
   g_assert_false (planar_trace_resolve_hlo (trace, plane, &kernels->events[6], &res));
-  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[7], &res));
+  g_assert_false (planar_trace_resolve_hlo (trace, plane, &kernels->events[7], &res));
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[8], &res));
   g_assert_cmpstr (res.instruction->name, ==, "dot.2");
   /* A derived XLA Ops event resolves through its metadata's stats. */
   {
