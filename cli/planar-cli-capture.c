@@ -5,6 +5,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,8 +74,9 @@ show_progress (gpointer data)
   for (guint i = 0; i < n; i++)
     if (planar_capture_session_get_host (run->session, i)->state == PLANAR_CAPTURE_HOST_SAVED)
       saved++;
-  what = g_strdup_printf ("capturing (%u of %u host%s saved, %" G_GINT64_FORMAT " s)", saved, n, n == 1 ? "" : "s",
-                          (g_get_monotonic_time () - run->started) / G_USEC_PER_SEC);
+  what = g_strdup_printf (ngettext ("capturing (%u of %u host saved, %" PRId64 " s)",
+                                    "capturing (%u of %u hosts saved, %" PRId64 " s)", n),
+                          saved, n, (gint64) ((g_get_monotonic_time () - run->started) / G_USEC_PER_SEC));
   planar_cli_progress (what, -1);
   return G_SOURCE_CONTINUE;
 }
@@ -144,33 +148,33 @@ planar_cli_capture (int    argc,
   int status, signum;
   guint saved = 0, failed = 0;
   GOptionEntry entries[] = {
-    { "service", 0, 0, G_OPTION_ARG_STRING, &service, "Profiler servers, comma-separated", "H:P[,H:P...]" },
-    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, "Log directory; the session goes in plugins/profile", "DIR" },
-    { "duration-ms", 0, 0, G_OPTION_ARG_INT, &duration, "Capture length (default 1000)", "N" },
-    { "host-tracer-level", 0, 0, G_OPTION_ARG_INT, &host_level, "0 off, 1 critical, 2 info (default), 3 verbose", "N" },
-    { "device-tracer-level", 0, 0, G_OPTION_ARG_INT, &device_level, "0 off, 1 on (default)", "N" },
-    { "python-tracer-level", 0, 0, G_OPTION_ARG_INT, &python_level, "0 off (default), 1 on", "N" },
-    { "retries", 0, 0, G_OPTION_ARG_INT, &retries, "Attempts after an unavailable server (default 3)", "N" },
-    { "delay-ms", 0, 0, G_OPTION_ARG_INT, &delay, "Start delay (default 0, 3000 with several servers)", "N" },
-    { "deadline-floor-ms", 0, 0, G_OPTION_ARG_INT, &deadline_floor, "Shortest wait for an answer (default 60000)", "N" },
-    { "raise-error-on-start-failure", 0, 0, G_OPTION_ARG_NONE, &raise_error, "Fail when a tracer cannot start", NULL },
-    { "option", 0, 0, G_OPTION_ARG_STRING_ARRAY, &option_args, "An advanced option (KEY=VALUE, KEY:int=VALUE, ...)", "KEY=VALUE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
+    { "service", 0, 0, G_OPTION_ARG_STRING, &service, N_("Profiler servers, comma-separated"), "H:P[,H:P...]" },
+    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, N_("Log directory; the session goes in plugins/profile"), "DIR" },
+    { "duration-ms", 0, 0, G_OPTION_ARG_INT, &duration, N_("Capture length (default 1000)"), "N" },
+    { "host-tracer-level", 0, 0, G_OPTION_ARG_INT, &host_level, N_("0 off, 1 critical, 2 info (default), 3 verbose"), "N" },
+    { "device-tracer-level", 0, 0, G_OPTION_ARG_INT, &device_level, N_("0 off, 1 on (default)"), "N" },
+    { "python-tracer-level", 0, 0, G_OPTION_ARG_INT, &python_level, N_("0 off (default), 1 on"), "N" },
+    { "retries", 0, 0, G_OPTION_ARG_INT, &retries, N_("Attempts after an unavailable server (default 3)"), "N" },
+    { "delay-ms", 0, 0, G_OPTION_ARG_INT, &delay, N_("Start delay (default 0, 3000 with several servers)"), "N" },
+    { "deadline-floor-ms", 0, 0, G_OPTION_ARG_INT, &deadline_floor, N_("Shortest wait for an answer (default 60000)"), "N" },
+    { "raise-error-on-start-failure", 0, 0, G_OPTION_ARG_NONE, &raise_error, N_("Fail when a tracer cannot start"), NULL },
+    { "option", 0, 0, G_OPTION_ARG_STRING_ARRAY, &option_args, N_("An advanced option (KEY=VALUE, KEY:int=VALUE, ...)"), "KEY=VALUE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { NULL }
   };
 
   if (!planar_cli_parse ("capture", "--service H:P --logdir DIR",
-                         "Captures a profile from the profiler servers of running programs\n"
-                         "(jax.profiler.start_server(port), TensorFlow, PyTorch/XLA) into a new session folder.",
+                         N_("Captures a profile from the profiler servers of running programs\n"
+                            "(jax.profiler.start_server(port), TensorFlow, PyTorch/XLA) into a new session folder."),
                          entries, PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 1)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "capture takes no PATH (see 'planar-cli capture --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("capture takes no PATH (see 'planar-cli capture --help')"));
   if (service == NULL || logdir == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "capture needs --service and --logdir");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("capture needs --service and --logdir"));
   if (duration < 1 || host_level < 0 || host_level > 3 || device_level < 0 || device_level > 1 || python_level < 0
       || python_level > 1 || retries < 0 || retries > 100 || delay < -1 || delay > 600000 || deadline_floor < 1)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "an option is out of range (see 'planar-cli capture --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("an option is out of range (see 'planar-cli capture --help')"));
 
   g_object_set (options, "addresses", service, "logdir", logdir, "duration-ms", (guint) duration,
                 "host-tracer-level", (guint) host_level, "device-tracer-level", (guint) device_level,
@@ -245,16 +249,19 @@ planar_cli_capture (int    argc,
           }
         else if (ok)
           fprintf (stderr, "planar-cli: %s: %s\n", planar_cli_text (host->address),
-                   host->message != NULL ? planar_cli_text (host->message) : "no profile");
+                   host->message != NULL ? planar_cli_text (host->message) : _("no profile"));
       }
   fflush (stdout);
   if (signum != 0)
     {
       /* One line: what the interrupted capture kept. */
       if (saved == 0)
-        fprintf (stderr, "planar-cli: capture stopped by %s: nothing was kept\n", signum == SIGINT ? "SIGINT" : "SIGTERM");
+        fprintf (stderr, _("planar-cli: capture stopped by %s: nothing was kept\n"),
+                 signum == SIGINT ? "SIGINT" : "SIGTERM");
       else
-        fprintf (stderr, "planar-cli: capture stopped by %s: kept %u of %u hosts in %s\n",
+        fprintf (stderr, ngettext ("planar-cli: capture stopped by %s: kept %u of %u host in %s\n",
+                                   "planar-cli: capture stopped by %s: kept %u of %u hosts in %s\n",
+                                   planar_capture_session_get_n_hosts (session)),
                  signum == SIGINT ? "SIGINT" : "SIGTERM", saved, planar_capture_session_get_n_hosts (session),
                  planar_capture_session_get_folder (session));
       return PLANAR_CLI_EXIT_SIGNAL (signum);
@@ -277,30 +284,30 @@ planar_cli_snapshot (int    argc,
   g_autofree char *logdir = NULL;
   int status;
   GOptionEntry entries[] = {
-    { "service", 0, 0, G_OPTION_ARG_STRING, &service, "The profiler server", "H:P" },
-    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, "Log directory, for get", "DIR" },
+    { "service", 0, 0, G_OPTION_ARG_STRING, &service, N_("The profiler server"), "H:P" },
+    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, N_("Log directory, for get"), "DIR" },
     { NULL }
   };
 
   if (!planar_cli_parse ("snapshot", "start|get|stop --service H:P [--logdir DIR]",
-                         "Continuous profiling: start it, get a snapshot as a new session, stop it.",
+                         N_("Continuous profiling: start it, get a snapshot as a new session, stop it."),
                          entries, PLANAR_CLI_OPTIONS_NONE, &argc, &argv, &status))
     return status;
   if (argc != 2 || service == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "snapshot takes start, get or stop, and --service");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("snapshot takes start, get or stop, and --service"));
   g_object_set (options, "addresses", service, "logdir", logdir != NULL ? logdir : "", NULL);
   if (g_str_equal (argv[1], "start"))
     {
       if (!planar_capture_continuous_start (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling started on %s\n", planar_cli_text (service));
+      printf (_("continuous profiling started on %s\n"), planar_cli_text (service));
     }
   else if (g_str_equal (argv[1], "get"))
     {
       g_autofree char *path = NULL;
 
       if (logdir == NULL)
-        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "snapshot get needs --logdir");
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("snapshot get needs --logdir"));
       path = planar_capture_continuous_snapshot (options, service, &error);
       if (path == NULL)
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
@@ -310,9 +317,9 @@ planar_cli_snapshot (int    argc,
     {
       if (!planar_capture_continuous_stop (options, service, &error))
         return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "%s", error->message);
-      printf ("continuous profiling stopped on %s\n", planar_cli_text (service));
+      printf (_("continuous profiling stopped on %s\n"), planar_cli_text (service));
     }
   else
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown snapshot command '%s': use start, get or stop", argv[1]);
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("unknown snapshot command '%s': use start, get or stop"), argv[1]);
   return PLANAR_CLI_EXIT_OK;
 }

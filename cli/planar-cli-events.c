@@ -4,6 +4,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <stdio.h>
 
 static gboolean
@@ -68,41 +71,41 @@ planar_cli_events (int    argc,
   const PlanarTrack *track = NULL;
   int status;
   GOptionEntry entries[] = {
-    { "plane", 0, 0, G_OPTION_ARG_STRING, &plane_name, "Plane name (required)", "NAME" },
-    { "line", 0, 0, G_OPTION_ARG_STRING, &line_name, "Line name or display name (required)", "NAME" },
-    { "host", 0, 0, G_OPTION_ARG_STRING, &host_name, "Host (default: the first that has the plane)", "NAME" },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "plane", 0, 0, G_OPTION_ARG_STRING, &plane_name, N_("Plane name (required)"), "NAME" },
+    { "line", 0, 0, G_OPTION_ARG_STRING, &line_name, N_("Line name or display name (required)"), "NAME" },
+    { "host", 0, 0, G_OPTION_ARG_STRING, &host_name, N_("Host (default: the first that has the plane)"), "NAME" },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_text,
-      "Only events ending at or after this time, with a unit (1.5ms, 250us, 1:02.5)", "TIME" },
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "Only events starting at or before this time, with a unit", "TIME" },
-    { "from-ps", 0, 0, G_OPTION_ARG_INT64, &from, "Only events ending at or after this time (ps)", "A" },
-    { "to-ps", 0, 0, G_OPTION_ARG_INT64, &to, "Only events starting at or before this time (ps)", "B" },
-    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events (default 0: all)", "N" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
+      N_("Only events ending at or after this time, with a unit (1.5ms, 250us, 1:02.5)"), "TIME" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, N_("Only events starting at or before this time, with a unit"), "TIME" },
+    { "from-ps", 0, 0, G_OPTION_ARG_INT64, &from, N_("Only events ending at or after this time (ps)"), "A" },
+    { "to-ps", 0, 0, G_OPTION_ARG_INT64, &to, N_("Only events starting at or before this time (ps)"), "B" },
+    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, N_("Print at most N events (default 0: all)"), "N" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("text (default), tsv, csv or json"), "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON (--format json)"), NULL },
     { NULL }
   };
 
-  if (!planar_cli_parse ("events", "PATH", "Prints the events of one line with their stats.",
+  if (!planar_cli_parse ("events", "PATH", N_("Prints the events of one line with their stats."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events takes one PATH (see 'planar-cli events --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("events takes one PATH (see 'planar-cli events --help')"));
   if (plane_name == NULL || line_name == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "events needs --plane NAME and --line NAME");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("events needs --plane NAME and --line NAME"));
   if (from_text != NULL && from != G_MININT64)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "give --from or --from-ps, not both");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("give --from or --from-ps, not both"));
   if (to_text != NULL && to != G_MAXINT64)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "give --to or --to-ps, not both");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("give --to or --to-ps, not both"));
   if (from_text != NULL && !planar_cli_parse_time ("--from", from_text, &from, &status))
     return status;
   if (to_text != NULL && !planar_cli_parse_time ("--to", to_text, &to, &status))
     return status;
   if (from > to)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s is after %s", from_text != NULL ? "--from" : "--from-ps",
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("%s is after %s"), from_text != NULL ? "--from" : "--from-ps",
                             to_text != NULL ? "--to" : "--to-ps");
   if (limit < 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--limit must be 0 (all) or more");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--limit must be 0 (all) or more"));
   if (!planar_cli_get_format (format_name, json, &format, &status))
     return status;
 
@@ -130,10 +133,12 @@ planar_cli_events (int    argc,
             }
         }
     }
+  if (track == NULL && host_name != NULL)
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("no line '%s' on a plane '%s' of host %s in %s"),
+                            line_name, plane_name, host_name, argv[1]);
   if (track == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "no line '%s' on a plane '%s'%s%s in %s",
-                            line_name, plane_name, host_name ? " of host " : "",
-                            host_name ? host_name : "", argv[1]);
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("no line '%s' on a plane '%s' in %s"),
+                            line_name, plane_name, argv[1]);
 
   /* Select first, and decode every selected event's stats once before
    * printing, so that an event that cannot be read fails the command with
@@ -246,7 +251,9 @@ planar_cli_events (int    argc,
         }
     }
   if (format == PLANAR_CLI_FORMAT_TEXT && (guint64) selected->len < count)
-    printf ("# %" G_GUINT64_FORMAT " events, first %u shown (--limit 0 shows all)\n", count, selected->len);
+    printf (ngettext ("# %" PRIu64 " event, first %u shown (--limit 0 shows all)\n",
+                      "# %" PRIu64 " events, first %u shown (--limit 0 shows all)\n", count),
+            count, selected->len);
   status = planar_cli_finish_stdout ();
   if (status == PLANAR_CLI_EXIT_OK)
     planar_cli_warn_losses (profile);

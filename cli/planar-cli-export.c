@@ -6,6 +6,8 @@
 #include "planar-export-private.h"
 
 #include <gio/gunixoutputstream.h>
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -13,7 +15,7 @@ static void
 show_progress (double   fraction,
                gpointer user_data)
 {
-  planar_cli_progress ("exporting", fraction);
+  planar_cli_progress (_("exporting"), fraction);
 }
 
 /* -o -: the document on standard output, never compressed. */
@@ -74,38 +76,38 @@ planar_cli_export (int    argc,
   int status;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-      "chrome-json or perfetto (default: from OUT's name: .pftrace and .perfetto-trace are Perfetto; "
-      "chrome-json for -o -)", "FORMAT" },
+      N_("chrome-json or perfetto (default: from OUT's name: .pftrace and .perfetto-trace are Perfetto; "
+         "chrome-json for -o -)"), "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "The file to write, gzip-compressed when it ends in .gz; - for standard output", "OUT" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace OUT if it is an existing regular file", NULL },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
-    { "host", 0, 0, G_OPTION_ARG_STRING, &host, "Only this host's planes", "NAME" },
-    { "plane", 0, 0, G_OPTION_ARG_STRING, &plane, "Only the planes of this name", "NAME" },
-    { "line", 0, 0, G_OPTION_ARG_STRING, &line, "Only the lines of this name or display name", "NAME" },
+      N_("The file to write, gzip-compressed when it ends in .gz; - for standard output"), "OUT" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, N_("Replace OUT if it is an existing regular file"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
+    { "host", 0, 0, G_OPTION_ARG_STRING, &host, N_("Only this host's planes"), "NAME" },
+    { "plane", 0, 0, G_OPTION_ARG_STRING, &plane, N_("Only the planes of this name"), "NAME" },
+    { "line", 0, 0, G_OPTION_ARG_STRING, &line, N_("Only the lines of this name or display name"), "NAME" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from_text,
-      "Only events ending at or after this time, with a unit (1.5ms, 250us, 1:02.5)", "TIME" },
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, "Only events starting at or before this time, with a unit", "TIME" },
+      N_("Only events ending at or after this time, with a unit (1.5ms, 250us, 1:02.5)"), "TIME" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to_text, N_("Only events starting at or before this time, with a unit"), "TIME" },
     { NULL }
   };
 
   if (!planar_cli_parse ("export", "-o OUT PATH",
-                         "Writes a profile as Chrome Trace Event JSON (chrome://tracing, Perfetto, XProf) or as a\n"
-                         "Perfetto protobuf trace (ui.perfetto.dev); counter lines as counters.",
+                         N_("Writes a profile as Chrome Trace Event JSON (chrome://tracing, Perfetto, XProf) or as a\n"
+                            "Perfetto protobuf trace (ui.perfetto.dev); counter lines as counters."),
                          entries, PLANAR_CLI_OPTIONS_LOAD, &argc, &argv, &status))
     return status;
   if (argc != 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "export takes one PATH (see 'planar-cli export --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("export takes one PATH (see 'planar-cli export --help')"));
   if (output == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "export needs -o OUT (see 'planar-cli export --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("export needs -o OUT (see 'planar-cli export --help')"));
   if (format_name != NULL && !planar_export_format_from_string (format_name, &format))
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown format '%s': use chrome-json or perfetto", format_name);
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("unknown format '%s': use chrome-json or perfetto"), format_name);
   if (from_text != NULL && !planar_cli_parse_time ("--from", from_text, &filter.from_ps, &status))
     return status;
   if (to_text != NULL && !planar_cli_parse_time ("--to", to_text, &filter.to_ps, &status))
     return status;
   if (filter.from_ps > filter.to_ps)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--from is after --to");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--from is after --to"));
   filter.host = host;
   filter.plane = plane;
   filter.line = line;
@@ -119,13 +121,13 @@ planar_cli_export (int    argc,
     {
       if (format == PLANAR_EXPORT_PERFETTO && isatty (STDOUT_FILENO))
         return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT,
-                                "a Perfetto trace is binary and is not written to a terminal: "
-                                "redirect standard output, or use -o FILE");
+                                _("a Perfetto trace is binary and is not written to a terminal: "
+                                  "redirect standard output, or use -o FILE"));
     }
   else if (!planar_export_check_target (output, force, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s already exists (use --force to replace it)", output);
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("%s already exists (use --force to replace it)"), output);
       return planar_cli_fail_error (error, !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE));
     }
 
@@ -133,20 +135,27 @@ planar_cli_export (int    argc,
   if (profile == NULL)
     return planar_cli_fail_error (error, FALSE);
   if (!keeps_a_plane (profile, &filter))
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "nothing in %s matches%s%s%s%s%s%s", argv[1],
-                            host != NULL ? " --host " : "", host != NULL ? host : "",
-                            plane != NULL ? " --plane " : "", plane != NULL ? plane : "",
-                            line != NULL ? " --line " : "", line != NULL ? line : "");
+    {
+      g_autofree char *filters = g_strdup_printf ("%s%s%s%s%s%s",
+                                                  host != NULL ? " --host " : "", host != NULL ? host : "",
+                                                  plane != NULL ? " --plane " : "", plane != NULL ? plane : "",
+                                                  line != NULL ? " --line " : "", line != NULL ? line : "");
+
+      /* TRANSLATORS: the second %s is the filter options given, each with
+       * a space before it (" --host h1 --plane /host:CPU"). */
+      return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("nothing in %s matches%s"), argv[1], filters);
+    }
   n_written = planar_export_count_filtered (profile, &filter);
 
   if (to_stdout)
     {
       if (!export_to_stdout (profile, format, &filter, &error))
-        return planar_cli_fail (planar_cli_status_for_error (error, TRUE), "cannot write the output: %s",
+        return planar_cli_fail (planar_cli_status_for_error (error, TRUE), _("cannot write the output: %s"),
                                 error->message);
       planar_cli_warn_losses (profile);
       /* Standard output holds the document: the report goes to stderr. */
-      fprintf (stderr, "wrote standard output (%s, %" G_GUINT64_FORMAT " events)\n",
+      fprintf (stderr, ngettext ("wrote standard output (%s, %" PRIu64 " event)\n",
+                                 "wrote standard output (%s, %" PRIu64 " events)\n", n_written),
                planar_export_format_to_string (format), n_written);
       return PLANAR_CLI_EXIT_OK;
     }
@@ -162,7 +171,7 @@ planar_cli_export (int    argc,
       return planar_cli_fail_error (error, TRUE);
     }
   planar_cli_warn_losses (profile);
-  printf ("wrote %s (%s, %" G_GUINT64_FORMAT " events)\n", planar_cli_text (output),
-          planar_export_format_to_string (format), n_written);
+  printf (ngettext ("wrote %s (%s, %" PRIu64 " event)\n", "wrote %s (%s, %" PRIu64 " events)\n", n_written),
+          planar_cli_text (output), planar_export_format_to_string (format), n_written);
   return planar_cli_finish_stdout ();
 }

@@ -4,6 +4,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <stdio.h>
 
 #define DEFAULT_LIMIT 100
@@ -50,25 +53,25 @@ planar_cli_find (int    argc,
   guint64 n_hits, n_shown;
   int status;
   GOptionEntry entries[] = {
-    { "regex", 0, 0, G_OPTION_ARG_NONE, &regex, "PATTERN is a regular expression (PCRE)", NULL },
-    { "case-sensitive", 0, 0, G_OPTION_ARG_NONE, &case_sensitive, "Match letter case exactly", NULL },
-    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, "Print at most N events (default 100; 0: all)", "N" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "regex", 0, 0, G_OPTION_ARG_NONE, &regex, N_("PATTERN is a regular expression (PCRE)"), NULL },
+    { "case-sensitive", 0, 0, G_OPTION_ARG_NONE, &case_sensitive, N_("Match letter case exactly"), NULL },
+    { "limit", 0, 0, G_OPTION_ARG_INT64, &limit, N_("Print at most N events (default 100; 0: all)"), "N" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("text (default), tsv, csv or json"), "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON (--format json)"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
     { NULL }
   };
 
   if (!planar_cli_parse ("find", "PATH PATTERN",
-                         "Prints the events, on every host, plane and line, whose name, display name or\n"
-                         "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
-                         "PATTERN is a substring, matched without regard to case unless told.",
+                         N_("Prints the events, on every host, plane and line, whose name, display name or\n"
+                            "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
+                            "PATTERN is a substring, matched without regard to case unless told."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 3)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "find takes PATH and PATTERN (see 'planar-cli find --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("find takes PATH and PATTERN (see 'planar-cli find --help')"));
   if (limit < 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--limit must be 0 (all) or more");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--limit must be 0 (all) or more"));
   if (!planar_cli_get_format (format_name, json, &format, &status))
     return status;
 
@@ -176,9 +179,10 @@ planar_cli_find (int    argc,
   if (format != PLANAR_CLI_FORMAT_TEXT)
     ;
   else if (n_shown < n_hits)
-    printf ("# %" G_GUINT64_FORMAT " matches, first %" G_GUINT64_FORMAT " shown (--limit 0 shows all)\n",
+    printf (ngettext ("# %" PRIu64 " match, first %" PRIu64 " shown (--limit 0 shows all)\n",
+                      "# %" PRIu64 " matches, first %" PRIu64 " shown (--limit 0 shows all)\n", n_hits),
             n_hits, n_shown);
   else
-    printf ("# %" G_GUINT64_FORMAT " %s\n", n_hits, n_hits == 1 ? "match" : "matches");
+    printf (ngettext ("# %" PRIu64 " match\n", "# %" PRIu64 " matches\n", n_hits), n_hits);
   return finish (profile, n_hits);
 }

@@ -5,6 +5,8 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,16 +41,34 @@ write_issue_json (PlanarJsonWriter        *w,
   planar_json_writer_end_object (w);
 }
 
+/* The severity as the text output shows it (the JSON keeps
+ * planar_health_severity_to_string()'s words). */
+static const char *
+severity_label (PlanarHealthSeverity severity)
+{
+  switch (severity)
+    {
+    case PLANAR_HEALTH_ERROR:
+      return C_("health severity", "error");
+    case PLANAR_HEALTH_WARNING:
+      return C_("health severity", "warning");
+    case PLANAR_HEALTH_INFO:
+    default:
+      return C_("health severity", "info");
+    }
+}
+
 static void
 print_issue_text (const PlanarHealthIssue *issue)
 {
-  g_autofree char *where = g_strjoin (" / ", issue->host != NULL ? issue->host : "session",
+  /* TRANSLATORS: where a finding of the whole session (no host) is. */
+  g_autofree char *where = g_strjoin (" / ", issue->host != NULL ? issue->host : _("session"),
                                       issue->plane != NULL ? issue->plane : "",
                                       issue->line, NULL);
 
   if (issue->plane == NULL)
     where[strlen (where) - 3] = '\0';
-  printf ("%-7s %s: %s\n", planar_health_severity_to_string (issue->severity), planar_cli_text (where),
+  printf ("%-7s %s: %s\n", severity_label (issue->severity), planar_cli_text (where),
           planar_cli_text (issue->message));
 }
 
@@ -63,7 +83,7 @@ write_counts (PlanarJsonWriter *w,
       planar_json_writer_begin_array (w);
     }
   else
-    printf ("\nEvents per plane and line\n");
+    printf ("\n%s\n", _("Events per plane and line"));
 
   for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
     {
@@ -72,7 +92,7 @@ write_counts (PlanarJsonWriter *w,
       if (w != NULL)
         planar_cli_begin_named_list (w, planar_trace_get_host_name (trace), "planes");
       else
-        printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
+        printf (_("Host %s\n"), planar_cli_text (planar_trace_get_host_name (trace)));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
@@ -154,18 +174,18 @@ planar_cli_health (int    argc,
   gboolean json = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
     { NULL }
   };
 
   if (!planar_cli_parse ("health", "PATH",
-                         "Reports the profiler's errors and warnings, dropped events, empty planes, partial\n"
-                         "overlaps, a missing Task Environment, unreadable files, and events per plane and line.",
+                         N_("Reports the profiler's errors and warnings, dropped events, empty planes, partial\n"
+                            "overlaps, a missing Task Environment, unreadable files, and events per plane and line."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "health takes one PATH (see 'planar-cli health --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("health takes one PATH (see 'planar-cli health --help')"));
 
   profile = planar_cli_load_session (argv[1], session, &session_name, &catalog, &found, &error);
   if (profile == NULL)
@@ -190,7 +210,8 @@ planar_cli_health (int    argc,
       return finish (profile, issues);
     }
 
-  printf ("Session %s: %u findings\n", planar_cli_text (session_name), issues->len);
+  printf (ngettext ("Session %s: %u finding\n", "Session %s: %u findings\n", issues->len),
+          planar_cli_text (session_name), issues->len);
   for (guint i = 0; i < issues->len; i++)
     print_issue_text (g_ptr_array_index (issues, i));
   write_counts (NULL, profile);

@@ -4,6 +4,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -81,16 +84,17 @@ print_import_text (const PlanarImportReport *report)
   for (GList *l = phases; l != NULL; l = l->next)
     g_string_append_printf (ignored, "%s%s %" G_GSIZE_FORMAT, ignored->len > 0 ? ", " : "", (const char *) l->data,
                             GPOINTER_TO_SIZE (g_hash_table_lookup (report->ignored, l->data)));
-  printf ("  Imported:   Chrome JSON: %" G_GUINT64_FORMAT " complete, %" G_GUINT64_FORMAT " begin/end pairs, %"
-          G_GUINT64_FORMAT " instants; %" G_GUINT64_FORMAT " flow records (%" G_GUINT64_FORMAT " unbound), %"
-          G_GUINT64_FORMAT " counter samples\n",
+  /* TRANSLATORS: a line of `planar-cli info`; keep the label's width. */
+  printf (_("  Imported:   Chrome JSON: %" PRIu64 " complete, %" PRIu64 " begin/end pairs, %"
+            PRIu64 " instants; %" PRIu64 " flow records (%" PRIu64 " unbound), %"
+            PRIu64 " counter samples\n"),
           report->n_complete, report->n_begin_end, report->n_instant, report->n_flows, report->n_unbound_flows,
           report->n_counters);
   if (report->n_unmatched_begin + report->n_unmatched_end > 0)
-    printf ("  Unmatched:  %" G_GUINT64_FORMAT " B without E, %" G_GUINT64_FORMAT " E without B\n",
+    printf (_("  Unmatched:  %" PRIu64 " B without E, %" PRIu64 " E without B\n"),
             report->n_unmatched_begin, report->n_unmatched_end);
   if (ignored->len > 0)
-    printf ("  Skipped:    %s\n", planar_cli_text (ignored->str));
+    printf (_("  Skipped:    %s\n"), planar_cli_text (ignored->str));
 }
 
 static void
@@ -175,10 +179,12 @@ print_trace_text (PlanarTrace *trace)
   guint64 damaged = planar_trace_get_n_damaged_stats (trace, &first_damaged);
   gint64 first, last;
 
-  printf ("Host %s\n", planar_cli_text (planar_trace_get_host_name (trace)));
-  printf ("  File:       %s (%s)\n", planar_cli_text (planar_trace_get_path (trace)), size);
-  printf ("  Hostnames:  %s\n", joined[0] ? planar_cli_text (joined) : "(none)");
-  printf ("  Events:     %" G_GUINT64_FORMAT "\n", planar_trace_get_n_events (trace));
+  /* TRANSLATORS: the lines of `planar-cli info` about a host; keep the
+   * labels' width. */
+  printf (_("Host %s\n"), planar_cli_text (planar_trace_get_host_name (trace)));
+  printf (_("  File:       %s (%s)\n"), planar_cli_text (planar_trace_get_path (trace)), size);
+  printf (_("  Hostnames:  %s\n"), joined[0] ? planar_cli_text (joined) : _("(none)"));
+  printf (_("  Events:     %" PRIu64 "\n"), planar_trace_get_n_events (trace));
   if (planar_trace_get_import_report (trace) != NULL)
     print_import_text (planar_trace_get_import_report (trace));
   if (planar_trace_get_span (trace, &first, &last))
@@ -187,35 +193,46 @@ print_trace_text (PlanarTrace *trace)
       g_autofree char *b = planar_format_duration (last);
       g_autofree char *d = planar_format_duration (last - first);
 
-      printf ("  Span:       %s to %s (%s)\n", a, b, d);
+      printf (_("  Span:       %s to %s (%s)\n"), a, b, d);
     }
   if (planar_trace_is_aligned_at_earliest_event (trace))
-    printf ("  Time 0:     earliest event (the file has no Task Environment start time)\n");
+    printf ("%s\n", _("  Time 0:     earliest event (the file has no Task Environment start time)"));
   if (planar_trace_get_damage (trace, NULL) != NULL)
-    printf ("  Cut short:  %s\n", planar_cli_text (planar_trace_get_damage (trace, NULL)));
+    printf (_("  Cut short:  %s\n"), planar_cli_text (planar_trace_get_damage (trace, NULL)));
   if (planar_trace_get_n_overlaps (trace) > 0)
-    printf ("  Overlaps:   %" G_GUINT64_FORMAT " events start inside another and end after it\n",
+    printf (ngettext ("  Overlaps:   %" PRIu64 " event starts inside another and ends after it\n",
+                      "  Overlaps:   %" PRIu64 " events start inside another and end after it\n",
+                      planar_trace_get_n_overlaps (trace)),
             planar_trace_get_n_overlaps (trace));
   if (damaged > 0)
-    printf ("  Damaged:    %" G_GUINT64_FORMAT " event stat%s cannot be read and %s left out (the first: %s)\n",
-            damaged, damaged == 1 ? "" : "s", damaged == 1 ? "is" : "are", planar_cli_text (first_damaged));
+    printf (ngettext ("  Damaged:    %" PRIu64 " event stat cannot be read and is left out (the first: %s)\n",
+                      "  Damaged:    %" PRIu64 " event stats cannot be read and are left out (the first: %s)\n",
+                      damaged),
+            damaged, planar_cli_text (first_damaged));
   for (guint i = 0; errors[i] != NULL; i++)
-    printf ("  Error:      %s\n", planar_cli_text (errors[i]));
+    printf (_("  Error:      %s\n"), planar_cli_text (errors[i]));
   for (guint i = 0; warnings[i] != NULL; i++)
-    printf ("  Warning:    %s\n", planar_cli_text (warnings[i]));
+    printf (_("  Warning:    %s\n"), planar_cli_text (warnings[i]));
 
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
     {
       const PlanarPlane *plane = planar_trace_get_plane (trace, p);
 
-      printf ("  Plane %s (id %" G_GINT64_FORMAT "): %" G_GUINT64_FORMAT " events\n",
+      printf (ngettext ("  Plane %s (id %" PRId64 "): %" PRIu64 " event\n",
+                        "  Plane %s (id %" PRId64 "): %" PRIu64 " events\n", plane->n_events),
               planar_cli_text (plane->name), plane->id, plane->n_events);
       for (guint l = 0; l < plane->n_lines; l++)
         {
           const PlanarLine *line = &plane->lines[l];
 
-          printf ("    %-40s id %-12" G_GINT64_FORMAT " %10" G_GUINT64_FORMAT " events%s\n",
-                  planar_cli_text (line->display_name), line->id, line->n_events, line->derived ? " (derived)" : "");
+          /* TRANSLATORS: a line of a plane in `planar-cli info`: its name, id and events. */
+          printf (line->derived ? ngettext ("    %-40s id %-12" PRId64 " %10" PRIu64 " event (derived)\n",
+                                            "    %-40s id %-12" PRId64 " %10" PRIu64 " events (derived)\n",
+                                            line->n_events)
+                                : ngettext ("    %-40s id %-12" PRId64 " %10" PRIu64 " event\n",
+                                            "    %-40s id %-12" PRId64 " %10" PRIu64 " events\n",
+                                            line->n_events),
+                  planar_cli_text (line->display_name), line->id, line->n_events);
         }
     }
 }
@@ -231,16 +248,16 @@ planar_cli_info (int    argc,
   gboolean json = FALSE;
   int status;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
     { NULL }
   };
 
-  if (!planar_cli_parse ("info", "PATH", "Lists the hosts, planes and lines of a profile.",
+  if (!planar_cli_parse ("info", "PATH", N_("Lists the hosts, planes and lines of a profile."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "info takes one PATH (see 'planar-cli info --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("info takes one PATH (see 'planar-cli info --help')"));
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
@@ -272,14 +289,21 @@ planar_cli_info (int    argc,
       return PLANAR_CLI_EXIT_OK;
     }
 
-  printf ("Session %s: %u host%s, %" G_GUINT64_FORMAT " events\n", planar_cli_text (session_name),
-          planar_profile_get_n_traces (profile), planar_profile_get_n_traces (profile) == 1 ? "" : "s",
-          planar_profile_get_n_events (profile));
+  {
+    guint n_hosts = planar_profile_get_n_traces (profile);
+    guint64 n_events = planar_profile_get_n_events (profile);
+    g_autofree char *hosts = g_strdup_printf (ngettext ("%u host", "%u hosts", n_hosts), n_hosts);
+    g_autofree char *events = g_strdup_printf (ngettext ("%" PRIu64 " event", "%" PRIu64 " events", n_events),
+                                               n_events);
+
+    /* TRANSLATORS: "Session NAME: 2 hosts, 1000 events". */
+    printf (_("Session %s: %s, %s\n"), planar_cli_text (session_name), hosts, events);
+  }
   /* How the hosts share the time axis, when there are several. */
   if (planar_profile_get_n_traces (profile) > 1)
-    printf ("Host alignment: %s\n", planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START
-                                      ? "own start (hosts do not overlap in time; each is shown from its own start)"
-                                      : "common start (hosts placed by their profile start times)");
+    printf ("%s\n", planar_profile_get_host_alignment (profile) == PLANAR_HOST_ALIGNMENT_OWN_START
+                     ? _("Host alignment: own start (hosts do not overlap in time; each is shown from its own start)")
+                     : _("Host alignment: common start (hosts placed by their profile start times)"));
   for (guint i = 0; i < planar_profile_get_n_traces (profile); i++)
     print_trace_text (planar_profile_get_trace (profile, i));
   status = planar_cli_finish_stdout ();

@@ -10,6 +10,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -34,14 +37,29 @@
 static void
 print_summary (const PlanarCuptiMergeStats *stats)
 {
-  g_printerr ("planar-cli: recorded %" G_GUINT64_FORMAT " kernels, %" G_GUINT64_FORMAT " copies, %" G_GUINT64_FORMAT
-              " memsets and %" G_GUINT64_FORMAT " API calls on %u GPU(s) from %u process(es)",
-              stats->n_kernels, stats->n_copies, stats->n_memsets, stats->n_api_calls, stats->n_devices,
-              stats->n_parts);
+  g_autofree char *kernels = g_strdup_printf (ngettext ("%" PRIu64 " kernel", "%" PRIu64 " kernels",
+                                                       stats->n_kernels), stats->n_kernels);
+  g_autofree char *copies = g_strdup_printf (ngettext ("%" PRIu64 " copy", "%" PRIu64 " copies",
+                                                      stats->n_copies), stats->n_copies);
+  g_autofree char *memsets = g_strdup_printf (ngettext ("%" PRIu64 " memset", "%" PRIu64 " memsets",
+                                                       stats->n_memsets), stats->n_memsets);
+  g_autofree char *calls = g_strdup_printf (ngettext ("%" PRIu64 " API call", "%" PRIu64 " API calls",
+                                                     stats->n_api_calls), stats->n_api_calls);
+  g_autofree char *gpus = g_strdup_printf (ngettext ("%u GPU", "%u GPUs", stats->n_devices), stats->n_devices);
+  g_autofree char *processes = g_strdup_printf (ngettext ("%u process", "%u processes", stats->n_parts),
+                                                stats->n_parts);
+
+  /* TRANSLATORS: "recorded 12 kernels, 3 copies, 1 memset and 40 API
+   * calls on 1 GPU from 2 processes". */
+  g_printerr (_("planar-cli: recorded %s, %s, %s and %s on %s from %s"), kernels, copies, memsets, calls, gpus,
+              processes);
   if (stats->n_nvtx_ranges > 0)
-    g_printerr (", %" G_GUINT64_FORMAT " NVTX ranges", stats->n_nvtx_ranges);
+    g_printerr (ngettext (", %" PRIu64 " NVTX range", ", %" PRIu64 " NVTX ranges", stats->n_nvtx_ranges),
+                stats->n_nvtx_ranges);
   if (stats->n_dropped > 0)
-    g_printerr ("; %" G_GUINT64_FORMAT " events dropped (see 'planar-cli health')", stats->n_dropped);
+    g_printerr (ngettext ("; %" PRIu64 " event dropped (see 'planar-cli health')",
+                          "; %" PRIu64 " events dropped (see 'planar-cli health')", stats->n_dropped),
+                stats->n_dropped);
   g_printerr ("\n");
 }
 
@@ -66,11 +84,11 @@ merge_parts (const char *part_dir,
   if (stats.n_errors > 0 && stats.n_api_calls + stats.n_kernels + stats.n_copies + stats.n_memsets == 0)
     {
       /* Kept, for its errors, but a failure. */
-      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "nothing was recorded: %s", stats.first_error);
+      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, _("nothing was recorded: %s"), stats.first_error);
       return FALSE;
     }
   if (stats.n_errors > 0)
-    g_printerr ("planar-cli: the recording has errors (see 'planar-cli health %s')\n", planar_cli_text (path));
+    g_printerr (_("planar-cli: the recording has errors (see 'planar-cli health %s')\n"), planar_cli_text (path));
   return TRUE;
 }
 
@@ -105,16 +123,16 @@ check_gpu (void)
     return NULL;
   cuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (cuda == NULL)
-    return g_strdup ("no NVIDIA driver found (libcuda.so.1 cannot be loaded); record needs an NVIDIA GPU and its driver");
+    return g_strdup (_("no NVIDIA driver found (libcuda.so.1 cannot be loaded); record needs an NVIDIA GPU and its driver"));
   init = (InitFunc) dlsym (cuda, "cuInit");
   count = (CountFunc) dlsym (cuda, "cuDeviceGetCount");
   if (init == NULL || count == NULL)
-    return g_strdup ("libcuda.so.1 is not a CUDA driver");
+    return g_strdup (_("libcuda.so.1 is not a CUDA driver"));
   rc = init (0);
   if (rc == 100 /* CUDA_ERROR_NO_DEVICE */ || (rc == 0 && count (&n) == 0 && n == 0))
-    return g_strdup ("no NVIDIA GPU found; record needs one");
+    return g_strdup (_("no NVIDIA GPU found; record needs one"));
   if (rc != 0)
-    return g_strdup_printf ("the CUDA driver does not start (cuInit error %d); record needs a working NVIDIA GPU", rc);
+    return g_strdup_printf (_("the CUDA driver does not start (cuInit error %d); record needs a working NVIDIA GPU"), rc);
   return NULL;
 }
 
@@ -169,7 +187,7 @@ run_command (char       **command,
   pid = fork ();
   if (pid < 0)
     {
-      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot start %s: %s", command[0], g_strerror (errno));
+      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, _("cannot start %s: %s"), command[0], g_strerror (errno));
       close (exec_pipe[0]);
       close (exec_pipe[1]);
       return -1;
@@ -218,7 +236,7 @@ run_command (char       **command,
     sigaction (forwarded[i], &saved[i], NULL);
   if (n == sizeof exec_errno)
     {
-      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "cannot run %s: %s", command[0], g_strerror (exec_errno));
+      planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, _("cannot run %s: %s"), command[0], g_strerror (exec_errno));
       return -1;
     }
   return status;
@@ -259,7 +277,7 @@ record_command (char       **command,
   dlclose (cupti);
   injection = find_injection_library ();
   if (!g_file_test (injection, G_FILE_TEST_IS_REGULAR))
-    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, "the recording library %s is missing; is Planar installed?",
+    return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, _("the recording library %s is missing; is Planar installed?"),
                             injection);
   part_dir = g_dir_make_tmp ("planar-record-XXXXXX", &error);
   if (part_dir == NULL)
@@ -273,7 +291,7 @@ record_command (char       **command,
     }
   status = exit_status_of (wait_status);
   /* The command had the terminal while it ran; the merge is ours. */
-  planar_cli_progress ("merging the recording", -1);
+  planar_cli_progress (_("merging the recording"), -1);
   merged = merge_parts (part_dir, logdir);
   planar_cli_progress_end ();
   {
@@ -306,11 +324,11 @@ planar_cli_record (int    argc,
   char **command = NULL;
   int status;
   GOptionEntry entries[] = {
-    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, "Log directory; the session goes in plugins/profile", "DIR" },
-    { "duration-ms", 0, 0, G_OPTION_ARG_INT, &duration_ms, "Stop tracing after N ms (the command runs on)", "N" },
-    { "nvtx", 0, 0, G_OPTION_ARG_NONE, &nvtx, "Record NVTX ranges too", NULL },
+    { "logdir", 0, 0, G_OPTION_ARG_FILENAME, &logdir, N_("Log directory; the session goes in plugins/profile"), "DIR" },
+    { "duration-ms", 0, 0, G_OPTION_ARG_INT, &duration_ms, N_("Stop tracing after N ms (the command runs on)"), "N" },
+    { "nvtx", 0, 0, G_OPTION_ARG_NONE, &nvtx, N_("Record NVTX ranges too"), NULL },
     { "merge", 0, 0, G_OPTION_ARG_FILENAME, &merge_dir,
-      "Merge the parts that processes started with PLANAR_OUTPUT_DIR=DIR wrote (no COMMAND)", "DIR" },
+      N_("Merge the parts that processes started with PLANAR_OUTPUT_DIR=DIR wrote (no COMMAND)"), "DIR" },
     { NULL }
   };
 
@@ -323,28 +341,28 @@ planar_cli_record (int    argc,
         break;
       }
   if (!planar_cli_parse ("record", "--logdir DIR [--duration-ms N] [--nvtx] -- COMMAND [ARGS...]",
-                         "Runs COMMAND and records its CUDA kernels, copies and API calls with CUPTI into a new\n"
-                         "session folder. The command's exit status is planar-cli's.",
+                         N_("Runs COMMAND and records its CUDA kernels, copies and API calls with CUPTI into a new\n"
+                            "session folder. The command's exit status is planar-cli's."),
                          entries, PLANAR_CLI_OPTIONS_NONE, &argc, &argv, &status))
     return status;
   if (argc != 1)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "put the command after '--' (see 'planar-cli record --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("put the command after '--' (see 'planar-cli record --help')"));
   if (logdir == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "record needs --logdir");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("record needs --logdir"));
   if (duration_ms < 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--duration-ms must not be negative");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--duration-ms must not be negative"));
   if (merge_dir != NULL)
     {
       if (command != NULL && command[0] != NULL)
-        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--merge takes no command");
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--merge takes no command"));
       return merge_parts (merge_dir, logdir) ? PLANAR_CLI_EXIT_OK : PLANAR_CLI_EXIT_FAILURE;
     }
   if (command == NULL || command[0] == NULL)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "record needs a command after '--'");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("record needs a command after '--'"));
 #ifdef PLANAR_HAVE_CUPTI
   return record_command (command, logdir, duration_ms, nvtx);
 #else
   return planar_cli_fail (PLANAR_CLI_EXIT_FAILURE,
-                          "this planar-cli was built without CUPTI support (the CUDA toolkit's headers were not found)");
+                          _("this planar-cli was built without CUPTI support (the CUDA toolkit's headers were not found)"));
 #endif
 }

@@ -5,6 +5,9 @@
  */
 #include "planar-cli.h"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
+
 #include <stdio.h>
 
 static void
@@ -75,20 +78,20 @@ planar_cli_summary (int    argc,
   PlanarCliFormat format;
   int status;
   GOptionEntry entries[] = {
-    { "top", 0, 0, G_OPTION_ARG_INT64, &top, "Names per plane (default 10; 0 for all)", "N" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "text (default), tsv, csv or json", "FORMAT" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON (--format json)", NULL },
-    { "session", 0, 0, G_OPTION_ARG_STRING, &session, "Session to read (default: the newest)", "NAME" },
+    { "top", 0, 0, G_OPTION_ARG_INT64, &top, N_("Names per plane (default 10; 0 for all)"), "N" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("text (default), tsv, csv or json"), "FORMAT" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON (--format json)"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
     { NULL }
   };
 
-  if (!planar_cli_parse ("summary", "PATH", "Lists, per plane, the event names that take the most self time.",
+  if (!planar_cli_parse ("summary", "PATH", N_("Lists, per plane, the event names that take the most self time."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
   if (argc != 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "summary takes one PATH (see 'planar-cli summary --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("summary takes one PATH (see 'planar-cli summary --help')"));
   if (top < 0)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--top must be 0 (all) or more");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--top must be 0 (all) or more"));
   if (!planar_cli_get_format (format_name, json, &format, &status))
     return status;
 
@@ -114,7 +117,7 @@ planar_cli_summary (int    argc,
       break;
     case PLANAR_CLI_FORMAT_TEXT:
     default:
-      printf ("Session %s: self time per event name (self = wall less direct children)\n",
+      printf (_("Session %s: self time per event name (self = wall less direct children)\n"),
               planar_cli_text (session_name));
       break;
     }
@@ -130,7 +133,7 @@ planar_cli_summary (int    argc,
       if (w != NULL)
         planar_cli_begin_named_list (w, host, "planes");
       else if (format == PLANAR_CLI_FORMAT_TEXT)
-        printf ("Host %s\n", planar_cli_text (host));
+        printf (_("Host %s\n"), planar_cli_text (host));
 
       for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
         {
@@ -170,9 +173,16 @@ planar_cli_summary (int    argc,
             }
           else if (format == PLANAR_CLI_FORMAT_TEXT)
             {
-              printf ("  %s: %" G_GUINT64_FORMAT " events, %u names\n", planar_cli_text (plane->name),
-                      planar_aggregator_get_n_events (agg), rows->len);
-              printf ("    %14s %14s %10s %14s  %s\n", "self", "total", "count", "average", "name");
+              guint64 n_events = planar_aggregator_get_n_events (agg);
+              g_autofree char *events = g_strdup_printf (ngettext ("%" PRIu64 " event", "%" PRIu64 " events",
+                                                                   n_events), n_events);
+              g_autofree char *names = g_strdup_printf (ngettext ("%u name", "%u names", rows->len), rows->len);
+
+              /* TRANSLATORS: "PLANE: 1000 events, 12 names". */
+              printf (_("  %s: %s, %s\n"), planar_cli_text (plane->name), events, names);
+              /* TRANSLATORS: the column heads of `planar-cli summary`. */
+              printf ("    %14s %14s %10s %14s  %s\n", C_("summary column", "self"), C_("summary column", "total"),
+                      C_("summary column", "count"), C_("summary column", "average"), C_("summary column", "name"));
               for (guint i = 0; i < n; i++)
                 print_row_text (&g_array_index (rows, PlanarAggregate, i));
             }

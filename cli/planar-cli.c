@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <gio/gunixoutputstream.h>
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,15 +24,15 @@ typedef struct
 } Command;
 
 static const Command commands[] = {
-  { "info", "List the hosts, planes and lines of a profile with event counts", planar_cli_info },
-  { "events", "Print the events of one line, with their stats", planar_cli_events },
-  { "summary", "Per plane, the event names that take the most self time", planar_cli_summary },
-  { "find", "Find events whose name or string stats match a pattern", planar_cli_find },
-  { "capture", "Capture a profile from running programs' profiler servers", planar_cli_capture },
-  { "snapshot", "Continuous profiling: start, get a snapshot, stop", planar_cli_snapshot },
-  { "record", "Run a command and record its GPU work with CUPTI", planar_cli_record },
-  { "export", "Write a profile as Chrome Trace Event JSON or a Perfetto trace", planar_cli_export },
-  { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
+  { "info", N_("List the hosts, planes and lines of a profile with event counts"), planar_cli_info },
+  { "events", N_("Print the events of one line, with their stats"), planar_cli_events },
+  { "summary", N_("Per plane, the event names that take the most self time"), planar_cli_summary },
+  { "find", N_("Find events whose name or string stats match a pattern"), planar_cli_find },
+  { "capture", N_("Capture a profile from running programs' profiler servers"), planar_cli_capture },
+  { "snapshot", N_("Continuous profiling: start, get a snapshot, stop"), planar_cli_snapshot },
+  { "record", N_("Run a command and record its GPU work with CUPTI"), planar_cli_record },
+  { "export", N_("Write a profile as Chrome Trace Event JSON or a Perfetto trace"), planar_cli_export },
+  { "health", N_("Report what may make a trace look incomplete: errors, drops, overlaps"), planar_cli_health },
 };
 
 /* An escaped control character or stray byte: \xNN. */
@@ -160,7 +161,8 @@ planar_cli_warn (const char *format,
   va_list args;
 
   va_start (args, format);
-  print_line ("warning: ", format, args);
+  /* TRANSLATORS: the start of a warning line, after "planar-cli: ". */
+  print_line (_("warning: "), format, args);
   va_end (args);
 }
 
@@ -196,8 +198,8 @@ planar_cli_finish_stdout (void)
     {
       int saved = errno;
 
-      return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s",
-                              saved != 0 ? g_strerror (saved) : "write error");
+      return planar_cli_fail (PLANAR_CLI_EXIT_IO, _("cannot write the output: %s"),
+                              saved != 0 ? g_strerror (saved) : _("write error"));
     }
   return PLANAR_CLI_EXIT_OK;
 }
@@ -217,9 +219,11 @@ planar_cli_warn_losses (PlanarProfile *profile)
       if (planar_trace_get_n_damaged_stats (trace, NULL) == 0)
         continue;
       damaged = planar_trace_count_damaged_stats (trace, &first);
-      planar_cli_warn ("%s: %" G_GUINT64_FORMAT " damaged event stat%s skipped (the first: %s; "
-                       "see 'planar-cli health')", planar_trace_get_host_name (trace), damaged,
-                       damaged == 1 ? "" : "s", first);
+      planar_cli_warn (ngettext ("%s: %" PRIu64 " damaged event stat skipped (the first: %s; "
+                                 "see 'planar-cli health')",
+                                 "%s: %" PRIu64 " damaged event stats skipped (the first: %s; "
+                                 "see 'planar-cli health')", damaged),
+                       planar_trace_get_host_name (trace), damaged, first);
       n++;
     }
   return n;
@@ -261,17 +265,20 @@ planar_cli_parse (const char        *command,
 {
   GOptionEntry load_entries[] = {
     { "no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
-      "Neither read nor write the cached index of the profile (see planar-cli(1))", NULL },
+      N_("Neither read nor write the cached index of the profile (see planar-cli(1))"), NULL },
     { NULL }
   };
   GOptionEntry json_entries[] = {
-    { "pretty", 0, 0, G_OPTION_ARG_NONE, &json_pretty, "Indent the JSON output (compact by default)", NULL },
+    { "pretty", 0, 0, G_OPTION_ARG_NONE, &json_pretty, N_("Indent the JSON output (compact by default)"), NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
 
   context = g_option_context_new (parameters);
+  /* The summaries and option descriptions are N_() where they are written:
+   * translated here, in Planar's domain. */
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, NULL);
   if (common & PLANAR_CLI_OPTIONS_LOAD)
@@ -286,13 +293,16 @@ planar_cli_parse (const char        *command,
        * first line is ours, with the program and the command. */
       const char *rest = strstr (help, "\n\n");
 
-      printf ("Usage: planar-cli %s [OPTION…] %s%s", command, parameters, rest != NULL ? rest : "\n");
+      /* TRANSLATORS: the first line of a command's help: the command
+       * (info, events…) and its parameters (PATH…), which stay as they are. */
+      printf (_("Usage: planar-cli %s [OPTION…] %s"), command, parameters);
+      fputs (rest != NULL ? rest : "\n", stdout);
       *status = planar_cli_finish_stdout ();
       return FALSE;
     }
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "%s (see 'planar-cli %s --help')",
+      *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("%s (see 'planar-cli %s --help')"),
                                  error->message, command);
       return FALSE;
     }
@@ -314,7 +324,7 @@ planar_cli_parse_time (const char *option,
       g_autofree char *bare = g_strstrip (g_strdup (text));
 
       *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT,
-                                 "%s %s: a time needs a unit, as in %sms or %sus (ps, ns, us, ms, s; or m:ss)",
+                                 _("%s %s: a time needs a unit, as in %sms or %sus (ps, ns, us, ms, s; or m:ss)"),
                                  option, bare, bare, bare);
     }
   else
@@ -345,13 +355,13 @@ planar_cli_get_format (const char      *name,
       {
         if (json && formats[i].format != PLANAR_CLI_FORMAT_JSON)
           {
-            *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "--json contradicts --format %s", name);
+            *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--json contradicts --format %s"), name);
             return FALSE;
           }
         *format = formats[i].format;
         return TRUE;
       }
-  *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown format '%s': use text, tsv, csv or json", name);
+  *status = planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("unknown format '%s': use text, tsv, csv or json"), name);
   return FALSE;
 }
 
@@ -424,7 +434,7 @@ planar_cli_end_json (PlanarJsonWriter *writer)
 
   planar_json_writer_end_object (writer);
   if (!planar_json_writer_finish (writer, &error))
-    return planar_cli_fail (PLANAR_CLI_EXIT_IO, "cannot write the output: %s", error->message);
+    return planar_cli_fail (PLANAR_CLI_EXIT_IO, _("cannot write the output: %s"), error->message);
   /* A pretty document ends its line already. */
   if (!json_pretty)
     putchar ('\n');
@@ -550,7 +560,7 @@ watch_load (gpointer data)
   g_mutex_lock (&watch->lock);
   while (!watch->done)
     {
-      planar_cli_progress ("loading", planar_profile_get_fraction (watch->profile));
+      planar_cli_progress (_("loading"), planar_profile_get_fraction (watch->profile));
       g_cond_wait_until (&watch->cond, &watch->lock, g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND);
     }
   g_mutex_unlock (&watch->lock);
@@ -570,7 +580,7 @@ load_with_progress (PlanarProfile  *profile,
     return planar_profile_load (profile, NULL, error);
   g_mutex_init (&watch.lock);
   g_cond_init (&watch.cond);
-  planar_cli_progress ("loading", 0.0);
+  planar_cli_progress (_("loading"), 0.0);
   thread = g_thread_new ("planar-cli-progress", watch_load, &watch);
   ok = planar_profile_load (profile, NULL, error);
   g_mutex_lock (&watch.lock);
@@ -616,10 +626,10 @@ planar_cli_load_session (const char             *path,
     {
       if (session != NULL)
         g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                     "No session named %s under %s", session, path);
+                     _("No session named %s under %s"), session, path);
       else
         g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_NOT_FOUND,
-                     "No profile (*.xplane.pb) found under %s", path);
+                     _("No profile (*.xplane.pb) found under %s"), path);
       return NULL;
     }
   paths = planar_catalog_session_dup_paths (found);
@@ -641,7 +651,7 @@ planar_cli_load_session (const char             *path,
   if (paths == NULL || paths[0] == NULL)
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_UNSUPPORTED,
-                   "Session %s holds no profile Planar can read (only .xplane.riegeli files)",
+                   _("Session %s holds no profile Planar can read (only .xplane.riegeli files)"),
                    found->name);
       return NULL;
     }
@@ -738,14 +748,14 @@ planar_cli_stat_name (const PlanarStat *stat)
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: planar-cli COMMAND [OPTION…] ARGS\n\n");
-  fprintf (out, "Reads XProf profiles (*.xplane.pb). PATH is a profile file, a session folder,\n"
-                "a run or a log directory (the newest session is used unless --session says).\n\n");
-  fprintf (out, "Commands:\n");
+  fprintf (out, "%s\n\n", _("Usage: planar-cli COMMAND [OPTION…] ARGS"));
+  fprintf (out, "%s\n\n", _("Reads XProf profiles (*.xplane.pb). PATH is a profile file, a session folder,\n"
+                            "a run or a log directory (the newest session is used unless --session says)."));
+  fprintf (out, "%s\n", _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'planar-cli COMMAND --help' for a command's options, 'planar-cli --version' for the\n"
-                "version; planar-cli(1) has the whole manual.\n");
+    fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (out, "\n%s\n", _("Run 'planar-cli COMMAND --help' for a command's options, 'planar-cli --version' for the\n"
+                            "version; planar-cli(1) has the whole manual."));
 }
 
 int
@@ -753,12 +763,14 @@ main (int    argc,
       char **argv)
 {
   setlocale (LC_ALL, "");
-  /* The model's errors and findings come in the user's language. */
+  /* Its own messages, and the model's errors and findings, come in the
+   * user's language (JSON keys and machine output stay as they are). */
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 
   if (argc < 2)
-    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "no command given (see 'planar-cli --help')");
+    return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("no command given (see 'planar-cli --help')"));
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       print_usage (stdout);
@@ -782,9 +794,9 @@ main (int    argc,
          * made of them. */
         changed = planar_mapping_dup_changed_path ();
         if (changed != NULL && status != PLANAR_CLI_EXIT_IO && status < PLANAR_CLI_EXIT_SIGNAL (1))
-          return planar_cli_fail (PLANAR_CLI_EXIT_IO, "the file changed while it was read: %s; reload it", changed);
+          return planar_cli_fail (PLANAR_CLI_EXIT_IO, _("the file changed while it was read: %s; reload it"), changed);
         return status;
       }
 
-  return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, "unknown command '%s' (see 'planar-cli --help')", argv[1]);
+  return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("unknown command '%s' (see 'planar-cli --help')"), argv[1]);
 }

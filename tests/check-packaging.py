@@ -12,6 +12,8 @@
 #       GNOME runtime, with the permissions a viewer needs and none broader,
 #       every source pinned, and a module for every dependency() of meson that
 #       the runtime lacks (flatpak/runtime-pkgconfig.txt lists what it has);
+#       Planar's own pinned commit is in the checkout's history and carries
+#       this manifest's runtime and modules (skipped outside git);
 #       flatpak-builder --show-manifest parses it where it is installed
 #   check-packaging.py marked SOURCE_ROOT
 #       every message given to g_set_error(), g_set_error_literal() or
@@ -45,10 +47,12 @@ APP_ID = "dev.planar.Planar"
 POTFILES_FOLDERS = ("app", "capture", "cli", "data", "model", "view", "widgets")
 # The folders whose error messages must be marked for translation, and the
 # calls that take one: (function, index of the message argument); add() is
-# how model/query/planar-health.c records a finding.
-MARKED_FOLDERS = ("app", "capture", "model", "view", "widgets")
+# how model/query/planar-health.c records a finding; the planar_cli_*()
+# calls are planar-cli's errors, warnings, help summaries and progress.
+MARKED_FOLDERS = ("app", "capture", "cli", "model", "view", "widgets")
 MESSAGE_CALLS = (("g_set_error", 3), ("g_set_error_literal", 3), ("g_prefix_error", 1),
-                 ("g_prefix_error_literal", 1), ("add", 7))
+                 ("g_prefix_error_literal", 1), ("add", 7), ("planar_cli_fail", 1), ("planar_cli_warn", 0),
+                 ("planar_cli_parse", 2), ("planar_cli_progress", 0))
 TRANSLATED = re.compile(r"^(?:_|N_|C_|NC_|ngettext|g_dngettext|g_dgettext|g_dpgettext2?)\s*\(")
 MIME_TYPE = "application/x-xplane+protobuf"
 
@@ -361,6 +365,54 @@ def runtime_pkgconfig(path):
     return mods
 
 
+def check_planar_commit(tap, flatpak_dir, name, manifest, source):
+    """The commit Planar's git source names is in the history of the
+    checkout the manifest sits in, was made for this manifest (its own copy
+    has the same runtime and modules: not a commit from before them), and
+    its tag, where the tag exists, points at it. Skipped outside a git
+    checkout, or in a shallow one."""
+    commit = source.get("commit", "")
+    tag = source.get("tag", "")
+    what = "Planar's pinned commit %s is in this repository's history" % commit[:12]
+
+    def git(*args):
+        return subprocess.run(["git", "-C", flatpak_dir] + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+
+    try:
+        inside = git("rev-parse", "--is-inside-work-tree")
+    except OSError:
+        tap.skip(what, "git is not installed")
+        return
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        tap.skip(what, "not a git checkout")
+        return
+    if git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        tap.skip(what, "a shallow clone")
+        return
+    known = git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0
+    tap.check(known, what, "not in `git log`: pin a commit of the history, as flatpak/README.md says")
+    if not known:
+        return
+    prefix = git("rev-parse", "--show-prefix").stdout.strip()
+    shown = git("show", "%s:%s%s" % (commit, prefix, name))
+    try:
+        theirs = json.loads(shown.stdout) if shown.returncode == 0 else {}
+    except ValueError:
+        theirs = {}
+
+    def shape(m):
+        return (m.get("runtime"), m.get("runtime-version"), [mod.get("name") for mod in m.get("modules", [])])
+
+    tap.check(shape(theirs) == shape(manifest),
+              "the pinned commit carries this manifest's runtime and modules (a commit made for it)",
+              "the commit has %r, the manifest %r" % (shape(theirs), shape(manifest)))
+    tagged = git("rev-parse", "--verify", "--quiet", "refs/tags/%s^{commit}" % tag)
+    if tagged.returncode == 0:
+        tap.check(tagged.stdout.strip() == commit, "the tag %s points at the pinned commit" % tag,
+                  "%s is %s" % (tag, tagged.stdout.strip()))
+
+
 def check_flatpak(tap, path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -441,6 +493,7 @@ def check_flatpak(tap, path):
     tap.check(len(psources) == 1 and psources[0].get("type") == "git"
               and psources[0].get("tag") and psources[0].get("commit"),
               "Planar itself comes from git at a tag and a commit", "sources: %r" % psources)
+    check_planar_commit(tap, flatpak_dir, os.path.basename(path), manifest, psources[0] if len(psources) == 1 else {})
 
     # Every dependency() meson requires is in the runtime or built by a module.
     listing = os.path.join(flatpak_dir, "runtime-pkgconfig.txt")

@@ -297,6 +297,7 @@ typedef struct
   gint64   gpu_line_ts_ns;    /* relative to the profile start */
   gboolean epoch_timestamps;
   gboolean task_environment;
+  gboolean host_offload;      /* the TPU's copies go to the host's memory */
 } Profile;
 
 /* What a random draw decides; part of its key so that draws are independent. */
@@ -1010,6 +1011,7 @@ event_writer_emit (EventWriter *writer,
 typedef struct
 {
   GPtrArray  *event_names;
+  GPtrArray  *event_display_names;   /* or NULL */
   GPtrArray  *event_stats;   /* encoded XEventMetadata.stats, or NULL */
   GPtrArray  *stat_names;
   GHashTable *event_ids;
@@ -1027,6 +1029,7 @@ static void
 metadata_init (Metadata *meta)
 {
   meta->event_names = g_ptr_array_new_with_free_func (g_free);
+  meta->event_display_names = g_ptr_array_new_with_free_func (g_free);
   meta->event_stats = g_ptr_array_new_with_free_func (byte_array_unref0);
   meta->stat_names = g_ptr_array_new_with_free_func (g_free);
   meta->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1039,6 +1042,7 @@ metadata_clear (Metadata *meta)
   g_clear_pointer (&meta->event_ids, g_hash_table_unref);
   g_clear_pointer (&meta->stat_ids, g_hash_table_unref);
   g_clear_pointer (&meta->event_names, g_ptr_array_unref);
+  g_clear_pointer (&meta->event_display_names, g_ptr_array_unref);
   g_clear_pointer (&meta->event_stats, g_ptr_array_unref);
   g_clear_pointer (&meta->stat_names, g_ptr_array_unref);
 }
@@ -1067,8 +1071,21 @@ metadata_event (Metadata   *meta,
   guint32 id = intern (meta->event_names, meta->event_ids, name);
 
   if (meta->event_stats->len < id)
-    g_ptr_array_add (meta->event_stats, NULL);
+    {
+      g_ptr_array_add (meta->event_stats, NULL);
+      g_ptr_array_add (meta->event_display_names, NULL);
+    }
   return id;
+}
+
+/* The name tools show for an event whose name is long (XEventMetadata.display_name). */
+static void
+metadata_set_display_name (Metadata   *meta,
+                           guint32     event_id,
+                           const char *display_name)
+{
+  g_free (meta->event_display_names->pdata[event_id - 1]);
+  meta->event_display_names->pdata[event_id - 1] = g_strdup (display_name);
 }
 
 static guint32
@@ -1106,10 +1123,13 @@ metadata_encode (const Metadata *meta,
   for (guint i = 0; i < meta->event_names->len; i++)
     {
       GByteArray *stats = g_ptr_array_index (meta->event_stats, i);
+      const char *display_name = g_ptr_array_index (meta->event_display_names, i);
 
       g_byte_array_set_size (value, 0);
       bytes_varint_field (value, 1, i + 1);
       bytes_string_field (value, 2, g_ptr_array_index (meta->event_names, i));
+      if (display_name != NULL)
+        bytes_string_field (value, 4, display_name);
       if (stats != NULL)
         g_byte_array_append (value, stats->data, stats->len);
 
@@ -1831,6 +1851,37 @@ generate_tpu_line (const Plane *plane,
     }
 }
 
+/* With --host-offload, the step's copy-start and copy-done move a buffer
+ * to the host's memory, as XLA's host offloading does: the ops are named
+ * by their HLO text, whose shape carries the host memory space S(5), and
+ * display their instruction name, the pair sharing the start's number.
+ * Returns the metadata id of op @i. */
+static guint32
+tpu_op_metadata (TpuPlane *tpu,
+                 guint     i)
+{
+  Metadata *meta = &tpu->plane.meta;
+  const char *name = tpu_program[i].name;
+  const char *kind = g_str_has_prefix (name, "copy-start") ? "copy-start"
+                     : g_str_has_prefix (name, "copy-done") ? "copy-done" : NULL;
+  g_autofree char *display_name = NULL;
+  g_autofree char *text = NULL;
+  guint number = 0;
+  guint32 id;
+
+  if (!tpu->plane.profile->host_offload || kind == NULL)
+    return metadata_event (meta, name);
+  for (guint k = 0; k < N_TPU_OPS; k++)
+    if (g_str_has_prefix (tpu_program[k].name, "copy-start."))
+      number = (guint) g_ascii_strtoull (tpu_program[k].name + strlen ("copy-start."), NULL, 10);
+  display_name = g_strdup_printf ("%s.%u", kind, number);
+  text = g_strdup_printf ("%%%s = f32[2048,1024]{1,0:S(5)} %s(f32[2048,1024]{1,0} %%fusion.1)",
+                          display_name, kind);
+  id = metadata_event (meta, text);
+  metadata_set_display_name (meta, id, display_name);
+  return id;
+}
+
 static Plane *
 tpu_plane_new (const Profile *profile)
 {
@@ -1846,7 +1897,7 @@ tpu_plane_new (const Profile *profile)
   tpu->ev_step = metadata_event (meta, "train_step");
   tpu->ev_module = metadata_event (meta, HLO_MODULE "(" G_STRINGIFY (PROGRAM_ID) ")");
   for (guint i = 0; i < N_TPU_OPS; i++)
-    tpu->ev_op[i] = metadata_event (meta, tpu_program[i].name);
+    tpu->ev_op[i] = tpu_op_metadata (tpu, i);
 
   tpu->st_step_num = metadata_stat (meta, "step_num");
   tpu->st_run_id = metadata_stat (meta, "run_id");
@@ -2529,6 +2580,7 @@ typedef struct
   guint    n_hosts;
   gboolean epoch_timestamps;
   gboolean task_environment;
+  gboolean host_offload;
   gboolean force;
 } GenOptions;
 
@@ -2542,6 +2594,7 @@ write_single (const GenOptions  *options,
 
   profile_init (&profile, options->seed, 0, options->n_events,
                 options->epoch_timestamps, options->task_environment);
+  profile.host_offload = options->host_offload;
   return write_profile_file (&profile, path, options->force, n_bytes, error);
 }
 
@@ -2613,6 +2666,7 @@ write_session (const GenOptions  *options,
 
       profile_init (&profile, options->seed, i, options->n_events,
                     options->epoch_timestamps, options->task_environment);
+      profile.host_offload = options->host_offload;
       if (!write_profile_file (&profile, path, TRUE, &bytes, error))
         {
           if (tmp_dir != NULL)
@@ -2746,6 +2800,7 @@ main (int    argc,
   int n_hosts = -1;   /* -1: not given */
   gboolean no_task_env = FALSE;
   gboolean epoch_timestamps = FALSE;
+  gboolean host_offload = FALSE;
   gboolean force = FALSE;
   GenOptions options = { .seed = 1, .n_hosts = 1, .task_environment = TRUE };
   guint64 n_bytes = 0;
@@ -2760,6 +2815,8 @@ main (int    argc,
       "Leave out the Task Environment plane", NULL },
     { "epoch-timestamps", 0, 0, G_OPTION_ARG_NONE, &epoch_timestamps,
       "Write line timestamps as wall-clock nanoseconds instead of relative to the profile start", NULL },
+    { "host-offload", 0, 0, G_OPTION_ARG_NONE, &host_offload,
+      "Make the TPU's copy-start/copy-done copies to the host's memory (XLA host offloading)", NULL },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
       "Replace an existing output", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
@@ -2793,7 +2850,7 @@ main (int    argc,
   if (demo != NULL)
     {
       if (events_text != NULL || seed_text != NULL || output != NULL || n_hosts != -1
-          || no_task_env || epoch_timestamps || force)
+          || no_task_env || epoch_timestamps || host_offload || force)
         return usage_error ("--demo takes no other option");
       return run_demo (demo);
     }
@@ -2826,6 +2883,7 @@ main (int    argc,
 
   options.epoch_timestamps = epoch_timestamps;
   options.task_environment = !no_task_env;
+  options.host_offload = host_offload;
   options.force = force;
 
   if (n_hosts > 1)

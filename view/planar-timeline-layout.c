@@ -427,7 +427,11 @@ order_tracks (PlanarTrace       *trace,
       switch (kind)
         {
         case PLANE_HOST:
+          /* Threads by name; a thread's derived lines (XLA:CPU) right
+           * under it, in XProf's order (theirs, as published). */
           order.by_name = TRUE;
+          if (track->derived && track->source_track < n_tracks)
+            order.name = plane->tracks[track->source_track].display_name;
           break;
         case PLANE_GPU:
           /* The file's lines by display id (as the trace viewer's rows).

@@ -1,12 +1,17 @@
 /* planar-mapping-private.h: fixed points where the tests change a file.
  *
  * FOR TESTS ONLY. Nothing in Planar's behaviour depends on this: the model
- * calls _planar_mapping_test_point() at a few places where a file is mapped
- * and about to be read, and the call does nothing unless a test asked for it,
- * through _planar_mapping_set_test_hook() (in-process tests) or the
- * environment variable PLANAR_TEST_CHANGE_AT=POINT:SIZE (tests of
- * planar-cli, a process of its own), which truncates the file being read to
- * SIZE bytes when POINT is reached the first time. Points:
+ * passes a few fixed points where a file is mapped and about to be read
+ * (_planar_trace_test_point(), planar-trace-private.h), and nothing
+ * happens there unless a test asked for it:
+ *   - in-process tests give one load a hook (PlanarTraceTestOptions, set
+ *     on a loader with _planar_trace_loader_set_test_options(),
+ *     planar-trace-loader-private.h), told of each point of that load;
+ *   - tests of planar-cli, a process of their own, set the environment
+ *     variable PLANAR_TEST_CHANGE_AT=POINT:SIZE, read once per process by
+ *     _planar_mapping_test_point(), which truncates the file being read to
+ *     SIZE bytes when POINT is reached the first time.
+ * Points:
  *   "trace-mapped"  a profile mapped, before its structure scan;
  *   "trace-opened"  planar_trace_decode() about to read the lines;
  *   "trace-decoded" planar_trace_decode() done, before anything reads stats;
@@ -21,12 +26,12 @@
 
 G_BEGIN_DECLS
 
+/* Told that a load reached @point, about the file @path. */
 typedef void (*PlanarMappingTestHook) (const char *point,
                                        const char *path,
                                        gpointer    data);
 
-void _planar_mapping_set_test_hook (PlanarMappingTestHook hook,
-                                    gpointer              data);
+/* What PLANAR_TEST_CHANGE_AT says for @point (nothing when unset). */
 void _planar_mapping_test_point    (const char *point,
                                     const char *path);
 

@@ -210,17 +210,6 @@ planar_mapping_dup_changed_path (void)
  * Test points (planar-mapping-private.h): for tests only.
  * ------------------------------------------------------------------------ */
 
-static PlanarMappingTestHook test_hook;
-static gpointer test_hook_data;
-
-void
-_planar_mapping_set_test_hook (PlanarMappingTestHook hook,
-                               gpointer              data)
-{
-  test_hook = hook;
-  test_hook_data = data;
-}
-
 void
 _planar_mapping_test_point (const char *point,
                             const char *path)
@@ -230,11 +219,6 @@ _planar_mapping_test_point (const char *point,
   static gint64 env_size = -1;
   static gint env_fired;
 
-  if (test_hook != NULL)
-    {
-      test_hook (point, path, test_hook_data);
-      return;
-    }
   if (g_once_init_enter (&env_read))
     {
       const char *env = g_getenv ("PLANAR_TEST_CHANGE_AT");

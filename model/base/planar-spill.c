@@ -27,15 +27,6 @@ static GMutex      spill_lock;
 /* Block -> its mapped length. */
 static GHashTable *spill_blocks;
 static guint64     spill_bytes;
-static gsize       spill_min_block = PLANAR_SPILL_MIN_BLOCK;
-
-void
-planar_spill_set_min_block (gsize n_bytes)
-{
-  g_mutex_lock (&spill_lock);
-  spill_min_block = MAX (n_bytes, 1);
-  g_mutex_unlock (&spill_lock);
-}
 
 /* An unlinked file in the spill folder, or -1. The folder is looked at
  * each time (it may have been removed with the rest of the cache); one on
@@ -123,22 +114,24 @@ mapped_length (gconstpointer block)
 }
 
 static gboolean
-wants_file (gsize    n_bytes,
-            gboolean spill)
+wants_file (gsize           n_bytes,
+            PlanarSpillMode spill)
 {
-  gboolean wants;
-
-  if (!spill)
-    return FALSE;
-  g_mutex_lock (&spill_lock);
-  wants = n_bytes >= spill_min_block;
-  g_mutex_unlock (&spill_lock);
-  return wants;
+  switch (spill)
+    {
+    case PLANAR_SPILL_NEVER:
+      return FALSE;
+    case PLANAR_SPILL_EVERY:
+      return TRUE;
+    case PLANAR_SPILL_LARGE:
+    default:
+      return n_bytes >= PLANAR_SPILL_MIN_BLOCK;
+    }
 }
 
 gpointer
-planar_spill_alloc (gsize    n_bytes,
-                    gboolean spill)
+planar_spill_alloc (gsize           n_bytes,
+                    PlanarSpillMode spill)
 {
   gpointer block = wants_file (n_bytes, spill) ? map_block (n_bytes) : NULL;
 
@@ -146,10 +139,10 @@ planar_spill_alloc (gsize    n_bytes,
 }
 
 gpointer
-planar_spill_renew (gpointer block,
-                    gsize    used_bytes,
-                    gsize    n_bytes,
-                    gboolean spill)
+planar_spill_renew (gpointer        block,
+                    gsize           used_bytes,
+                    gsize           n_bytes,
+                    PlanarSpillMode spill)
 {
   gsize len = mapped_length (block);
   gpointer moved;
@@ -159,7 +152,8 @@ planar_spill_renew (gpointer block,
   if (len == 0 && !wants_file (n_bytes, spill))
     return g_realloc (block, MAX (n_bytes, 1));
 
-  moved = wants_file (n_bytes, TRUE) ? map_block (n_bytes) : NULL;
+  /* A block in a file stays in one. */
+  moved = wants_file (n_bytes, spill == PLANAR_SPILL_EVERY ? spill : PLANAR_SPILL_LARGE) ? map_block (n_bytes) : NULL;
   if (moved == NULL)
     moved = g_malloc (MAX (n_bytes, 1));
   if (block != NULL)
@@ -169,9 +163,9 @@ planar_spill_renew (gpointer block,
 }
 
 gpointer
-planar_spill_take (gpointer heap_block,
-                   gsize    n_bytes,
-                   gboolean spill)
+planar_spill_take (gpointer        heap_block,
+                   gsize           n_bytes,
+                   PlanarSpillMode spill)
 {
   gpointer block;
 
@@ -223,7 +217,7 @@ planar_spill_get_usage (guint64 *n_bytes,
 void
 planar_spill_array_init (PlanarSpillArray *array,
                          guint             element_size,
-                         gboolean          spill)
+                         PlanarSpillMode   spill)
 {
   memset (array, 0, sizeof *array);
   array->element_size = element_size;
@@ -231,8 +225,8 @@ planar_spill_array_init (PlanarSpillArray *array,
 }
 
 PlanarSpillArray *
-planar_spill_array_new (guint    element_size,
-                        gboolean spill)
+planar_spill_array_new (guint           element_size,
+                        PlanarSpillMode spill)
 {
   PlanarSpillArray *array = g_new (PlanarSpillArray, 1);
 

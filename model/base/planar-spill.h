@@ -23,22 +23,33 @@ G_BEGIN_DECLS
 /* Blocks smaller than this stay on the heap even when a trace spills. */
 #define PLANAR_SPILL_MIN_BLOCK ((gsize) 1 << 20)
 
-/* Returns a block of @n_bytes (uninitialized), file-backed when @spill and
- * @n_bytes is at least PLANAR_SPILL_MIN_BLOCK (or when the tests ask for
- * every block, see planar_spill_set_min_block()), else from the heap. */
-gpointer planar_spill_alloc  (gsize    n_bytes,
-                              gboolean spill);
+/* What may go to a file: the @spill argument below. FALSE and TRUE are
+ * the first two. */
+typedef enum
+{
+  PLANAR_SPILL_NEVER = 0,
+  /* Blocks of PLANAR_SPILL_MIN_BLOCK bytes or more. */
+  PLANAR_SPILL_LARGE = 1,
+  /* Every block, however small (for the tests: a small profile spilled
+   * through and through). */
+  PLANAR_SPILL_EVERY = 2,
+} PlanarSpillMode;
+
+/* Returns a block of @n_bytes (uninitialized), file-backed when @spill
+ * wants a block of that size, else from the heap. */
+gpointer planar_spill_alloc  (gsize           n_bytes,
+                              PlanarSpillMode spill);
 /* Resizes @block (NULL, from the heap or from here) whose first @used_bytes
  * matter to @n_bytes, moving it to a file when it grows past the threshold. */
-gpointer planar_spill_renew  (gpointer block,
-                              gsize    used_bytes,
-                              gsize    n_bytes,
-                              gboolean spill);
+gpointer planar_spill_renew  (gpointer        block,
+                              gsize           used_bytes,
+                              gsize           n_bytes,
+                              PlanarSpillMode spill);
 /* Moves a heap block (g_malloc()) of @n_bytes to a file when @spill and it
  * is large enough, freeing the heap copy; returns the block to use. */
-gpointer planar_spill_take   (gpointer heap_block,
-                              gsize    n_bytes,
-                              gboolean spill);
+gpointer planar_spill_take   (gpointer        heap_block,
+                              gsize           n_bytes,
+                              PlanarSpillMode spill);
 /* Frees a block from any of the above, or from g_malloc(). */
 void     planar_spill_free   (gpointer block);
 /* Whether @block is file-backed. */
@@ -46,9 +57,6 @@ gboolean planar_spill_is_mapped (gconstpointer block);
 /* Bytes and blocks file-backed right now, process-wide. */
 void     planar_spill_get_usage (guint64 *n_bytes,
                                  guint   *n_blocks);
-/* Tests: the smallest block that spills (PLANAR_SPILL_MIN_BLOCK by default,
- * 1 to spill every one). */
-void     planar_spill_set_min_block (gsize n_bytes);
 
 /* A growable array whose storage comes from the functions above. */
 typedef struct
@@ -57,16 +65,16 @@ typedef struct
   gsize    len;
   gsize    capacity;
   guint    element_size;
-  gboolean spill;
+  PlanarSpillMode spill;
 } PlanarSpillArray;
 
 void     planar_spill_array_init    (PlanarSpillArray *array,
                                      guint             element_size,
-                                     gboolean          spill);
+                                     PlanarSpillMode   spill);
 /* The same on the heap; freed with planar_spill_array_free() (NULL is
  * fine). */
-PlanarSpillArray *planar_spill_array_new (guint        element_size,
-                                          gboolean     spill);
+PlanarSpillArray *planar_spill_array_new (guint           element_size,
+                                          PlanarSpillMode spill);
 void     planar_spill_array_free    (PlanarSpillArray *array);
 /* Room for @n more elements. */
 void     planar_spill_array_reserve (PlanarSpillArray *array,

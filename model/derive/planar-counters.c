@@ -14,6 +14,7 @@
 #include "planar-trace-private.h"
 
 #include "planar-counters-private.h"
+#include "planar-derived-results-private.h"
 
 #include <string.h>
 
@@ -226,7 +227,7 @@ const PlanarCounterSet *
 planar_trace_get_counters (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
-  return g_atomic_pointer_get (&self->counters);
+  return _planar_derived_results_get_counters (_planar_derived_results_get (self));
 }
 
 guint

@@ -279,7 +279,10 @@ add_kernel (DeriveContext        *dc,
               !g_hash_table_lookup_extended (dc->scope_parents, &id, NULL, &parent))
             break;
           id = *(gint64 *) parent;
-          for (guint i = 0; i < gp->scope_chain->len; i++)
+          /* XProf stops at the first parent it has seen as a parent: the
+           * kernel's own range may come back once, as on a cycle 10 -> 20
+           * -> 10 it walks 10, 20, 10 (the root being 10, not 20). */
+          for (guint i = 1; i < gp->scope_chain->len; i++)
             cycle = cycle || g_array_index (gp->scope_chain, gint64, i) == id;
           if (cycle)
             break;

@@ -14,8 +14,11 @@
  *  planar-derive-host.c       the host plane: launches, step group names
  *  planar-derive-gpu.c        GPU planes
  *  planar-derive-tpu.c        TPU planes
+ *  planar-derive-offload.c    TPU planes' Host Offload rows
+ *  planar-derive-xla-cpu.c    the host's XLA:CPU lines
  *  planar-derive.c            the two rounds of jobs (orchestration)
  *  planar-derive-sources.c    the table of derived sources: queries, cache
+ *  planar-derived-results.c   their owner on the trace (PlanarDerivedResults)
  *
  * Only those files include this header; the rest of the model sees
  * planar-derive-private.h.
@@ -302,10 +305,15 @@ typedef struct
   gboolean xla;
   gboolean source;
   gboolean device_derived;
+  gboolean host_offload;
+  gboolean host_xla;
 } NativeLines;
 
 /* A GPU plane's pass (planar-derive-gpu.c). */
 typedef struct _GpuPass GpuPass;
+
+/* A TPU plane's Host Offload rows (planar-derive-offload.c). */
+typedef struct _OffloadPass OffloadPass;
 
 /* planar-derive-facts.c */
 
@@ -487,6 +495,25 @@ gboolean _planar_derive_tpu_plane (DeriveContext  *dc,
                                    guint           p,
                                    GError        **error);
 
+/* planar-derive-offload.c */
+
+OffloadPass *_planar_offload_pass_new (PlaneContext *ctx);
+void _planar_offload_pass_free (OffloadPass *op);
+void _planar_offload_pass_add (OffloadPass          *op,
+                               const PlanarEventRef *ref,
+                               const PlanarEvent    *event);
+guint _planar_offload_pass_get_n_rows (OffloadPass *op);
+LineBuilder *_planar_offload_pass_get_row (OffloadPass *op,
+                                           guint        i);
+
+/* planar-derive-xla-cpu.c */
+
+gboolean _planar_derive_xla_cpu_wanted (DeriveContext *dc,
+                                        guint          p);
+gboolean _planar_derive_xla_cpu_plane (DeriveContext  *dc,
+                                       guint           p,
+                                       GError        **error);
+
 /* planar-derive.c */
 
 guint64 _planar_derive_plane_quota (const DeriveContext *dc,
@@ -512,5 +539,4 @@ gboolean _planar_trace_restore_derived_sources (PlanarTrace   *self,
                                                 const guint8  *data,
                                                 gsize          len,
                                                 GError       **error);
-void _planar_trace_clear_derived (PlanarTrace *self);
 G_END_DECLS

@@ -7,13 +7,10 @@
 #pragma once
 
 #include "planar-derive.h"
+#include "planar-derived-results-private.h"
 #include "planar-trace-private.h"
 
 G_BEGIN_DECLS
-
-/* Tells @self how to reach and free what the derive code hangs on it (the
- * trace cannot see this layer): done before anything derived is added. */
-void     _planar_derive_attach                   (PlanarTrace    *self);
 
 /* Marks the metadata of XProf's internal events (PlanarEventMetadata.internal);
  * done by the loader before any track is published. */
@@ -41,8 +38,4 @@ void     _planar_trace_add_derived_stats           (PlanarTrace       *self,
                                                     const PlanarEvent *event,
                                                     GArray            *out,
                                                     guint              first);
-/* Frees what planar-derive.c, planar-flows.c and planar-counters.c hung
- * on the trace. */
-void     _planar_trace_clear_derived               (PlanarTrace       *self);
-
 G_END_DECLS

@@ -127,7 +127,7 @@ _planar_derive_publish_lines (DeriveContext  *dc,
        * says how many it lost. */
       if (published == room)
         {
-          g_atomic_int_inc (&self->n_dropped_derived_lines);
+          _planar_derived_results_add_dropped (_planar_derived_results_get (self));
           continue;
         }
       if (!publish_line (self, ctx->p, builders[i], timestamps_ns[i], error))
@@ -174,5 +174,11 @@ _planar_derive_find_native_lines (const PlanarPlane *plane,
         native->source = TRUE;
       if (id >= PLANAR_LINE_ID_DEVICE_DERIVED_MIN && id <= PLANAR_LINE_ID_DEVICE_DERIVED_MAX)
         native->device_derived = TRUE;
+      if ((id >= PLANAR_LINE_ID_HOST_OFFLOAD_MIN && id <= PLANAR_LINE_ID_HOST_OFFLOAD_MAX) ||
+          g_str_has_prefix (track->name, "Host Offload Ops row "))
+        native->host_offload = TRUE;
+      if ((id >= PLANAR_LINE_ID_HOST_XLA_MIN && id <= PLANAR_LINE_ID_HOST_XLA_MAX) ||
+          g_str_has_suffix (track->name, "-XLA Modules"))
+        native->host_xla = TRUE;
     }
 }

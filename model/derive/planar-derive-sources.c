@@ -39,10 +39,9 @@ find_source (PlanarTrace       *self,
   guint64 i = event->source & SOURCE_INDEX_MASK;
   PlanarSpillArray *sources;
 
-  if (!(event->flags & PLANAR_EVENT_DERIVED) || self->derived_sources == NULL ||
-      p >= self->derived_sources->len)
+  if (!(event->flags & PLANAR_EVENT_DERIVED) || p > G_MAXUINT)
     return NULL;
-  sources = g_ptr_array_index (self->derived_sources, p);
+  sources = _planar_derived_results_get_sources (_planar_derived_results_get (self), (guint) p);
   if (sources == NULL || i >= sources->len)
     return NULL;
   return &planar_spill_array_index (sources, DerivedSource, i);
@@ -91,7 +90,7 @@ guint
 planar_trace_get_n_dropped_derived_lines (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
-  return (guint) g_atomic_int_get (&self->n_dropped_derived_lines);
+  return _planar_derived_results_get_n_dropped (_planar_derived_results_get (self));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -103,8 +102,7 @@ _planar_trace_serialize_derived_sources (PlanarTrace    *self,
                                          PlanarByteSink  sink,
                                          gpointer        data)
 {
-  PlanarSpillArray *sources = self->derived_sources != NULL && p < self->derived_sources->len
-    ? g_ptr_array_index (self->derived_sources, p) : NULL;
+  PlanarSpillArray *sources = _planar_derived_results_get_sources (_planar_derived_results_get (self), p);
 
   if (sources != NULL)
     sink (data, sources->data, (gsize) sources->len * sizeof (DerivedSource));
@@ -149,33 +147,13 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
             goto bad;
           }
       }
-  if (self->derived_sources == NULL)
-    {
-      self->derived_sources = g_ptr_array_new_full (self->n_planes, _planar_derive_sources_free);
-      g_ptr_array_set_size (self->derived_sources, self->n_planes);
-    }
-  _planar_derive_sources_free (g_ptr_array_index (self->derived_sources, p));
   if (n == 0)
     g_clear_pointer (&sources, _planar_derive_sources_free);
-  g_ptr_array_index (self->derived_sources, p) = sources;
+  _planar_derived_results_set_n_planes (_planar_derive_attach (self), self->n_planes);
+  _planar_derived_results_set_sources (_planar_derive_attach (self), p, sources);
   return TRUE;
 
 bad:
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("inconsistent derived events in plane %u"), p);
   return FALSE;
-}
-
-void
-_planar_trace_clear_derived (PlanarTrace *self)
-{
-  g_clear_pointer (&self->derived_sources, g_ptr_array_unref);
-  g_clear_pointer (&self->flows, _planar_flow_index_free);
-  g_clear_pointer (&self->counters, _planar_counter_set_free);
-}
-
-void
-_planar_derive_attach (PlanarTrace *self)
-{
-  self->clear_derived = _planar_trace_clear_derived;
-  self->add_derived_stats = _planar_trace_add_derived_stats;
 }

@@ -1,6 +1,7 @@
 /* planar-derive-tpu.c: the pass over a `/device:TPU:N` plane:
  * Framework Name Scope, Framework Ops and Source code from the ops'
- * `tf_op` and `source` stats.
+ * `tf_op` and `source` stats, and the Host Offload rows
+ * (planar-derive-offload.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +18,7 @@ typedef struct
   gboolean     framework;
   gboolean     source_wanted;
   gboolean     flows_wanted;
+  OffloadPass *offload;
 } TpuPass;
 
 static gboolean
@@ -53,6 +55,8 @@ visit_tpu_event (DeriveContext        *dc,
       _planar_line_builder_expand_or_add (&tp->ctx, &tp->source, 0, md, start_ps, end_ps, group, no_scope,
                                           ref);
     }
+  if (tp->offload != NULL)
+    _planar_offload_pass_add (tp->offload, ref, event);
   return TRUE;
 }
 
@@ -79,8 +83,9 @@ _planar_derive_tpu_plane (DeriveContext  *dc,
   guint n_file_tracks = plane->n_tracks;
   g_autofree gboolean *use = g_new (gboolean, MAX (n_file_tracks, 1));
   gint64 start_ns = _planar_derive_plane_start_ns (plane, plane->n_lines);
-  gint64 timestamps[3] = { start_ns, start_ns, start_ns };
-  LineBuilder *builders[3];
+  g_autofree gint64 *timestamps = NULL;
+  g_autofree LineBuilder **builders = NULL;
+  guint n_builders;
   NativeLines native;
   TpuPass tp;
   gboolean ok = FALSE;
@@ -91,6 +96,8 @@ _planar_derive_tpu_plane (DeriveContext  *dc,
   tp.framework = !native.framework && _planar_derive_plane_has_stat (self, p, dc->names.tf_op);
   tp.source_wanted = !native.source && _planar_derive_plane_has_stat (self, p, dc->names.source);
   tp.flows_wanted = _planar_derive_plane_wants_flows (dc, p);
+  if (!native.host_offload)
+    tp.offload = _planar_offload_pass_new (&tp.ctx);
   _planar_line_builder_init (&tp.name_scope, self, PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE,
                              _planar_derive_intern (self, "Framework Name Scope"), G_MAXUINT, TRUE);
   _planar_line_builder_init (&tp.framework_ops, self, PLANAR_LINE_ID_FRAMEWORK_OPS,
@@ -103,19 +110,28 @@ _planar_derive_tpu_plane (DeriveContext  *dc,
    * ops that carry tf_op are on the native `XLA Ops` line. */
   for (guint t = 0; t < n_file_tracks; t++)
     use[t] = TRUE;
-  if (tp.framework || tp.source_wanted || tp.flows_wanted)
+  if (tp.framework || tp.source_wanted || tp.flows_wanted || tp.offload != NULL)
     if (!_planar_derive_visit_sorted (dc, p, use, n_file_tracks, visit_tpu_event, &tp, error))
       goto out;
 
+  /* XProf's line order: the three above, then the Host Offload rows. */
+  n_builders = 3 + _planar_offload_pass_get_n_rows (tp.offload);
+  builders = g_new (LineBuilder *, n_builders);
+  timestamps = g_new (gint64, n_builders);
   builders[0] = &tp.name_scope;
   builders[1] = &tp.framework_ops;
   builders[2] = &tp.source;
-  ok = _planar_derive_publish_lines (dc, &tp.ctx, builders, G_N_ELEMENTS (builders), timestamps, error);
+  for (guint i = 3; i < n_builders; i++)
+    builders[i] = _planar_offload_pass_get_row (tp.offload, i - 3);
+  for (guint i = 0; i < n_builders; i++)
+    timestamps[i] = start_ns;
+  ok = _planar_derive_publish_lines (dc, &tp.ctx, builders, n_builders, timestamps, error);
 
 out:
   _planar_line_builder_clear (&tp.name_scope);
   _planar_line_builder_clear (&tp.framework_ops);
   _planar_line_builder_clear (&tp.source);
+  g_clear_pointer (&tp.offload, _planar_offload_pass_free);
   _planar_plane_context_clear (&tp.ctx);
   return ok;
 }

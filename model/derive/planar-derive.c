@@ -11,7 +11,12 @@
  *    events' group ids, and a `Launch Stats` line from the host's launch
  *    calls;
  *  - on each `/device:TPU:N` plane, `Framework Ops`, `Framework Name Scope`
- *    and `Source code` from the ops' `tf_op` and `source` stats.
+ *    and `Source code` from the ops' `tf_op` and `source` stats, and the
+ *    `Host Offload Ops row N` lines pairing the starts and dones of the
+ *    copies to and from the host's memory (planar-derive-offload.c);
+ *  - on the `/host:CPU` plane, per thread that runs XLA:CPU programs (JAX
+ *    on CPU), `<thread>-Framework Ops`, `-Framework Name Scope` and `-XLA
+ *    Modules` (planar-derive-xla-cpu.c).
  *
  * This file does the same once every file track is in place, in one pass
  * over the events' stats per plane (the stats decoded lazily from the
@@ -36,20 +41,25 @@
  *
  * Left out, as the issue scopes it: XProf's full step grouping for profiles
  * without `group_id` (only the group names are recovered, from the host's
- * root events); the `Host Offload Ops` lines of TPU planes; the XLA:CPU
- * lines derived on host planes; and the stacks of identical spans XProf
- * shortens by 1 ns per level (here the loader nests them by creation order
- * instead, which is as stable and keeps the times exact). Also left out:
- * the conversion of older TraceMe stats to producer/consumer form XProf
- * makes first (PreprocessXPlane); more than one `flow` stat on an event
- * (an event's stats keep the last value of a name); the CUDA graph ids XProf
- * copies onto XLA op events; aggregated events (num_occurrences), which
- * have no time. Where the HLO resolution differs from XProf's: a kernel
- * without a program id is resolved in the module its `hlo_module` names
- * (XProf resolves by program id only), and an asynchronous XLA op (`_a`)
- * gets no Framework Ops or Source code event on GPU, as on TPU (XProf
- * draws one on GPU); an HloProto XProf's own parser would refuse for
- * reasons beyond its wire form (a verifier error) is still read here.
+ * root events): XProf links every host event of every thread into one
+ * forest by their producer/consumer and step stats before it draws a
+ * device line, where Planar shows each line as it is decoded; and the
+ * stacks of identical spans XProf shortens by 1 ns per level (here the
+ * loader nests them by creation order instead, which is as stable and
+ * keeps the times exact). Also left out: the conversion of older TraceMe
+ * stats to producer/consumer form XProf makes first (PreprocessXPlane),
+ * which rewrites the file's stats where Planar reads them, unchanged, from
+ * the mapped file; more than one `flow` stat on an event (an event's stats
+ * keep the last value of a name); the CUDA graph ids XProf copies onto XLA
+ * op events (the op's first kernel, which planar_trace_get_derived_source()
+ * gives, carries them); aggregated events (num_occurrences), which have no
+ * time to draw them at.
+ * Where the HLO resolution differs from XProf's: a kernel without a
+ * program id is resolved in the module its `hlo_module` names (XProf
+ * resolves by program id only), and an asynchronous XLA op (`_a`) gets no
+ * Framework Ops or Source code event on GPU, as on TPU (XProf draws one
+ * on GPU); an HloProto XProf's own parser would refuse for reasons beyond
+ * its wire form (a verifier error) is still read here.
  *
  * This file runs the passes; planar-derive-pass-private.h lists the files
  * that do each part.
@@ -161,6 +171,7 @@ typedef enum
   JOB_HOST_TRACK,
   JOB_GPU,
   JOB_TPU,
+  JOB_XLA_CPU,
   JOB_FLOWS,
   JOB_GPU_FINISH,
   JOB_FLOW_INDEX,
@@ -187,6 +198,8 @@ typedef struct
   GArray        *jobs;
   gint64         host_start_ns;
   gboolean       has_host;
+  /* The trace's, filled by the jobs. */
+  PlanarDerivedResults *results;
 } JobQueue;
 
 static void
@@ -232,10 +245,10 @@ run_job (guint          i,
   dc.cancellable = cancellable;
   dc.p = job->p;
   /* The flow index job of a space without planes has no plane's table. */
-  dc.sources = job->p < self->derived_sources->len ? g_ptr_array_index (self->derived_sources, job->p) : NULL;
+  dc.sources = _planar_derived_results_get_sources (q->results, job->p);
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
-  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX)
+  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX && job->kind != JOB_XLA_CPU)
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   switch (job->kind)
@@ -252,6 +265,9 @@ run_job (guint          i,
     case JOB_TPU:
       ok = _planar_derive_tpu_plane (&dc, job->p, error);
       break;
+    case JOB_XLA_CPU:
+      ok = _planar_derive_xla_cpu_plane (&dc, job->p, error);
+      break;
     case JOB_FLOWS:
       ok = _planar_derive_scan_flows_only (&dc, job->p, error);
       break;
@@ -260,8 +276,8 @@ run_job (guint          i,
       break;
     case JOB_FLOW_INDEX:
       /* Readers may be drawing the file's tracks: one store publishes it. */
-      g_atomic_pointer_set (&self->flows,
-                            _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
+      _planar_derived_results_set_flows (q->results,
+                                         _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
       ok = TRUE;
       break;
     default:
@@ -321,9 +337,10 @@ _planar_trace_derive (PlanarTrace   *self,
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
 
-  _planar_derive_attach (self);
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
+  queue.results = _planar_derive_attach (self);
+  _planar_derived_results_set_n_planes (queue.results, self->n_planes);
   dc.self = self;
   dc.cancellable = cancellable;
   dc.host_id = host_id_of (self);
@@ -336,16 +353,12 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.budget = self->derive_budget >= 0 ? self->derive_budget
                                     : (gint64) 64 * 1024 * 1024 +
                                       (gint64) MIN (self->size, G_MAXINT64 / 8) * 6;
+  _planar_derive_lookup_stat_names (self, &dc.names);
   for (guint p = 0; p < self->n_planes; p++)
     if (g_str_has_prefix (self->planes[p].name, "/device:GPU:") ||
-        _planar_derive_is_tensor_core_plane (self->planes[p].name))
+        _planar_derive_is_tensor_core_plane (self->planes[p].name) ||
+        _planar_derive_xla_cpu_wanted (&dc, p))
       dc.budget_weight += self->planes[p].n_events + 1;
-  _planar_derive_lookup_stat_names (self, &dc.names);
-  if (self->derived_sources == NULL)
-    {
-      self->derived_sources = g_ptr_array_new_full (self->n_planes, _planar_derive_sources_free);
-      g_ptr_array_set_size (self->derived_sources, self->n_planes);
-    }
   for (guint p = 0; p < self->n_planes; p++)
     if (g_str_has_prefix (self->planes[p].name, "/device:GPU:"))
       g_array_append_val (dc.gpu_planes, p);
@@ -362,6 +375,16 @@ _planar_trace_derive (PlanarTrace   *self,
 
       job.p = p;
       job.n_events = plane->n_events;
+      /* The XLA:CPU lines of the host's threads: one job for the plane,
+       * beside the host's others. */
+      if (_planar_derive_xla_cpu_wanted (&dc, p))
+        {
+          Job xla = job;
+
+          xla.kind = JOB_XLA_CPU;
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
+          g_array_append_val (scans, xla);
+        }
       if (strcmp (plane->name, "/host:CPU") == 0)
         {
           if (!queue.has_host)
@@ -387,14 +410,14 @@ _planar_trace_derive (PlanarTrace   *self,
 
           while (g_array_index (dc.gpu_planes, guint, device) != p)
             device++;
-          g_ptr_array_index (self->derived_sources, p) = _planar_derive_sources_new (self);
-          dc.sources = g_ptr_array_index (self->derived_sources, p);
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
+          dc.sources = _planar_derived_results_get_sources (queue.results, p);
           job.kind = JOB_GPU;
           job.gpu = _planar_gpu_pass_new (&dc, p, device);
         }
       else if (_planar_derive_is_tensor_core_plane (plane->name))
         {
-          g_ptr_array_index (self->derived_sources, p) = _planar_derive_sources_new (self);
+          _planar_derived_results_set_sources (queue.results, p, _planar_derive_sources_new (self));
           job.kind = JOB_TPU;
         }
       else if (_planar_derive_plane_wants_flows (&dc, p))
@@ -445,8 +468,13 @@ _planar_trace_derive (PlanarTrace   *self,
   if (!run_jobs (&queue, finishes, error))
     goto out;
 
-  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
-  ok = self->counters != NULL;
+  {
+    PlanarCounterSet *counters = _planar_counter_set_build (self, cancellable, error);
+
+    if (counters != NULL)
+      _planar_derived_results_set_counters (queue.results, counters);
+    ok = counters != NULL;
+  }
 
 out:
   for (guint i = 0; i < scans->len; i++)

@@ -38,6 +38,15 @@ G_BEGIN_DECLS
 #define PLANAR_LINE_ID_XLA_MODULES           G_GINT64_CONSTANT (-559038733)
 #define PLANAR_LINE_ID_XLA_OPS               G_GINT64_CONSTANT (-559038732)
 #define PLANAR_LINE_ID_SOURCE_CODE           G_GINT64_CONSTANT (-559038730)
+/* TPU planes: Host Offload row N (0-based) has id
+ * PLANAR_LINE_ID_HOST_OFFLOAD_MIN + N. */
+#define PLANAR_LINE_ID_HOST_OFFLOAD_MIN      G_GINT64_CONSTANT (-559038729)
+#define PLANAR_LINE_ID_HOST_OFFLOAD_MAX      G_GINT64_CONSTANT (-559038689)
+/* `/host:CPU` planes: the XLA:CPU lines of the thread on line k (0-based,
+ * in file order) have ids PLANAR_LINE_ID_HOST_XLA_MIN + 3k plus the
+ * PLANAR_HOST_XLA_OFFSET_* of their kind. */
+#define PLANAR_LINE_ID_HOST_XLA_MIN          G_GINT64_CONSTANT (-559038688)
+#define PLANAR_LINE_ID_HOST_XLA_MAX          G_GINT64_CONSTANT (-559038448)
 /* GPU planes: stream k (0-based, in XProf's stream order) owns the six ids
  * from PLANAR_LINE_ID_DEVICE_DERIVED_MIN + 6k; add the
  * PLANAR_DERIVED_OFFSET_* of a line kind. */
@@ -53,6 +62,10 @@ G_BEGIN_DECLS
 #define PLANAR_DERIVED_OFFSET_XLA_OPS              3
 #define PLANAR_DERIVED_OFFSET_SOURCE_CODE          5
 #define PLANAR_DERIVED_LINES_PER_STREAM            6
+#define PLANAR_HOST_XLA_OFFSET_FRAMEWORK_OPS        0
+#define PLANAR_HOST_XLA_OFFSET_FRAMEWORK_NAME_SCOPE 1
+#define PLANAR_HOST_XLA_OFFSET_XLA_MODULES          2
+#define PLANAR_HOST_XLA_LINES_PER_THREAD            3
 /* XProf derives the lines of at most this many streams per GPU. */
 #define PLANAR_DERIVED_MAX_STREAMS                 16
 

@@ -35,6 +35,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "planar-derived-results-private.h"
 #include "planar-flows-private.h"
 
 #include <stdlib.h>
@@ -1063,7 +1064,7 @@ const PlanarFlowIndex *
 planar_trace_get_flows (PlanarTrace *self)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
-  return g_atomic_pointer_get (&self->flows);
+  return _planar_derived_results_get_flows (_planar_derived_results_get (self));
 }
 
 /* How far the trace's events moved since the index was built. */

@@ -36,8 +36,9 @@ gboolean _planar_cache_check_content (PlanarTrace   *self,
                                       GCancellable  *cancellable,
                                       guint8         hash[16],
                                       GError       **error);
-/* How many traces were restored from a cache so far. */
-guint    _planar_cache_get_n_restored (void);
+/* For tests: whether @self's index came from its cached index (a restore
+ * done, in part or whole), rather than from decoding the file alone. */
+gboolean _planar_cache_was_restored  (PlanarTrace   *self);
 /* A restore from bytes, for the tests and the fuzz harness, which skips
  * the key (content hash included) and header checksum (@check_key FALSE)
  * to reach what lies behind them. FALSE with @error when not restored:

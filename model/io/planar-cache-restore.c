@@ -25,7 +25,6 @@
 #include "planar-parallel.h"
 #include "planar-string-table.h"
 
-static gint n_restored;
 
 /* Bytes in */
 
@@ -549,8 +548,7 @@ discard_derived (PlanarTrace *self)
         g_clear_pointer (&plane->metadata[m].stats, g_free);
       __atomic_store_n (&plane->n_metadata, ppriv->n_file_metadata, __ATOMIC_RELEASE);
     }
-  _planar_trace_clear_derived (self);
-  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
+  _planar_derived_results_clear (_planar_derived_results_get (self));
 }
 
 /* The derived tracks, their lines, the derived sources, the flows and the
@@ -565,8 +563,9 @@ restore_derived (PlanarTrace   *self,
                  GError       **error)
 {
   gboolean unused = FALSE;
+  PlanarDerivedResults *results = _planar_derive_attach (self);
+  PlanarCounterSet *counters;
 
-  _planar_derive_attach (self);
   if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
     return FALSE;
   for (guint p = 0; p < self->n_planes; p++)
@@ -594,10 +593,13 @@ restore_derived (PlanarTrace   *self,
       index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
       if (index == NULL)
         return FALSE;
-      g_atomic_pointer_set (&self->flows, index);
+      _planar_derived_results_set_flows (results, index);
     }
-  g_atomic_pointer_set (&self->counters, _planar_counter_set_build (self, cancellable, error));
-  return self->counters != NULL;
+  counters = _planar_counter_set_build (self, cancellable, error);
+  if (counters == NULL)
+    return FALSE;
+  _planar_derived_results_set_counters (results, counters);
+  return TRUE;
 }
 
 /* *@repaired is set when parts of the cache were not used (and the
@@ -724,7 +726,7 @@ restore (PlanarTrace   *self,
         goto failed_published;
     }
   else
-    g_atomic_int_set (&self->n_dropped_derived_lines, (gint) dropped);
+    _planar_derived_results_set_n_dropped (_planar_derive_attach (self), dropped);
   self->aligned_at_earliest_event = aligned != 0;
   g_free ((gpointer) table.sections);
 
@@ -732,7 +734,7 @@ restore (PlanarTrace   *self,
     for (guint t = 0; t < self->planes[p].n_tracks; t++)
       g_atomic_int_set (&self->track_ready[p][t], 1);
   _planar_trace_finish_decode (self);
-  g_atomic_int_inc (&n_restored);
+  self->restored = TRUE;
   return RESTORE_DONE;
 
 failed_published:
@@ -758,14 +760,13 @@ reset (PlanarTrace  *self,
 {
   g_autoptr(GError) scan_error = NULL;
 
-  _planar_trace_clear_derived (self);
+  _planar_derived_results_clear (_planar_derived_results_get (self));
   _planar_trace_free_planes (self);
   g_clear_pointer (&self->hostnames, g_strfreev);
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
   self->memory_claimed = 0;
   self->aligned_at_earliest_event = FALSE;
-  g_atomic_int_set (&self->n_dropped_derived_lines, 0);
   if (!_planar_trace_scan (self, &scan_error))
     {
       g_set_error (error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED,
@@ -775,10 +776,11 @@ reset (PlanarTrace  *self,
   return TRUE;
 }
 
-guint
-_planar_cache_get_n_restored (void)
+gboolean
+_planar_cache_was_restored (PlanarTrace *self)
 {
-  return (guint) g_atomic_int_get (&n_restored);
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
+  return self->restored;
 }
 
 gboolean
@@ -870,7 +872,7 @@ _planar_cache_try_restore (PlanarTrace   *self,
   /* Cut under the restore, the file reads as zeros past the cut instead of
    * faulting (planar-mapping.h): damage, which drops it. */
   guard = planar_mapping_register (g_mapped_file_get_contents (file), g_mapped_file_get_length (file), path);
-  _planar_mapping_test_point ("cache-mapped", path);
+  _planar_trace_test_point (self, "cache-mapped", path);
   result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
                     &repaired, cancellable, &error);
   /* Every section is checked against its checksum: a restore that is done

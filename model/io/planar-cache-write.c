@@ -188,8 +188,8 @@ serialize_meta (PlanarTrace *self,
   put_str (meta, self->path, strlen (self->path));
   put_u32 (meta, self->n_planes);
   put_u32 (meta, self->aligned_at_earliest_event);
-  put_u32 (meta, (guint32) g_atomic_int_get (&self->n_dropped_derived_lines));
-  put_u32 (meta, self->flows != NULL);
+  put_u32 (meta, _planar_derived_results_get_n_dropped (_planar_derived_results_get (self)));
+  put_u32 (meta, _planar_derived_results_get_flows (_planar_derived_results_get (self)) != NULL);
   for (guint p = 0; p < self->n_planes; p++)
     {
       const PlanarPlane *plane = &self->planes[p];
@@ -259,7 +259,8 @@ write_cache (PlanarTrace  *self,
   Writer w = { 0 };
   Header h = { 0 };
   gsize digest_len = sizeof h.digest;
-  guint n_sections = 1 + self->n_planes + (self->flows != NULL);
+  const PlanarFlowIndex *flows = _planar_derived_results_get_flows (_planar_derived_results_get (self));
+  guint n_sections = 1 + self->n_planes + (flows != NULL);
 
   for (guint p = 0; p < self->n_planes; p++)
     n_sections += self->planes[p].n_tracks;
@@ -294,10 +295,10 @@ write_cache (PlanarTrace  *self,
       _planar_trace_serialize_derived_sources (self, p, frame_add, &w);
       frame_end (&w);
     }
-  if (self->flows != NULL)
+  if (flows != NULL)
     {
       frame_begin (&w, SECTION_FLOWS, 0, 0);
-      _planar_flow_index_serialize (self->flows, frame_add, &w);
+      _planar_flow_index_serialize (flows, frame_add, &w);
       frame_end (&w);
     }
   ZSTD_freeCCtx (w.cctx);

@@ -15,6 +15,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "planar-trace-loader.h"
+#include "planar-trace-loader-private.h"
 
 #include "planar-cache-private.h"
 #include "planar-derive.h"
@@ -37,6 +38,8 @@ struct _PlanarTraceLoader
   /* Carried to the trace's derive pass (planar-trace-private.h). */
   gint64           derive_budget;
   guint            derive_max_tracks_per_plane;
+  /* For tests: carried to the trace (planar-trace-loader-private.h). */
+  PlanarTraceTestOptions test_options;
   /* Where the notifications go: the thread-default context of the thread
    * that made the loader. */
   GMainContext    *context;
@@ -326,6 +329,7 @@ static void
 planar_trace_loader_init (PlanarTraceLoader *self)
 {
   g_mutex_init (&self->lock);
+  self->test_options.spill = -1;
   self->derive = TRUE;
   self->use_cache = TRUE;
   self->derive_budget = -1;
@@ -500,10 +504,11 @@ import_json (PlanarTrace  *trace,
 }
 
 static PlanarTrace *
-open_json (const char  *path,
-           GError     **error)
+open_json (const char                   *path,
+           const PlanarTraceTestOptions *test_options,
+           GError                      **error)
 {
-  g_autoptr(PlanarTrace) trace = _planar_trace_new_mapped (path, error);
+  g_autoptr(PlanarTrace) trace = _planar_trace_new_mapped (path, test_options, error);
 
   if (trace == NULL || !import_json (trace, error) || !_planar_trace_open_mapped (trace, error))
     return NULL;
@@ -514,8 +519,9 @@ open_json (const char  *path,
  * that says nothing is JSON when gzip, else an XSpace, else JSON when its
  * bytes could be. */
 static PlanarTrace *
-open_any (const char  *path,
-          GError     **error)
+open_any (const char                   *path,
+          const PlanarTraceTestOptions *test_options,
+          GError                      **error)
 {
   g_autofree char *file_name = g_path_get_basename (path);
   g_autoptr(PlanarTrace) trace = NULL;
@@ -525,21 +531,21 @@ open_any (const char  *path,
   switch (format_from_name (file_name))
     {
     case FORMAT_XSPACE:
-      return planar_trace_open (path, error);
+      return _planar_trace_open_with (path, test_options, error);
     case FORMAT_JSON:
-      return open_json (path, error);
+      return open_json (path, test_options, error);
     case FORMAT_SNIFF:
     default:
       break;
     }
 
-  trace = _planar_trace_new_mapped (path, error);
+  trace = _planar_trace_new_mapped (path, test_options, error);
   if (trace == NULL)
     return NULL;
   if (trace->size >= 2 && trace->data[0] == 0x1f && trace->data[1] == 0x8b)
     {
       g_clear_object (&trace);
-      return open_json (path, error);
+      return open_json (path, test_options, error);
     }
   if (_planar_trace_open_mapped (trace, &scan_error))
     return g_steal_pointer (&trace);
@@ -551,7 +557,18 @@ open_any (const char  *path,
     }
   /* Bytes that are no XSpace but could be JSON. */
   g_clear_object (&trace);
-  return open_json (path, error);
+  return open_json (path, test_options, error);
+}
+
+void
+_planar_trace_loader_set_test_options (PlanarTraceLoader            *self,
+                                       const PlanarTraceTestOptions *options)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (self->trace == NULL);
+
+  self->test_options = *options;
 }
 
 gboolean
@@ -567,7 +584,7 @@ planar_trace_loader_open (PlanarTraceLoader  *self,
   set_phase (self, PLANAR_LOAD_PHASE_READING_STRUCTURE, FALSE);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
-  trace = open_any (self->path, error);
+  trace = open_any (self->path, &self->test_options, error);
   if (trace == NULL)
     {
       set_finished (self);
@@ -638,7 +655,7 @@ decode_steps (PlanarTrace   *trace,
 
   _planar_derive_attach (trace);
   /* For tests only (planar-mapping-private.h). */
-  _planar_mapping_test_point ("trace-opened", trace->path);
+  _planar_trace_test_point (trace, "trace-opened", trace->path);
 
   /* A cached index of this very file, when there is a sound one. */
   if (derive && use_cache && !restore_step (trace, &restored, cancellable, error))
@@ -650,7 +667,7 @@ decode_steps (PlanarTrace   *trace,
        * HLO itself, which the details of an op still want. */
       if (!hlo_step (trace, cancellable, error))
         return FALSE;
-      _planar_mapping_test_point ("trace-decoded", trace->path);
+      _planar_trace_test_point (trace, "trace-decoded", trace->path);
       return TRUE;
     }
 
@@ -684,7 +701,7 @@ decode_steps (PlanarTrace   *trace,
   if (derive && use_cache)
     _planar_cache_store_later (trace);
   /* For tests only (planar-mapping-private.h). */
-  _planar_mapping_test_point ("trace-decoded", trace->path);
+  _planar_trace_test_point (trace, "trace-decoded", trace->path);
   return TRUE;
 }
 
@@ -760,7 +777,7 @@ planar_trace_load (const char    *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  trace = open_any (path, error);
+  trace = open_any (path, NULL, error);
   if (trace == NULL || !decode_steps (trace, TRUE, TRUE, cancellable, error))
     return NULL;
   return g_steal_pointer (&trace);

@@ -561,11 +561,16 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
       plane->n_events += line->n_events;
     }
 
-  /* Device planes keep room for the lines the model derives from their
-   * events once every track is built, so that appending them never
-   * moves a track a reader may already hold. */
-  reserve = plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:")
-    ? MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2) : 0;
+  /* Device planes (and the host's threads) keep room for the lines the
+   * model derives from their events once every track is built, so that
+   * appending them never moves a track a reader may already hold. */
+  reserve = 0;
+  if (plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:TPU:"))
+    reserve = MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2 + PLANAR_HOST_OFFLOAD_ROWS_MAX);
+  else if (plane->n_events > 0 && g_str_has_prefix (plane->name, "/device:"))
+    reserve = MIN (PLANAR_DERIVED_TRACKS_MAX, plane_tracks->len * 6 + 2);
+  else if (plane->n_events > 0 && g_str_has_prefix (plane->name, "/host:CPU"))
+    reserve = MIN (PLANAR_DERIVED_HOST_TRACKS_MAX, plane_tracks->len * 3);
   self->planes_priv[p].tracks_capacity = plane_tracks->len + reserve;
   self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
   plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "planar-mapping-private.h"
 #include "planar-spill.h"
 #include "planar-trace.h"
 #include "planar-wire.h"
@@ -99,9 +100,47 @@ typedef struct
   guint               n_file_rows;
 } PlanarPlanePrivate;
 
+/* What the model derives from the file's events (derived event sources,
+ * dropped-line count, flow index, counter series): the derive layer
+ * defines it (derive/planar-derived-results-private.h) and the trace, which
+ * cannot see that layer, holds it through this table. */
+typedef struct _PlanarDerivedResults PlanarDerivedResults;
+typedef struct
+{
+  /* Frees @results with the trace. */
+  void (*free)            (PlanarDerivedResults *results);
+  /* Appends the stats the model recorded for the derived @event of
+   * @trace (planar_trace_get_event_stats()) to @out, replacing those of
+   * the same name at or after @first. Any thread. */
+  void (*add_event_stats) (PlanarDerivedResults *results,
+                           PlanarTrace          *trace,
+                           const PlanarEvent    *event,
+                           GArray               *out,
+                           guint                 first);
+} PlanarDerivedResultsVTable;
+
+/* For tests: what one load does differently from the others, which the
+ * loader carries to its trace (_planar_trace_loader_set_test_options(),
+ * planar-trace-loader-private.h). Nothing process-wide. */
+typedef struct
+{
+  /* Called at the fixed points of planar-mapping-private.h, instead of
+   * what PLANAR_TEST_CHANGE_AT says; NULL: that. */
+  PlanarMappingTestHook test_hook;
+  gpointer              test_hook_data;
+  /* A PlanarSpillMode, or -1: as the file's size (and PLANAR_SPILL) say. */
+  gint                  spill;
+} PlanarTraceTestOptions;
+
 /* Derived lines a device plane can receive: XProf derives at most 16
- * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer. */
+ * streams x 6 lines plus Steps and Launch Stats; TPU planes fewer (three,
+ * and up to PLANAR_HOST_OFFLOAD_ROWS_MAX Host Offload rows). */
 #define PLANAR_DERIVED_TRACKS_MAX 128
+/* The Host Offload rows of a TPU plane: XProf's 41 line ids. */
+#define PLANAR_HOST_OFFLOAD_ROWS_MAX 41
+/* Derived lines a `/host:CPU` plane can receive: three XLA:CPU lines per
+ * thread, in XProf's room of 240 line ids. */
+#define PLANAR_DERIVED_HOST_TRACKS_MAX 240
 
 struct _PlanarTrace
 {
@@ -157,8 +196,9 @@ struct _PlanarTrace
   gint64              time_offset_ps;
 
   /* Whether the index's large arrays go to file-backed memory
-   * (planar-spill.h): set for large files. */
-  gboolean            spill;
+   * (planar-spill.h): set for large files by the structure scan, unless
+   * @test_options say otherwise. */
+  PlanarSpillMode     spill;
 
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;
@@ -177,23 +217,11 @@ struct _PlanarTrace
   gint64              first_ps;
   gint64              last_ps;
 
-  /* What the model derives from the file's events (derive/): per plane,
-   * what a derived event's PlanarEvent.source points at (the file event it
-   * was built from and its group); the derived lines left out for lack of
-   * room (atomic); the flow index; the counter series. The trace owns them
-   * and frees them with @clear_derived, which the loader sets with
-   * @add_derived_stats (the trace cannot see the layer that makes them). */
-  GPtrArray                *derived_sources;
-  gint                      n_dropped_derived_lines;
-  struct _PlanarFlowIndex  *flows;
-  struct _PlanarCounterSet *counters;
-  void                    (*clear_derived) (PlanarTrace *self);
-  /* Set beside @clear_derived: appends the stats of a derived event
-   * (planar_trace_get_event_stats()). */
-  void                    (*add_derived_stats) (PlanarTrace       *self,
-                                                const PlanarEvent *event,
-                                                GArray            *out,
-                                                guint              first);
+  /* What the model derives from the file's events, owned by the trace
+   * and reached only through @derived_vtable (see PlanarDerivedResults);
+   * NULL until the derive layer attaches it (atomic). */
+  PlanarDerivedResults             *derived;
+  const PlanarDerivedResultsVTable *derived_vtable;
 
   /* Metadata arrays replaced by bigger ones while readers may hold them
    * (planar-derive.c adds derived metadata to planes whose file tracks are
@@ -215,6 +243,11 @@ struct _PlanarTrace
    * may get (G_MAXUINT: as many as it has room for). */
   gint64                      derive_budget;
   guint                       derive_max_tracks_per_plane;
+
+  /* Set by the loader, before the structure scan (all -1/NULL: none). */
+  PlanarTraceTestOptions      test_options;
+  /* Set when the index came from the cached one (planar-cache-private.h). */
+  gboolean                    restored;
 
   /* Set by the loader: told of progress from any thread. */
   PlanarTraceProgressFunc     progress_func;
@@ -266,15 +299,17 @@ void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);
-/* Whether the index of an XSpace of @size bytes goes to file-backed memory
- * (the one knob of the load left in the environment, because the load
- * benchmark sets it for the child processes it times):
+/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
  * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
- * file, is more than a workstation gives a viewer), or as PLANAR_SPILL
- * says ("0" never, "1" always, "all" always and every block, for the
- * tests). */
+ * file, is more than a workstation gives a viewer).
+ *
+ * For tests: the environment variable PLANAR_SPILL, read once per process,
+ * decides instead ("0" never, "1" the large blocks, "all" every block): the
+ * load benchmark sets it for the child processes it times, which nothing
+ * else reaches. In-process tests set it per load instead (the loader's
+ * _planar_trace_loader_set_spill(), planar-trace-loader-private.h). */
 #define PLANAR_SPILL_FILE_MIN ((guint64) 1 << 30)
-gboolean _planar_trace_wants_spill (guint64 size);
+PlanarSpillMode _planar_trace_wants_spill (guint64 size);
 /* Frees a track's events and indices (planar_spill_free() blocks), leaving
  * its header. */
 void     _planar_track_clear_arrays (PlanarTrack *track);
@@ -320,6 +355,16 @@ gboolean _planar_trace_finish_track (PlanarTrace  *self,
                                      PlanarTrack  *track,
                                      GError      **error);
 
+/* The trace's derived results, or NULL while none is attached. Any
+ * thread. */
+PlanarDerivedResults *_planar_trace_get_derived (PlanarTrace *self);
+/* Gives @self @results, freed with it through @vtable, unless it has some
+ * already: returns those it holds afterwards (@results freed when they
+ * lost). Any thread. */
+PlanarDerivedResults *_planar_trace_attach_derived (PlanarTrace                      *self,
+                                                    PlanarDerivedResults             *results,
+                                                    const PlanarDerivedResultsVTable *vtable);
+
 /* Set before the load starts; NULL removes it. */
 void     _planar_trace_set_progress_func (PlanarTrace             *self,
                                           PlanarTraceProgressFunc  func,
@@ -330,9 +375,11 @@ void     _planar_trace_report_progress   (PlanarTrace     *self,
                                           gboolean         tracks_changed);
 
 /* The open, in steps, for the loader: a trace with @path mapped (a regular
- * file, never waited on), nothing read yet... */
-PlanarTrace *_planar_trace_new_mapped    (const char     *path,
-                                          GError        **error);
+ * file, never waited on), nothing read yet, with @test_options (NULL: none,
+ * planar-trace-loader-private.h)... */
+PlanarTrace *_planar_trace_new_mapped    (const char                   *path,
+                                          const PlanarTraceTestOptions *test_options,
+                                          GError                      **error);
 /* ...whose bytes are replaced by the XSpace an import made (@mapped taken),
  * with what the import found (@report, freed with @report_free)... */
 void     _planar_trace_take_import       (PlanarTrace    *self,
@@ -343,6 +390,17 @@ void     _planar_trace_take_import       (PlanarTrace    *self,
  * PLANAR_TRACE_ERROR_CHANGED when the file changed meanwhile. */
 gboolean _planar_trace_open_mapped       (PlanarTrace    *self,
                                           GError        **error);
+/* planar_trace_open() with @test_options (NULL: none). */
+PlanarTrace *_planar_trace_open_with     (const char                   *path,
+                                          const PlanarTraceTestOptions *test_options,
+                                          GError                      **error);
+
+/* For tests: fixed point @point of a load of @self reached, about @path
+ * (planar-mapping-private.h): the trace's test hook is told, or else
+ * PLANAR_TEST_CHANGE_AT acts. Any thread. */
+void     _planar_trace_test_point        (PlanarTrace    *self,
+                                          const char     *point,
+                                          const char     *path);
 
 /* planar-trace-hlo.c: decodes the HloProtos of `/host:metadata` into
  * @self's HLO index (the loader's "Reading HLO"), once; damaged ones are

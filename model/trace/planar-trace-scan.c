@@ -690,7 +690,8 @@ _planar_trace_scan (PlanarTrace  *self,
   /* The index may take 6x the file (32 bytes per event of at least ~8 on
    * the wire, with its indices) plus a fixed allowance. */
   self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
-  self->spill = _planar_trace_wants_spill (self->size);
+  self->spill = self->test_options.spill >= 0 ? (PlanarSpillMode) self->test_options.spill
+                                              : _planar_trace_wants_spill (self->size);
   /* A PlanarEventRef names a plane in 16 bits. */
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {

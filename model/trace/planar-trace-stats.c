@@ -207,8 +207,10 @@ planar_trace_get_event_stats (PlanarTrace       *self,
    * metadata's and the group the model recorded for it. */
   if (event->flags & PLANAR_EVENT_DERIVED)
     {
-      if (self->add_derived_stats != NULL)
-        self->add_derived_stats (self, event, out, first);
+      PlanarDerivedResults *derived = _planar_trace_get_derived (self);
+
+      if (derived != NULL)
+        self->derived_vtable->add_event_stats (derived, self, event, out, first);
       /* Their strings may point into the file too. */
       if (_planar_trace_check_changed (self, FALSE, error))
         {

@@ -24,19 +24,27 @@ static const char * const empty_strv[] = { NULL };
 static void set_mapping (PlanarTrace *self,
                          GMappedFile *mapped);
 
-gboolean
+PlanarSpillMode
 _planar_trace_wants_spill (guint64 size)
 {
-  const char *env = g_getenv ("PLANAR_SPILL");
+  static gsize env_read;
+  static gint env_mode = -1;
 
-  if (env != NULL && g_str_equal (env, "0"))
-    return FALSE;
-  if (env != NULL && g_str_equal (env, "all"))
+  if (g_once_init_enter (&env_read))
     {
-      planar_spill_set_min_block (1);
-      return TRUE;
+      const char *env = g_getenv ("PLANAR_SPILL");
+
+      if (g_strcmp0 (env, "0") == 0)
+        env_mode = PLANAR_SPILL_NEVER;
+      else if (g_strcmp0 (env, "1") == 0)
+        env_mode = PLANAR_SPILL_LARGE;
+      else if (g_strcmp0 (env, "all") == 0)
+        env_mode = PLANAR_SPILL_EVERY;
+      g_once_init_leave (&env_read, 1);
     }
-  return (env != NULL && g_str_equal (env, "1")) || size >= PLANAR_SPILL_FILE_MIN;
+  if (env_mode >= 0)
+    return (PlanarSpillMode) env_mode;
+  return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_LARGE : PLANAR_SPILL_NEVER;
 }
 
 void
@@ -97,8 +105,8 @@ planar_trace_finalize (GObject *object)
   PlanarTrace *self = (PlanarTrace *) object;
 
   _planar_trace_free_planes (self);
-  if (self->clear_derived != NULL)
-    self->clear_derived (self);
+  if (self->derived != NULL)
+    self->derived_vtable->free (g_steal_pointer (&self->derived));
   g_clear_pointer (&self->retired_metadata, g_ptr_array_unref);
   g_clear_pointer (&self->strings, planar_string_table_free);
   set_mapping (self, NULL);
@@ -122,6 +130,28 @@ planar_trace_finalize (GObject *object)
   G_OBJECT_CLASS (planar_trace_parent_class)->finalize (object);
 }
 
+PlanarDerivedResults *
+_planar_trace_get_derived (PlanarTrace *self)
+{
+  return g_atomic_pointer_get (&self->derived);
+}
+
+PlanarDerivedResults *
+_planar_trace_attach_derived (PlanarTrace                      *self,
+                              PlanarDerivedResults             *results,
+                              const PlanarDerivedResultsVTable *vtable)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), NULL);
+  g_return_val_if_fail (results != NULL && vtable != NULL, NULL);
+  g_return_val_if_fail (self->derived_vtable == NULL || self->derived_vtable == vtable, NULL);
+
+  /* The table first: whoever sees @results sees it. */
+  g_atomic_pointer_set (&self->derived_vtable, vtable);
+  if (!g_atomic_pointer_compare_and_exchange (&self->derived, NULL, results))
+    vtable->free (results);
+  return g_atomic_pointer_get (&self->derived);
+}
+
 static void
 planar_trace_class_init (PlanarTraceClass *klass)
 {
@@ -138,6 +168,7 @@ planar_trace_init (PlanarTrace *self)
   self->strings = planar_string_table_new ();
   self->derive_budget = -1;
   self->derive_max_tracks_per_plane = G_MAXUINT;
+  self->test_options.spill = -1;
 }
 
 static char *
@@ -252,9 +283,21 @@ map_file (PlanarTrace  *self,
   return TRUE;
 }
 
+void
+_planar_trace_test_point (PlanarTrace *self,
+                          const char  *point,
+                          const char  *path)
+{
+  if (self->test_options.test_hook != NULL)
+    self->test_options.test_hook (point, path, self->test_options.test_hook_data);
+  else
+    _planar_mapping_test_point (point, path);
+}
+
 PlanarTrace *
-_planar_trace_new_mapped (const char  *path,
-                          GError     **error)
+_planar_trace_new_mapped (const char                   *path,
+                          const PlanarTraceTestOptions *test_options,
+                          GError                      **error)
 {
   g_autoptr(PlanarTrace) self = NULL;
 
@@ -264,11 +307,13 @@ _planar_trace_new_mapped (const char  *path,
   self->path = g_strdup (path);
   self->file_name = g_path_get_basename (path);
   self->host_name = host_name_from_file_name (self->file_name);
+  if (test_options != NULL)
+    self->test_options = *test_options;
 
   if (!map_file (self, error))
     return NULL;
   /* For tests only (planar-mapping-private.h). */
-  _planar_mapping_test_point ("trace-mapped", self->path);
+  _planar_trace_test_point (self, "trace-mapped", self->path);
   return g_steal_pointer (&self);
 }
 
@@ -307,6 +352,14 @@ PlanarTrace *
 planar_trace_open (const char  *path,
                    GError     **error)
 {
+  return _planar_trace_open_with (path, NULL, error);
+}
+
+PlanarTrace *
+_planar_trace_open_with (const char                   *path,
+                         const PlanarTraceTestOptions *test_options,
+                         GError                      **error)
+{
   g_autoptr(PlanarTrace) self = NULL;
   g_autofree char *file_name = NULL;
 
@@ -321,7 +374,7 @@ planar_trace_open (const char  *path,
                    file_name);
       return NULL;
     }
-  self = _planar_trace_new_mapped (path, error);
+  self = _planar_trace_new_mapped (path, test_options, error);
   if (self == NULL || !_planar_trace_open_mapped (self, error))
     return NULL;
   return g_steal_pointer (&self);

@@ -765,33 +765,55 @@ test_continuous (PlanarTestFixture *f,
   server_stop (&server);
 }
 
-/* A ProfileResponse the parser refuses says what was wrong and where. */
+/* A ProfileResponse the parser refuses says what was wrong and where, in
+ * one whole sentence per problem (translatable as one) naming the message
+ * by its proto name. */
 static void
 test_response_errors (void)
 {
-  /* tool_data (field 6) holding a name whose length runs past the end. */
-  static const guint8 bad_tool[] = { 0x32, 0x03, 0x0a, 0x09, 'x' };
-  /* xspace (field 8) as a varint. */
-  static const guint8 bad_xspace[] = { 0x38, 0x00, 0x40, 0x01 };
-  /* A truncated tag's varint. */
-  static const guint8 bad_varint[] = { 0x38, 0x80 };
+  static const struct
+  {
+    const guint8 *bytes;
+    gsize         len;
+    const char   *message;
+  } cases[] = {
+    /* tool_data (field 6) holding a name whose length runs past the end. */
+    { (const guint8 *) "\x32\x03\x0a\x09x", 5,
+      "The server's answer is not a ProfileResponse: ProfileToolData has a length at byte 3 that runs past its end" },
+    /* xspace (field 8) as a varint. */
+    { (const guint8 *) "\x38\x00\x40\x01", 4,
+      "The server's answer is not a ProfileResponse: the field xspace of ProfileResponse at byte 2 is not length-delimited" },
+    /* tool_data as a varint. */
+    { (const guint8 *) "\x30\x01", 2,
+      "The server's answer is not a ProfileResponse: the field tool_data of ProfileResponse at byte 0 is not length-delimited" },
+    /* A varint cut short. */
+    { (const guint8 *) "\x38\x80", 2,
+      "The server's answer is not a ProfileResponse: ProfileResponse has a malformed varint at byte 1" },
+    /* A tag cut short. */
+    { (const guint8 *) "\x80", 1,
+      "The server's answer is not a ProfileResponse: ProfileResponse is cut short at byte 0" },
+    /* Field number 0. */
+    { (const guint8 *) "\x00", 1,
+      "The server's answer is not a ProfileResponse: ProfileResponse has an invalid field number at byte 0" },
+    /* A length that is no varint. */
+    { (const guint8 *) "\x42\x80", 2,
+      "The server's answer is not a ProfileResponse: ProfileResponse has a malformed length at byte 1" },
+    /* A group (wire type 3). */
+    { (const guint8 *) "\x3b", 1,
+      "The server's answer is not a ProfileResponse: ProfileResponse has an unsupported wire type at byte 0" },
+  };
   static const guint8 good[] = { 0x38, 0x01, 0x42, 0x00 };
   PlanarCaptureResponse response;
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (planar_capture_response_parse (bad_tool, sizeof bad_tool, &response, &error));
-  g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
-  g_assert_nonnull (strstr (error->message, "in a tool_data entry at byte"));
-  g_assert_null (strstr (error->message, "malformed"));
-  g_clear_error (&error);
-
-  g_assert_false (planar_capture_response_parse (bad_xspace, sizeof bad_xspace, &response, &error));
-  g_assert_nonnull (strstr (error->message, "in xspace at byte 2"));
-  g_clear_error (&error);
-
-  g_assert_false (planar_capture_response_parse (bad_varint, sizeof bad_varint, &response, &error));
-  g_assert_nonnull (strstr (error->message, "in ProfileResponse at byte"));
-  g_clear_error (&error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_false (planar_capture_response_parse (cases[i].bytes, cases[i].len, &response, &error));
+      g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+      g_assert_null (response.tools);
+      g_clear_error (&error);
+    }
 
   g_assert_true (planar_capture_response_parse (good, sizeof good, &response, &error));
   g_assert_no_error (error);
@@ -799,6 +821,48 @@ test_response_errors (void)
   g_assert_true (response.has_xspace);
   g_assert_cmpuint (response.xspace_len, ==, 0);
   planar_capture_response_clear (&response);
+}
+
+/* An XSpace the check refuses, and one it takes: the fields and their wire
+ * types are those of xplane.proto. */
+static void
+test_response_check_xspace (void)
+{
+  static const struct
+  {
+    const guint8 *bytes;
+    gsize         len;
+    const char   *message;
+  } cases[] = {
+    { (const guint8 *) "", 0, "it is empty" },
+    /* planes (field 1) as a varint. */
+    { (const guint8 *) "\x08\x01", 2, "the field planes of XSpace at byte 0 has the wrong wire type" },
+    /* hostnames (field 4) as a varint. */
+    { (const guint8 *) "\x20\x01", 2, "the field hostnames of XSpace at byte 0 has the wrong wire type" },
+    /* A plane whose name (field 2) is a varint. */
+    { (const guint8 *) "\x0a\x02\x10\x01", 4, "the field name of XPlane at byte 2 has the wrong wire type" },
+    /* A plane whose id (field 1) is length-delimited. */
+    { (const guint8 *) "\x0a\x02\x0a\x00", 4, "the field id of XPlane at byte 2 has the wrong wire type" },
+    /* A plane longer than the space. */
+    { (const guint8 *) "\x0a\x05\x08", 3, "XSpace has a length at byte 1 that runs past its end" },
+    /* A plane whose id is cut short. */
+    { (const guint8 *) "\x0a\x02\x08\x80", 4, "XPlane has a malformed varint at byte 3" },
+    /* Only fields XSpace does not have. */
+    { (const guint8 *) "\x28\x01", 2, "it holds no planes, host names, errors or warnings" },
+  };
+  /* One plane with an id and a name; a host name. */
+  static const guint8 good[] = { 0x0a, 0x05, 0x08, 0x01, 0x12, 0x01, 'x', 0x22, 0x01, 'h' };
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_false (planar_capture_response_check_xspace (cases[i].bytes, cases[i].len, &error));
+      g_assert_error (error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+      g_clear_error (&error);
+    }
+  g_assert_true (planar_capture_response_check_xspace (good, sizeof good, &error));
+  g_assert_no_error (error);
 }
 
 /* ------------------------------------------------------------------------
@@ -1365,6 +1429,7 @@ main (int    argc,
   g_test_add_func ("/capture/options", test_options);
   g_test_add_func ("/capture/request", test_request);
   g_test_add_func ("/capture/response-errors", test_response_errors);
+  g_test_add_func ("/capture/response-check-xspace", test_response_check_xspace);
   PLANAR_TEST_ADD ("/capture/one", test_capture_one);
   PLANAR_TEST_ADD ("/capture/two", test_capture_two);
   PLANAR_TEST_ADD ("/capture/failures", test_failures);

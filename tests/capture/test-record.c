@@ -657,7 +657,7 @@ test_cli (PlanarTestFixture *f,
     g_assert_cmpuint (g_strv_length (lines), ==, 1);
     g_assert_true (g_str_has_suffix (lines[0], ".xplane.pb"));
     g_assert_true (g_file_test (lines[0], G_FILE_TEST_IS_REGULAR));
-    g_assert_nonnull (strstr (err, "recorded 2 kernels, 1 copies, 1 memsets and 4 API calls on 1 GPU(s)"));
+    g_assert_nonnull (strstr (err, "recorded 2 kernels, 1 copy, 1 memset and 4 API calls on 1 GPU"));
   }
   {
     const char *argv[] = { cli, "record", "--merge", empty, "--logdir", logdir, NULL };

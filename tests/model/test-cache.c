@@ -26,6 +26,7 @@
 #include "planar-cache-private.h"
 #include "planar-model.h"
 #include "planar-spill.h"
+#include "planar-trace-loader-private.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
@@ -250,35 +251,66 @@ generate (const char *dir,
   return generate_full (dir, events, seed, TRUE);
 }
 
+/* A load of @path whose index spills as @spill says (-1: as its size
+ * says), through a loader of its own. */
 static PlanarTrace *
-load_cold (const char *path)
+load_spilled (const char *path,
+              gint        spill)
+{
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  PlanarTraceTestOptions options = { NULL, NULL, spill };
+  g_autoptr(GError) error = NULL;
+
+  _planar_trace_loader_set_test_options (loader, &options);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  return g_object_ref (planar_trace_loader_get_trace (loader));
+}
+
+static PlanarTrace *
+load_cold_spilled (const char *path,
+                   gint        spill)
 {
   PlanarTrace *trace;
 
   planar_cache_set_enabled (FALSE);
-  trace = planar_test_load_ok (path);
+  trace = load_spilled (path, spill);
   planar_cache_set_enabled (TRUE);
+  g_assert_false (_planar_cache_was_restored (trace));
   return trace;
+}
+
+static PlanarTrace *
+load_cold (const char *path)
+{
+  return load_cold_spilled (path, -1);
 }
 
 /* The profile through the cache folder: loaded once (writing its cache),
  * then again (from the cache). Returns the second. */
 static PlanarTrace *
-load_twice (const char *path)
+load_twice_spilled (const char *path,
+                    gint        spill)
 {
   g_autoptr(PlanarTrace) first = NULL;
   g_autofree char *cache = planar_cache_get_path (path);
-  guint restored;
   PlanarTrace *second;
 
   g_unlink (cache);
-  first = planar_test_load_ok (path);
+  first = load_spilled (path, spill);
+  g_assert_false (_planar_cache_was_restored (first));
   planar_cache_wait ();
   g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
-  restored = _planar_cache_get_n_restored ();
-  second = planar_test_load_ok (path);
-  g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + 1);
+  second = load_spilled (path, spill);
+  g_assert_true (_planar_cache_was_restored (second));
   return second;
+}
+
+static PlanarTrace *
+load_twice (const char *path)
+{
+  return load_twice_spilled (path, -1);
 }
 
 static GPtrArray *
@@ -355,10 +387,9 @@ test_stale (PlanarTestFixture *f,
   g_assert_true (g_file_set_contents (path, contents, (gssize) len, NULL));
   {
     g_autoptr(PlanarTrace) cold = load_cold (path);
-    guint restored = _planar_cache_get_n_restored ();
     g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
 
-    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    g_assert_false (_planar_cache_was_restored (loaded));
     compare_traces (cold, loaded);
   }
 
@@ -378,12 +409,8 @@ test_stale (PlanarTestFixture *f,
     g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
     shifted = planar_trace_open (path, &error);
     planar_trace_set_time_offset (shifted, 5000000);
-    {
-      guint restored = _planar_cache_get_n_restored ();
-
-      g_assert_true (planar_trace_decode (shifted, NULL, &error));
-      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
-    }
+    g_assert_true (planar_trace_decode (shifted, NULL, &error));
+    g_assert_false (_planar_cache_was_restored (shifted));
     g_assert_no_error (error);
     compare_traces (cold, shifted);
   }
@@ -452,15 +479,13 @@ test_damaged (PlanarTestFixture *f,
       g_autoptr(PlanarTrace) loaded = NULL;
       g_autofree char *rewritten = NULL;
       gsize rewritten_len;
-      guint restored;
 
       bad[i == 0 ? 20 : len / 2] ^= 0xff;
       g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
-      restored = _planar_cache_get_n_restored ();
       loaded = planar_test_load_ok (path);
       /* In part only where tracks are published as they come: with a
        * profile start. */
-      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + (task_env ? i : 0));
+      g_assert_cmpint (_planar_cache_was_restored (loaded), ==, task_env && i == 1);
       compare_traces (cold, loaded);
       planar_cache_wait ();
       g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
@@ -618,16 +643,15 @@ test_same_size_and_time (PlanarTestFixture *f,
   rewrite_keeping_times (path, b_padded, len, &st);
   {
     g_autoptr(PlanarTrace) cold = load_cold (path);
-    guint restored = _planar_cache_get_n_restored ();
     g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
 
-    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+    g_assert_false (_planar_cache_was_restored (loaded));
     compare_traces (cold, loaded);
     /* Its own index is written, and used next time. */
     planar_cache_wait ();
     g_object_unref (g_steal_pointer (&loaded));
     loaded = planar_test_load_ok (path);
-    g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored + 1);
+    g_assert_true (_planar_cache_was_restored (loaded));
     compare_traces (cold, loaded);
   }
 
@@ -645,10 +669,9 @@ test_same_size_and_time (PlanarTestFixture *f,
     rewrite_keeping_times (path, bytes, n, &st);
     {
       g_autoptr(PlanarTrace) cold = load_cold (path);
-      guint restored = _planar_cache_get_n_restored ();
       g_autoptr(PlanarTrace) loaded = planar_test_load_ok (path);
 
-      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+      g_assert_false (_planar_cache_was_restored (loaded));
       compare_traces (cold, loaded);
     }
   }
@@ -769,16 +792,14 @@ test_not_regular (PlanarTestFixture *f,
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(PlanarTrace) loaded = NULL;
-      guint restored;
 
       g_unlink (cache);
       if (i == 0)
         g_assert_cmpint (mkfifo (cache, 0600), ==, 0);
       else
         g_assert_cmpint (symlink (i == 1 ? elsewhere : fifo, cache), ==, 0);
-      restored = _planar_cache_get_n_restored ();
       loaded = planar_test_load_ok (path);
-      g_assert_cmpuint (_planar_cache_get_n_restored (), ==, restored);
+      g_assert_false (_planar_cache_was_restored (loaded));
       compare_traces (cold, loaded);
       planar_cache_wait ();
       g_assert_cmpint (lstat (cache, &st), ==, 0);
@@ -947,12 +968,10 @@ test_spilled_index (PlanarTestFixture *f,
   use_cache_dir (f);
   g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
   path = generate (f->dir, "20000", "3");
-  g_setenv ("PLANAR_SPILL", "0", TRUE);
-  heap = load_cold (path);
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
   planar_spill_get_usage (&bytes0, &blocks0);
-  g_setenv ("PLANAR_SPILL", "all", TRUE);
   {
-    g_autoptr(PlanarTrace) cold = load_cold (path);
+    g_autoptr(PlanarTrace) cold = load_cold_spilled (path, PLANAR_SPILL_EVERY);
     guint n_tracks = 0;
 
     for (guint p = 0; p < planar_trace_get_n_planes (cold); p++)
@@ -974,15 +993,13 @@ test_spilled_index (PlanarTestFixture *f,
     compare_traces (heap, cold);
   }
   {
-    g_autoptr(PlanarTrace) cached = load_twice (path);
+    g_autoptr(PlanarTrace) cached = load_twice_spilled (path, PLANAR_SPILL_EVERY);
 
     compare_traces (heap, cached);
   }
   planar_spill_get_usage (&bytes, &blocks);
   g_assert_cmpuint (blocks, ==, blocks0);
   g_assert_cmpuint (bytes, ==, bytes0);
-  g_unsetenv ("PLANAR_SPILL");
-  planar_spill_set_min_block (PLANAR_SPILL_MIN_BLOCK);
 }
 
 /* Indexes are written in GLib's pool after a load returns: the scratch

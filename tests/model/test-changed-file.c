@@ -11,9 +11,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cache.h"
+#include "planar-cache-private.h"
 #include "planar-mapping.h"
-#include "planar-mapping-private.h"
 #include "planar-model.h"
+#include "planar-trace-loader-private.h"
 #include "planar-test-scratch.h"
 
 #include <errno.h>
@@ -158,10 +159,17 @@ test_cut_before_scan (PlanarTestFixture *f,
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
 
-  _planar_mapping_set_test_hook (cut_hook, (gpointer) "trace-mapped");
-  trace = planar_trace_open (path, &error);
-  _planar_mapping_set_test_hook (NULL, NULL);
-  g_assert_null (trace);
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  PlanarTraceTestOptions options = { cut_hook, (gpointer) "trace-mapped", -1 };
+
+  /* The hook is this load's: a load beside it is not cut. */
+  _planar_trace_loader_set_test_options (loader, &options);
+  trace = planar_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_clear_object (&trace);
+  g_assert_false (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_null (planar_trace_loader_get_trace (loader));
   assert_changed_error (error, path);
 }
 
@@ -277,10 +285,17 @@ test_cut_cache (PlanarTestFixture *f,
   g_assert_cmpint (g_stat (cache, &st), ==, 0);
   g_assert_cmpint (st.st_size, >, 3 * 4096);
 
-  _planar_mapping_set_test_hook (cut_hook, (gpointer) "cache-mapped");
-  second = planar_trace_load (path, NULL, &error);
-  _planar_mapping_set_test_hook (NULL, NULL);
+  {
+    g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+    PlanarTraceTestOptions options = { cut_hook, (gpointer) "cache-mapped", -1 };
+
+    _planar_trace_loader_set_test_options (loader, &options);
+    g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+    g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+    second = g_object_ref (planar_trace_loader_get_trace (loader));
+  }
   g_assert_no_error (error);
+  g_assert_false (_planar_cache_was_restored (second));
   g_assert_nonnull (second);
   g_assert_cmpuint (planar_trace_get_n_events (second), ==, planar_trace_get_n_events (first));
   g_assert_false (planar_trace_has_changed (second));

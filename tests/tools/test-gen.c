@@ -731,6 +731,49 @@ test_gen_epoch_timestamps (PlanarTestFixture *f,
       g_assert_cmpint (space->planes[p]->lines[l]->timestamp_ns, <, (gint64) start / 2);
 }
 
+/* With --host-offload, the TPU's copies name their host memory (S(5)) in
+ * their HLO text and display one instruction's names, so that a viewer
+ * can pair them as XProf does: as many starts as dones, one per step. */
+static void
+test_gen_host_offload (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "offload.xplane.pb", NULL);
+  g_autoptr(XSpace) space = NULL;
+  const XPlane *tpu;
+  const XLine *ops, *modules;
+  guint n_start = 0, n_done = 0;
+
+  generate (path, 3000, "--host-offload", NULL);
+  check_profile (path, 3000, "host0", 0);
+  space = planar_test_read_space (path);
+  tpu = find_plane (space, "/device:TPU:0");
+  g_assert_nonnull (tpu);
+  ops = find_line (tpu, "XLA Ops");
+  modules = find_line (tpu, "XLA Modules");
+  g_assert_nonnull (ops);
+  g_assert_nonnull (modules);
+  for (size_t i = 0; i < ops->n_events; i++)
+    for (size_t m = 0; m < tpu->n_event_metadata; m++)
+      {
+        const Tensorflow__Profiler__XEventMetadata *md = tpu->event_metadata[m]->value;
+
+        if (md->id != ops->events[i]->metadata_id || md->display_name == NULL || md->display_name[0] == '\0')
+          continue;
+        g_assert_nonnull (strstr (md->name, "{1,0:S(5)}"));
+        g_assert_true (g_str_has_prefix (md->name, "%"));
+        if (strcmp (md->display_name, "copy-start.13") == 0)
+          n_start++;
+        else if (strcmp (md->display_name, "copy-done.13") == 0)
+          n_done++;
+        else
+          g_assert_not_reached ();
+      }
+  g_assert_cmpuint (n_start, >, 0);
+  g_assert_cmpuint (n_start, ==, n_done);
+  g_assert_cmpuint (n_start, ==, modules->n_events);
+}
+
 static gboolean
 files_equal (const char *a,
              const char *b)
@@ -996,6 +1039,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/gen/hosts", test_gen_hosts);
   PLANAR_TEST_ADD ("/gen/demo", test_gen_demo);
   PLANAR_TEST_ADD ("/gen/bytes-per-event", test_gen_bytes_per_event);
+  PLANAR_TEST_ADD ("/gen/host-offload", test_gen_host_offload);
   PLANAR_TEST_ADD ("/gen/hlo", test_gen_hlo);
 
   return g_test_run ();

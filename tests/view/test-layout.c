@@ -432,6 +432,72 @@ test_derived_below (PlanarTestFixture *f,
   g_assert_cmpuint (n_derived, ==, 2);
 }
 
+/* A TPU's Host Offload rows follow its other lines; a host thread's
+ * XLA:CPU lines come right under it, in XProf's order. */
+static void
+test_offload_and_xla_cpu (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *tpu = planar_test_named_plane_new (space, 0, "/device:TPU:0");
+  PlanarTestPlane *host = planar_test_named_plane_new (space, 1, "/host:CPU");
+  XLine *ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
+  XLine *b = planar_test_plane_add_line (host->plane, 2, "b", 0);
+  XLine *a = planar_test_plane_add_line (host->plane, 1, "a", 0);
+  XLine *c = planar_test_plane_add_line (host->plane, 3, "c", 0);
+  const char *offload[] = { "copy-start.1", "copy-start.2", "copy-done.1", "copy-done.2" };
+  const char *expected[] = {
+    "XLA Ops", "Framework Name Scope", "Framework Ops", "Host Offload Ops row 0", "Host Offload Ops row 1",
+    "a", "b", "b-Framework Ops", "b-Framework Name Scope", "b-XLA Modules", "c",
+  };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GError) error = NULL;
+  guint n = 0;
+  XEvent *ev;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (offload); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%%%s = f32[8]{0:S(5)} op()", offload[i]);
+      gint64 id = tpu->next_id++;
+
+      planar_test_plane_add_event_metadata (tpu->plane, id, text, offload[i]);
+      planar_test_line_add_event (ops, id, i * 10, 5);
+    }
+  ev = planar_test_line_add_event (ops, planar_test_named_plane_event_id (tpu, "fusion"), 100, 10);
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                      planar_test_stat_str (planar_test_named_plane_stat_id (tpu, "tf_op"), "jit(f)/add:add"));
+  planar_test_named_plane_done (tpu);
+  planar_test_line_add_event (a, planar_test_named_plane_event_id (host, "op"), 0, 10);
+  planar_test_line_add_event (c, planar_test_named_plane_event_id (host, "op"), 0, 10);
+  ev = planar_test_line_add_event (b, planar_test_named_plane_event_id (host, "add.1"), 0, 10);
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                      planar_test_stat_str (planar_test_named_plane_stat_id (host, "hlo_module"), "jit_f"));
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                      planar_test_stat_str (planar_test_named_plane_stat_id (host, "tf_op"), "jit(f)/add:add"));
+  planar_test_named_plane_done (host);
+  g_ptr_array_add (paths, planar_test_write_space (space, f->dir, "tpu-cpu.xplane.pb"));
+  g_ptr_array_add (paths, NULL);
+  profile = planar_profile_new ((const char * const *) paths->pdata);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+
+  planar_timeline_layout_update (layout, profile);
+  for (guint i = 0; i < planar_timeline_layout_get_n_rows (layout); i++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, i);
+
+      if (row->kind != PLANAR_TIMELINE_ROW_TRACK)
+        continue;
+      g_assert_cmpuint (n, <, G_N_ELEMENTS (expected));
+      g_assert_cmpstr (planar_timeline_layout_get_entry (layout, row->entry)->name, ==, expected[n]);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -445,6 +511,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/lazy-rekey", test_lazy_rekey);
   PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
   PLANAR_TEST_ADD ("/layout/derived-below", test_derived_below);
+  PLANAR_TEST_ADD ("/layout/offload-and-xla-cpu", test_offload_and_xla_cpu);
 
   return g_test_run ();
 }
