@@ -681,7 +681,7 @@ visit_instruction (Decoder               *d,
       return TRUE;
     case INS_BACKEND_CONFIG:
       ir->extra.backend_config = _planar_hlo_index_intern (d->index, (const char *) f->data, f->len);
-      ir->extra.backend_config_len = f->len;
+      ir->extra.backend_config_len = strlen (ir->extra.backend_config);
       return TRUE;
     case INS_DIMENSIONS:
       return append_list (d, f, &ir->extra.dimensions, &ir->extra.n_dimensions, ir->tmp,

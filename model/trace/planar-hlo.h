@@ -139,8 +139,9 @@ typedef struct
   /* Interned; "" when unset. */
   const char              *custom_call_target;
   const char              *fusion_kind;
-  /* The backend_config bytes as they are (JSON text for XLA's GPU
-   * backends, NUL-terminated here; may hold other NULs when binary). */
+  /* The backend_config as text (JSON for XLA's GPU backends),
+   * NUL-terminated, and its length; a binary config is cut at its first
+   * NUL byte (it is not text to show). */
   const char              *backend_config;
   gsize                    backend_config_len;
   /* The instruction's `dimensions` (reduce, broadcast, transpose, ...). */

@@ -48,7 +48,7 @@ exercise_module (const PlanarHloModule *m)
           for (guint k = 0; k < extra->conv.n_output_spatial; k++)
             sum += extra->conv.output_spatial[k];
           (void) sum;
-          g_assert (strlen (extra->backend_config) <= extra->backend_config_len);
+          g_assert (strlen (extra->backend_config) == extra->backend_config_len);
         }
     }
   for (guint c = 0; c < m->n_computations; c++)

@@ -323,6 +323,33 @@ test_module_twice (void)
   planar_hlo_index_free (index);
 }
 
+/* A backend_config with a NUL byte (a binary config): the text stops
+ * there, and so does its length. */
+static void
+test_binary_backend_config (void)
+{
+  static const char config[] = { '{', '}', '\0', 'x', 'y' };
+  GByteArray *ins = g_byte_array_new (), *c = g_byte_array_new (), *m = g_byte_array_new ();
+  g_autoptr(GByteArray) bytes = NULL;
+  PlanarHloIndex *index = planar_hlo_index_new ();
+  const PlanarHloModule *mod;
+  const PlanarHloExtra *extra;
+  g_autoptr(GError) error = NULL;
+
+  planar_test_hlo_put_str (ins, 1, "cc");
+  planar_test_hlo_put_str (ins, 2, "custom-call");
+  planar_test_hlo_put_bytes (ins, 43, config, sizeof config);
+  planar_test_hlo_put_msg (c, 2, ins);
+  planar_test_hlo_put_msg (m, 3, c);
+  bytes = planar_test_hlo_wrap_module (m);
+  g_assert_true (planar_hlo_index_add (index, 1, bytes->data, bytes->len, &error));
+  mod = planar_hlo_index_find_module (index, 1);
+  extra = planar_hlo_instruction_get_extra (mod, planar_hlo_module_find_instruction (mod, "cc", -1));
+  g_assert_cmpstr (extra->backend_config, ==, "{}");
+  g_assert_cmpuint (extra->backend_config_len, ==, 2);
+  planar_hlo_index_free (index);
+}
+
 /* Tuples nested past any real shape are refused, not recursed into. */
 static void
 test_deep_shape (void)
@@ -400,6 +427,7 @@ main (int    argc,
   g_test_add_func ("/hlo/damaged", test_damaged);
   g_test_add_func ("/hlo/deep-shape", test_deep_shape);
   g_test_add_func ("/hlo/module-twice", test_module_twice);
+  g_test_add_func ("/hlo/binary-backend-config", test_binary_backend_config);
   g_test_add_func ("/hlo/memory-budget", test_memory_budget);
   return g_test_run ();
 }
