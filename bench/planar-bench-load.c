@@ -595,6 +595,78 @@ format_mb (guint64 bytes)
   return g_strdup_printf ("%.1f", (double) bytes / (1024.0 * 1024.0));
 }
 
+/* --hlo N: a profile of N events with the program's HloProto (planar-gen
+ * --hlo, padded to @instructions instructions) against the same profile
+ * without it, loaded one after the other in this run (median of 3, cache
+ * off): the cost of reading the HLO and resolving every GPU kernel
+ * through it. Also the HloProto's serialized bytes against the index's. */
+static int
+run_hlo_bench (const char *gen,
+               const char *data_dir,
+               guint64     events,
+               guint64     instructions)
+{
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
+  g_autofree char *padding = g_strdup_printf ("--hlo-instructions=%" G_GUINT64_FORMAT, instructions);
+  g_autofree char *name = g_strdup_printf ("gen-hlo-%s-%" G_GUINT64_FORMAT ".xplane.pb", count, instructions);
+  g_autofree char *plain_name = g_strdup_printf ("gen-%s.xplane.pb", count);
+  g_autofree char *path = g_build_filename (data_dir, name, NULL);
+  g_autofree char *plain = g_build_filename (data_dir, plain_name, NULL);
+  const char *argv[] = { gen, "--events", count, "--seed", "1", "--hlo", padding, "-o", path, NULL };
+  const char *paths[] = { plain, path };
+  double medians[2];
+  guint64 serialized = 0, memory = 0, modules = 0;
+
+  if (!ensure_profile (gen, plain, events) || !generate (argv, path, "a profile with HloProtos"))
+    return 1;
+  planar_cache_set_enabled (FALSE);
+  for (guint k = 0; k < 2; k++)
+    {
+      double runs[3];
+
+      for (guint r = 0; r < 3; r++)
+        {
+          g_autoptr(GError) error = NULL;
+          gint64 t0 = g_get_monotonic_time ();
+          g_autoptr(PlanarTrace) trace = planar_trace_load (paths[k], NULL, &error);
+
+          if (trace == NULL)
+            {
+              fprintf (stderr, "planar-bench-load: %s\n", error->message);
+              return 1;
+            }
+          runs[r] = (double) (g_get_monotonic_time () - t0) / 1e6;
+          if (k == 1)
+            {
+              const PlanarHloIndex *index = planar_trace_get_hlo_index (trace);
+
+              serialized = planar_hlo_index_get_serialized_bytes (index);
+              memory = planar_hlo_index_get_memory (index);
+              modules = planar_hlo_index_get_n_modules (index);
+            }
+        }
+      /* The median of three. */
+      for (guint i = 0; i < 3; i++)
+        for (guint j = i + 1; j < 3; j++)
+          if (runs[j] < runs[i])
+            {
+              double tmp = runs[i];
+
+              runs[i] = runs[j];
+              runs[j] = tmp;
+            }
+      medians[k] = runs[1];
+    }
+  printf ("| events | HLO instructions | modules | HloProto bytes | index bytes | index / bytes "
+          "| load without HLO s | load with HLO, resolved s | with / without |\n");
+  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf ("| %s | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
+          " | %.2fx | %.3f | %.3f | %.2fx |\n",
+          count, instructions, modules, serialized, memory, (double) memory / (double) MAX (serialized, 1),
+          medians[0], medians[1], medians[1] / medians[0]);
+  return 0;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -611,7 +683,13 @@ main (int    argc,
   g_autofree char *scale_verdict = NULL;
   g_autoptr(GString) key_rows = g_string_new (NULL);
   gboolean key_only = FALSE;
+  g_autofree char *hlo_arg = NULL;
+  g_autofree char *hlo_instructions_arg = NULL;
   GOptionEntry entries[] = {
+    { "hlo", 0, 0, G_OPTION_ARG_STRING, &hlo_arg,
+      "Only the HLO table: a profile of N events with HloProtos against one without", "N" },
+    { "hlo-instructions", 0, 0, G_OPTION_ARG_STRING, &hlo_instructions_arg,
+      "With --hlo: instructions added to the module (default 1e6)", "N" },
     { "content-key-only", 0, 0, G_OPTION_ARG_NONE, &key_only, "Only the cached index's content key table", NULL },
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Event counts, comma-separated (default 1e5,1e6,1e7)", "LIST" },
     { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &data_dir, "Where generated profiles are kept", "DIR" },
@@ -649,6 +727,16 @@ main (int    argc,
     planar_cache_set_limit (G_MAXUINT64);
   }
   cache_rows = g_string_new (NULL);
+
+  if (hlo_arg != NULL)
+    {
+      double n = g_ascii_strtod (hlo_arg, NULL);
+      double instructions = hlo_instructions_arg != NULL ? g_ascii_strtod (hlo_instructions_arg, NULL) : 1e6;
+
+      if (n < 1 || instructions < 0)
+        return 2;
+      return run_hlo_bench (gen, data_dir, (guint64) n, (guint64) instructions);
+    }
 
   if (!key_only)
     {

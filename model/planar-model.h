@@ -12,6 +12,7 @@
 #include "planar-export.h"
 #include "planar-flows.h"
 #include "planar-health.h"
+#include "planar-hlo.h"
 #include "planar-import.h"
 #include "planar-json-writer.h"
 #include "planar-profile.h"

@@ -51,7 +51,7 @@
 #define COUNTER_SAMPLES_PER_STEP 2
 #define FILLER_EVENTS_PER_STEP 12
 #define MAX_LINES              8
-#define MAX_EVENT_STATS        6
+#define MAX_EVENT_STATS        7
 #define MAX_EVENT_SIZE         1024
 #define SINK_BUFFER_SIZE       (1 << 20)
 #define MAX_EVENTS             G_GUINT64_CONSTANT (100000000000)
@@ -63,6 +63,13 @@
 
 #define HLO_MODULE     "jit_train_step"
 #define PROGRAM_ID     42
+
+/* --hlo: a /host:metadata plane with the HloProto of PROGRAM_ID, and a
+ * program_id on every GPU kernel; --hlo-instructions: that many more
+ * instructions in the module (for scale). Off by default, so that the
+ * default outputs stay the bytes tests and benchmarks compare. */
+static gboolean gen_hlo;
+static guint64  gen_hlo_padding;
 
 /* Wire types, docs/formats.md §1.2. */
 enum
@@ -1170,6 +1177,9 @@ struct _Plane
   guint          n_lines;
   LineHeader     lines[MAX_LINES];
   LineGenerator  generate;
+  /* Encoded event_metadata entries written after @meta's (NULL: none):
+   * for metadata whose id the plane chooses (/host:metadata). */
+  GByteArray    *raw_metadata;
 };
 
 static gpointer
@@ -1193,6 +1203,7 @@ plane_free (Plane *plane)
 {
   metadata_clear (&plane->meta);
   g_clear_pointer (&plane->stats, g_byte_array_unref);
+  g_clear_pointer (&plane->raw_metadata, g_byte_array_unref);
   g_free (plane);
 }
 
@@ -1255,6 +1266,8 @@ write_plane (Sink        *sink,
     bytes_varint_field (head, 1, (guint64) plane->id);
   bytes_string_field (head, 2, plane->name);
   metadata_encode (&plane->meta, tail);
+  if (plane->raw_metadata != NULL)
+    g_byte_array_append (tail, plane->raw_metadata->data, plane->raw_metadata->len);
   g_byte_array_append (tail, plane->stats->data, plane->stats->len);
 
   plane_size = head->len + tail->len;
@@ -1598,7 +1611,7 @@ typedef struct
   guint32 ev_op[N_GPU_OPS];
   guint32 ev_power;
   guint32 st_correlation_id, st_kernel_details, st_memcpy_details, st_hlo_op;
-  guint32 st_hlo_module, st_context_id, st_group_id, st_power_mw;
+  guint32 st_hlo_module, st_context_id, st_group_id, st_power_mw, st_program_id;
   guint32 ref_details[N_GPU_OPS];
   guint32 ref_hlo_op[N_GPU_OPS];
   guint32 ref_module;
@@ -1646,6 +1659,9 @@ generate_gpu_stream (const GpuPlane *gpu,
               ev.stats[ev.n_stats++] = stat_ref (gpu->st_kernel_details, gpu->ref_details[j]);
               ev.stats[ev.n_stats++] = stat_ref (gpu->st_hlo_op, gpu->ref_hlo_op[j]);
               ev.stats[ev.n_stats++] = stat_ref (gpu->st_hlo_module, gpu->ref_module);
+              /* With --hlo: the program the kernel's HLO is filed under. */
+              if (gen_hlo)
+                ev.stats[ev.n_stats++] = stat_int (gpu->st_program_id, PROGRAM_ID);
             }
           else
             {
@@ -1654,7 +1670,7 @@ generate_gpu_stream (const GpuPlane *gpu,
           ev.stats[ev.n_stats++] = stat_str (gpu->st_context_id, "$$1");
           /* As XProf's grouping leaves device events: the step they belong to. */
           ev.stats[ev.n_stats++] = stat_int (gpu->st_group_id, (gint64) step);
-          G_STATIC_ASSERT (MAX_EVENT_STATS >= 6);
+          G_STATIC_ASSERT (MAX_EVENT_STATS >= 7);
           event_writer_emit (writer, &ev);
         }
     }
@@ -1727,6 +1743,8 @@ gpu_plane_new (const Profile *profile,
   gpu->st_context_id = metadata_stat (meta, "context_id");
   gpu->st_group_id = metadata_stat (meta, "group_id");
   gpu->st_power_mw = metadata_stat (meta, "power_mw");
+  if (gen_hlo)
+    gpu->st_program_id = metadata_stat (meta, "program_id");
 
   /* Interned values of the ref stats live in the same table. */
   gpu->ref_module = metadata_stat (meta, HLO_MODULE);
@@ -1919,6 +1937,472 @@ task_environment_plane_new (const Profile *profile)
   return plane;
 }
 
+
+/* ------------------------------------------------------------------------
+ * /host:metadata: the HloProto of the program (--hlo)
+ *
+ * Written with field numbers from XLA's hlo.proto and xla_data.proto by
+ * this file's own encoder, as the rest of the XSpace is.
+ * ------------------------------------------------------------------------ */
+
+static void
+hlo_varint (GByteArray *b,
+            guint       field,
+            guint64     value)
+{
+  guint8 buf[32];
+  guint8 *p = put_tag (buf, field, WIRE_VARINT);
+
+  p = put_varint (p, value);
+  g_byte_array_append (b, buf, (guint) (p - buf));
+}
+
+static void
+hlo_bytes (GByteArray *b,
+           guint       field,
+           const void *data,
+           gsize       len)
+{
+  guint8 buf[32];
+  guint8 *p = put_tag (buf, field, WIRE_LEN);
+
+  p = put_varint (p, len);
+  g_byte_array_append (b, buf, (guint) (p - buf));
+  g_byte_array_append (b, data, (guint) len);
+}
+
+static void
+hlo_string (GByteArray *b,
+            guint       field,
+            const char *s)
+{
+  hlo_bytes (b, field, s, strlen (s));
+}
+
+/* Appends @msg as field @field and frees it. */
+static void
+hlo_message (GByteArray *b,
+             guint       field,
+             GByteArray *msg)
+{
+  hlo_bytes (b, field, msg->data, msg->len);
+  g_byte_array_unref (msg);
+}
+
+static void
+hlo_packed (GByteArray   *b,
+            guint         field,
+            const gint64 *values,
+            guint         n)
+{
+  GByteArray *p = g_byte_array_new ();
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint8 buf[16];
+
+      g_byte_array_append (p, buf, (guint) (put_varint (buf, (guint64) values[i]) - buf));
+    }
+  hlo_message (b, field, p);
+}
+
+enum { T_F32 = 11, T_BF16 = 16, T_TUPLE = 13 };
+
+/* ShapeProto: element_type 2, dimensions 3 (packed), layout 5 with
+ * minor_to_major 1 (the default, major to minor). */
+static GByteArray *
+hlo_shape (gint          type,
+           const gint64 *dims,
+           guint         n)
+{
+  GByteArray *shape = g_byte_array_new ();
+  GByteArray *layout = g_byte_array_new ();
+  gint64 m2m[8];
+
+  hlo_varint (shape, 2, (guint64) type);
+  if (n > 0)
+    {
+      hlo_packed (shape, 3, dims, n);
+      for (guint i = 0; i < n; i++)
+        m2m[i] = n - 1 - i;
+      hlo_packed (layout, 1, m2m, n);
+    }
+  hlo_message (shape, 5, layout);
+  return shape;
+}
+
+typedef struct
+{
+  const char *name;
+  const char *opcode;
+  gint64      id;
+  gint        type;
+  gint64      dims[4];
+  guint       n_dims;
+  gint64      operands[3];
+  guint       n_operands;
+  gint64      called;       /* a computation id, 0: none */
+  const char *op_name;      /* after "jit(train_step)/jit(main)/" */
+  gint        line;         /* in train.py; 0: no metadata */
+  gint        frame;        /* stack_frame_id */
+  const char *fusion_kind;
+  const char *target;       /* custom_call_target */
+  const char *config;       /* backend_config */
+  gboolean    dot;          /* dot dimension numbers: contract 1 with 0 */
+  gboolean    conv;         /* NHWC x HWIO convolution, 3x3 window */
+} HloIns;
+
+/* HloInstructionProto: name 1, opcode 2, shape 3, metadata 7 (OpMetadata:
+ * op_type 1, op_name 2, source_file 3, source_line 4, stack_frame_id 15),
+ * fusion_kind 11, window 15, convolution_dimension_numbers 16,
+ * custom_call_target 28, dot_dimension_numbers 30, id 35, operand_ids 36,
+ * called_computation_ids 38, backend_config 43, feature_group_count 50,
+ * batch_group_count 58. */
+static GByteArray *
+hlo_instruction (const HloIns *in)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  hlo_string (b, 1, in->name);
+  hlo_string (b, 2, in->opcode);
+  hlo_message (b, 3, hlo_shape (in->type, in->dims, in->n_dims));
+  if (in->line > 0)
+    {
+      GByteArray *md = g_byte_array_new ();
+      g_autofree char *op_name = g_strconcat ("jit(train_step)/jit(main)/", in->op_name, NULL);
+
+      hlo_string (md, 2, op_name);
+      hlo_string (md, 3, "/home/user/model/train.py");
+      hlo_varint (md, 4, (guint64) in->line);
+      if (in->frame > 0)
+        hlo_varint (md, 15, (guint64) in->frame);
+      hlo_message (b, 7, md);
+    }
+  if (in->fusion_kind != NULL)
+    hlo_string (b, 11, in->fusion_kind);
+  if (in->conv)
+    {
+      static const gint64 spatial[] = { 1, 2 }, kernel_spatial[] = { 0, 1 };
+      GByteArray *window = g_byte_array_new ();
+      GByteArray *dims = g_byte_array_new ();
+
+      for (guint i = 0; i < 2; i++)
+        {
+          GByteArray *wd = g_byte_array_new ();
+
+          hlo_varint (wd, 1, 3);
+          hlo_varint (wd, 2, 1);
+          hlo_varint (wd, 3, 1);
+          hlo_varint (wd, 4, 1);
+          hlo_varint (wd, 5, 1);
+          hlo_varint (wd, 6, 1);
+          hlo_message (window, 1, wd);
+        }
+      hlo_message (b, 15, window);
+      hlo_varint (dims, 7, 0);
+      hlo_varint (dims, 8, 3);
+      hlo_packed (dims, 11, spatial, 2);
+      hlo_varint (dims, 3, 2);
+      hlo_varint (dims, 4, 3);
+      hlo_packed (dims, 6, kernel_spatial, 2);
+      hlo_varint (dims, 9, 0);
+      hlo_varint (dims, 10, 3);
+      hlo_packed (dims, 12, spatial, 2);
+      hlo_message (b, 16, dims);
+      hlo_varint (b, 50, 1);
+      hlo_varint (b, 58, 1);
+    }
+  if (in->target != NULL)
+    hlo_string (b, 28, in->target);
+  if (in->dot)
+    {
+      static const gint64 one = 1, zero = 0;
+      GByteArray *dims = g_byte_array_new ();
+
+      hlo_packed (dims, 1, &one, 1);
+      hlo_packed (dims, 2, &zero, 1);
+      hlo_message (b, 30, dims);
+    }
+  hlo_varint (b, 35, (guint64) in->id);
+  if (in->n_operands > 0)
+    hlo_packed (b, 36, in->operands, in->n_operands);
+  if (in->called != 0)
+    hlo_packed (b, 38, &in->called, 1);
+  if (in->config != NULL)
+    hlo_string (b, 43, in->config);
+  return b;
+}
+
+/* HloComputationProto: name 1, instructions 2, id 5, root_id 6,
+ * is_fusion_computation 7. */
+static GByteArray *
+hlo_computation (const char   *name,
+                 gint64        id,
+                 const HloIns *ins,
+                 guint         n,
+                 gboolean      fusion)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  hlo_string (b, 1, name);
+  for (guint i = 0; i < n; i++)
+    hlo_message (b, 2, hlo_instruction (&ins[i]));
+  hlo_varint (b, 5, (guint64) id);
+  hlo_varint (b, 6, (guint64) ins[n - 1].id);
+  if (fusion)
+    hlo_varint (b, 7, 1);
+  return b;
+}
+
+#define A2(a, b) { a, b }, 2
+#define A4(a, b, c, d) { a, b, c, d }, 4
+
+/* The entry's instructions: every XLA op of the GPU kernels and of the TPU
+ * ops, named as they are, on parameters 1-4. */
+static const HloIns hlo_entry[] = {
+  { "p0", "parameter", 1, T_BF16, A2 (8192, 1024) },
+  { "p1", "parameter", 2, T_BF16, A2 (1024, 4096) },
+  { "image", "parameter", 3, T_F32, A4 (32, 64, 64, 128) },
+  { "filter", "parameter", 4, T_F32, A4 (3, 3, 128, 128) },
+  { "input_concatenate_fusion", "fusion", 10, T_BF16, A2 (8192, 1024), { 1, 1 }, 2, 101, "concatenate", 21, 2,
+    "kInput" },
+  { "loop_convert_fusion.2", "fusion", 11, T_F32, A2 (8192, 1024), { 10 }, 1, 102, "convert_element_type", 22, 2,
+    "kLoop" },
+  { "gemm_fusion_dot.3", "fusion", 12, T_BF16, A2 (8192, 4096), { 1, 2 }, 2, 103, "dense/dot_general", 30, 4,
+    "kCustom" },
+  { "custom-call.4", "custom-call", 13, T_BF16, A2 (8192, 4096), { 1, 2 }, 2, 0, "dense_1/dot_general", 31, 4, NULL,
+    "__cublas$lt$matmul",
+    "{\"gemm_backend_config\":{\"alpha_real\":1,\"beta\":0,\"dot_dimension_numbers\":"
+    "{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"0\"],"
+    "\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]}}}" },
+  { "loop_fusion.12", "fusion", 14, T_BF16, A2 (8192, 4096), { 13 }, 1, 104, "dense_1/gelu", 32, 4, "kLoop" },
+  { "custom-call.6", "custom-call", 15, T_BF16, A2 (8192, 4096), { 14, 12 }, 2, 0, "attention/flash_attention", 40, 5,
+    NULL, "__cudnn$fmhaSoftmax", "{\"cudnn_fmha_backend_config\":{}}" },
+  { "triton_softmax.3", "fusion", 16, T_BF16, A2 (8192, 4096), { 15 }, 1, 105, "attention/softmax", 41, 5, "kCustom" },
+  { "fusion.1", "fusion", 20, T_F32, A2 (8192, 1024), { 1 }, 1, 102, "convert_element_type", 22, 2, "kLoop" },
+  { "convolution.2", "convolution", 21, T_F32, A4 (32, 64, 64, 128), { 3, 4 }, 2, 0, "conv_general_dilated", 25, 3,
+    NULL, NULL, NULL, FALSE, TRUE },
+  { "fusion.3", "fusion", 22, T_BF16, A2 (8192, 4096), { 1, 2 }, 2, 103, "dense/dot_general", 30, 4, "kOutput" },
+  { "while.4", "while", 23, T_F32, A2 (8192, 1024), { 20 }, 1, 110, "while", 50, 2 },
+  { "all-reduce.10", "all-reduce", 24, T_F32, A2 (8192, 1024), { 23 }, 1, 106, "psum", 60, 2 },
+  { "fusion.11", "fusion", 25, T_F32, A2 (8192, 1024), { 24, 20 }, 2, 104, "optimizer/sub", 70, 6, "kLoop" },
+  { "reduce.12", "reduce", 26, T_F32, { 8192 }, 1, { 25 }, 1, 106, "reduce_sum", 71, 6 },
+  { "copy-start.13", "copy-start", 27, T_F32, A2 (8192, 1024), { 25 }, 1, 0, "device_put", 72, 6 },
+  { "copy-done.14", "copy-done", 28, T_F32, A2 (8192, 1024), { 27 }, 1, 0, "device_put", 72, 6 },
+  { "fusion.15", "fusion", 29, T_F32, A2 (8192, 1024), { 28, 25 }, 2, 104, "optimizer/mul", 73, 6, "kLoop" },
+  { "transpose.16", "transpose", 30, T_F32, A2 (1024, 8192), { 29 }, 1, 0, "transpose", 74, 6 },
+  { "tuple.17", "tuple", 31, T_TUPLE, { 0 }, 0, { 30, 26, 16 }, 3 },
+};
+
+/* The while body: the TPU ops inside the loop. */
+static const HloIns hlo_body[] = {
+  { "body.param", "parameter", 40, T_F32, A2 (8192, 1024) },
+  { "fusion.5", "fusion", 41, T_F32, A2 (8192, 1024), { 40 }, 1, 104, "while/body/add", 51, 7, "kLoop" },
+  { "call.6", "call", 42, T_F32, A2 (8192, 1024), { 41 }, 1, 111, "while/body/remat", 52, 7 },
+  { "fusion.9", "fusion", 43, T_F32, A2 (8192, 1024), { 42 }, 1, 104, "while/body/mul", 53, 7, "kOutput" },
+};
+
+static const HloIns hlo_remat[] = {
+  { "remat.param", "parameter", 50, T_F32, A2 (8192, 1024) },
+  { "fusion.7", "fusion", 51, T_BF16, A2 (8192, 1024), { 50, 50 }, 2, 103, "while/body/remat/dot_general", 54, 7,
+    "kOutput" },
+  { "copy.8", "copy", 52, T_F32, A2 (1024, 8192), { 51 }, 1, 0, "while/body/remat/transpose", 55, 7 },
+};
+
+/* Fused computations: a concatenate, a convert, a dot, an elementwise
+ * pair, a reduction with exp (softmax). */
+static const HloIns hlo_fused_concat[] = {
+  { "fc.p0", "parameter", 60, T_BF16, A2 (4096, 1024) },
+  { "fc.p1", "parameter", 61, T_BF16, A2 (4096, 1024) },
+  { "concatenate.1", "concatenate", 62, T_BF16, A2 (8192, 1024), { 60, 61 }, 2, 0, "concatenate", 21, 2 },
+};
+static const HloIns hlo_fused_convert[] = {
+  { "fv.p0", "parameter", 63, T_BF16, A2 (8192, 1024) },
+  { "convert.1", "convert", 64, T_F32, A2 (8192, 1024), { 63 }, 1, 0, "convert_element_type", 22, 2 },
+};
+static const HloIns hlo_fused_dot[] = {
+  { "fd.p0", "parameter", 65, T_BF16, A2 (8192, 1024) },
+  { "fd.p1", "parameter", 66, T_BF16, A2 (1024, 4096) },
+  { "dot.1", "dot", 67, T_BF16, A2 (8192, 4096), { 65, 66 }, 2, 0, "dense/dot_general", 30, 4, NULL, NULL, NULL,
+    TRUE },
+};
+static const HloIns hlo_fused_elementwise[] = {
+  { "fe.p0", "parameter", 68, T_BF16, A2 (8192, 4096) },
+  { "multiply.1", "multiply", 69, T_BF16, A2 (8192, 4096), { 68, 68 }, 2, 0, "dense_1/mul", 32, 4 },
+  { "add.1", "add", 70, T_BF16, A2 (8192, 4096), { 69, 68 }, 2, 0, "dense_1/add", 32, 4 },
+};
+static const HloIns hlo_fused_softmax[] = {
+  { "fs.p0", "parameter", 71, T_BF16, A2 (8192, 4096) },
+  { "exponential.1", "exponential", 72, T_BF16, A2 (8192, 4096), { 71 }, 1, 0, "attention/exp", 41, 5 },
+  { "reduce.1", "reduce", 73, T_BF16, { 8192 }, 1, { 72 }, 1, 0, "attention/reduce_sum", 41, 5 },
+};
+
+/* StackFrameIndexProto: file_names 1, function_names 2, file_locations 3
+ * (file_name_id 1, function_name_id 2, line 3), stack_frames 4
+ * (file_location_id 1, parent_frame_id 2): main() calls train_step(),
+ * which calls the layers. Frame ids 1-7. */
+static GByteArray *
+hlo_frames (void)
+{
+  static const char * const files[] = { "/home/user/model/main.py", "/home/user/model/train.py",
+                                        "/home/user/model/layers.py" };
+  static const char * const functions[] = { "main", "train_step", "preprocess", "conv_block", "dense",
+                                            "attention", "update" };
+  /* file, function, line; frame: location, parent */
+  static const gint64 locations[][3] = { { 1, 1, 12 }, { 2, 2, 20 }, { 2, 3, 22 }, { 3, 4, 25 },
+                                         { 3, 5, 30 }, { 3, 6, 40 }, { 2, 7, 70 } };
+  static const gint64 frames[][2] = { { 1, 0 }, { 2, 1 }, { 3, 2 }, { 4, 2 }, { 5, 2 }, { 6, 2 }, { 7, 2 } };
+  GByteArray *b = g_byte_array_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    hlo_string (b, 1, files[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (functions); i++)
+    hlo_string (b, 2, functions[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (locations); i++)
+    {
+      GByteArray *loc = g_byte_array_new ();
+
+      hlo_varint (loc, 1, (guint64) locations[i][0]);
+      hlo_varint (loc, 2, (guint64) locations[i][1]);
+      hlo_varint (loc, 3, (guint64) locations[i][2]);
+      hlo_message (b, 3, loc);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      GByteArray *frame = g_byte_array_new ();
+
+      hlo_varint (frame, 1, (guint64) frames[i][0]);
+      if (frames[i][1] != 0)
+        hlo_varint (frame, 2, (guint64) frames[i][1]);
+      hlo_message (b, 4, frame);
+    }
+  return b;
+}
+
+/* --hlo-instructions N: a computation of N elementwise instructions, each
+ * on the one before, with op names of 1000 layers. */
+static GByteArray *
+hlo_padding (guint64 n)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  hlo_string (b, 1, "padding");
+  for (guint64 i = 0; i < n; i++)
+    {
+      char name[32], op_name[64];
+      HloIns in = { name, i == 0 ? "parameter" : "add", 1000 + (gint64) i, T_F32, A2 (8192, 1024),
+                    { 1000 + (gint64) i - 1, 1000 + (gint64) i - 1 }, i == 0 ? 0 : 2, 0, op_name,
+                    (gint) (100 + i % 900), (gint) (2 + i % 6) };
+
+      g_snprintf (name, sizeof name, "%s.%" G_GUINT64_FORMAT, in.opcode, 100 + i);
+      g_snprintf (op_name, sizeof op_name, "layer_%" G_GUINT64_FORMAT "/add", i % 1000);
+      hlo_message (b, 2, hlo_instruction (&in));
+    }
+  hlo_varint (b, 5, 120);
+  hlo_varint (b, 6, 1000 + n - 1);
+  return b;
+}
+
+/* The entry: hlo_entry, then an instruction for each GPU kernel's op not
+ * in it, its opcode from its name ("loop_select_fusion.1": a fusion,
+ * "all-gather-start.1": all-gather-start), on the first parameter. */
+static GByteArray *
+hlo_entry_computation (void)
+{
+  g_autoptr(GArray) ins = g_array_new (FALSE, FALSE, sizeof (HloIns));
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const HloIns *tuple = &hlo_entry[G_N_ELEMENTS (hlo_entry) - 1];
+
+  g_array_append_vals (ins, hlo_entry, G_N_ELEMENTS (hlo_entry) - 1);
+  for (guint j = 0; j < N_GPU_OPS; j++)
+    {
+      const char *op = gpu_program[j].hlo_op;
+      gboolean known = op == NULL;
+      HloIns in = { 0 };
+      char *opcode, *dot;
+
+      for (guint i = 0; i < ins->len && !known; i++)
+        known = strcmp (g_array_index (ins, HloIns, i).name, op) == 0;
+      if (known)
+        continue;
+      opcode = g_strdup (op);
+      if ((dot = strchr (opcode, '.')) != NULL)
+        *dot = '\0';
+      if (strstr (opcode, "fusion") != NULL || g_str_has_prefix (opcode, "wrapped_"))
+        strcpy (opcode, "fusion");
+      g_ptr_array_add (names, opcode);
+      in = (HloIns) { op, opcode, 200 + j, T_BF16, A2 (8192, 1024), { 1 }, 1, 0, opcode, (gint) (80 + j),
+                      (gint) (2 + j % 6) };
+      if (strcmp (opcode, "fusion") == 0)
+        {
+          in.called = 104;
+          in.fusion_kind = "kLoop";
+        }
+      g_array_append_val (ins, in);
+    }
+  g_array_append_vals (ins, tuple, 1);
+  return hlo_computation ("main.1", 100, (const HloIns *) (gconstpointer) ins->data, ins->len, FALSE);
+}
+
+/* HloProto { hlo_module 1: HloModuleProto { name 1,
+ * entry_computation_name 2, computations 3 (callees first), id 5,
+ * entry_computation_id 6, stack_frame_index 17 } }. */
+static GByteArray *
+hlo_proto (void)
+{
+  GByteArray *module = g_byte_array_new ();
+  GByteArray *proto = g_byte_array_new ();
+
+  hlo_string (module, 1, HLO_MODULE);
+  hlo_string (module, 2, "main.1");
+  hlo_message (module, 3, hlo_computation ("fused_concatenate", 101, hlo_fused_concat,
+                                           G_N_ELEMENTS (hlo_fused_concat), TRUE));
+  hlo_message (module, 3, hlo_computation ("fused_convert", 102, hlo_fused_convert,
+                                           G_N_ELEMENTS (hlo_fused_convert), TRUE));
+  hlo_message (module, 3, hlo_computation ("fused_dot", 103, hlo_fused_dot, G_N_ELEMENTS (hlo_fused_dot), TRUE));
+  hlo_message (module, 3, hlo_computation ("fused_elementwise", 104, hlo_fused_elementwise,
+                                           G_N_ELEMENTS (hlo_fused_elementwise), TRUE));
+  hlo_message (module, 3, hlo_computation ("fused_softmax", 105, hlo_fused_softmax,
+                                           G_N_ELEMENTS (hlo_fused_softmax), TRUE));
+  hlo_message (module, 3, hlo_computation ("add_reducer", 106, hlo_fused_elementwise, 1, FALSE));
+  hlo_message (module, 3, hlo_computation ("remat", 111, hlo_remat, G_N_ELEMENTS (hlo_remat), FALSE));
+  hlo_message (module, 3, hlo_computation ("while_body", 110, hlo_body, G_N_ELEMENTS (hlo_body), FALSE));
+  if (gen_hlo_padding > 0)
+    hlo_message (module, 3, hlo_padding (gen_hlo_padding));
+  hlo_message (module, 3, hlo_entry_computation ());
+  hlo_varint (module, 5, PROGRAM_ID);
+  hlo_varint (module, 6, 100);
+  hlo_message (module, 17, hlo_frames ());
+  hlo_message (proto, 1, module);
+  return proto;
+}
+
+/* XProf's /host:metadata: one event metadata per program, its id the
+ * program id, its stats "Hlo Proto" (bytes) and "program_id". */
+static Plane *
+metadata_plane_new (const Profile *profile)
+{
+  Plane *plane = plane_new (sizeof (Plane), 0, "/host:metadata", profile);
+  g_autoptr(GByteArray) proto = hlo_proto ();
+  g_autoptr(GByteArray) md = g_byte_array_new ();
+  g_autoptr(GByteArray) stat = g_byte_array_new ();
+  g_autoptr(GByteArray) entry = g_byte_array_new ();
+  guint32 st_proto = metadata_stat (&plane->meta, "Hlo Proto");
+  Stat pid = stat_int (metadata_stat (&plane->meta, "program_id"), PROGRAM_ID);
+
+  hlo_varint (stat, 1, st_proto);
+  hlo_bytes (stat, 6, proto->data, proto->len);
+  hlo_varint (md, 1, PROGRAM_ID);
+  hlo_string (md, 2, HLO_MODULE "(" G_STRINGIFY (PROGRAM_ID) ")");
+  hlo_bytes (md, 5, stat->data, stat->len);
+  bytes_stat_field (md, 5, &pid);
+  hlo_varint (entry, 1, PROGRAM_ID);
+  hlo_bytes (entry, 2, md->data, md->len);
+  plane->raw_metadata = g_byte_array_new ();
+  hlo_bytes (plane->raw_metadata, 4, entry->data, entry->len);
+  return plane;
+}
+
 /* ------------------------------------------------------------------------
  * Files
  * ------------------------------------------------------------------------ */
@@ -1934,6 +2418,7 @@ enum
   PLANE_GPU_FIRST,
   PLANE_TPU = PLANE_GPU_FIRST + N_GPUS,
   PLANE_TASK_ENVIRONMENT,
+  PLANE_METADATA,
   N_PLANE_SLOTS,
 };
 
@@ -1960,8 +2445,10 @@ write_space (const Profile  *profile,
                                gpu_plane_names[slot - PLANE_GPU_FIRST]);
       else if (slot == PLANE_TPU)
         plane = tpu_plane_new (profile);
-      else if (profile->task_environment)
+      else if (slot == PLANE_TASK_ENVIRONMENT && profile->task_environment)
         plane = task_environment_plane_new (profile);
+      else if (slot == PLANE_METADATA && gen_hlo)
+        plane = metadata_plane_new (profile);
 
       if (plane != NULL)
         write_plane (&sink, plane, &n_events);
@@ -2309,6 +2796,7 @@ main (int    argc,
   g_autofree char *seed_text = NULL;
   g_autofree char *output = NULL;
   g_autofree char *demo = NULL;
+  g_autofree char *hlo_padding_text = NULL;
   int n_hosts = -1;   /* -1: not given */
   gboolean no_task_env = FALSE;
   gboolean epoch_timestamps = FALSE;
@@ -2333,6 +2821,10 @@ main (int    argc,
       "Replace an existing output", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "The file to write, or the session folder to create with --hosts", "PATH" },
+    { "hlo", 0, 0, G_OPTION_ARG_NONE, &gen_hlo,
+      "Add the program's HloProto on /host:metadata and a program_id to the GPU kernels", NULL },
+    { "hlo-instructions", 0, 0, G_OPTION_ARG_STRING, &hlo_padding_text,
+      "With --hlo: N more instructions in the module (e.g. 1e6)", "N" },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo,
       "Write the demo log directory DIR/plugins/profile/" DEMO_SESSION " (kept if present)", "DIR" },
     G_OPTION_ENTRY_NULL
@@ -2381,6 +2873,9 @@ main (int    argc,
         return usage_error ("--seed must be an integer");
       options.seed = (guint64) seed;
     }
+  if (hlo_padding_text != NULL &&
+      (!gen_hlo || !parse_count (hlo_padding_text, &gen_hlo_padding) || gen_hlo_padding > 100000000))
+    return usage_error ("--hlo-instructions takes a count up to 1e8, with --hlo");
   if (n_hosts != -1 && (n_hosts < 1 || n_hosts > 1024))
     return usage_error ("--hosts must be between 1 and 1024");
   if (output == NULL || output[0] == '\0')

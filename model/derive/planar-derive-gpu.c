@@ -1,11 +1,15 @@
 /* planar-derive-gpu.c: the pass over a `/device:GPU:N` plane: per
- * stream, XLA Modules, XLA Ops, Framework Ops and Framework Name Scope from
- * the kernels' annotations; Steps from their group ids; Launch Stats from
- * the host's launches (XProf's derived_timeline.cc).
+ * stream, XLA Modules, XLA Ops, Framework Ops, Framework Name Scope and
+ * Source code from the kernels' annotations, an XLA op's framework op and
+ * source resolved through its HLO instruction (planar-hlo.h); Steps from
+ * their group ids; Launch Stats from the host's launches (XProf's
+ * derived_timeline.cc).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
+
+#include "planar-hlo.h"
 
 #include <string.h>
 
@@ -16,7 +20,16 @@ typedef struct
   LineBuilder framework_ops;
   LineBuilder modules;
   LineBuilder xla_ops;
+  LineBuilder source;
 } StreamLines;
+
+/* What an XLA op's HLO instruction gives its kernels: XProf's
+ * op_full_name and source_info, interned (NULL when empty). */
+typedef struct
+{
+  const char *full;
+  const char *source;
+} HloSymbol;
 
 /* A GPU plane's pass: read while the host is read too, finished once the
  * host's launches and step names are known. */
@@ -47,6 +60,15 @@ struct _GpuPass
   GArray       *step_groups;
   GArray       *level_scopes;
   GArray       *scope_chain;
+  /* The trace's HLO (NULL without one), the symbols of the instructions
+   * met so far (PlanarHloInstruction * -> HloSymbol), and the module of
+   * the last kernel: kernels come in runs of one module. */
+  const PlanarHloIndex  *hlo;
+  GHashTable            *hlo_symbols;
+  const PlanarHloModule *last_hlo_module;
+  gboolean               last_hlo_has_pid;
+  guint64                last_hlo_pid;
+  Text                   last_hlo_module_name;
 };
 
 typedef struct
@@ -160,6 +182,71 @@ resolve_hlo_op (PlaneContext     *ctx,
   return g_hash_table_lookup (ctx->hlo_cache, &key);
 }
 
+/* The module an XLA op's kernel belongs to: that of its program id, or
+ * without one, the module of its hlo_module's name. */
+static const PlanarHloModule *
+find_hlo_module (GpuPass          *gp,
+                 const EventFacts *facts)
+{
+  if (gp->last_hlo_module != NULL && gp->last_hlo_has_pid == facts->has_program_id &&
+      (facts->has_program_id ? gp->last_hlo_pid == facts->program_id
+                             : _planar_derive_text_equal (gp->last_hlo_module_name, facts->hlo_module)))
+    return gp->last_hlo_module;
+  if (facts->has_program_id)
+    gp->last_hlo_module = planar_hlo_index_find_module (gp->hlo, facts->program_id);
+  else if (facts->hlo_module.len > 0)
+    {
+      g_autofree char *name = g_strndup (facts->hlo_module.data, facts->hlo_module.len);
+
+      gp->last_hlo_module = planar_hlo_index_find_module_by_name (gp->hlo, name);
+    }
+  else
+    gp->last_hlo_module = NULL;
+  gp->last_hlo_has_pid = facts->has_program_id;
+  gp->last_hlo_pid = facts->program_id;
+  gp->last_hlo_module_name = facts->hlo_module;
+  return gp->last_hlo_module;
+}
+
+/* XProf's symbol resolver: the framework op and source of the instruction
+ * an XLA op's innermost hlo_op level names; NULL when it does not
+ * resolve. */
+static const HloSymbol *
+resolve_symbol (DeriveContext    *dc,
+                GpuPass          *gp,
+                const EventFacts *facts)
+{
+  const PlanarHloModule *module;
+  const PlanarHloInstruction *in;
+  const char *name = facts->hlo_op.data;
+  gsize len = facts->hlo_op.len;
+  HloSymbol *symbol;
+
+  if (gp->hlo == NULL || (module = find_hlo_module (gp, facts)) == NULL)
+    return NULL;
+  for (gsize i = 0; i + 2 < facts->hlo_op.len; i++)
+    if (facts->hlo_op.data[i] == ':' && facts->hlo_op.data[i + 1] == ':')
+      {
+        name = facts->hlo_op.data + i + 2;
+        len = facts->hlo_op.len - i - 2;
+      }
+  in = planar_hlo_module_find_instruction (module, name, (gssize) len);
+  if (in == NULL)
+    return NULL;
+  symbol = g_hash_table_lookup (gp->hlo_symbols, in);
+  if (symbol == NULL)
+    {
+      g_autofree char *full = planar_hlo_instruction_dup_op_full_name (in);
+      g_autofree char *source = planar_hlo_instruction_dup_source (in);
+
+      symbol = g_new0 (HloSymbol, 1);
+      symbol->full = full != NULL ? _planar_derive_intern (dc->self, full) : NULL;
+      symbol->source = source != NULL ? _planar_derive_intern (dc->self, source) : NULL;
+      g_hash_table_insert (gp->hlo_symbols, (gpointer) in, symbol);
+    }
+  return symbol;
+}
+
 /* XLA Modules and XLA Ops of one kernel (XProf's
  * DeriveEventsFromAnnotationsForLines). */
 static void
@@ -238,10 +325,33 @@ add_kernel (DeriveContext        *dc,
         }
     }
 
-  /* An XLA op's framework op would come from its HLO instruction (not
-   * resolved here, see the top of the file); other kernels have theirs in
-   * tf_op. */
-  if (!is_xla_op && facts->tf_op.len > 0)
+  /* An XLA op's framework op and source come from its HLO instruction
+   * (its tf_op is at most XProf's "XlaModule:" placeholder); other
+   * kernels have theirs in tf_op. Asynchronous XLA ops (`_a`) overlap
+   * the others and are left out of these two lines, as the TPU pass
+   * does. */
+  if (is_xla_op)
+    {
+      const HloSymbol *symbol = facts->is_async ? NULL : resolve_symbol (dc, gp, facts);
+      static const Scope no_scope = { FALSE, 0 };
+
+      if (symbol != NULL && symbol->full != NULL)
+        {
+          Text full = { symbol->full, strlen (symbol->full) };
+
+          _planar_derive_add_framework_op (ctx, &sl->name_scope, &sl->framework_ops, full, start_ps, end_ps,
+                                           group, ref);
+        }
+      if (symbol != NULL && symbol->source != NULL)
+        {
+          gboolean created;
+          guint32 md = _planar_plane_context_find_metadata (ctx, KIND_SOURCE, symbol->source,
+                                                            strlen (symbol->source), &created);
+
+          _planar_line_builder_expand_or_add (ctx, &sl->source, 0, md, start_ps, end_ps, group, no_scope, ref);
+        }
+    }
+  else if (facts->tf_op.len > 0)
     _planar_derive_add_framework_op (ctx, &sl->name_scope, &sl->framework_ops, facts->tf_op, start_ps, end_ps,
                                      group, ref);
 }
@@ -395,7 +505,9 @@ _planar_gpu_pass_free (GpuPass *gp)
       _planar_line_builder_clear (&gp->streams[k].framework_ops);
       _planar_line_builder_clear (&gp->streams[k].modules);
       _planar_line_builder_clear (&gp->streams[k].xla_ops);
+      _planar_line_builder_clear (&gp->streams[k].source);
     }
+  g_clear_pointer (&gp->hlo_symbols, g_hash_table_unref);
   _planar_line_builder_clear (&gp->steps);
   _planar_line_builder_clear (&gp->launch_stats);
   g_free (gp->streams);
@@ -437,6 +549,8 @@ _planar_gpu_pass_new (DeriveContext *dc,
   gp->step_groups = g_array_new (FALSE, FALSE, sizeof (StepGroup));
   gp->level_scopes = g_array_new (FALSE, FALSE, sizeof (Scope));
   gp->scope_chain = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gp->hlo = g_atomic_pointer_get (&self->hlo_index);
+  gp->hlo_symbols = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   _planar_line_builder_init (&gp->steps, self, PLANAR_LINE_ID_STEPS,
                              _planar_derive_intern (self, "Steps"), G_MAXUINT, FALSE);
   _planar_line_builder_init (&gp->launch_stats, self, PLANAR_LINE_ID_LAUNCH_STATS,
@@ -483,6 +597,7 @@ _planar_gpu_pass_new (DeriveContext *dc,
       g_autofree char *n_ops = g_strconcat ("Framework Ops", suffix, NULL);
       g_autofree char *n_modules = g_strconcat ("XLA Modules", suffix, NULL);
       g_autofree char *n_xla = g_strconcat ("XLA Ops", suffix, NULL);
+      g_autofree char *n_source = g_strconcat ("Source code", suffix, NULL);
 
       gp->slot[so->t] = (gint) k;
       _planar_line_builder_init (&sl->name_scope, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE,
@@ -493,10 +608,16 @@ _planar_gpu_pass_new (DeriveContext *dc,
                                  _planar_derive_intern (self, n_modules), so->t, FALSE);
       _planar_line_builder_init (&sl->xla_ops, self, base + PLANAR_DERIVED_OFFSET_XLA_OPS,
                                  _planar_derive_intern (self, n_xla), so->t, FALSE);
+      _planar_line_builder_init (&sl->source, self, base + PLANAR_DERIVED_OFFSET_SOURCE_CODE,
+                                 _planar_derive_intern (self, n_source), so->t, FALSE);
       sl->name_scope.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE;
       sl->framework_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS;
       sl->modules.display_id = position + 1 + PLANAR_DERIVED_OFFSET_XLA_MODULES;
       sl->xla_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_XLA_OPS;
+      /* XProf numbers the lines a stream uses (the five above, in id
+       * order) one after the other: Source code comes right after XLA
+       * Ops, though its id leaves a gap. */
+      sl->source.display_id = sl->xla_ops.display_id + 1;
       _planar_line_builder_add_dependent (&sl->name_scope, &sl->framework_ops);
       _planar_line_builder_add_dependent (&sl->modules, &sl->name_scope);
       _planar_line_builder_add_dependent (&sl->modules, &sl->xla_ops);
@@ -540,7 +661,7 @@ _planar_gpu_pass_finish (DeriveContext  *dc,
   for (guint k = 0; k < gp->n_streams; k++)
     {
       StreamLines *sl = &gp->streams[k];
-      LineBuilder *lines[] = { &sl->name_scope, &sl->framework_ops, &sl->modules, &sl->xla_ops };
+      LineBuilder *lines[] = { &sl->name_scope, &sl->framework_ops, &sl->modules, &sl->xla_ops, &sl->source };
 
       for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
         {

@@ -4,9 +4,12 @@
  * when it loads one (docs/formats.md §4, `xprof/utils/derived_timeline.cc`):
  *
  *  - on each `/device:GPU:N` plane, per stream, the lines `XLA Modules`,
- *    `XLA Ops`, `Framework Ops` and `Framework Name Scope` built from the
- *    annotations on the kernels, a `Steps` line from the events' group ids,
- *    and a `Launch Stats` line from the host's launch calls;
+ *    `XLA Ops`, `Framework Ops`, `Framework Name Scope` and `Source code`
+ *    built from the annotations on the kernels (an XLA op's framework op
+ *    and source from its HLO instruction, read from `/host:metadata` by
+ *    the loader before this pass: planar-hlo.h), a `Steps` line from the
+ *    events' group ids, and a `Launch Stats` line from the host's launch
+ *    calls;
  *  - on each `/device:TPU:N` plane, `Framework Ops`, `Framework Name Scope`
  *    and `Source code` from the ops' `tf_op` and `source` stats, and the
  *    `Host Offload Ops row N` lines pairing the starts and dones of the
@@ -36,10 +39,7 @@
  * Scope` and `Steps`; TPU planes come with `XLA Modules`, `XLA Ops` and
  * `Steps`) gets no derived lines of that kind.
  *
- * Left out, as the issue scopes it: framework ops and source lines resolved
- * through the HloProto in `/host:metadata` (so a kernel with an `hlo_op`
- * gets no Framework lines: XProf takes them from the HLO instruction, not
- * from the kernel's `tf_op`); XProf's full step grouping for profiles
+ * Left out, as the issue scopes it: XProf's full step grouping for profiles
  * without `group_id` (only the group names are recovered, from the host's
  * root events): XProf links every host event of every thread into one
  * forest by their producer/consumer and step stats before it draws a
@@ -54,6 +54,12 @@
  * op events (the op's first kernel, which planar_trace_get_derived_source()
  * gives, carries them); aggregated events (num_occurrences), which have no
  * time to draw them at.
+ * Where the HLO resolution differs from XProf's: a kernel without a
+ * program id is resolved in the module its `hlo_module` names (XProf
+ * resolves by program id only), and an asynchronous XLA op (`_a`) gets no
+ * Framework Ops or Source code event on GPU, as on TPU (XProf draws one
+ * on GPU); an HloProto XProf's own parser would refuse for reasons beyond
+ * its wire form (a verifier error) is still read here.
  *
  * This file runs the passes; planar-derive-pass-private.h lists the files
  * that do each part.

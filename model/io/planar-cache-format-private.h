@@ -18,7 +18,10 @@ G_BEGIN_DECLS
 #define MAGIC "PLNRIDX1"
 /* 2: the key holds the content hash. 3: TPU planes have Host Offload rows
  * and host planes XLA:CPU lines (an index of version 2 lacks them). */
-#define VERSION 3
+/* 4: GPU planes have Framework Ops, Framework Name Scope and Source code
+ * lines of XLA ops resolved through the HLO (an index of version 3 lacks
+ * them). */
+#define VERSION 4
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1

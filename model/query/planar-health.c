@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "planar-flows.h"
+#include "planar-hlo.h"
 
 void
 planar_health_issue_free (PlanarHealthIssue *issue)
@@ -257,6 +258,12 @@ planar_health_check (PlanarProfile              *profile,
                             damaged),
                damaged, first);
       }
+
+      /* HloProtos that could not be read: their programs' kernels get no
+       * framework op, source or stack from the HLO. */
+      for (const char * const *e = planar_trace_get_hlo_errors (trace); *e != NULL; e++)
+        add (issues, PLANAR_HEALTH_WARNING, "damaged-hlo", host, "/host:metadata", NULL, 0,
+             _("A compiled program's HLO cannot be read and is left out (%s)"), *e);
     }
 
   if (session != NULL)

@@ -27,7 +27,9 @@ typedef struct
    * "unsupported-file", "unreadable-host" (a host the load left out),
    * "undecodable-host" (a host that opened but could not be decoded),
    * "hosts-not-overlapping" (each host shown from its own start),
-   * "file-cut-short" (a file that ends early, read up to the cut). Static. */
+   * "file-cut-short" (a file that ends early, read up to the cut),
+   * "damaged-hlo" (an HloProto of /host:metadata that cannot be read and
+   * is left out). Static. */
   const char           *kind;
   /* Where: the host (NULL for the session), the plane and the line or
    * track (NULL when the finding is about something wider). */

@@ -92,6 +92,8 @@ phase_message (PlanarLoadPhase phase)
       return _("Linking flows");
     case PLANAR_LOAD_PHASE_RESTORING_CACHE:
       return _("Restoring cached index");
+    case PLANAR_LOAD_PHASE_READING_HLO:
+      return _("Reading HLO");
     case PLANAR_LOAD_PHASE_NONE:
     default:
       return NULL;
@@ -402,6 +404,8 @@ planar_trace_loader_get_fraction (PlanarTraceLoader *self)
     {
     case PLANAR_LOAD_PHASE_DECODING_LINES:
       return 0.8 * planar_trace_get_fraction (self->trace);
+    case PLANAR_LOAD_PHASE_READING_HLO:
+      return 0.78;
     case PLANAR_LOAD_PHASE_DERIVING_LINES:
       return 0.8;
     case PLANAR_LOAD_PHASE_LINKING_FLOWS:
@@ -622,6 +626,22 @@ restore_step (PlanarTrace   *trace,
   return !(*restored && _planar_trace_check_changed (trace, FALSE, error));
 }
 
+/* "Reading HLO": the HloProtos of `/host:metadata` into the trace's HLO
+ * index (planar-hlo.h), damaged ones noted for Trace Health; it tells the
+ * viewer (tracks-changed) when the index is there. */
+static gboolean
+hlo_step (PlanarTrace   *trace,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_READING_HLO, FALSE);
+  if (!_planar_trace_read_hlo (trace, cancellable, error))
+    return FALSE;
+  _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_NONE, TRUE);
+  /* Its bytes came from the file. */
+  return !_planar_trace_check_changed (trace, FALSE, error);
+}
+
 static gboolean
 decode_steps (PlanarTrace   *trace,
               gboolean       derive,
@@ -643,6 +663,10 @@ decode_steps (PlanarTrace   *trace,
   if (restored)
     {
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_NONE, TRUE);
+      /* The cached index holds the lines derived from the HLO, not the
+       * HLO itself, which the details of an op still want. */
+      if (!hlo_step (trace, cancellable, error))
+        return FALSE;
       _planar_trace_test_point (trace, "trace-decoded", trace->path);
       return TRUE;
     }
@@ -658,6 +682,10 @@ decode_steps (PlanarTrace   *trace,
    * every file track in place. */
   if (derive)
     {
+      /* The GPU lines resolve kernels through the HLO, read once the
+       * file's tracks are shown. */
+      if (!hlo_step (trace, cancellable, error))
+        return FALSE;
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DERIVING_LINES, FALSE);
       if (!_planar_trace_derive (trace, cancellable, error))
         {

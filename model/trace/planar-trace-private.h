@@ -22,6 +22,7 @@ typedef enum
   PLANAR_LOAD_PHASE_DERIVING_LINES,
   PLANAR_LOAD_PHASE_LINKING_FLOWS,
   PLANAR_LOAD_PHASE_RESTORING_CACHE,
+  PLANAR_LOAD_PHASE_READING_HLO,
 } PlanarLoadPhase;
 
 /* Told, on any thread, that the load is in @phase (PLANAR_LOAD_PHASE_NONE:
@@ -255,6 +256,13 @@ struct _PlanarTrace
   /* planar-trace-stats.c: the event stats found damaged and skipped (NULL
    * while none), under that file's lock. */
   struct _PlanarStatDamage   *stat_damage;
+
+  /* planar-trace-hlo.c: the HLO of `/host:metadata` (NULL until read;
+   * set once, atomically, then read-only), the sentences saying which
+   * HloProtos were damaged and left out, and whether they were read. */
+  struct _PlanarHloIndex     *hlo_index;
+  GStrv                       hlo_errors;
+  gboolean                    hlo_read;
 };
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
@@ -393,5 +401,14 @@ PlanarTrace *_planar_trace_open_with     (const char                   *path,
 void     _planar_trace_test_point        (PlanarTrace    *self,
                                           const char     *point,
                                           const char     *path);
+
+/* planar-trace-hlo.c: decodes the HloProtos of `/host:metadata` into
+ * @self's HLO index (the loader's "Reading HLO"), once; damaged ones are
+ * noted in hlo_errors and skipped. FALSE only when cancelled. Frees it
+ * with the trace: _planar_trace_clear_hlo(). */
+gboolean _planar_trace_read_hlo  (PlanarTrace   *self,
+                                  GCancellable  *cancellable,
+                                  GError       **error);
+void     _planar_trace_clear_hlo (PlanarTrace   *self);
 
 G_END_DECLS

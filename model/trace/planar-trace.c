@@ -115,6 +115,7 @@ planar_trace_finalize (GObject *object)
   g_clear_pointer (&self->hostnames, g_strfreev);
   g_clear_pointer (&self->errors, g_strfreev);
   g_clear_pointer (&self->warnings, g_strfreev);
+  _planar_trace_clear_hlo (self);
   if (self->import_report != NULL && self->import_report_free != NULL)
     self->import_report_free (self->import_report);
   self->import_report = NULL;

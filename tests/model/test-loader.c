@@ -171,7 +171,8 @@ test_load_async (Fixture       *f,
                  gconstpointer  data)
 {
   static const char * const words[] = {
-    "Reading structure", "Decoding lines", "Deriving lines", "Linking flows", "Restoring cached index", NULL,
+    "Reading structure", "Decoding lines", "Reading HLO", "Deriving lines", "Linking flows", "Restoring cached index",
+    NULL,
   };
   g_autofree char *path = write_host (f, "host0.xplane.pb", 1000);
   g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);

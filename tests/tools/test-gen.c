@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "planar-model.h"
 #include "planar-test-xspace.h"
 #include "xplane.pb-c.h"
 
@@ -963,6 +964,65 @@ test_gen_bytes_per_event (PlanarTestFixture *f,
   g_assert_cmpfloat (ABS (small_bpe - large_bpe) / large_bpe, <, 0.10);
 }
 
+/* --hlo: the program's HloProto on /host:metadata (padded with
+ * --hlo-instructions), every GPU kernel with a program_id that resolves to
+ * an instruction of it; without --hlo, no such plane. */
+static void
+test_gen_hlo (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "hlo.xplane.pb", NULL);
+  g_autofree char *plain = g_build_filename (f->dir, "plain.xplane.pb", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(PlanarTrace) plain_trace = NULL;
+  const PlanarHloIndex *index;
+  const PlanarHloModule *module;
+  const PlanarPlane *gpu;
+  guint n_resolved = 0, n_kernels = 0;
+
+  generate (path, 20000, "--hlo", "--hlo-instructions=1000");
+  trace = planar_test_load_ok (path);
+  g_assert_cmpuint (planar_trace_get_n_events (trace), ==, 20000);
+  index = planar_trace_get_hlo_index (trace);
+  g_assert_null (planar_trace_get_hlo_errors (trace)[0]);
+  g_assert_cmpuint (planar_hlo_index_get_n_modules (index), ==, 1);
+  module = planar_hlo_index_find_module (index, 42);
+  g_assert_nonnull (module);
+  g_assert_cmpstr (module->name, ==, "jit_train_step");
+  g_assert_cmpuint (module->n_instructions, >, 1000);
+  g_assert_cmpuint (module->n_frames, >, 0);
+  /* A dot, a convolution and a fusion are among them. */
+  g_assert_nonnull (planar_hlo_instruction_get_extra (module, planar_hlo_module_find_instruction (module, "dot.1", -1)));
+  g_assert_true (planar_hlo_instruction_get_extra (module,
+                   planar_hlo_module_find_instruction (module, "convolution.2", -1))->has_conv);
+  g_assert_cmpuint (planar_hlo_module_find_instruction (module, "gemm_fusion_dot.3", -1)->n_called, ==, 1);
+
+  gpu = planar_trace_find_plane (trace, "/device:GPU:0");
+  for (guint t = 0; t < gpu->n_tracks; t++)
+    for (gsize i = 0; i < gpu->tracks[t].n_events && !gpu->tracks[t].derived; i++)
+      {
+        PlanarHloResolution res;
+
+        if (g_str_has_prefix (gpu->tracks[t].name, "Stream") && strstr (gpu->tracks[t].name, "Memcpy") == NULL)
+          {
+            n_kernels++;
+            n_resolved += planar_trace_resolve_hlo (trace, gpu, &gpu->tracks[t].events[i], &res);
+          }
+      }
+  g_assert_cmpuint (n_kernels, >, 0);
+  g_assert_cmpuint (n_resolved, ==, n_kernels);
+  g_assert_nonnull (planar_plane_find_track (gpu, "Source code - from #7"));
+  g_assert_nonnull (planar_plane_find_track (gpu, "Framework Ops - from #7"));
+
+  generate (plain, 20000, NULL, NULL);
+  plain_trace = planar_test_load_ok (plain);
+  g_assert_null (planar_trace_find_plane (plain_trace, "/host:metadata"));
+
+  g_assert_cmpint (run_gen (NULL, &err, "--events", "100", "-o", plain, "--force", "--hlo-instructions=5", NULL),
+                   ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -980,6 +1040,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/gen/demo", test_gen_demo);
   PLANAR_TEST_ADD ("/gen/bytes-per-event", test_gen_bytes_per_event);
   PLANAR_TEST_ADD ("/gen/host-offload", test_gen_host_offload);
+  PLANAR_TEST_ADD ("/gen/hlo", test_gen_hlo);
 
   return g_test_run ();
 }

@@ -1,0 +1,353 @@
+/* test-derive-hlo.c: what the model derives through the HLO of
+ * `/host:metadata` on GPU planes (XProf's DeriveEventsFromAnnotations with
+ * its symbol resolver): per stream Framework Name Scope, Framework Ops and
+ * Source code from each XLA op's HLO instruction, asynchronous ops left
+ * out, unresolved ones without; the event resolution of planar-hlo.h;
+ * damaged HloProtos in Trace Health.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-model.h"
+#include "planar-test-hlo.h"
+#include "planar-test-xspace.h"
+
+#include <string.h>
+
+typedef PlanarTestFixture Fixture;
+typedef PlanarTestPlane Builder;
+
+static void
+stat_add (XEvent *ev,
+          XStat  *stat)
+{
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
+}
+
+static void
+add_ref (Builder    *b,
+         XEvent     *ev,
+         const char *name,
+         const char *value)
+{
+  stat_add (ev, planar_test_stat_ref (planar_test_named_plane_stat_id (b, name),
+                                      (guint64) planar_test_named_plane_stat_id (b, value)));
+}
+
+/* A kernel of XLA op @hlo_op of program @program_id, with JAX's
+ * placeholder tf_op. */
+static XEvent *
+add_xla_kernel (Builder    *b,
+                XLine      *line,
+                gint64      offset_ps,
+                gint64      duration_ps,
+                gint64      program_id,
+                const char *hlo_op)
+{
+  XEvent *ev = planar_test_line_add_event (line, planar_test_named_plane_event_id (b, "kernel.kd"), offset_ps,
+                                           duration_ps);
+
+  add_ref (b, ev, "kernel_details", "grid:1,1,1 block:64,1,1");
+  add_ref (b, ev, "tf_op", "XlaModule:");
+  add_ref (b, ev, "hlo_module", "jit_f");
+  stat_add (ev, planar_test_stat_uint (planar_test_named_plane_stat_id (b, "program_id"), (guint64) program_id));
+  add_ref (b, ev, "hlo_op", hlo_op);
+  return ev;
+}
+
+/* An XStat of bytes. */
+static XStat *
+stat_bytes (gint64        metadata_id,
+            const guint8 *data,
+            gsize         len)
+{
+  XStat *stat = planar_test_stat_str (metadata_id, "");
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+  stat->bytes_value.data = g_memdup2 (data, len);
+  stat->bytes_value.len = len;
+  return stat;
+}
+
+/* `/host:metadata` with one event metadata per program: id = program id,
+ * stat "Hlo Proto" = the bytes. */
+static void
+add_metadata_plane (XSpace            *space,
+                    const gint64      *program_ids,
+                    GByteArray *const *protos,
+                    guint              n)
+{
+  XPlane *plane = planar_test_space_add_plane (space, 99, "/host:metadata");
+
+  planar_test_plane_add_stat_metadata (plane, 1, "Hlo Proto");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("jit_f(%" G_GINT64_FORMAT ")", program_ids[i]);
+      XEventMetadata *md = planar_test_plane_add_event_metadata (plane, program_ids[i], name, NULL);
+
+      PLANAR_TEST_APPEND (md->stats, md->n_stats, stat_bytes (1, protos[i]->data, protos[i]->len));
+    }
+}
+
+static GByteArray *
+module_f (void)
+{
+  static const PlanarTestHloIns ins[] = {
+    { "fusion.1", "fusion", 1, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/layer/add", "/src/train.py", 10 },
+    { "dot.2", "dot", 2, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/layer/dot_general", "/src/train.py", 11 },
+    /* No source file: no Source code event (XProf shows none). */
+    { "custom-call.3", "custom-call", 3, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/attn", NULL, 0 },
+    { "add.4", "add", 4, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/layer/add", "/src/train.py", 10 },
+  };
+
+  return planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
+}
+
+static const PlanarTrack *
+derived_track (const PlanarPlane *plane,
+               const char        *name)
+{
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
+      return &plane->tracks[t];
+  return NULL;
+}
+
+static const PlanarLine *
+find_line (const PlanarPlane *plane,
+           const char        *name)
+{
+  for (guint l = 0; l < plane->n_lines; l++)
+    if (strcmp (plane->lines[l].name, name) == 0)
+      return &plane->lines[l];
+  return NULL;
+}
+
+static void
+assert_event (const PlanarPlane *plane,
+              const PlanarTrack *track,
+              gsize              i,
+              const char        *name,
+              const char        *display,
+              gint64             start_ps,
+              gint64             end_ps)
+{
+  const PlanarEvent *ev;
+
+  g_assert_cmpuint (i, <, track->n_events);
+  ev = &track->events[i];
+  g_assert_cmpstr (planar_plane_get_event_name (plane, ev, FALSE), ==, name);
+  if (display != NULL)
+    g_assert_cmpstr (planar_plane_get_event_name (plane, ev, TRUE), ==, display);
+  g_assert_cmpint (ev->start_ps, ==, start_ps);
+  g_assert_cmpint (ev->start_ps + ev->duration_ps, ==, end_ps);
+}
+
+static void
+test_gpu_lines (Fixture       *f,
+                gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) proto = module_f ();
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *ops, *scopes, *source, *kernels;
+  PlanarHloResolution res;
+  XEvent *ev;
+
+  planar_test_add_task_environment (space, 1000);
+  add_xla_kernel (gpu, stream, 0, 10, 3, "fusion.1");
+  /* Another instruction of the same framework op and line: merged. */
+  add_xla_kernel (gpu, stream, 20, 10, 3, "add.4");
+  add_xla_kernel (gpu, stream, 40, 10, 3, "dot.2");
+  /* An asynchronous op (`_a` on its metadata): left out of both lines. */
+  ev = add_xla_kernel (gpu, stream, 60, 10, 3, "custom-call.3");
+  stat_add (ev, planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "_a"), 1));
+  add_xla_kernel (gpu, stream, 80, 10, 3, "custom-call.3");
+  /* `_a` on the event's metadata: left out too. */
+  {
+    XEventMetadata *md = planar_test_plane_add_event_metadata (gpu->plane, 500, "async.kd", NULL);
+    XEvent *async;
+
+    PLANAR_TEST_APPEND (md->stats, md->n_stats,
+                        planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "_a"), 1));
+    async = planar_test_line_add_event (stream, 500, 92, 4);
+    add_ref (gpu, async, "kernel_details", "grid:1,1,1 block:64,1,1");
+    add_ref (gpu, async, "hlo_module", "jit_f");
+    stat_add (async, planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "program_id"), 3));
+    add_ref (gpu, async, "hlo_op", "dot.2");
+  }
+  /* Unknown instruction, unknown program: nothing (XProf falls back to
+   * no tf_op for an XLA op). */
+  add_xla_kernel (gpu, stream, 100, 10, 3, "fusion.9");
+  add_xla_kernel (gpu, stream, 120, 10, 4, "fusion.1");
+  /* Nested levels: the innermost names the instruction. */
+  add_xla_kernel (gpu, stream, 140, 10, 3, "while.1::dot.2");
+  planar_test_named_plane_done (gpu);
+  add_metadata_plane (space, ids, protos, 1);
+
+  path = planar_test_write_space (space, f->dir, "hlo.xplane.pb");
+  trace = planar_test_load_ok (path);
+  g_assert_nonnull (planar_trace_get_hlo_index (trace));
+  g_assert_null (planar_trace_get_hlo_errors (trace)[0]);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+
+  ops = derived_track (plane, "Framework Ops - from #7");
+  scopes = derived_track (plane, "Framework Name Scope - from #7");
+  source = derived_track (plane, "Source code - from #7");
+  g_assert_nonnull (ops);
+  g_assert_nonnull (scopes);
+  g_assert_nonnull (source);
+  g_assert_cmpint (source->id, ==, PLANAR_LINE_ID_DEVICE_DERIVED_MIN + PLANAR_DERIVED_OFFSET_SOURCE_CODE);
+  /* XProf's display order: the stream, then its five lines in id order,
+   * numbered one after the other. */
+  g_assert_cmpint (find_line (plane, "Framework Name Scope - from #7")->display_id, ==, 2);
+  g_assert_cmpint (find_line (plane, "Framework Ops - from #7")->display_id, ==, 3);
+  g_assert_cmpint (find_line (plane, "XLA Modules - from #7")->display_id, ==, 4);
+  g_assert_cmpint (find_line (plane, "XLA Ops - from #7")->display_id, ==, 5);
+  g_assert_cmpint (find_line (plane, "Source code - from #7")->display_id, ==, 6);
+
+  /* op_full_name "op_name:op_type" (JAX: empty type), shown by its op. */
+  g_assert_cmpuint (ops->n_events, ==, 4);
+  assert_event (plane, ops, 0, "jit(f)/layer/add:", "add", 0, 30);
+  assert_event (plane, ops, 1, "jit(f)/layer/dot_general:", "dot_general", 40, 50);
+  assert_event (plane, ops, 2, "jit(f)/attn:", "attn", 80, 90);
+  assert_event (plane, ops, 3, "jit(f)/layer/dot_general:", "dot_general", 140, 150);
+
+  /* jit(f) over the ops resolved, layer under it where ops have it; the
+   * kernel of program 4 is another XLA module, which closes them (XProf's
+   * dependent lines), so the last op opens them again. */
+  g_assert_cmpuint (scopes->n_events, ==, 4);
+  assert_event (plane, scopes, 0, "jit(f)", NULL, 0, 90);
+  assert_event (plane, scopes, 1, "layer", NULL, 0, 50);
+  g_assert_cmpuint (scopes->events[1].depth, ==, 1);
+  assert_event (plane, scopes, 2, "jit(f)", NULL, 140, 150);
+  assert_event (plane, scopes, 3, "layer", NULL, 140, 150);
+
+  /* Source code depends on no other line: the ops between without a
+   * source (attn) or of another module do not close train.py:11, as in
+   * XProf. */
+  g_assert_cmpuint (source->n_events, ==, 2);
+  assert_event (plane, source, 0, "train.py:10", NULL, 0, 30);
+  assert_event (plane, source, 1, "train.py:11", NULL, 40, 150);
+
+  /* The model's resolution of one event. */
+  kernels = &plane->tracks[0];
+  g_assert_cmpuint (kernels->n_events, ==, 9);
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[2], &res));
+  g_assert_cmpstr (res.instruction->name, ==, "dot.2");
+  g_assert_cmpstr (res.module->name, ==, "jit_f");
+  g_assert_true (res.has_program_id);
+  g_assert_cmpuint (res.program_id, ==, 3);
+  /* (The async kernel of event metadata 500 is event 5; it resolves.) */
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[5], &res));
+  g_assert_cmpstr (res.instruction->name, ==, "dot.2");
+  g_assert_false (planar_trace_resolve_hlo (trace, plane, &kernels->events[6], &res));
+  g_assert_false (planar_trace_resolve_hlo (trace, plane, &kernels->events[7], &res));
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &kernels->events[8], &res));
+  g_assert_cmpstr (res.instruction->name, ==, "dot.2");
+  /* A derived XLA Ops event resolves through its metadata's stats. */
+  {
+    const PlanarTrack *xla = derived_track (plane, "XLA Ops - from #7");
+
+    g_assert_true (planar_trace_resolve_hlo (trace, plane, &xla->events[0], &res));
+    g_assert_cmpstr (res.instruction->name, ==, "fusion.1");
+  }
+}
+
+/* Without an HLO the XLA ops get no framework op, as before. */
+static void
+test_no_hlo (Fixture       *f,
+             gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+
+  planar_test_add_task_environment (space, 1000);
+  add_xla_kernel (gpu, stream, 0, 10, 3, "fusion.1");
+  planar_test_named_plane_done (gpu);
+  path = planar_test_write_space (space, f->dir, "nohlo.xplane.pb");
+  trace = planar_test_load_ok (path);
+  g_assert_cmpuint (planar_hlo_index_get_n_modules (planar_trace_get_hlo_index (trace)), ==, 0);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_null (derived_track (plane, "Framework Ops - from #7"));
+  g_assert_null (derived_track (plane, "Source code - from #7"));
+  g_assert_nonnull (derived_track (plane, "XLA Ops - from #7"));
+}
+
+/* A damaged HloProto beside a good one: the good one is used, the damaged
+ * one named in Trace Health; the load succeeds. */
+static void
+test_damaged_hlo (Fixture       *f,
+                  gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) good = module_f ();
+  g_autoptr(GByteArray) cut = module_f ();
+  const gint64 ids[] = { 3, 5 };
+  GByteArray *protos[] = { good, cut };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GPtrArray) issues = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *paths[2] = { NULL, NULL };
+  const char * const *errors;
+  PlanarTrace *trace;
+  gboolean found = FALSE;
+
+  g_byte_array_set_size (cut, cut->len - 7);
+  planar_test_add_task_environment (space, 1000);
+  add_xla_kernel (gpu, stream, 0, 10, 3, "fusion.1");
+  add_xla_kernel (gpu, stream, 20, 10, 5, "fusion.1");
+  planar_test_named_plane_done (gpu);
+  add_metadata_plane (space, ids, protos, 2);
+  path = planar_test_write_space (space, f->dir, "damaged.xplane.pb");
+
+  paths[0] = path;
+  profile = planar_profile_new (paths);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  trace = planar_profile_get_trace (profile, 0);
+  errors = planar_trace_get_hlo_errors (trace);
+  g_assert_nonnull (errors[0]);
+  g_assert_null (errors[1]);
+  g_assert_nonnull (strstr (errors[0], "program 5"));
+  g_assert_nonnull (planar_hlo_index_find_module (planar_trace_get_hlo_index (trace), 3));
+  g_assert_null (planar_hlo_index_find_module (planar_trace_get_hlo_index (trace), 5));
+  g_assert_nonnull (derived_track (planar_trace_find_plane (trace, "/device:GPU:0"), "Framework Ops - from #7"));
+
+  issues = planar_health_check (profile, NULL);
+  for (guint i = 0; i < issues->len; i++)
+    {
+      const PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
+
+      if (g_strcmp0 (issue->kind, "damaged-hlo") == 0)
+        {
+          g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_WARNING);
+          g_assert_nonnull (strstr (issue->message, "program 5"));
+          found = TRUE;
+        }
+    }
+  g_assert_true (found);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  PLANAR_TEST_ADD ("/derive-hlo/gpu-lines", test_gpu_lines);
+  PLANAR_TEST_ADD ("/derive-hlo/no-hlo", test_no_hlo);
+  PLANAR_TEST_ADD ("/derive-hlo/damaged", test_damaged_hlo);
+  return g_test_run ();
+}
