@@ -19,6 +19,7 @@
  *  planar-derive.c            the two rounds of jobs (orchestration)
  *  planar-derive-sources.c    the table of derived sources: queries, cache
  *  planar-derived-results.c   their owner on the trace (PlanarDerivedResults)
+ *  planar-derive-predict.c    which lines a plane will get, before the pass
  *
  * Only those files include this header; the rest of the model sees
  * planar-derive-private.h.
@@ -431,6 +432,9 @@ void _planar_line_builder_expand_or_add_levels (PlaneContext         *ctx,
 
 /* planar-derive-framework.c */
 
+/* Whether framework op @full gets a Framework Name Scope level. */
+gboolean _planar_derive_op_has_scopes (const char *full,
+                                       gsize       len);
 void _planar_derive_add_framework_op (PlaneContext         *ctx,
                                       LineBuilder          *name_scope,
                                       LineBuilder          *framework_ops,
@@ -475,6 +479,13 @@ void _planar_derive_launch_tables_free (GHashTable **tables,
 
 /* planar-derive-gpu.c */
 
+/* Sets @out (guint track indices) to the file tracks of GPU @plane (its
+ * first @n_file_tracks) that get derived lines, in XProf's stream order:
+ * compute streams first, then the busiest; at most
+ * PLANAR_DERIVED_MAX_STREAMS. */
+void _planar_derive_gpu_streams (const PlanarPlane *plane,
+                                 guint              n_file_tracks,
+                                 GArray            *out);
 void _planar_gpu_pass_free (GpuPass *gp);
 GpuPass *_planar_gpu_pass_new (DeriveContext *dc,
                                guint          p,
