@@ -521,6 +521,24 @@ _planar_timeline_draw_counter_row (PlanarTimeline            *self,
                              &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
 }
 
+void
+_planar_timeline_draw_reserved_row (PlanarTimeline            *self,
+                                    const PlanarTimelineFrame *frame,
+                                    const PlanarTimelineRow   *row,
+                                    double                     y)
+{
+  int e = planar_timeline_layout_find_entry (self->layout, row);
+
+  /* Named as the line will be, dimmed as derived lines are; its events
+   * come when the model has derived them. */
+  if (e >= 0)
+    append_text (frame->snapshot, self->label_layout, planar_timeline_layout_get_entry (self->layout, (guint) e)->name,
+                 14, y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - frame->name_height) / 2.0),
+                 frame->left - 22, &frame->palette->dim_fg);
+  gtk_snapshot_append_color (frame->snapshot, &frame->palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
+}
+
 static void
 draw_tracks_layer (PlanarTimeline *self,
                    GtkSnapshot    *snapshot,

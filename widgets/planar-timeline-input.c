@@ -639,7 +639,7 @@ on_query_tooltip (GtkWidget      *widget,
       pango_layout_set_text (self->title_layout, label, -1);
       pango_layout_set_width (self->title_layout, -1);
       pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
-      if (row->kind == PLANAR_TIMELINE_ROW_TRACK || row->kind == PLANAR_TIMELINE_ROW_COUNTER)
+      if (row->kind != PLANAR_TIMELINE_ROW_SECTION && row->kind != PLANAR_TIMELINE_ROW_HOST)
         {
           pango_layout_set_text (self->label_layout, label, -1);
           pango_layout_set_width (self->label_layout, -1);

@@ -84,9 +84,9 @@ typedef struct
 
 /* What a kind of row does, as Tracy's TimelineItem and Perfetto's track
  * classes do (planar-timeline-rows.c holds one per kind: section header,
- * host header, track, counter; a pending host is a section header whose
- * section is pending). Its height is the layout's (view/). NULL members do
- * nothing. */
+ * host header, track, counter, room kept for a derived line; a pending
+ * host is a section header whose section is pending). Its height is the
+ * layout's (view/). NULL members do nothing. */
 typedef struct
 {
   /* Draws @row, its top at widget @y. */
@@ -386,6 +386,11 @@ void     _planar_timeline_draw_counter_row (PlanarTimeline            *self,
                                             const PlanarTimelineFrame *frame,
                                             const PlanarTimelineRow   *row,
                                             double                     y);
+/* Room kept for a derived line to come: its name, dimmed. */
+void     _planar_timeline_draw_reserved_row (PlanarTimeline           *self,
+                                             const PlanarTimelineFrame *frame,
+                                             const PlanarTimelineRow  *row,
+                                             double                    y);
 /* The tracks and the overlay, drawn afresh (for export). */
 void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             GtkSnapshot           *snapshot,

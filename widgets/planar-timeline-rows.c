@@ -76,6 +76,12 @@ static const PlanarTimelineRowClass row_classes[] = {
     .label_room = entry_label_room,
     .context_menu = _planar_timeline_track_menu,
   },
+  [PLANAR_TIMELINE_ROW_RESERVED] = {
+    .draw = _planar_timeline_draw_reserved_row,
+    .label = entry_label,
+    .label_room = entry_label_room,
+    .context_menu = _planar_timeline_track_menu,
+  },
   [PLANAR_TIMELINE_ROW_HOST] = {
     .draw = _planar_timeline_draw_host_row,
     .label = host_label,

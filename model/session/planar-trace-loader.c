@@ -658,6 +658,8 @@ decode_steps (PlanarTrace   *trace,
    * every file track in place. */
   if (derive)
     {
+      /* For tests only (planar-mapping-private.h). */
+      _planar_trace_test_point (trace, "trace-deriving", trace->path);
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DERIVING_LINES, FALSE);
       if (!_planar_trace_derive (trace, cancellable, error))
         {
