@@ -162,6 +162,9 @@ draw_header (PlanarTimeline *self,
   int title_width;
   PangoLayout *layout = self->small_layout;
   int height = layout_height (self->label_layout);
+  /* The text ends before the tool palette where it floats over the
+   * header. */
+  double text_end = _planar_timeline_header_text_end (self, y);
 
   gtk_snapshot_append_color (snapshot, background,
                              &GRAPHENE_RECT_INIT (0, (float) y, (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
@@ -196,6 +199,11 @@ draw_header (PlanarTimeline *self,
   pango_layout_set_text (self->title_layout, title, -1);
   pango_layout_set_width (self->title_layout, -1);
   pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
+  if (title_width > text_end - PLANAR_TIMELINE_TITLE_X)
+    {
+      pango_layout_set_width (self->title_layout, (int) (MAX (text_end - PLANAR_TIMELINE_TITLE_X, 1) * PANGO_SCALE));
+      pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
+    }
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (PLANAR_TIMELINE_TITLE_X, (float) text_y));
   gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->fg);
@@ -203,7 +211,7 @@ draw_header (PlanarTimeline *self,
   if (subtitle != NULL && subtitle[0] != '\0')
     append_text (snapshot, layout, subtitle, PLANAR_TIMELINE_TITLE_X + title_width + 12,
                  y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - layout_height (layout)) / 2.0),
-                 width - (PLANAR_TIMELINE_TITLE_X + title_width + 12) - 8, &palette->dim_fg);
+                 text_end - (PLANAR_TIMELINE_TITLE_X + title_width + 12), &palette->dim_fg);
 }
 
 /* A counter as an area chart: per pixel column, the range of the samples
@@ -961,6 +969,7 @@ ensure_layouts (PlanarTimeline *self)
   pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
   pango_layout_set_font_description (self->title_layout, font);
   pango_layout_set_single_paragraph_mode (self->title_layout, TRUE);
+  pango_layout_set_ellipsize (self->title_layout, PANGO_ELLIPSIZE_END);
 
   pango_font_description_free (font);
 }

@@ -599,6 +599,44 @@ on_leave (GtkEventControllerMotion *controller,
   update_hover (self);
 }
 
+static int section_at (PlanarTimeline *self,
+                       double          y);
+
+char *
+_planar_timeline_dup_label_tooltip (PlanarTimeline *self,
+                                    double          x,
+                                    double          y)
+{
+  const PlanarTimelineRow *row;
+  const PlanarTimelineRowClass *klass;
+  int pinned = section_at (self, y);
+  double top;
+
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+
+  if (pinned < 0 && x >= self->label_width)
+    return NULL;
+  row = row_at (self, y);
+  if (row == NULL)
+    return NULL;
+  top = _planar_timeline_widget_y (self, row->y);
+  if (pinned >= 0)
+    {
+      /* The pinned header, over the row under it. */
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, (guint) pinned);
+      int header_y;
+
+      if (section->row == G_MAXUINT)
+        return NULL;
+      row = planar_timeline_layout_get_row (self->layout, section->row);
+      top = _planar_timeline_widget_y (self, row->y);
+      if (planar_timeline_layout_sticky_section (self->layout, (int) floor (_planar_timeline_vscroll (self)), &header_y) == pinned)
+        top = _planar_timeline_widget_y (self, header_y);
+    }
+  klass = _planar_timeline_row_class (row);
+  return klass->tooltip != NULL ? klass->tooltip (self, row, top) : NULL;
+}
+
 static gboolean
 on_query_tooltip (GtkWidget      *widget,
                   int             x,
@@ -618,36 +656,11 @@ on_query_tooltip (GtkWidget      *widget,
    * label. */
   if (!keyboard && (section_at (self, y) >= 0 || x < self->label_width))
     {
-      const PlanarTimelineRow *row = row_at (self, y);
-      const PlanarTimelineRowClass *klass;
-      const char *label;
-      int natural;
+      g_autofree char *text = _planar_timeline_dup_label_tooltip (self, x, y);
 
-      if (section_at (self, y) >= 0)
-        {
-          /* The pinned header, over the row under it. */
-          const PlanarTimelineSection *pinned = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
-
-          row = pinned->row != G_MAXUINT ? planar_timeline_layout_get_row (self->layout, pinned->row) : NULL;
-        }
-      if (row == NULL)
+      if (text == NULL)
         return FALSE;
-      klass = _planar_timeline_row_class (row);
-      label = klass->label != NULL ? klass->label (self, row) : NULL;
-      if (label == NULL)
-        return FALSE;
-      pango_layout_set_text (self->title_layout, label, -1);
-      pango_layout_set_width (self->title_layout, -1);
-      pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
-      if (row->kind != PLANAR_TIMELINE_ROW_SECTION && row->kind != PLANAR_TIMELINE_ROW_HOST)
-        {
-          pango_layout_set_text (self->label_layout, label, -1);
-          pango_layout_set_width (self->label_layout, -1);
-          pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
-        }
-      if (natural <= klass->label_room (self, row))
-        return FALSE;
-      gtk_tooltip_set_text (tooltip, label);
+      gtk_tooltip_set_text (tooltip, text);
       return TRUE;
     }
   if (keyboard || !self->has_hover || self->profile == NULL)

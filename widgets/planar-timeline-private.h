@@ -100,13 +100,13 @@ typedef struct
                                 double                     x,
                                 double                     y,
                                 PlanarEventRef            *ref);
-  /* The whole text of the row's label, shown as its tooltip when
-   * drawn cut short (see label_room). Returns: (nullable). */
-  const char *(*label)         (PlanarTimeline            *self,
-                                const PlanarTimelineRow   *row);
-  /* How wide the label may be drawn. */
-  double      (*label_room)    (PlanarTimeline            *self,
-                                const PlanarTimelineRow   *row);
+  /* The tooltip of the row's label drawn with its top at widget @y, when
+   * it is cut short there: the whole name (a header's with its subtitle,
+   * which names the device and host). Returns: (transfer full)
+   * (nullable). */
+  char       *(*tooltip)       (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                double                     y);
   /* A click on its label (a header folds or loads). */
   void        (*activate)      (PlanarTimeline            *self,
                                 const PlanarTimelineRow   *row);
@@ -259,6 +259,10 @@ void     _planar_timeline_pan              (PlanarTimeline        *self,
  * else the middle (-1). */
 double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
 void     _planar_timeline_show_all         (PlanarTimeline        *self);
+/* The widget x where the text of a header row whose top is at widget @y
+ * ends: before the floating tool palette when beside it. */
+double   _planar_timeline_header_text_end  (PlanarTimeline        *self,
+                                            double                 y);
 /* Sets the cursor of the tool in use. */
 void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
 /* Whether widget @x, @y is on the label column's edge. */
@@ -416,6 +420,12 @@ void     _planar_timeline_activate_section_row (PlanarTimeline          *self,
                                                 const PlanarTimelineRow *row);
 void     _planar_timeline_activate_host_row (PlanarTimeline          *self,
                                              const PlanarTimelineRow *row);
+/* The tooltip of the label at widget (@x, @y) (a header's title, pinned
+ * or not, or a track's name in the label column) when it is drawn cut
+ * short, else NULL. Returns: (transfer full) (nullable). */
+char    *_planar_timeline_dup_label_tooltip (PlanarTimeline       *self,
+                                             double                x,
+                                             double                y);
 /* Adds the event controllers and the tooltip. */
 void     _planar_timeline_init_input       (PlanarTimeline        *self);
 

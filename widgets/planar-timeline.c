@@ -985,6 +985,22 @@ planar_timeline_measure (GtkWidget      *widget,
     }
 }
 
+double
+_planar_timeline_header_text_end (PlanarTimeline *self,
+                                  double          y)
+{
+  double end = gtk_widget_get_width (GTK_WIDGET (self)) - 8;
+  graphene_rect_t palette;
+
+  /* The palette floats over the top right of the tracks: a header beside
+   * it ends its text before it, a gap away. */
+  if (self->tool_selector != NULL && gtk_widget_get_visible (self->tool_selector) &&
+      gtk_widget_compute_bounds (self->tool_selector, GTK_WIDGET (self), &palette) &&
+      y < palette.origin.y + palette.size.height && y + PLANAR_TIMELINE_SECTION_HEIGHT > palette.origin.y)
+    end = MIN (end, palette.origin.x - 12);
+  return end;
+}
+
 static void
 planar_timeline_size_allocate (GtkWidget *widget,
                                int        width,

@@ -3036,6 +3036,29 @@ test_narrow_window (void)
     }
   /* The header bar gave its title's room to the drop-downs. */
   g_assert_false (gtk_widget_get_visible (find_widget_of_type (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
+  /* The floating tool palette covers no header's text: beside it, the
+   * titles and subtitles end before it (they are cut short, and their
+   * tooltips say them whole). */
+  {
+    PlanarTimeline *timeline = find_timeline (GTK_WIDGET (window));
+    graphene_rect_t palette;
+    guint n_beside = 0;
+
+    g_assert_nonnull (timeline);
+    g_assert_true (gtk_widget_compute_bounds (timeline->tool_selector, GTK_WIDGET (timeline), &palette));
+    for (guint r = 0; r < planar_timeline_layout_get_n_rows (timeline->layout); r++)
+      {
+        const PlanarTimelineRow *row = planar_timeline_layout_get_row (timeline->layout, r);
+        double y = _planar_timeline_widget_y (timeline, row->y);
+
+        if ((row->kind != PLANAR_TIMELINE_ROW_SECTION && row->kind != PLANAR_TIMELINE_ROW_HOST) ||
+            y >= palette.origin.y + palette.size.height || y + row->height <= palette.origin.y)
+          continue;
+        g_assert_cmpfloat (_planar_timeline_header_text_end (timeline, y), <=, palette.origin.x);
+        n_beside++;
+      }
+    g_assert_cmpuint (n_beside, >, 0);
+  }
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 700);
   wait_for (title_shown, window, 10, "the window title to come back");
   destroy_all_windows ();
