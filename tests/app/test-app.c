@@ -26,6 +26,7 @@
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
 #include "planar-cache-private.h"
+#include "planar-mapping-private.h"
 #include "planar-export-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
@@ -3626,6 +3627,125 @@ test_sandbox_session_folder (void)
   destroy_all_windows ();
 }
 
+/* Holds a load at "trace-deriving" (the file's tracks shown, the derive
+ * pass not run) until released. */
+typedef struct
+{
+  GMutex          lock;
+  GCond           cond;
+  gboolean        reached;
+  gboolean        released;
+  PlanarTimeline *timeline;
+} DeriveGate;
+
+static void
+derive_gate_hook (const char *point,
+                  const char *path,
+                  gpointer    data)
+{
+  DeriveGate *gate = data;
+
+  if (strcmp (point, "trace-deriving") != 0)
+    return;
+  g_mutex_lock (&gate->lock);
+  gate->reached = TRUE;
+  while (!gate->released)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+static guint
+count_rows_of_kind (PlanarTimeline        *timeline,
+                    PlanarTimelineRowKind  kind)
+{
+  guint n = 0;
+
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (timeline->layout); r++)
+    n += planar_timeline_layout_get_row (timeline->layout, r)->kind == kind;
+  return n;
+}
+
+static int
+host_cpu_y (PlanarTimeline *timeline)
+{
+  for (guint s = 0; s < planar_timeline_layout_get_n_sections (timeline->layout); s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (timeline->layout, s);
+
+      if (strcmp (section->title, "Host CPU") == 0 && section->row != G_MAXUINT)
+        return planar_timeline_layout_get_row (timeline->layout, section->row)->y;
+    }
+  return -1;
+}
+
+/* Held before deriving: the timeline shows the file's tracks, with room
+ * for the derived lines to come, and the Host CPU section below. */
+static gboolean
+shows_reserved_rows (gpointer data)
+{
+  DeriveGate *gate = data;
+  gboolean reached;
+
+  g_mutex_lock (&gate->lock);
+  reached = gate->reached;
+  g_mutex_unlock (&gate->lock);
+  return reached && host_cpu_y (gate->timeline) > 0 &&
+         count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED) > 0;
+}
+
+static gboolean
+shows_derived_rows (gpointer data)
+{
+  DeriveGate *gate = data;
+
+  return count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED) == 0;
+}
+
+/* The derived lines of a real profile (XLA Modules and XLA Ops of GPU 0's
+ * stream #16) arrive while the window shows its file's tracks: the rows
+ * kept for them take them, and the Host CPU section below stays where it
+ * was. Screenshots (derived-reserved.png, derived-arrived.png) are kept in
+ * meson-logs/app-e2e. */
+static void
+test_derived_rows_still (void)
+{
+  g_autofree char *sample = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  DeriveGate gate = { 0 };
+  PlanarWindow *window;
+  int y_before, y_after;
+  guint n_reserved;
+
+  if (sample == NULL)
+    return;
+  destroy_all_windows ();
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  _planar_mapping_set_test_hook (derive_gate_hook, &gate);
+  window = open_path (sample);
+  wait_for (widget_mapped, window, 30, "the window to show");
+  gate.timeline = find_timeline (GTK_WIDGET (window));
+  g_assert_nonnull (gate.timeline);
+  wait_for (shows_reserved_rows, &gate, 30, "the file's tracks with room for the derived lines");
+  n_reserved = count_rows_of_kind (gate.timeline, PLANAR_TIMELINE_ROW_RESERVED);
+  g_assert_cmpuint (n_reserved, ==, 2);
+  y_before = host_cpu_y (gate.timeline);
+  save_screenshot ("derived-reserved.png", G_USEC_PER_SEC / 2);
+
+  g_mutex_lock (&gate.lock);
+  gate.released = TRUE;
+  g_cond_broadcast (&gate.cond);
+  g_mutex_unlock (&gate.lock);
+  wait_loaded (window);
+  wait_for (shows_derived_rows, &gate, 30, "the derived lines");
+  _planar_mapping_set_test_hook (NULL, NULL);
+  y_after = host_cpu_y (gate.timeline);
+  g_assert_cmpint (y_after, ==, y_before);
+  save_screenshot ("derived-arrived.png", G_USEC_PER_SEC / 2);
+  destroy_all_windows ();
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -3704,6 +3824,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
   planar_test_add_func_with_samples ("/app/progress-truth", test_progress_truth);
   planar_test_add_func_with_samples ("/app/narrow-window", test_narrow_window);
+  planar_test_add_func_with_samples ("/app/derived-rows-still", test_derived_rows_still);
   g_test_add_func ("/app/file-changed", test_file_changed);
   g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   planar_test_add_func_with_samples ("/app/sandbox-capture-folder", test_sandbox_capture_folder);
