@@ -841,22 +841,22 @@ draw_overlay (PlanarTimeline *self,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
                                                          (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 0)));
-  if (self->has_hover && self->profile != NULL)
+  if (self->input->has_hover && self->profile != NULL)
     {
-      if (self->hover_count == 1)
+      if (self->input->hover_count == 1)
         {
-          if (event_rect (self, &self->hover, &rect))
+          if (event_rect (self, &self->input->hover, &rect))
             append_outline (snapshot, &rect, 1, &palette->fg);
         }
       else
         {
           double y;
-          const PlanarEvent *ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
+          const PlanarEvent *ev = planar_event_ref_resolve (&self->input->hover, self->profile, NULL, NULL, NULL);
 
-          if (ev != NULL && _planar_timeline_get_track_y (self, self->hover.trace, self->hover.plane, self->hover.track, ev->depth, &y))
+          if (ev != NULL && _planar_timeline_get_track_y (self, self->input->hover.trace, self->input->hover.plane, self->input->hover.track, ev->depth, &y))
             {
-              double x0 = _planar_timeline_x_for_time (self, self->hover_start_ps);
-              double x1 = MAX (_planar_timeline_x_for_time (self, self->hover_end_ps), x0 + 1);
+              double x0 = _planar_timeline_x_for_time (self, self->input->hover_start_ps);
+              double x1 = MAX (_planar_timeline_x_for_time (self, self->input->hover_end_ps), x0 + 1);
 
               append_outline (snapshot, &GRAPHENE_RECT_INIT ((float) x0, (float) y, (float) (x1 - x0), PLANAR_TIMELINE_EVENT_HEIGHT),
                               1, &palette->fg);
@@ -865,12 +865,12 @@ draw_overlay (PlanarTimeline *self,
     }
   gtk_snapshot_pop (snapshot);
 
-  switch (self->drag)
+  switch (self->input->drag)
     {
     case DRAG_BOX:
       {
-        double x0 = MIN (self->drag_x0, self->drag_x1), x1 = MAX (self->drag_x0, self->drag_x1);
-        double y0 = MIN (self->drag_y0, self->drag_y1), y1 = MAX (self->drag_y0, self->drag_y1);
+        double x0 = MIN (self->input->drag_x0, self->input->drag_x1), x1 = MAX (self->input->drag_x0, self->input->drag_x1);
+        double y0 = MIN (self->input->drag_y0, self->input->drag_y1), y1 = MAX (self->input->drag_y0, self->input->drag_y1);
         GdkRGBA fill = accent;
 
         fill.alpha = 0.15f;
@@ -882,12 +882,12 @@ draw_overlay (PlanarTimeline *self,
 
     case DRAG_ZOOM:
       draw_range (self, snapshot,
-                  _planar_timeline_time_for_x (self, self->drag_x0), _planar_timeline_time_for_x (self, self->drag_x1),
+                  _planar_timeline_time_for_x (self, self->input->drag_x0), _planar_timeline_time_for_x (self, self->input->drag_x1),
                   &accent, 0.18f, height);
       break;
 
     case DRAG_TIMING:
-      draw_range (self, snapshot, self->timing_t0_ps, self->timing_t1_ps, &accent, 0.12f, height);
+      draw_range (self, snapshot, self->input->timing_t0_ps, self->input->timing_t1_ps, &accent, 0.12f, height);
       break;
 
     case DRAG_SECTION:
@@ -909,8 +909,8 @@ draw_section_drop (PlanarTimeline *self,
 {
   guint n = planar_timeline_layout_get_n_sections (self->layout);
   double content_y = planar_timeline_layout_get_height (self->layout);
-  const PlanarTimelineSection *dragged = self->drag_section < n
-    ? planar_timeline_layout_get_section (self->layout, self->drag_section) : NULL;
+  const PlanarTimelineSection *dragged = self->input->drag_section < n
+    ? planar_timeline_layout_get_section (self->layout, self->input->drag_section) : NULL;
   GdkRGBA tint = accent;
   double y;
 
@@ -921,7 +921,7 @@ draw_section_drop (PlanarTimeline *self,
                                &GRAPHENE_RECT_INIT (0, (float) _planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, dragged->row)->y),
                                                     (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
 
-  for (guint s = self->drop_before; s < n; s++)
+  for (guint s = self->input->drop_before; s < n; s++)
     {
       const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, s);
 
@@ -1024,7 +1024,7 @@ _planar_timeline_snapshot (GtkWidget   *widget,
     gtk_snapshot_append_node (snapshot, self->tracks_node);
 
   draw_overlay (self, snapshot, &palette, width, height);
-  if (self->drag == DRAG_SECTION)
+  if (self->input->drag == DRAG_SECTION)
     draw_section_drop (self, snapshot, width);
   gtk_widget_snapshot_child (widget, self->tool_selector, snapshot);
 }

@@ -974,8 +974,8 @@ menu_has_item (Fixture    *f,
 static gboolean
 dragging_to_end (Fixture *f)
 {
-  return f->timeline->drag == DRAG_SECTION &&
-         f->timeline->drop_before == planar_timeline_layout_get_n_sections (layout_of (f));
+  return f->timeline->input->drag == DRAG_SECTION &&
+         f->timeline->input->drop_before == planar_timeline_layout_get_n_sections (layout_of (f));
 }
 
 static guint expected_n_rows;
@@ -1076,7 +1076,7 @@ static int expected_label_width;
 static gboolean
 label_width_is_expected (Fixture *f)
 {
-  return f->timeline->label_width == expected_label_width && f->timeline->drag == DRAG_NONE;
+  return f->timeline->label_width == expected_label_width && f->timeline->input->drag == DRAG_NONE;
 }
 
 static guint expected_section;
