@@ -374,8 +374,9 @@ typedef struct
   const char *name;
   gboolean    by_name;
   /* A derived line predicted, not there yet: its index in the prediction
-   * (G_MAXUINT for a track). */
+   * (G_MAXUINT for a track), and its depths. */
   guint       reserved;
+  guint       n_depths;
 } TrackOrder;
 
 static int
@@ -501,7 +502,7 @@ order_tracks (PlanarTrace       *trace,
   for (guint k = 0; reserved != NULL && k < reserved->len; k++)
     {
       const PlanarDerivedLinePrediction *line = &g_array_index (reserved, PlanarDerivedLinePrediction, k);
-      TrackOrder order = { G_MAXUINT, 0, 0, line->name, FALSE, k };
+      TrackOrder order = { G_MAXUINT, 0, 0, line->name, FALSE, k, line->n_depths };
 
       if (prediction_arrived (trace, plane_index, plane, line))
         continue;
@@ -534,7 +535,7 @@ order_tracks (PlanarTrace       *trace,
   for (guint t = 0; t < n_tracks; t++)
     {
       const PlanarTrack *track;
-      TrackOrder order = { t, 0, 0, NULL, FALSE, G_MAXUINT };
+      TrackOrder order = { t, 0, 0, NULL, FALSE, G_MAXUINT, 0 };
       gint64 stream_id;
 
       /* A track still being built is left out until it is ready; tracks
@@ -757,6 +758,7 @@ collect_candidates (PlanarTimelineLayout *self,
                   entry.kind = PLANAR_TIMELINE_ROW_RESERVED;
                   entry.track = t = n_file_tracks (plane) + to->reserved;
                   entry.name = to->name;
+                  entry.n_depths = to->n_depths;
                 }
               else
                 entry.name = plane->tracks[t].display_name;
@@ -998,8 +1000,8 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
             }
           else if (entry->kind == PLANAR_TIMELINE_ROW_RESERVED)
             {
-              /* As a track of one depth: most derived lines have one. */
-              row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + PLANAR_TIMELINE_DEPTH_PITCH;
+              /* As the track of the depths predicted. */
+              row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) MAX (entry->n_depths, 1) * PLANAR_TIMELINE_DEPTH_PITCH;
               row.n_depths = 0;
             }
           else

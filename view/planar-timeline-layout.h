@@ -124,6 +124,9 @@ typedef struct
   gboolean              hidden;
   /* Whether it matches the filter (always, without one). */
   gboolean              matches;
+  /* PLANAR_TIMELINE_ROW_RESERVED: the depths the line is expected to
+   * have, which its row keeps room for. */
+  guint                 n_depths;
 } PlanarTimelineEntry;
 
 typedef struct _PlanarTimelineLayout PlanarTimelineLayout;

@@ -432,9 +432,9 @@ void _planar_line_builder_expand_or_add_levels (PlaneContext         *ctx,
 
 /* planar-derive-framework.c */
 
-/* Whether framework op @full gets a Framework Name Scope level. */
-gboolean _planar_derive_op_has_scopes (const char *full,
-                                       gsize       len);
+/* How many Framework Name Scope levels framework op @full gets. */
+guint _planar_derive_op_n_scopes (const char *full,
+                                  gsize       len);
 void _planar_derive_add_framework_op (PlaneContext         *ctx,
                                       LineBuilder          *name_scope,
                                       LineBuilder          *framework_ops,

@@ -35,9 +35,12 @@ add_line (Prediction            *pr,
           gint64                 id,
           gint64                 display_id,
           guint                  source_track,
-          const char            *name)
+          const char            *name,
+          guint                  n_depths)
 {
   PlanarDerivedLinePrediction line = { 0 };
+
+  line.n_depths = MAX (n_depths, 1);
 
   line.kind = kind;
   line.id = id;
@@ -56,7 +59,34 @@ typedef struct
   gboolean name_scope;
   gboolean source;
   gboolean group;
+  /* The most levels seen: "::"-separated parts of an hlo_op, name scopes
+   * of a framework op. */
+  guint    hlo_levels;
+  guint    scope_levels;
 } StreamFacts;
+
+/* As resolve_hlo_op() in planar-derive-gpu.c: the non-empty
+ * "::"-separated parts. */
+static guint
+count_hlo_levels (Text hlo_op)
+{
+  const char *part = hlo_op.data, *end = hlo_op.data + hlo_op.len;
+  guint n = 0;
+
+  while (part <= end && n < MAX_LEVELS)
+    {
+      const char *sep = part;
+
+      while (sep + 1 < end && !(sep[0] == ':' && sep[1] == ':'))
+        sep++;
+      if (sep + 1 >= end)
+        sep = end;
+      if (sep > part)
+        n++;
+      part = sep + 2;
+    }
+  return n;
+}
 
 /* Adds to @sf what the first events of @track carry: on a GPU (@gpu) its
  * kernels' annotations, on a TPU its ops' (async ones left out). */
@@ -81,13 +111,24 @@ sample_track (Prediction        *pr,
       if (!gpu && facts.is_async)
         continue;
       sf->module = sf->module || (gpu && facts.hlo_module.len > 0);
-      sf->xla_op = sf->xla_op || (gpu && facts.hlo_op.len > 0);
+      if (gpu && facts.hlo_op.len > 0)
+        {
+          guint levels = count_hlo_levels (facts.hlo_op);
+
+          sf->xla_op = sf->xla_op || levels > 0;
+          sf->hlo_levels = MAX (sf->hlo_levels, levels);
+        }
       sf->source = sf->source || (!gpu && facts.source.len > 0);
       /* As the GPU pass: a kernel of an XLA op gets no framework op. */
       framework = facts.tf_op.len > 0 && !(gpu && facts.hlo_op.len > 0);
       sf->framework = sf->framework || framework;
-      sf->name_scope = sf->name_scope ||
-                       (framework && _planar_derive_op_has_scopes (facts.tf_op.data, facts.tf_op.len));
+      if (framework)
+        {
+          guint scopes = _planar_derive_op_n_scopes (facts.tf_op.data, facts.tf_op.len);
+
+          sf->name_scope = sf->name_scope || scopes > 0;
+          sf->scope_levels = MAX (sf->scope_levels, scopes);
+        }
     }
 }
 
@@ -149,11 +190,13 @@ predict_gpu (Prediction *pr)
         {
           g_autofree char *name = NULL;
           gboolean wanted;
+          guint n_depths = 1;
 
           switch (kinds[i].kind)
             {
             case PLANAR_DERIVED_LINE_FRAMEWORK_NAME_SCOPE:
               wanted = sf.name_scope;
+              n_depths = sf.scope_levels;
               break;
             case PLANAR_DERIVED_LINE_FRAMEWORK_OPS:
               wanted = sf.framework;
@@ -163,6 +206,7 @@ predict_gpu (Prediction *pr)
               break;
             case PLANAR_DERIVED_LINE_XLA_OPS:
               wanted = sf.xla_op;
+              n_depths = sf.hlo_levels;
               break;
             case PLANAR_DERIVED_LINE_SOURCE_CODE:
             case PLANAR_DERIVED_LINE_STEPS:
@@ -174,7 +218,7 @@ predict_gpu (Prediction *pr)
           if (!wanted)
             continue;
           name = g_strdup_printf ("%s - from #%" G_GINT64_FORMAT, kinds[i].name, stream->id);
-          add_line (pr, kinds[i].kind, base + kinds[i].offset, position + 1 + kinds[i].offset, t, name);
+          add_line (pr, kinds[i].kind, base + kinds[i].offset, position + 1 + kinds[i].offset, t, name, n_depths);
         }
     }
 
@@ -187,7 +231,7 @@ predict_gpu (Prediction *pr)
         if (!planar_line_id_is_derived (plane->tracks[t].id))
           sample_track (pr, plane, &plane->tracks[t], TRUE, &sf);
       if (sf.group)
-        add_line (pr, PLANAR_DERIVED_LINE_STEPS, PLANAR_LINE_ID_STEPS, PLANAR_LINE_ID_STEPS, G_MAXUINT, "Steps");
+        add_line (pr, PLANAR_DERIVED_LINE_STEPS, PLANAR_LINE_ID_STEPS, PLANAR_LINE_ID_STEPS, G_MAXUINT, "Steps", 1);
     }
 
   /* Launches are host events with a device, a correlation and a group. */
@@ -199,7 +243,7 @@ predict_gpu (Prediction *pr)
           _planar_derive_plane_has_stat (self, h, names->correlation_id) &&
           _planar_derive_plane_has_stat (self, h, names->group_id))
         add_line (pr, PLANAR_DERIVED_LINE_LAUNCH_STATS, PLANAR_LINE_ID_LAUNCH_STATS,
-                  PLANAR_LINE_ID_LAUNCH_STATS, G_MAXUINT, "Launch Stats");
+                  PLANAR_LINE_ID_LAUNCH_STATS, G_MAXUINT, "Launch Stats", 1);
     }
 }
 
@@ -225,13 +269,13 @@ predict_tpu (Prediction *pr)
     sample_track (pr, plane, &plane->tracks[t], FALSE, &sf);
   if (framework && sf.name_scope)
     add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_NAME_SCOPE, PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE,
-              PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE, G_MAXUINT, "Framework Name Scope");
+              PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE, G_MAXUINT, "Framework Name Scope", sf.scope_levels);
   if (framework && sf.framework)
     add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_OPS, PLANAR_LINE_ID_FRAMEWORK_OPS,
-              PLANAR_LINE_ID_FRAMEWORK_OPS, G_MAXUINT, "Framework Ops");
+              PLANAR_LINE_ID_FRAMEWORK_OPS, G_MAXUINT, "Framework Ops", 1);
   if (source && sf.source)
     add_line (pr, PLANAR_DERIVED_LINE_SOURCE_CODE, PLANAR_LINE_ID_SOURCE_CODE, PLANAR_LINE_ID_SOURCE_CODE,
-              G_MAXUINT, "Source code");
+              G_MAXUINT, "Source code", 1);
 }
 
 /* The table: which planes get derived lines, and how to tell which. */

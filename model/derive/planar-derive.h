@@ -109,6 +109,9 @@ typedef struct
   guint                 source_track;
   /* Interned: the name it will have ("XLA Ops - from #7"). */
   const char           *name;
+  /* The nesting depths it is expected to have (at least 1): the most
+   * levels (name scopes, "::"-separated HLO ops) an event read has. */
+  guint                 n_depths;
 } PlanarDerivedLinePrediction;
 
 /* The lines the derive pass will add to plane @plane, in the order it

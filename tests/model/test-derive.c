@@ -272,7 +272,7 @@ check_derived_tracks (PlanarTrace *trace)
 /* What planar_trace_predict_derived_lines() tells from @path decoded
  * without the derive pass is exactly what the pass then added to @trace:
  * the same lines, in the same order, with the same ids, names and
- * streams. */
+ * streams, and no more depths than they have. */
 static void
 check_prediction (const char  *path,
                   PlanarTrace *trace)
@@ -311,6 +311,10 @@ check_prediction (const char  *path,
           g_assert_cmpint (line->id, ==, track->id);
           g_assert_cmpint (line->display_id, ==, track->display_id);
           g_assert_cmpuint (line->source_track, ==, track->source_track);
+          /* Depths are read from a sample: never more than the line's
+           * (nested TPU ops nest their framework ops deeper). */
+          g_assert_cmpuint (line->n_depths, >=, 1);
+          g_assert_cmpuint (line->n_depths, <=, track->max_depth + 1);
           k++;
         }
       g_assert_cmpuint (k, ==, predicted->len);
