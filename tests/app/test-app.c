@@ -26,7 +26,8 @@
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
 #include "planar-cache-private.h"
-#include "planar-mapping-private.h"
+#include "planar-profile-private.h"
+#include "planar-trace-loader-private.h"
 #include "planar-export-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
@@ -3631,11 +3632,12 @@ test_sandbox_session_folder (void)
  * pass not run) until released. */
 typedef struct
 {
-  GMutex          lock;
-  GCond           cond;
-  gboolean        reached;
-  gboolean        released;
-  PlanarTimeline *timeline;
+  GMutex                 lock;
+  GCond                  cond;
+  gboolean               reached;
+  gboolean               released;
+  PlanarTimeline        *timeline;
+  PlanarTraceTestOptions options;
 } DeriveGate;
 
 static void
@@ -3652,6 +3654,19 @@ derive_gate_hook (const char *point,
   while (!gate->released)
     g_cond_wait (&gate->cond, &gate->lock);
   g_mutex_unlock (&gate->lock);
+}
+
+/* The window made its profile and is about to load it: the gate goes on
+ * its host's load. */
+static void
+gate_profile (PlanarWindow *window,
+              GParamSpec   *pspec,
+              DeriveGate   *gate)
+{
+  PlanarProfile *profile = planar_window_get_profile (window);
+
+  if (profile != NULL)
+    _planar_trace_loader_set_test_options (_planar_profile_get_loader (profile, 0), &gate->options);
 }
 
 static guint
@@ -3710,8 +3725,10 @@ static void
 test_derived_rows_still (void)
 {
   g_autofree char *sample = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  g_autoptr(GFile) file = NULL;
   DeriveGate gate = { 0 };
   PlanarWindow *window;
+  gulong handler;
   int y_before, y_after;
   guint n_reserved;
 
@@ -3720,8 +3737,14 @@ test_derived_rows_still (void)
   destroy_all_windows ();
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
-  _planar_mapping_set_test_hook (derive_gate_hook, &gate);
-  window = open_path (sample);
+  gate.options.test_hook = derive_gate_hook;
+  gate.options.test_hook_data = &gate;
+  gate.options.spill = -1;
+  window = planar_application_new_window (app);
+  handler = g_signal_connect (window, "notify::profile", G_CALLBACK (gate_profile), &gate);
+  file = g_file_new_for_path (sample);
+  g_assert_true (planar_application_open_file (app, file, window) == window);
+  gtk_window_present (GTK_WINDOW (window));
   wait_for (widget_mapped, window, 30, "the window to show");
   gate.timeline = find_timeline (GTK_WIDGET (window));
   g_assert_nonnull (gate.timeline);
@@ -3737,7 +3760,7 @@ test_derived_rows_still (void)
   g_mutex_unlock (&gate.lock);
   wait_loaded (window);
   wait_for (shows_derived_rows, &gate, 30, "the derived lines");
-  _planar_mapping_set_test_hook (NULL, NULL);
+  g_signal_handler_disconnect (window, handler);
   y_after = host_cpu_y (gate.timeline);
   g_assert_cmpint (y_after, ==, y_before);
   save_screenshot ("derived-arrived.png", G_USEC_PER_SEC / 2);

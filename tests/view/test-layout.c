@@ -499,6 +499,7 @@ test_offload_and_xla_cpu (PlanarTestFixture *f,
       n++;
     }
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
+}
 
 /* Holds a load at "trace-deriving": the file's tracks in place, the derive
  * pass not run, as the timeline first shows them. */
