@@ -502,14 +502,18 @@ order_tracks (PlanarTrace       *trace,
   for (guint k = 0; reserved != NULL && k < reserved->len; k++)
     {
       const PlanarDerivedLinePrediction *line = &g_array_index (reserved, PlanarDerivedLinePrediction, k);
-      TrackOrder order = { G_MAXUINT, 0, 0, line->name, FALSE, k, line->n_depths };
+      /* The index it will have, after the file's and those there. */
+      TrackOrder order = { n_file_tracks (plane) + k, 0, 0, line->name, FALSE, k, line->n_depths };
 
       if (prediction_arrived (trace, plane_index, plane, line))
         continue;
       switch (kind)
         {
         case PLANE_HOST:
+          /* Under its thread, as a derived track's below. */
           order.by_name = TRUE;
+          if (line->source_track < n_tracks)
+            order.name = plane->tracks[line->source_track].display_name;
           break;
         case PLANE_GPU:
           /* As a derived track's below. */

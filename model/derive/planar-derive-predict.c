@@ -10,7 +10,9 @@
  *
  * One table: a predictor per kind of plane. A pass that derives a new kind
  * of line adds its rule to its plane's predictor (or a new row to the
- * table), beside the pass.
+ * table), beside the pass. Not predicted yet: the TPU's Host Offload rows
+ * (how many depends on the pairing of every copy, which only the pass
+ * does).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -278,6 +280,90 @@ predict_tpu (Prediction *pr)
               G_MAXUINT, "Source code", 1);
 }
 
+static gboolean
+is_host_plane (const char *name)
+{
+  return g_str_has_prefix (name, "/host:CPU");
+}
+
+/* As _planar_derive_xla_cpu_plane(): per thread whose events carry their
+ * own hlo_module (runtime calls, with a correlation_id, left out), its
+ * Framework Ops, Framework Name Scope and XLA Modules lines. */
+static void
+predict_host (Prediction *pr)
+{
+  PlanarTrace *self = pr->dc.self;
+  const PlanarPlane *plane = &self->planes[pr->p];
+  const StatNames *names = &pr->dc.names;
+  guint n_file_tracks = 0;
+
+  if (!_planar_derive_xla_cpu_wanted (&pr->dc, pr->p))
+    return;
+  while (n_file_tracks < plane->n_tracks && !plane->tracks[n_file_tracks].derived)
+    n_file_tracks++;
+  for (guint t = 0; t < n_file_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+      gsize n = MIN (track->n_events, (gsize) SAMPLE_EVENTS);
+      gboolean module = FALSE, framework = FALSE;
+      guint scopes = 0, line = t;
+      gint64 base;
+      g_autofree char *ops = NULL, *scope = NULL, *modules = NULL;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          Text mod = { NULL, 0 }, tf_op = { NULL, 0 };
+          gboolean launch = FALSE;
+
+          g_array_set_size (pr->dc.stats, 0);
+          if (planar_trace_get_event_stats (self, plane, &track->events[i], pr->dc.stats, NULL) == 0)
+            continue;
+          for (guint k = 0; k < pr->dc.stats->len; k++)
+            {
+              const PlanarStat *stat = &g_array_index (pr->dc.stats, PlanarStat, k);
+              gboolean text = !stat->from_metadata &&
+                              (stat->kind == PLANAR_STAT_STRING || stat->kind == PLANAR_STAT_REF);
+
+              if (stat->name == names->hlo_module && text)
+                mod = (Text) { stat->str.data, stat->str.len };
+              else if (stat->name == names->tf_op && text)
+                tf_op = (Text) { stat->str.data, stat->str.len };
+              else if (stat->name == names->correlation_id)
+                launch = TRUE;
+            }
+          if (mod.len == 0 || launch)
+            continue;
+          module = TRUE;
+          if (tf_op.len > 0)
+            {
+              framework = TRUE;
+              scopes = MAX (scopes, _planar_derive_op_n_scopes (tf_op.data, tf_op.len));
+            }
+        }
+      if (!module)
+        continue;
+      /* The thread's first line numbers its ids. */
+      for (guint l = 0; l < plane->n_lines; l++)
+        if (!plane->lines[l].derived && plane->lines[l].track == t)
+          {
+            line = l;
+            break;
+          }
+      base = PLANAR_LINE_ID_HOST_XLA_MIN + (gint64) line * PLANAR_HOST_XLA_LINES_PER_THREAD;
+      ops = g_strconcat (track->name, "-Framework Ops", NULL);
+      scope = g_strconcat (track->name, "-Framework Name Scope", NULL);
+      modules = g_strconcat (track->name, "-XLA Modules", NULL);
+      if (framework)
+        add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_OPS, base + PLANAR_HOST_XLA_OFFSET_FRAMEWORK_OPS,
+                  base + PLANAR_HOST_XLA_OFFSET_FRAMEWORK_OPS, t, ops, 1);
+      if (scopes > 0)
+        add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_NAME_SCOPE, base + PLANAR_HOST_XLA_OFFSET_FRAMEWORK_NAME_SCOPE,
+                  base + PLANAR_HOST_XLA_OFFSET_FRAMEWORK_NAME_SCOPE, t, scope, scopes);
+      add_line (pr, PLANAR_DERIVED_LINE_XLA_MODULES, base + PLANAR_HOST_XLA_OFFSET_XLA_MODULES,
+                base + PLANAR_HOST_XLA_OFFSET_XLA_MODULES, t, modules, 1);
+    }
+}
+
 /* The table: which planes get derived lines, and how to tell which. */
 static const struct
 {
@@ -286,6 +372,7 @@ static const struct
 } predictors[] = {
   { is_gpu_plane, predict_gpu },
   { _planar_derive_is_tensor_core_plane, predict_tpu },
+  { is_host_plane, predict_host },
 };
 
 GArray *

@@ -269,58 +269,6 @@ check_derived_tracks (PlanarTrace *trace)
 /* ------------------------------------------------------------------------ */
 /* The merge rules, by hand */
 
-/* What planar_trace_predict_derived_lines() tells from @path decoded
- * without the derive pass is exactly what the pass then added to @trace:
- * the same lines, in the same order, with the same ids, names and
- * streams, and no more depths than they have. */
-static void
-check_prediction (const char  *path,
-                  PlanarTrace *trace)
-{
-  g_autoptr(PlanarTraceLoader) loader = NULL;
-  g_autoptr(GError) error = NULL;
-  PlanarTrace *bare;
-
-  loader = g_object_new (PLANAR_TYPE_TRACE_LOADER, "path", path, "derive", FALSE, "use-cache", FALSE, NULL);
-  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
-  g_assert_no_error (error);
-  bare = planar_trace_loader_get_trace (loader);
-  g_assert_cmpuint (planar_trace_get_n_planes (bare), ==, planar_trace_get_n_planes (trace));
-  for (guint p = 0; p < planar_trace_get_n_planes (bare); p++)
-    {
-      g_autoptr(GArray) predicted = planar_trace_predict_derived_lines (bare, p);
-      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
-      guint k = 0;
-
-      for (guint i = 0; i < predicted->len; i++)
-        g_test_message ("%s: predicted %s", plane->name,
-                        g_array_index (predicted, PlanarDerivedLinePrediction, i).name);
-
-      for (guint t = 0; t < plane->n_tracks; t++)
-        {
-          const PlanarTrack *track = &plane->tracks[t];
-          const PlanarDerivedLinePrediction *line;
-
-          if (!track->derived)
-            continue;
-          g_assert_cmpuint (k, <, predicted->len);
-          line = &g_array_index (predicted, PlanarDerivedLinePrediction, k);
-          g_assert_cmpstr (line->name, ==, track->name);
-          g_assert_cmpint (line->id, ==, track->id);
-          g_assert_cmpint (line->display_id, ==, track->display_id);
-          g_assert_cmpuint (line->source_track, ==, track->source_track);
-          /* Depths are read from a sample: never more than the line's
-           * (nested TPU ops nest their framework ops deeper). */
-          g_assert_cmpuint (line->n_depths, >=, 1);
-          g_assert_cmpuint (line->n_depths, <=, track->max_depth + 1);
-          k++;
-        }
-      g_assert_cmpuint (k, ==, predicted->len);
-    }
-}
-
 static void
 test_xla_lines (Fixture       *f,
                 gconstpointer  data)
@@ -367,7 +315,7 @@ test_xla_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "xla.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   g_assert_nonnull (plane);
@@ -477,7 +425,7 @@ test_stream_order (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "order.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -537,7 +485,7 @@ test_framework_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "tf.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -610,7 +558,7 @@ test_dependent_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "dependent.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -688,7 +636,7 @@ test_steps_and_launch_stats (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "steps.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   host_plane = planar_trace_find_plane (trace, "/host:CPU");
@@ -773,7 +721,7 @@ test_native_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "native.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   /* A native framework line stops the per-stream lines, but not Steps. */
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 1);
@@ -824,7 +772,7 @@ test_tpu_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "tpu.xplane.pb");
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
 
@@ -1970,7 +1918,7 @@ test_samples (void)
       space = tensorflow__profiler__xspace__unpack (NULL, size, (const uint8_t *) contents);
       g_assert_nonnull (space);
       trace = planar_test_load_ok (path);
-      check_prediction (path, trace);
+      planar_test_check_prediction (path, trace);
       g_assert_cmpuint (planar_trace_get_n_planes (trace), ==, space->n_planes);
       check_derived_tracks (trace);
 
@@ -2062,7 +2010,7 @@ test_generated (Fixture       *f,
   g_assert_true (g_spawn_check_wait_status (status, NULL));
 
   trace = planar_test_load_ok (path);
-  check_prediction (path, trace);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   g_assert_true (planar_trace_get_span (trace, &first, &last));
 
