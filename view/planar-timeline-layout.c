@@ -18,6 +18,7 @@
 #include "planar-timeline-layout.h"
 
 #include "planar-counters.h"
+#include "planar-derive.h"
 
 #include <glib/gi18n.h>
 #include <stdlib.h>
@@ -38,7 +39,28 @@ struct _PlanarTimelineLayout
   /* Whether the view state's entries keyed by in-file hostnames were moved
    * to the host files of this profile (see rekey_hosts()). */
   gboolean         rekeyed;
+  /* Predicted: the derived lines of planes whose derive pass has not run
+   * yet (see reserved_lines()). */
+  GPtrArray       *predictions;
 };
+
+typedef struct
+{
+  PlanarTrace *trace;
+  guint        plane;
+  /* PlanarDerivedLinePrediction. */
+  GArray      *lines;
+} Prediction;
+
+static void
+prediction_free (gpointer data)
+{
+  Prediction *pr = data;
+
+  g_object_unref (pr->trace);
+  g_array_unref (pr->lines);
+  g_free (pr);
+}
 
 typedef enum
 {
@@ -116,6 +138,7 @@ planar_timeline_layout_new (void)
   g_array_set_clear_func (self->hosts, clear_host);
   self->state = planar_view_state_new ();
   self->track_rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->predictions = g_ptr_array_new_with_free_func (prediction_free);
   return self;
 }
 
@@ -131,6 +154,7 @@ planar_timeline_layout_free (PlanarTimelineLayout *self)
   g_clear_object (&self->state);
   g_free (self->filter);
   g_hash_table_unref (self->track_rows);
+  g_ptr_array_unref (self->predictions);
   g_free (self);
 }
 
@@ -146,6 +170,7 @@ planar_timeline_layout_reset (PlanarTimelineLayout *self)
   g_array_set_size (self->hosts, 0);
   self->height = 0;
   self->rekeyed = FALSE;
+  g_ptr_array_set_size (self->predictions, 0);
 }
 
 void
@@ -348,6 +373,10 @@ typedef struct
   guint64     order;
   const char *name;
   gboolean    by_name;
+  /* A derived line predicted, not there yet: its index in the prediction
+   * (G_MAXUINT for a track), and its depths. */
+  guint       reserved;
+  guint       n_depths;
 } TrackOrder;
 
 static int
@@ -399,21 +428,118 @@ is_counter_track (const PlanarTrack *track)
 #define DERIVED_STREAM_GROUP (G_GUINT64_CONSTANT (1) << 32)
 #define DERIVED_OTHER_GROUP  (G_GUINT64_CONSTANT (2) << 32)
 
-/* Appends the tracks of one plane to show, in display order. */
+/* The file's tracks of @plane come first; the derived ones follow. */
+static guint
+n_file_tracks (const PlanarPlane *plane)
+{
+  guint n = 0;
+
+  while (n < plane->n_tracks && !plane->tracks[n].derived)
+    n++;
+  return n;
+}
+
+/* The derived lines @plane will get and has not got yet: room is kept for
+ * them while the trace's derive pass runs, so that no row below moves when
+ * they arrive (planar_trace_predict_derived_lines()). Predicted once every
+ * file track of the plane is in place; NULL once the pass is done (the
+ * trace decoded), or before. */
+static const GArray *
+reserved_lines (PlanarTimelineLayout *self,
+                PlanarTrace          *trace,
+                guint                 plane_index,
+                const PlanarPlane    *plane)
+{
+  Prediction *pr;
+  guint n_file = n_file_tracks (plane);
+
+  if (self == NULL || planar_trace_is_decoded (trace) || n_file == 0)
+    return NULL;
+  for (guint i = 0; i < self->predictions->len; i++)
+    {
+      pr = g_ptr_array_index (self->predictions, i);
+      if (pr->trace == trace && pr->plane == plane_index)
+        return pr->lines;
+    }
+  for (guint t = 0; t < n_file; t++)
+    if (!planar_trace_is_track_ready (trace, plane_index, t))
+      return NULL;
+  pr = g_new0 (Prediction, 1);
+  pr->trace = g_object_ref (trace);
+  pr->plane = plane_index;
+  pr->lines = planar_trace_predict_derived_lines (trace, plane_index);
+  g_ptr_array_add (self->predictions, pr);
+  return pr->lines;
+}
+
+/* Whether the derived line @line is in place on @plane already. */
+static gboolean
+prediction_arrived (PlanarTrace                       *trace,
+                    guint                              plane_index,
+                    const PlanarPlane                 *plane,
+                    const PlanarDerivedLinePrediction *line)
+{
+  for (guint t = n_file_tracks (plane); t < plane->n_tracks; t++)
+    if (plane->tracks[t].id == line->id && planar_trace_is_track_ready (trace, plane_index, t))
+      return TRUE;
+  return FALSE;
+}
+
+/* Appends the tracks of one plane to show, in display order, with the
+ * derived lines of @reserved (nullable) not there yet where they will
+ * be. */
 static void
 order_tracks (PlanarTrace       *trace,
               guint              plane_index,
               const PlanarPlane *plane,
               PlaneKind          kind,
+              const GArray      *reserved,
               GArray            *out)
 {
   guint n_tracks = plane->n_tracks;
 
   g_array_set_size (out, 0);
+  for (guint k = 0; reserved != NULL && k < reserved->len; k++)
+    {
+      const PlanarDerivedLinePrediction *line = &g_array_index (reserved, PlanarDerivedLinePrediction, k);
+      /* The index it will have, after the file's and those there. */
+      TrackOrder order = { n_file_tracks (plane) + k, 0, 0, line->name, FALSE, k, line->n_depths };
+
+      if (prediction_arrived (trace, plane_index, plane, line))
+        continue;
+      switch (kind)
+        {
+        case PLANE_HOST:
+          /* Under its thread, as a derived track's below. */
+          order.by_name = TRUE;
+          if (line->source_track < n_tracks)
+            order.name = plane->tracks[line->source_track].display_name;
+          break;
+        case PLANE_GPU:
+          /* As a derived track's below. */
+          order.group = DERIVED_OTHER_GROUP | (guint32) line->display_id;
+          if (line->source_track < n_tracks)
+            {
+              order.group = DERIVED_STREAM_GROUP | (guint32) plane->tracks[line->source_track].display_id;
+              order.order = (guint32) line->display_id;
+            }
+          break;
+        case PLANE_TPU:
+        case PLANE_OTHER_DEVICE:
+        case PLANE_CUSTOM:
+        case PLANE_OTHER:
+        default:
+          /* After the file's tracks and the derived ones there, in the
+           * pass's order. */
+          order.group = (guint64) n_tracks + k;
+          break;
+        }
+      g_array_append_val (out, order);
+    }
   for (guint t = 0; t < n_tracks; t++)
     {
       const PlanarTrack *track;
-      TrackOrder order = { t, 0, 0, NULL, FALSE };
+      TrackOrder order = { t, 0, 0, NULL, FALSE, G_MAXUINT, 0 };
       gint64 stream_id;
 
       /* A track still being built is left out until it is ready; tracks
@@ -551,8 +677,9 @@ pending_subtitle (PlanarProfile *profile,
 
 /* Every plane with something to show, in the usual order. */
 static void
-collect_candidates (PlanarProfile *profile,
-                    GArray        *candidates)
+collect_candidates (PlanarTimelineLayout *self,
+                    PlanarProfile        *profile,
+                    GArray               *candidates)
 {
   g_autoptr(GArray) planes = g_array_new (FALSE, FALSE, sizeof (PlaneOrder));
   g_autoptr(GArray) tracks = g_array_new (FALSE, FALSE, sizeof (TrackOrder));
@@ -603,7 +730,8 @@ collect_candidates (PlanarProfile *profile,
           Candidate c = { 0 };
           g_autofree char *title = NULL;
 
-          order_tracks (trace, po->index, plane, po->kind, tracks);
+          order_tracks (trace, po->index, plane, po->kind,
+                        reserved_lines (self, trace, po->index, plane), tracks);
           c.trace = tr;
           c.plane = po->index;
           c.id = g_strdup_printf ("%s|%s", trace_host (trace), plane->name);
@@ -623,10 +751,21 @@ collect_candidates (PlanarProfile *profile,
             }
           for (guint k = 0; k < tracks->len; k++)
             {
-              guint t = g_array_index (tracks, TrackOrder, k).index;
+              const TrackOrder *to = &g_array_index (tracks, TrackOrder, k);
+              guint t = to->index;
               PlanarTimelineEntry entry = { PLANAR_TIMELINE_ROW_TRACK, 0, tr, po->index, t };
 
-              entry.name = plane->tracks[t].display_name;
+              if (to->reserved != G_MAXUINT)
+                {
+                  /* The index the line will have, and so its id (hidden
+                   * before it comes, it stays hidden). */
+                  entry.kind = PLANAR_TIMELINE_ROW_RESERVED;
+                  entry.track = t = n_file_tracks (plane) + to->reserved;
+                  entry.name = to->name;
+                  entry.n_depths = to->n_depths;
+                }
+              else
+                entry.name = plane->tracks[t].display_name;
               entry.id = g_strdup_printf ("%s|%u", c.id, t);
               g_array_append_val (c.entries, entry);
             }
@@ -748,7 +887,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
   g_hash_table_remove_all (self->track_rows);
 
   g_array_set_clear_func (candidates, clear_candidate);
-  collect_candidates (profile, candidates);
+  collect_candidates (self, profile, candidates);
   /* The sections the user moved first, in the order chosen. */
   order = planar_view_state_get_section_order (self->state);
   for (guint i = 0; i < candidates->len; i++)
@@ -861,6 +1000,12 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
           if (entry->kind == PLANAR_TIMELINE_ROW_COUNTER)
             {
               row.height = PLANAR_TIMELINE_COUNTER_HEIGHT;
+              row.n_depths = 0;
+            }
+          else if (entry->kind == PLANAR_TIMELINE_ROW_RESERVED)
+            {
+              /* As the track of the depths predicted. */
+              row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) MAX (entry->n_depths, 1) * PLANAR_TIMELINE_DEPTH_PITCH;
               row.n_depths = 0;
             }
           else

@@ -28,6 +28,10 @@ typedef enum
   /* A host's header, above its sections, when the session shows more
    * than one host: @trace is the host, @section its first section. */
   PLANAR_TIMELINE_ROW_HOST,
+  /* Room kept for a derived line the model predicts and has not added
+   * yet (planar_trace_predict_derived_lines()): @track is the index it
+   * will have. Only while the trace's derive pass runs. */
+  PLANAR_TIMELINE_ROW_RESERVED,
 } PlanarTimelineRowKind;
 
 typedef struct
@@ -104,7 +108,8 @@ typedef struct
 /* A track or counter of a section, shown or not. */
 typedef struct
 {
-  /* PLANAR_TIMELINE_ROW_TRACK or PLANAR_TIMELINE_ROW_COUNTER. */
+  /* PLANAR_TIMELINE_ROW_TRACK, PLANAR_TIMELINE_ROW_COUNTER or
+   * PLANAR_TIMELINE_ROW_RESERVED (a derived line to come). */
   PlanarTimelineRowKind kind;
   guint                 section;
   guint                 trace;
@@ -119,6 +124,9 @@ typedef struct
   gboolean              hidden;
   /* Whether it matches the filter (always, without one). */
   gboolean              matches;
+  /* PLANAR_TIMELINE_ROW_RESERVED: the depths the line is expected to
+   * have, which its row keeps room for. */
+  guint                 n_depths;
 } PlanarTimelineEntry;
 
 typedef struct _PlanarTimelineLayout PlanarTimelineLayout;

@@ -162,6 +162,9 @@ draw_header (PlanarTimeline *self,
   int title_width;
   PangoLayout *layout = self->small_layout;
   int height = layout_height (self->label_layout);
+  /* The text ends before the tool palette where it floats over the
+   * header. */
+  double text_end = _planar_timeline_header_text_end (self, y);
 
   gtk_snapshot_append_color (snapshot, background,
                              &GRAPHENE_RECT_INIT (0, (float) y, (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
@@ -196,6 +199,11 @@ draw_header (PlanarTimeline *self,
   pango_layout_set_text (self->title_layout, title, -1);
   pango_layout_set_width (self->title_layout, -1);
   pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
+  if (title_width > text_end - PLANAR_TIMELINE_TITLE_X)
+    {
+      pango_layout_set_width (self->title_layout, (int) (MAX (text_end - PLANAR_TIMELINE_TITLE_X, 1) * PANGO_SCALE));
+      pango_layout_get_pixel_size (self->title_layout, &title_width, NULL);
+    }
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (PLANAR_TIMELINE_TITLE_X, (float) text_y));
   gtk_snapshot_append_layout (snapshot, self->title_layout, &palette->fg);
@@ -203,7 +211,7 @@ draw_header (PlanarTimeline *self,
   if (subtitle != NULL && subtitle[0] != '\0')
     append_text (snapshot, layout, subtitle, PLANAR_TIMELINE_TITLE_X + title_width + 12,
                  y + floor ((PLANAR_TIMELINE_SECTION_HEIGHT - layout_height (layout)) / 2.0),
-                 width - (PLANAR_TIMELINE_TITLE_X + title_width + 12) - 8, &palette->dim_fg);
+                 text_end - (PLANAR_TIMELINE_TITLE_X + title_width + 12), &palette->dim_fg);
 }
 
 /* A counter as an area chart: per pixel column, the range of the samples
@@ -521,6 +529,24 @@ _planar_timeline_draw_counter_row (PlanarTimeline            *self,
                              &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
 }
 
+void
+_planar_timeline_draw_reserved_row (PlanarTimeline            *self,
+                                    const PlanarTimelineFrame *frame,
+                                    const PlanarTimelineRow   *row,
+                                    double                     y)
+{
+  int e = planar_timeline_layout_find_entry (self->layout, row);
+
+  /* Named as the line will be, dimmed as derived lines are; its events
+   * come when the model has derived them. */
+  if (e >= 0)
+    append_text (frame->snapshot, self->label_layout, planar_timeline_layout_get_entry (self->layout, (guint) e)->name,
+                 14, y + PLANAR_TIMELINE_TRACK_PADDING + floor ((PLANAR_TIMELINE_EVENT_HEIGHT - frame->name_height) / 2.0),
+                 frame->left - 22, &frame->palette->dim_fg);
+  gtk_snapshot_append_color (frame->snapshot, &frame->palette->separator,
+                             &GRAPHENE_RECT_INIT (0, (float) (y + row->height - 1), (float) frame->width, 1));
+}
+
 static void
 draw_tracks_layer (PlanarTimeline *self,
                    GtkSnapshot    *snapshot,
@@ -815,22 +841,22 @@ draw_overlay (PlanarTimeline *self,
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, PLANAR_TIMELINE_AXIS_HEIGHT, (float) width,
                                                          (float) MAX (height - PLANAR_TIMELINE_AXIS_HEIGHT, 0)));
-  if (self->has_hover && self->profile != NULL)
+  if (self->input->has_hover && self->profile != NULL)
     {
-      if (self->hover_count == 1)
+      if (self->input->hover_count == 1)
         {
-          if (event_rect (self, &self->hover, &rect))
+          if (event_rect (self, &self->input->hover, &rect))
             append_outline (snapshot, &rect, 1, &palette->fg);
         }
       else
         {
           double y;
-          const PlanarEvent *ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, NULL, NULL);
+          const PlanarEvent *ev = planar_event_ref_resolve (&self->input->hover, self->profile, NULL, NULL, NULL);
 
-          if (ev != NULL && _planar_timeline_get_track_y (self, self->hover.trace, self->hover.plane, self->hover.track, ev->depth, &y))
+          if (ev != NULL && _planar_timeline_get_track_y (self, self->input->hover.trace, self->input->hover.plane, self->input->hover.track, ev->depth, &y))
             {
-              double x0 = _planar_timeline_x_for_time (self, self->hover_start_ps);
-              double x1 = MAX (_planar_timeline_x_for_time (self, self->hover_end_ps), x0 + 1);
+              double x0 = _planar_timeline_x_for_time (self, self->input->hover_start_ps);
+              double x1 = MAX (_planar_timeline_x_for_time (self, self->input->hover_end_ps), x0 + 1);
 
               append_outline (snapshot, &GRAPHENE_RECT_INIT ((float) x0, (float) y, (float) (x1 - x0), PLANAR_TIMELINE_EVENT_HEIGHT),
                               1, &palette->fg);
@@ -839,12 +865,12 @@ draw_overlay (PlanarTimeline *self,
     }
   gtk_snapshot_pop (snapshot);
 
-  switch (self->drag)
+  switch (self->input->drag)
     {
     case DRAG_BOX:
       {
-        double x0 = MIN (self->drag_x0, self->drag_x1), x1 = MAX (self->drag_x0, self->drag_x1);
-        double y0 = MIN (self->drag_y0, self->drag_y1), y1 = MAX (self->drag_y0, self->drag_y1);
+        double x0 = MIN (self->input->drag_x0, self->input->drag_x1), x1 = MAX (self->input->drag_x0, self->input->drag_x1);
+        double y0 = MIN (self->input->drag_y0, self->input->drag_y1), y1 = MAX (self->input->drag_y0, self->input->drag_y1);
         GdkRGBA fill = accent;
 
         fill.alpha = 0.15f;
@@ -856,12 +882,12 @@ draw_overlay (PlanarTimeline *self,
 
     case DRAG_ZOOM:
       draw_range (self, snapshot,
-                  _planar_timeline_time_for_x (self, self->drag_x0), _planar_timeline_time_for_x (self, self->drag_x1),
+                  _planar_timeline_time_for_x (self, self->input->drag_x0), _planar_timeline_time_for_x (self, self->input->drag_x1),
                   &accent, 0.18f, height);
       break;
 
     case DRAG_TIMING:
-      draw_range (self, snapshot, self->timing_t0_ps, self->timing_t1_ps, &accent, 0.12f, height);
+      draw_range (self, snapshot, self->input->timing_t0_ps, self->input->timing_t1_ps, &accent, 0.12f, height);
       break;
 
     case DRAG_SECTION:
@@ -883,8 +909,8 @@ draw_section_drop (PlanarTimeline *self,
 {
   guint n = planar_timeline_layout_get_n_sections (self->layout);
   double content_y = planar_timeline_layout_get_height (self->layout);
-  const PlanarTimelineSection *dragged = self->drag_section < n
-    ? planar_timeline_layout_get_section (self->layout, self->drag_section) : NULL;
+  const PlanarTimelineSection *dragged = self->input->drag_section < n
+    ? planar_timeline_layout_get_section (self->layout, self->input->drag_section) : NULL;
   GdkRGBA tint = accent;
   double y;
 
@@ -895,7 +921,7 @@ draw_section_drop (PlanarTimeline *self,
                                &GRAPHENE_RECT_INIT (0, (float) _planar_timeline_widget_y (self, planar_timeline_layout_get_row (self->layout, dragged->row)->y),
                                                     (float) width, PLANAR_TIMELINE_SECTION_HEIGHT));
 
-  for (guint s = self->drop_before; s < n; s++)
+  for (guint s = self->input->drop_before; s < n; s++)
     {
       const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, s);
 
@@ -943,6 +969,7 @@ ensure_layouts (PlanarTimeline *self)
   pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
   pango_layout_set_font_description (self->title_layout, font);
   pango_layout_set_single_paragraph_mode (self->title_layout, TRUE);
+  pango_layout_set_ellipsize (self->title_layout, PANGO_ELLIPSIZE_END);
 
   pango_font_description_free (font);
 }
@@ -997,7 +1024,7 @@ _planar_timeline_snapshot (GtkWidget   *widget,
     gtk_snapshot_append_node (snapshot, self->tracks_node);
 
   draw_overlay (self, snapshot, &palette, width, height);
-  if (self->drag == DRAG_SECTION)
+  if (self->input->drag == DRAG_SECTION)
     draw_section_drop (self, snapshot, width);
   gtk_widget_snapshot_child (widget, self->tool_selector, snapshot);
 }

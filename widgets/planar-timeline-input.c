@@ -1,5 +1,7 @@
 /* planar-timeline-input.c: what the pointer, the wheel and the fingers do
- * on the timeline, and the selection they make.
+ * on the timeline, and the selection they make. It owns their state
+ * (PlanarTimelineInput, planar-timeline-input-private.h): where the
+ * pointer is and what it hovers, the drag or pinch under way.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,6 +17,55 @@
 #define DRAG_THRESHOLD 4.0
 /* The timing tool snaps to an event edge this close, in pixels. */
 #define SNAP_DISTANCE 8.0
+
+/* ------------------------------------------------------------------------
+ * The state
+ * ------------------------------------------------------------------------ */
+
+PlanarTimelineInput *
+_planar_timeline_input_new (void)
+{
+  return g_new0 (PlanarTimelineInput, 1);
+}
+
+void
+_planar_timeline_input_free (PlanarTimelineInput *input)
+{
+  g_free (input);
+}
+
+void
+_planar_timeline_input_clear_hover (PlanarTimeline *self)
+{
+  self->input->has_hover = FALSE;
+}
+
+void
+_planar_timeline_input_reset (PlanarTimeline *self)
+{
+  self->input->has_hover = FALSE;
+  self->input->drag = DRAG_NONE;
+}
+
+double
+_planar_timeline_key_anchor (PlanarTimeline *self)
+{
+  if (self->input->pointer_inside && self->input->pointer_x >= self->label_width)
+    return self->input->pointer_x;
+  return -1;
+}
+
+void
+_planar_timeline_update_cursor (PlanarTimeline *self)
+{
+  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
+
+  if (self->input->drag == DRAG_LABEL_EDGE ||
+      (self->input->pointer_inside && _planar_timeline_on_label_edge (self, self->input->pointer_x, self->input->pointer_y)))
+    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "col-resize");
+  else
+    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[planar_timeline_view_get_tool (self->view)]);
+}
 
 /* ------------------------------------------------------------------------
  * Events under the pointer
@@ -210,25 +261,25 @@ update_hover (PlanarTimeline *self)
   const PlanarTimelineRow *row;
   guint depth;
   PlanarSpan span = { 0 };
-  gboolean had = self->has_hover;
-  PlanarEventRef old = self->hover;
-  guint64 old_count = self->hover_count;
+  gboolean had = self->input->has_hover;
+  PlanarEventRef old = self->input->hover;
+  guint64 old_count = self->input->hover_count;
 
-  self->has_hover = FALSE;
-  if (self->pointer_inside && self->drag == DRAG_NONE &&
-      self->pointer_x >= self->label_width &&
-      find_band (self, self->pointer_y, &row, &depth) &&
+  self->input->has_hover = FALSE;
+  if (self->input->pointer_inside && self->input->drag == DRAG_NONE &&
+      self->input->pointer_x >= self->label_width &&
+      find_band (self, self->input->pointer_y, &row, &depth) &&
       pick_span (self, _planar_timeline_row_track (self, row, NULL), depth,
-                 _planar_timeline_time_for_x (self, self->pointer_x), &span))
+                 _planar_timeline_time_for_x (self, self->input->pointer_x), &span))
     {
-      self->has_hover = TRUE;
-      self->hover = (PlanarEventRef) { row->plane, row->trace, row->track, (guint32) span.first };
-      self->hover_count = span.count;
-      self->hover_start_ps = span.start_ps;
-      self->hover_end_ps = span.end_ps;
+      self->input->has_hover = TRUE;
+      self->input->hover = (PlanarEventRef) { row->plane, row->trace, row->track, (guint32) span.first };
+      self->input->hover_count = span.count;
+      self->input->hover_start_ps = span.start_ps;
+      self->input->hover_end_ps = span.end_ps;
     }
-  if (had != self->has_hover ||
-      (had && (!planar_event_ref_equal (&old, &self->hover) || old_count != self->hover_count)))
+  if (had != self->input->has_hover ||
+      (had && (!planar_event_ref_equal (&old, &self->input->hover) || old_count != self->input->hover_count)))
     {
       /* The overlay only: the tracks layer is reused. */
       gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -525,23 +576,23 @@ on_scroll (GtkEventControllerScroll *controller,
       dx /= 50.0;
       dy /= 50.0;
     }
-  return _planar_timeline_handle_scroll (self, dx, dy, state, self->pointer_inside ? self->pointer_x : -1);
+  return _planar_timeline_handle_scroll (self, dx, dy, state, self->input->pointer_inside ? self->input->pointer_x : -1);
 }
 
 void
 _planar_timeline_pinch_begin (PlanarTimeline *self,
                               double          anchor_x)
 {
-  self->pinch_start_ps = planar_timeline_view_get_start_ps (self->view);
-  self->pinch_end_ps = planar_timeline_view_get_end_ps (self->view);
-  self->pinch_anchor_x = anchor_x;
+  self->input->pinch_start_ps = planar_timeline_view_get_start_ps (self->view);
+  self->input->pinch_end_ps = planar_timeline_view_get_end_ps (self->view);
+  self->input->pinch_anchor_x = anchor_x;
 }
 
 void
 _planar_timeline_pinch_update (PlanarTimeline *self,
                                double          scale)
 {
-  double width = (double) (self->pinch_end_ps - self->pinch_start_ps);
+  double width = (double) (self->input->pinch_end_ps - self->input->pinch_start_ps);
   double fraction, anchor, new_width;
   gint64 start;
 
@@ -549,9 +600,9 @@ _planar_timeline_pinch_update (PlanarTimeline *self,
     return;
   /* The time under the fingers stays under them; spreading them by
    * @scale shows 1 / @scale of the window the pinch began with. */
-  fraction = self->pinch_anchor_x >= self->label_width
-    ? (self->pinch_anchor_x - self->label_width) / _planar_timeline_time_area_width (self) : 0.5;
-  anchor = (double) self->pinch_start_ps + fraction * width;
+  fraction = self->input->pinch_anchor_x >= self->label_width
+    ? (self->input->pinch_anchor_x - self->label_width) / _planar_timeline_time_area_width (self) : 0.5;
+  anchor = (double) self->input->pinch_start_ps + fraction * width;
   new_width = MAX (width / scale, (double) PLANAR_TIMELINE_MIN_WINDOW_PS);
   start = (gint64) llround (anchor - fraction * new_width);
   planar_timeline_set_view (self, start, start + (gint64) llround (new_width));
@@ -583,11 +634,11 @@ on_motion (GtkEventControllerMotion *controller,
            double                    y,
            PlanarTimeline           *self)
 {
-  self->pointer_inside = TRUE;
-  self->pointer_x = x;
-  self->pointer_y = y;
+  self->input->pointer_inside = TRUE;
+  self->input->pointer_x = x;
+  self->input->pointer_y = y;
   update_hover (self);
-  if (self->drag == DRAG_NONE)
+  if (self->input->drag == DRAG_NONE)
     _planar_timeline_update_cursor (self);
 }
 
@@ -595,8 +646,46 @@ static void
 on_leave (GtkEventControllerMotion *controller,
           PlanarTimeline           *self)
 {
-  self->pointer_inside = FALSE;
+  self->input->pointer_inside = FALSE;
   update_hover (self);
+}
+
+static int section_at (PlanarTimeline *self,
+                       double          y);
+
+char *
+_planar_timeline_dup_label_tooltip (PlanarTimeline *self,
+                                    double          x,
+                                    double          y)
+{
+  const PlanarTimelineRow *row;
+  const PlanarTimelineRowClass *klass;
+  int pinned = section_at (self, y);
+  double top;
+
+  g_return_val_if_fail (PLANAR_IS_TIMELINE (self), NULL);
+
+  if (pinned < 0 && x >= self->label_width)
+    return NULL;
+  row = row_at (self, y);
+  if (row == NULL)
+    return NULL;
+  top = _planar_timeline_widget_y (self, row->y);
+  if (pinned >= 0)
+    {
+      /* The pinned header, over the row under it. */
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, (guint) pinned);
+      int header_y;
+
+      if (section->row == G_MAXUINT)
+        return NULL;
+      row = planar_timeline_layout_get_row (self->layout, section->row);
+      top = _planar_timeline_widget_y (self, row->y);
+      if (planar_timeline_layout_sticky_section (self->layout, (int) floor (_planar_timeline_vscroll (self)), &header_y) == pinned)
+        top = _planar_timeline_widget_y (self, header_y);
+    }
+  klass = _planar_timeline_row_class (row);
+  return klass->tooltip != NULL ? klass->tooltip (self, row, top) : NULL;
 }
 
 static gboolean
@@ -618,53 +707,28 @@ on_query_tooltip (GtkWidget      *widget,
    * label. */
   if (!keyboard && (section_at (self, y) >= 0 || x < self->label_width))
     {
-      const PlanarTimelineRow *row = row_at (self, y);
-      const PlanarTimelineRowClass *klass;
-      const char *label;
-      int natural;
+      g_autofree char *text = _planar_timeline_dup_label_tooltip (self, x, y);
 
-      if (section_at (self, y) >= 0)
-        {
-          /* The pinned header, over the row under it. */
-          const PlanarTimelineSection *pinned = planar_timeline_layout_get_section (self->layout, (guint) section_at (self, y));
-
-          row = pinned->row != G_MAXUINT ? planar_timeline_layout_get_row (self->layout, pinned->row) : NULL;
-        }
-      if (row == NULL)
+      if (text == NULL)
         return FALSE;
-      klass = _planar_timeline_row_class (row);
-      label = klass->label != NULL ? klass->label (self, row) : NULL;
-      if (label == NULL)
-        return FALSE;
-      pango_layout_set_text (self->title_layout, label, -1);
-      pango_layout_set_width (self->title_layout, -1);
-      pango_layout_get_pixel_size (self->title_layout, &natural, NULL);
-      if (row->kind == PLANAR_TIMELINE_ROW_TRACK || row->kind == PLANAR_TIMELINE_ROW_COUNTER)
-        {
-          pango_layout_set_text (self->label_layout, label, -1);
-          pango_layout_set_width (self->label_layout, -1);
-          pango_layout_get_pixel_size (self->label_layout, &natural, NULL);
-        }
-      if (natural <= klass->label_room (self, row))
-        return FALSE;
-      gtk_tooltip_set_text (tooltip, label);
+      gtk_tooltip_set_text (tooltip, text);
       return TRUE;
     }
-  if (keyboard || !self->has_hover || self->profile == NULL)
+  if (keyboard || !self->input->has_hover || self->profile == NULL)
     return FALSE;
-  ev = planar_event_ref_resolve (&self->hover, self->profile, NULL, &plane, NULL);
+  ev = planar_event_ref_resolve (&self->input->hover, self->profile, NULL, &plane, NULL);
   if (ev == NULL)
     return FALSE;
-  if (self->hover_count > 1)
+  if (self->input->hover_count > 1)
     {
-      planar_time_format_duration (self->hover_end_ps - self->hover_start_ps, duration, sizeof duration);
+      planar_time_format_duration (self->input->hover_end_ps - self->input->hover_start_ps, duration, sizeof duration);
       /* The count is formatted apart: a G_GUINT64_FORMAT macro inside a
        * translatable string is not a format gettext can check. */
-      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, self->hover_count);
+      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, self->input->hover_count);
 
       markup = g_markup_printf_escaped (ngettext ("<b>%s event</b> in %s\nZoom in to tell them apart",
                                                   "<b>%s events</b> in %s\nZoom in to tell them apart",
-                                                  (gulong) MIN (self->hover_count, G_MAXULONG)),
+                                                  (gulong) MIN (self->input->hover_count, G_MAXULONG)),
                                         count, duration);
     }
   else
@@ -802,39 +866,39 @@ on_drag_begin (GtkGestureDrag *gesture,
   guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
 
   gtk_widget_grab_focus (GTK_WIDGET (self));
-  self->drag_button = button;
-  self->drag_x0 = self->drag_x1 = x;
-  self->drag_y0 = self->drag_y1 = y;
-  self->drag_start_ps = planar_timeline_view_get_start_ps (self->view);
-  self->drag_end_ps = planar_timeline_view_get_end_ps (self->view);
-  self->drag_vscroll = _planar_timeline_vscroll (self);
-  self->drag = DRAG_NONE;
-  self->drag_section = G_MAXUINT;
-  self->drag_label_width = self->label_width;
+  self->input->drag_button = button;
+  self->input->drag_x0 = self->input->drag_x1 = x;
+  self->input->drag_y0 = self->input->drag_y1 = y;
+  self->input->drag_start_ps = planar_timeline_view_get_start_ps (self->view);
+  self->input->drag_end_ps = planar_timeline_view_get_end_ps (self->view);
+  self->input->drag_vscroll = _planar_timeline_vscroll (self);
+  self->input->drag = DRAG_NONE;
+  self->input->drag_section = G_MAXUINT;
+  self->input->drag_label_width = self->label_width;
   if (button == GDK_BUTTON_PRIMARY && !_planar_timeline_on_label_edge (self, x, y))
     {
       int section = section_at (self, y);
 
       if (section >= 0)
-        self->drag_section = (guint) section;
+        self->input->drag_section = (guint) section;
     }
 }
 
 static PlanarTimelineDrag
 drag_kind (PlanarTimeline *self)
 {
-  if (self->drag_button == GDK_BUTTON_MIDDLE)
+  if (self->input->drag_button == GDK_BUTTON_MIDDLE)
     return DRAG_PAN;
   /* The label column's edge, over the tracks and headers alike. */
-  if (self->drag_button == GDK_BUTTON_PRIMARY &&
-      fabs (self->drag_x0 - self->drag_label_width) <= PLANAR_TIMELINE_LABEL_GRIP &&
-      self->drag_y0 >= PLANAR_TIMELINE_AXIS_HEIGHT)
+  if (self->input->drag_button == GDK_BUTTON_PRIMARY &&
+      fabs (self->input->drag_x0 - self->input->drag_label_width) <= PLANAR_TIMELINE_LABEL_GRIP &&
+      self->input->drag_y0 >= PLANAR_TIMELINE_AXIS_HEIGHT)
     return DRAG_LABEL_EDGE;
   /* A section header moves vertically, whatever the tool. */
-  if (self->drag_button == GDK_BUTTON_PRIMARY && self->drag_section != G_MAXUINT &&
-      fabs (self->drag_y1 - self->drag_y0) >= fabs (self->drag_x1 - self->drag_x0))
+  if (self->input->drag_button == GDK_BUTTON_PRIMARY && self->input->drag_section != G_MAXUINT &&
+      fabs (self->input->drag_y1 - self->input->drag_y0) >= fabs (self->input->drag_x1 - self->input->drag_x0))
     return DRAG_SECTION;
-  if (self->drag_button != GDK_BUTTON_PRIMARY || self->drag_x0 < self->label_width)
+  if (self->input->drag_button != GDK_BUTTON_PRIMARY || self->input->drag_x0 < self->label_width)
     return DRAG_NONE;
   switch (planar_timeline_view_get_tool (self->view))
     {
@@ -857,38 +921,38 @@ on_drag_update (GtkGestureDrag *gesture,
                 double          dy,
                 PlanarTimeline *self)
 {
-  self->drag_x1 = self->drag_x0 + dx;
-  self->drag_y1 = self->drag_y0 + dy;
+  self->input->drag_x1 = self->input->drag_x0 + dx;
+  self->input->drag_y1 = self->input->drag_y0 + dy;
 
-  if (self->drag == DRAG_NONE)
+  if (self->input->drag == DRAG_NONE)
     {
       if (fabs (dx) < DRAG_THRESHOLD && fabs (dy) < DRAG_THRESHOLD)
         return;
-      self->drag = drag_kind (self);
-      if (self->drag == DRAG_NONE)
+      self->input->drag = drag_kind (self);
+      if (self->input->drag == DRAG_NONE)
         return;
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
-      if (self->drag == DRAG_SECTION)
+      if (self->input->drag == DRAG_SECTION)
         gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
-      if (self->drag == DRAG_TIMING)
-        self->timing_t0_ps = snap_time (self, self->drag_x0, self->drag_y0);
+      if (self->input->drag == DRAG_TIMING)
+        self->input->timing_t0_ps = snap_time (self, self->input->drag_x0, self->input->drag_y0);
       update_hover (self);
     }
 
-  switch (self->drag)
+  switch (self->input->drag)
     {
     case DRAG_PAN:
       {
-        double ps_per_px = (double) (self->drag_end_ps - self->drag_start_ps) / _planar_timeline_time_area_width (self);
+        double ps_per_px = (double) (self->input->drag_end_ps - self->input->drag_start_ps) / _planar_timeline_time_area_width (self);
         gint64 delta = (gint64) llround (-dx * ps_per_px);
 
-        planar_timeline_set_view (self, self->drag_start_ps + delta, self->drag_end_ps + delta);
-        _planar_timeline_scroll_to (self, self->drag_vscroll - dy);
+        planar_timeline_set_view (self, self->input->drag_start_ps + delta, self->input->drag_end_ps + delta);
+        _planar_timeline_scroll_to (self, self->input->drag_vscroll - dy);
       }
       break;
 
     case DRAG_TIMING:
-      self->timing_t1_ps = snap_time (self, self->drag_x1, self->drag_y1);
+      self->input->timing_t1_ps = snap_time (self, self->input->drag_x1, self->input->drag_y1);
       gtk_widget_queue_draw (GTK_WIDGET (self));
       break;
 
@@ -898,12 +962,12 @@ on_drag_update (GtkGestureDrag *gesture,
       break;
 
     case DRAG_SECTION:
-      self->drop_before = _planar_timeline_drop_target (self, self->drag_y1);
+      self->input->drop_before = _planar_timeline_drop_target (self, self->input->drag_y1);
       gtk_widget_queue_draw (GTK_WIDGET (self));
       break;
 
     case DRAG_LABEL_EDGE:
-      _planar_timeline_set_label_width (self, self->drag_label_width + (int) lround (dx), FALSE);
+      _planar_timeline_set_label_width (self, self->input->drag_label_width + (int) lround (dx), FALSE);
       break;
 
     case DRAG_NONE:
@@ -990,50 +1054,50 @@ on_drag_end (GtkGestureDrag *gesture,
              PlanarTimeline *self)
 {
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
-  PlanarTimelineDrag drag = self->drag;
+  PlanarTimelineDrag drag = self->input->drag;
 
-  self->drag = DRAG_NONE;
-  self->drag_x1 = self->drag_x0 + dx;
-  self->drag_y1 = self->drag_y0 + dy;
+  self->input->drag = DRAG_NONE;
+  self->input->drag_x1 = self->input->drag_x0 + dx;
+  self->input->drag_y1 = self->input->drag_y0 + dy;
 
   switch (drag)
     {
     case DRAG_NONE:
-      if (self->drag_button == GDK_BUTTON_PRIMARY)
-        click (self, self->drag_x0, self->drag_y0, state);
+      if (self->input->drag_button == GDK_BUTTON_PRIMARY)
+        click (self, self->input->drag_x0, self->input->drag_y0, state);
       break;
 
     case DRAG_BOX:
-      _planar_timeline_select_box (self, self->drag_x0, self->drag_y0, self->drag_x1, self->drag_y1,
+      _planar_timeline_select_box (self, self->input->drag_x0, self->input->drag_y0, self->input->drag_x1, self->input->drag_y1,
                                    (state & GDK_CONTROL_MASK) != 0);
       break;
 
     case DRAG_ZOOM:
-      planar_timeline_set_view (self, _planar_timeline_time_for_x (self, MIN (self->drag_x0, self->drag_x1)),
-                                _planar_timeline_time_for_x (self, MAX (self->drag_x0, self->drag_x1)));
+      planar_timeline_set_view (self, _planar_timeline_time_for_x (self, MIN (self->input->drag_x0, self->input->drag_x1)),
+                                _planar_timeline_time_for_x (self, MAX (self->input->drag_x0, self->input->drag_x1)));
       break;
 
     case DRAG_TIMING:
       {
         g_autoptr(PlanarSelection) selection = NULL;
 
-        self->timing_t1_ps = snap_time (self, self->drag_x1, self->drag_y1);
-        if (self->timing_t1_ps != self->timing_t0_ps)
+        self->input->timing_t1_ps = snap_time (self, self->input->drag_x1, self->input->drag_y1);
+        if (self->input->timing_t1_ps != self->input->timing_t0_ps)
           {
-            selection = planar_selection_new_for_range (self->profile, self->timing_t0_ps, self->timing_t1_ps);
+            selection = planar_selection_new_for_range (self->profile, self->input->timing_t0_ps, self->input->timing_t1_ps);
             planar_timeline_set_selection (self, selection);
           }
       }
       break;
 
     case DRAG_SECTION:
-      _planar_timeline_move_section (self, self->drag_section, _planar_timeline_drop_target (self, self->drag_y1));
+      _planar_timeline_move_section (self, self->input->drag_section, _planar_timeline_drop_target (self, self->input->drag_y1));
       _planar_timeline_update_cursor (self);
       break;
 
     case DRAG_LABEL_EDGE:
       /* Remembered once, where the drag ends. */
-      _planar_timeline_set_label_width (self, self->drag_label_width + (int) lround (dx), TRUE);
+      _planar_timeline_set_label_width (self, self->input->drag_label_width + (int) lround (dx), TRUE);
       _planar_timeline_update_cursor (self);
       break;
 

@@ -7,6 +7,7 @@
 
 #include "planar-timeline.h"
 #include "planar-flow-layer.h"
+#include "planar-timeline-input-private.h"
 #include "planar-timeline-layout.h"
 #include "planar-track-renderer.h"
 
@@ -38,19 +39,6 @@ G_BEGIN_DECLS
 #define PLANAR_TIMELINE_HIT_TICK_WIDTH 3
 /* zoom-to-selection leaves this share of the selection free on each side. */
 #define PLANAR_TIMELINE_FIT_MARGIN     0.05
-
-typedef enum
-{
-  DRAG_NONE,
-  DRAG_BOX,
-  DRAG_PAN,
-  DRAG_ZOOM,
-  DRAG_TIMING,
-  /* A section header, to put it elsewhere. */
-  DRAG_SECTION,
-  /* The label column's edge, to widen or narrow it. */
-  DRAG_LABEL_EDGE,
-} PlanarTimelineDrag;
 
 /* The colors of a frame, from the widget's foreground. */
 typedef struct
@@ -84,9 +72,9 @@ typedef struct
 
 /* What a kind of row does, as Tracy's TimelineItem and Perfetto's track
  * classes do (planar-timeline-rows.c holds one per kind: section header,
- * host header, track, counter; a pending host is a section header whose
- * section is pending). Its height is the layout's (view/). NULL members do
- * nothing. */
+ * host header, track, counter, room kept for a derived line; a pending
+ * host is a section header whose section is pending). Its height is the
+ * layout's (view/). NULL members do nothing. */
 typedef struct
 {
   /* Draws @row, its top at widget @y. */
@@ -100,13 +88,13 @@ typedef struct
                                 double                     x,
                                 double                     y,
                                 PlanarEventRef            *ref);
-  /* The whole text of the row's label, shown as its tooltip when
-   * drawn cut short (see label_room). Returns: (nullable). */
-  const char *(*label)         (PlanarTimeline            *self,
-                                const PlanarTimelineRow   *row);
-  /* How wide the label may be drawn. */
-  double      (*label_room)    (PlanarTimeline            *self,
-                                const PlanarTimelineRow   *row);
+  /* The tooltip of the row's label drawn with its top at widget @y, when
+   * it is cut short there: the whole name (a header's with its subtitle,
+   * which names the device and host). Returns: (transfer full)
+   * (nullable). */
+  char       *(*tooltip)       (PlanarTimeline            *self,
+                                const PlanarTimelineRow   *row,
+                                double                     y);
   /* A click on its label (a header folds or loads). */
   void        (*activate)      (PlanarTimeline            *self,
                                 const PlanarTimelineRow   *row);
@@ -177,42 +165,13 @@ struct _PlanarTimeline
   GtkWidget            *go_to_entry;
   GtkWidget            *go_to_message;
 
-  /* The pointer, in widget coordinates, while it is over the widget. */
-  gboolean              pointer_inside;
-  double                pointer_x;
-  double                pointer_y;
-  gboolean              has_hover;
-  PlanarEventRef        hover;
-  /* Hovering a folded block: how many events it stands for. */
-  guint64               hover_count;
-  gint64                hover_start_ps;
-  gint64                hover_end_ps;
+  /* The pointer and the gestures (planar-timeline-input.c). */
+  PlanarTimelineInput  *input;
 
-  PlanarTimelineDrag    drag;
-  guint                 drag_button;
-  double                drag_x0;
-  double                drag_y0;
-  double                drag_x1;
-  double                drag_y1;
-  gint64                drag_start_ps;
-  gint64                drag_end_ps;
-  double                drag_vscroll;
-  gint64                timing_t0_ps;
-  gint64                timing_t1_ps;
   /* The time the last Go to Time went to, marked by a labelled line until
    * the next one (or another profile). */
   gboolean              has_go_to_marker;
   gint64                go_to_marker_ps;
-  /* DRAG_SECTION: the section dragged, and the one it would go before
-   * (the number of sections: last). */
-  guint                 drag_section;
-  /* DRAG_LABEL_EDGE: the column's width when the drag began. */
-  int                   drag_label_width;
-  guint                 drop_before;
-
-  gint64                pinch_start_ps;
-  gint64                pinch_end_ps;
-  double                pinch_anchor_x;
 };
 
 static inline double
@@ -255,12 +214,11 @@ void     _planar_timeline_zoom             (PlanarTimeline        *self,
 /* Moves the window by @fraction of its width (negative: earlier). */
 void     _planar_timeline_pan              (PlanarTimeline        *self,
                                             double                 fraction);
-/* The zoom anchor of the keys: the pointer when it is over the tracks,
- * else the middle (-1). */
-double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
 void     _planar_timeline_show_all         (PlanarTimeline        *self);
-/* Sets the cursor of the tool in use. */
-void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
+/* The widget x where the text of a header row whose top is at widget @y
+ * ends: before the floating tool palette when beside it. */
+double   _planar_timeline_header_text_end  (PlanarTimeline        *self,
+                                            double                 y);
 /* Whether widget @x, @y is on the label column's edge. */
 gboolean _planar_timeline_on_label_edge    (PlanarTimeline        *self,
                                             double                 x,
@@ -281,6 +239,11 @@ void     _planar_timeline_step_selection   (PlanarTimeline        *self,
 
 /* planar-timeline-input.c: the handlers' logic, callable with chosen
  * values by the tests. */
+/* The zoom anchor of the keys: the pointer when it is over the tracks,
+ * else the middle (-1). */
+double   _planar_timeline_key_anchor       (PlanarTimeline        *self);
+/* Sets the cursor of the tool in use. */
+void     _planar_timeline_update_cursor    (PlanarTimeline        *self);
 gboolean _planar_timeline_handle_scroll    (PlanarTimeline        *self,
                                             double                 dx,
                                             double                 dy,
@@ -386,6 +349,11 @@ void     _planar_timeline_draw_counter_row (PlanarTimeline            *self,
                                             const PlanarTimelineFrame *frame,
                                             const PlanarTimelineRow   *row,
                                             double                     y);
+/* Room kept for a derived line to come: its name, dimmed. */
+void     _planar_timeline_draw_reserved_row (PlanarTimeline           *self,
+                                             const PlanarTimelineFrame *frame,
+                                             const PlanarTimelineRow  *row,
+                                             double                    y);
 /* The tracks and the overlay, drawn afresh (for export). */
 void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             GtkSnapshot           *snapshot,
@@ -411,6 +379,12 @@ void     _planar_timeline_activate_section_row (PlanarTimeline          *self,
                                                 const PlanarTimelineRow *row);
 void     _planar_timeline_activate_host_row (PlanarTimeline          *self,
                                              const PlanarTimelineRow *row);
+/* The tooltip of the label at widget (@x, @y) (a header's title, pinned
+ * or not, or a track's name in the label column) when it is drawn cut
+ * short, else NULL. Returns: (transfer full) (nullable). */
+char    *_planar_timeline_dup_label_tooltip (PlanarTimeline       *self,
+                                             double                x,
+                                             double                y);
 /* Adds the event controllers and the tooltip. */
 void     _planar_timeline_init_input       (PlanarTimeline        *self);
 

@@ -11,75 +11,106 @@
  */
 #include "planar-timeline-private.h"
 
-/* Labels: a header's title runs to the widget's end after its expander; a
- * track's or counter's name stays in the label column. */
+/* Labels: a header's title and subtitle run to the widget's end (or the
+ * tool palette) after its expander; a track's or counter's name stays in
+ * the label column. */
 
-static const char *
-section_label (PlanarTimeline          *self,
-               const PlanarTimelineRow *row)
+static int
+natural_width (PangoLayout *layout,
+               const char  *text)
 {
-  return planar_timeline_layout_get_section (self->layout, row->section)->title;
+  int width;
+
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_set_width (layout, -1);
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  return width;
 }
 
-static const char *
-host_label (PlanarTimeline          *self,
-            const PlanarTimelineRow *row)
+/* As draw_header() lays them out. */
+static char *
+header_tooltip (PlanarTimeline *self,
+                const char     *title,
+                const char     *subtitle,
+                double          y)
 {
-  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
-    if (planar_timeline_layout_get_host (self->layout, h)->trace == row->trace)
-      return planar_timeline_layout_get_host (self->layout, h)->title;
+  double room = _planar_timeline_header_text_end (self, y) - PLANAR_TIMELINE_TITLE_X;
+  int title_width = natural_width (self->title_layout, title);
+  gboolean has_subtitle = subtitle != NULL && subtitle[0] != '\0';
+
+  if (title_width > room)
+    return has_subtitle ? g_strdup_printf ("%s\n%s", title, subtitle) : g_strdup (title);
+  if (has_subtitle && title_width + 12 + natural_width (self->small_layout, subtitle) > room)
+    return g_strdup_printf ("%s\n%s", title, subtitle);
   return NULL;
 }
 
-static double
-header_label_room (PlanarTimeline          *self,
-                   const PlanarTimelineRow *row)
+static char *
+section_tooltip (PlanarTimeline          *self,
+                 const PlanarTimelineRow *row,
+                 double                   y)
 {
-  return gtk_widget_get_width (GTK_WIDGET (self)) - PLANAR_TIMELINE_TITLE_X - 8;
+  const PlanarTimelineSection *section = planar_timeline_layout_get_section (self->layout, row->section);
+
+  return header_tooltip (self, section->title, section->subtitle, y);
 }
 
-static const char *
-entry_label (PlanarTimeline          *self,
-             const PlanarTimelineRow *row)
+static char *
+host_tooltip (PlanarTimeline          *self,
+              const PlanarTimelineRow *row,
+              double                   y)
 {
-  int e = planar_timeline_layout_find_entry (self->layout, row);
+  for (guint h = 0; h < planar_timeline_layout_get_n_hosts (self->layout); h++)
+    {
+      const PlanarTimelineHost *host = planar_timeline_layout_get_host (self->layout, h);
 
-  return e >= 0 ? planar_timeline_layout_get_entry (self->layout, (guint) e)->name : NULL;
+      if (host->trace == row->trace)
+        return header_tooltip (self, host->title, host->subtitle, y);
+    }
+  return NULL;
 }
 
 /* As wide as the drawing lets a name be (see the draw functions). */
-static double
-entry_label_room (PlanarTimeline          *self,
-                  const PlanarTimelineRow *row)
+static char *
+entry_tooltip (PlanarTimeline          *self,
+               const PlanarTimelineRow *row,
+               double                   y)
 {
-  return self->label_width - 22;
+  int e = planar_timeline_layout_find_entry (self->layout, row);
+  const char *name;
+
+  if (e < 0)
+    return NULL;
+  name = planar_timeline_layout_get_entry (self->layout, (guint) e)->name;
+  return natural_width (self->label_layout, name) > self->label_width - 22 ? g_strdup (name) : NULL;
 }
 
 static const PlanarTimelineRowClass row_classes[] = {
   [PLANAR_TIMELINE_ROW_SECTION] = {
     .draw = _planar_timeline_draw_section_row,
-    .label = section_label,
-    .label_room = header_label_room,
+    .tooltip = section_tooltip,
     .activate = _planar_timeline_activate_section_row,
     .context_menu = _planar_timeline_section_menu,
   },
   [PLANAR_TIMELINE_ROW_TRACK] = {
     .draw = _planar_timeline_draw_track_row,
     .pick = _planar_timeline_pick_track_row,
-    .label = entry_label,
-    .label_room = entry_label_room,
+    .tooltip = entry_tooltip,
     .context_menu = _planar_timeline_track_menu,
   },
   [PLANAR_TIMELINE_ROW_COUNTER] = {
     .draw = _planar_timeline_draw_counter_row,
-    .label = entry_label,
-    .label_room = entry_label_room,
+    .tooltip = entry_tooltip,
+    .context_menu = _planar_timeline_track_menu,
+  },
+  [PLANAR_TIMELINE_ROW_RESERVED] = {
+    .draw = _planar_timeline_draw_reserved_row,
+    .tooltip = entry_tooltip,
     .context_menu = _planar_timeline_track_menu,
   },
   [PLANAR_TIMELINE_ROW_HOST] = {
     .draw = _planar_timeline_draw_host_row,
-    .label = host_label,
-    .label_room = header_label_room,
+    .tooltip = host_tooltip,
     .activate = _planar_timeline_activate_host_row,
     .context_menu = _planar_timeline_host_menu,
   },

@@ -196,7 +196,7 @@ vadjustment_value_changed (PlanarTimeline *self,
 {
   if (self->updating_adjustments)
     return;
-  self->has_hover = FALSE;
+  _planar_timeline_input_clear_hover (self);
   _planar_timeline_invalidate_tracks (self);
 }
 
@@ -259,7 +259,7 @@ view_notify (PlanarTimelineView *view,
 
   if (g_str_equal (name, "visible-range"))
     {
-      self->has_hover = FALSE;
+      _planar_timeline_input_clear_hover (self);
       g_object_freeze_notify (G_OBJECT (self));
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_START_PS]);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_END_PS]);
@@ -388,13 +388,6 @@ _planar_timeline_pan (PlanarTimeline *self,
   planar_timeline_set_view (self, planar_timeline_view_get_start_ps (self->view) + delta, planar_timeline_view_get_end_ps (self->view) + delta);
 }
 
-double
-_planar_timeline_key_anchor (PlanarTimeline *self)
-{
-  if (self->pointer_inside && self->pointer_x >= self->label_width)
-    return self->pointer_x;
-  return -1;
-}
 
 void
 _planar_timeline_show_all (PlanarTimeline *self)
@@ -425,7 +418,7 @@ _planar_timeline_refresh_layout (PlanarTimeline *self)
 {
   if (planar_timeline_layout_update (self->layout, self->profile))
     {
-      self->has_hover = FALSE;
+      _planar_timeline_input_clear_hover (self);
       _planar_timeline_invalidate_tracks (self);
     }
   if (self->vadjustment != NULL)
@@ -548,9 +541,8 @@ planar_timeline_set_profile (PlanarTimeline *self,
   self->has_go_to_marker = FALSE;
   /* A find's hits name the old profile's tracks. */
   g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
-  self->has_hover = FALSE;
   self->view_touched = FALSE;
-  self->drag = DRAG_NONE;
+  _planar_timeline_input_reset (self);
   planar_timeline_view_set_selection (self->view, NULL);
   /* A new profile shows everything, unless told otherwise (after the
    * selection is gone: it belongs to the old profile). */
@@ -806,17 +798,6 @@ planar_timeline_get_end_ps (PlanarTimeline *self)
   return planar_timeline_view_get_end_ps (self->view);
 }
 
-void
-_planar_timeline_update_cursor (PlanarTimeline *self)
-{
-  static const char * const cursors[] = { "default", "grab", "zoom-in", "col-resize" };
-
-  if (self->drag == DRAG_LABEL_EDGE ||
-      (self->pointer_inside && _planar_timeline_on_label_edge (self, self->pointer_x, self->pointer_y)))
-    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "col-resize");
-  else
-    gtk_widget_set_cursor_from_name (GTK_WIDGET (self), cursors[planar_timeline_view_get_tool (self->view)]);
-}
 
 gboolean
 _planar_timeline_on_label_edge (PlanarTimeline *self,
@@ -985,6 +966,22 @@ planar_timeline_measure (GtkWidget      *widget,
     }
 }
 
+double
+_planar_timeline_header_text_end (PlanarTimeline *self,
+                                  double          y)
+{
+  double end = gtk_widget_get_width (GTK_WIDGET (self)) - 8;
+  graphene_rect_t palette;
+
+  /* The palette floats over the top right of the tracks: a header beside
+   * it ends its text before it, a gap away. */
+  if (self->tool_selector != NULL && gtk_widget_get_visible (self->tool_selector) &&
+      gtk_widget_compute_bounds (self->tool_selector, GTK_WIDGET (self), &palette) &&
+      y < palette.origin.y + palette.size.height && y + PLANAR_TIMELINE_SECTION_HEIGHT > palette.origin.y)
+    end = MIN (end, palette.origin.x - 12);
+  return end;
+}
+
 static void
 planar_timeline_size_allocate (GtkWidget *widget,
                                int        width,
@@ -1004,7 +1001,7 @@ planar_timeline_size_allocate (GtkWidget *widget,
   configure_vadjustment (self);
   configure_hadjustment (self);
   _planar_timeline_allocate_popovers (self);
-  self->has_hover = FALSE;
+  _planar_timeline_input_clear_hover (self);
 }
 
 /* ------------------------------------------------------------------------
@@ -1050,6 +1047,7 @@ planar_timeline_finalize (GObject *object)
   g_clear_pointer (&self->hit_spans, g_array_unref);
   g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   g_clear_pointer (&self->track_filter, g_free);
+  g_clear_pointer (&self->input, _planar_timeline_input_free);
 
   G_OBJECT_CLASS (planar_timeline_parent_class)->finalize (object);
 }
@@ -1255,6 +1253,7 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
 static void
 planar_timeline_init (PlanarTimeline *self)
 {
+  self->input = _planar_timeline_input_new ();
   self->hide_internal_events = TRUE;
   self->label_width = PLANAR_TIMELINE_LABEL_WIDTH;
   self->view = planar_timeline_view_new ();

@@ -14,6 +14,8 @@
  * Points:
  *   "trace-mapped"  a profile mapped, before its structure scan;
  *   "trace-opened"  planar_trace_decode() about to read the lines;
+ *   "trace-deriving" the file's tracks in place, the derive pass about to
+ *                   run (a test may hold the load there);
  *   "trace-decoded" planar_trace_decode() done, before anything reads stats;
  *   "cache-mapped"  a cached index mapped, before it is read.
  * This replaces a sleep-and-truncate race with a fixed point.

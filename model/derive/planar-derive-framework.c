@@ -63,6 +63,30 @@ resolve_framework_op (PlaneContext *ctx,
   return g_hash_table_lookup (ctx->tf_cache, &key);
 }
 
+guint
+_planar_derive_op_n_scopes (const char *full,
+                            gsize       len)
+{
+  PlanarOpName op;
+  const char *part, *end;
+  guint n = 0;
+
+  planar_op_name_parse (full, len, &op);
+  if (op.category != PLANAR_OP_CATEGORY_TENSORFLOW && op.category != PLANAR_OP_CATEGORY_JAX)
+    return 0;
+  part = op.name;
+  end = op.name + op.name_len;
+  /* As resolve_framework_op(): each non-empty part before a "/". */
+  for (const char *c = part; c < end && n < MAX_LEVELS; c++)
+    if (*c == '/')
+      {
+        if (c > part)
+          n++;
+        part = c + 1;
+      }
+  return n;
+}
+
 /* Feeds a framework op (`tf_op`) to the name-scope and op lines. */
 void
 _planar_derive_add_framework_op (PlaneContext         *ctx,

@@ -182,8 +182,42 @@ resolve_hlo_op (PlaneContext     *ctx,
   return g_hash_table_lookup (ctx->hlo_cache, &key);
 }
 
-/* The module an XLA op's kernel belongs to: that of its program id, or
- * without one, the module of its hlo_module's name. */
+const PlanarHloModule *
+_planar_derive_find_hlo_module (const PlanarHloIndex *hlo,
+                                const EventFacts     *facts)
+{
+  g_autofree char *name = NULL;
+
+  if (hlo == NULL)
+    return NULL;
+  if (facts->has_program_id)
+    return planar_hlo_index_find_module (hlo, facts->program_id);
+  if (facts->hlo_module.len == 0)
+    return NULL;
+  name = g_strndup (facts->hlo_module.data, facts->hlo_module.len);
+  return planar_hlo_index_find_module_by_name (hlo, name);
+}
+
+const PlanarHloInstruction *
+_planar_derive_find_hlo_instruction (const PlanarHloModule *module,
+                                     const EventFacts      *facts)
+{
+  const char *name = facts->hlo_op.data;
+  gsize len = facts->hlo_op.len;
+
+  if (module == NULL)
+    return NULL;
+  for (gsize i = 0; i + 2 < facts->hlo_op.len; i++)
+    if (facts->hlo_op.data[i] == ':' && facts->hlo_op.data[i + 1] == ':')
+      {
+        name = facts->hlo_op.data + i + 2;
+        len = facts->hlo_op.len - i - 2;
+      }
+  return planar_hlo_module_find_instruction (module, name, (gssize) len);
+}
+
+/* _planar_derive_find_hlo_module(), remembering the last answer: a
+ * stream's kernels come from a few programs in long runs. */
 static const PlanarHloModule *
 find_hlo_module (GpuPass          *gp,
                  const EventFacts *facts)
@@ -192,16 +226,7 @@ find_hlo_module (GpuPass          *gp,
       (facts->has_program_id ? gp->last_hlo_pid == facts->program_id
                              : _planar_derive_text_equal (gp->last_hlo_module_name, facts->hlo_module)))
     return gp->last_hlo_module;
-  if (facts->has_program_id)
-    gp->last_hlo_module = planar_hlo_index_find_module (gp->hlo, facts->program_id);
-  else if (facts->hlo_module.len > 0)
-    {
-      g_autofree char *name = g_strndup (facts->hlo_module.data, facts->hlo_module.len);
-
-      gp->last_hlo_module = planar_hlo_index_find_module_by_name (gp->hlo, name);
-    }
-  else
-    gp->last_hlo_module = NULL;
+  gp->last_hlo_module = _planar_derive_find_hlo_module (gp->hlo, facts);
   gp->last_hlo_has_pid = facts->has_program_id;
   gp->last_hlo_pid = facts->program_id;
   gp->last_hlo_module_name = facts->hlo_module;
@@ -216,21 +241,12 @@ resolve_symbol (DeriveContext    *dc,
                 GpuPass          *gp,
                 const EventFacts *facts)
 {
-  const PlanarHloModule *module;
   const PlanarHloInstruction *in;
-  const char *name = facts->hlo_op.data;
-  gsize len = facts->hlo_op.len;
   HloSymbol *symbol;
 
-  if (gp->hlo == NULL || (module = find_hlo_module (gp, facts)) == NULL)
+  if (gp->hlo == NULL)
     return NULL;
-  for (gsize i = 0; i + 2 < facts->hlo_op.len; i++)
-    if (facts->hlo_op.data[i] == ':' && facts->hlo_op.data[i + 1] == ':')
-      {
-        name = facts->hlo_op.data + i + 2;
-        len = facts->hlo_op.len - i - 2;
-      }
-  in = planar_hlo_module_find_instruction (module, name, (gssize) len);
+  in = _planar_derive_find_hlo_instruction (find_hlo_module (gp, facts), facts);
   if (in == NULL)
     return NULL;
   symbol = g_hash_table_lookup (gp->hlo_symbols, in);
@@ -445,6 +461,33 @@ compare_streams (gconstpointer a,
   return x->t < y->t ? -1 : x->t > y->t;
 }
 
+void
+_planar_derive_gpu_streams (const PlanarPlane *plane,
+                            guint              n_file_tracks,
+                            GArray            *out)
+{
+  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (StreamOrder));
+
+  /* XProf's streams are the plane's lines without a derived id, compute
+   * streams first, then by number of events; at most 16 get lines. */
+  for (guint t = 0; t < n_file_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+      StreamOrder so = { 0 };
+
+      if (planar_line_id_is_derived (track->id) || track->derived)
+        continue;
+      so.t = t;
+      so.n = track->n_events + track->n_aggregated;
+      so.compute = strstr (track->name, "Compute") != NULL;
+      g_array_append_val (order, so);
+    }
+  g_array_sort (order, compare_streams);
+  g_array_set_size (out, 0);
+  for (guint k = 0; k < MIN (order->len, PLANAR_DERIVED_MAX_STREAMS); k++)
+    g_array_append_val (out, g_array_index (order, StreamOrder, k).t);
+}
+
 static int
 compare_launch_groups (gconstpointer a,
                        gconstpointer b)
@@ -529,7 +572,7 @@ _planar_gpu_pass_new (DeriveContext *dc,
 {
   PlanarTrace *self = dc->self;
   PlanarPlane *plane = &self->planes[p];
-  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (StreamOrder));
+  g_autoptr(GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
   GpuPass *gp = g_new0 (GpuPass, 1);
 
   _planar_plane_context_init (&gp->ctx, self, p, dc->sources, _planar_derive_plane_quota (dc, p));
@@ -556,8 +599,6 @@ _planar_gpu_pass_new (DeriveContext *dc,
   _planar_line_builder_init (&gp->launch_stats, self, PLANAR_LINE_ID_LAUNCH_STATS,
                              _planar_derive_intern (self, "Launch Stats"), G_MAXUINT, FALSE);
 
-  /* XProf's streams are the plane's lines without a derived id, compute
-   * streams first, then by number of events; at most 16 get lines. */
   for (guint t = 0; t < gp->n_file_tracks; t++)
     {
       const PlanarTrack *track = &plane->tracks[t];
@@ -567,24 +608,15 @@ _planar_gpu_pass_new (DeriveContext *dc,
         continue;
       gp->use[t] = TRUE;
       gp->any_use = gp->any_use || track->n_events > 0;
-      if (gp->annotations)
-        {
-          StreamOrder so = { 0 };
-
-          so.t = t;
-          so.n = track->n_events + track->n_aggregated;
-          so.compute = strstr (track->name, "Compute") != NULL;
-
-          g_array_append_val (order, so);
-        }
     }
-  g_array_sort (order, compare_streams);
-  gp->n_streams = MIN (order->len, PLANAR_DERIVED_MAX_STREAMS);
+  if (gp->annotations)
+    _planar_derive_gpu_streams (plane, gp->n_file_tracks, order);
+  gp->n_streams = order->len;
   gp->streams = g_new0 (StreamLines, MAX (gp->n_streams, 1));
   for (guint k = 0; k < gp->n_streams; k++)
     {
-      const StreamOrder *so = &g_array_index (order, StreamOrder, k);
-      const PlanarTrack *stream = &plane->tracks[so->t];
+      guint t = g_array_index (order, guint, k);
+      const PlanarTrack *stream = &plane->tracks[t];
       StreamLines *sl = &gp->streams[k];
       gint64 base = PLANAR_LINE_ID_DEVICE_DERIVED_MIN +
                     (gint64) k * PLANAR_DERIVED_LINES_PER_STREAM;
@@ -599,17 +631,17 @@ _planar_gpu_pass_new (DeriveContext *dc,
       g_autofree char *n_xla = g_strconcat ("XLA Ops", suffix, NULL);
       g_autofree char *n_source = g_strconcat ("Source code", suffix, NULL);
 
-      gp->slot[so->t] = (gint) k;
+      gp->slot[t] = (gint) k;
       _planar_line_builder_init (&sl->name_scope, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE,
-                                 _planar_derive_intern (self, n_scope), so->t, FALSE);
+                                 _planar_derive_intern (self, n_scope), t, FALSE);
       _planar_line_builder_init (&sl->framework_ops, self, base + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS,
-                                 _planar_derive_intern (self, n_ops), so->t, FALSE);
+                                 _planar_derive_intern (self, n_ops), t, FALSE);
       _planar_line_builder_init (&sl->modules, self, base + PLANAR_DERIVED_OFFSET_XLA_MODULES,
-                                 _planar_derive_intern (self, n_modules), so->t, FALSE);
+                                 _planar_derive_intern (self, n_modules), t, FALSE);
       _planar_line_builder_init (&sl->xla_ops, self, base + PLANAR_DERIVED_OFFSET_XLA_OPS,
-                                 _planar_derive_intern (self, n_xla), so->t, FALSE);
+                                 _planar_derive_intern (self, n_xla), t, FALSE);
       _planar_line_builder_init (&sl->source, self, base + PLANAR_DERIVED_OFFSET_SOURCE_CODE,
-                                 _planar_derive_intern (self, n_source), so->t, FALSE);
+                                 _planar_derive_intern (self, n_source), t, FALSE);
       sl->name_scope.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_NAME_SCOPE;
       sl->framework_ops.display_id = position + 1 + PLANAR_DERIVED_OFFSET_FRAMEWORK_OPS;
       sl->modules.display_id = position + 1 + PLANAR_DERIVED_OFFSET_XLA_MODULES;

@@ -19,6 +19,7 @@
  *  planar-derive.c            the two rounds of jobs (orchestration)
  *  planar-derive-sources.c    the table of derived sources: queries, cache
  *  planar-derived-results.c   their owner on the trace (PlanarDerivedResults)
+ *  planar-derive-predict.c    which lines a plane will get, before the pass
  *
  * Only those files include this header; the rest of the model sees
  * planar-derive-private.h.
@@ -28,6 +29,7 @@
 #pragma once
 
 #include "planar-trace-private.h"
+#include "planar-hlo.h"
 
 #include "planar-counters-private.h"
 #include "planar-derive-private.h"
@@ -431,6 +433,9 @@ void _planar_line_builder_expand_or_add_levels (PlaneContext         *ctx,
 
 /* planar-derive-framework.c */
 
+/* How many Framework Name Scope levels framework op @full gets. */
+guint _planar_derive_op_n_scopes (const char *full,
+                                  gsize       len);
 void _planar_derive_add_framework_op (PlaneContext         *ctx,
                                       LineBuilder          *name_scope,
                                       LineBuilder          *framework_ops,
@@ -475,6 +480,21 @@ void _planar_derive_launch_tables_free (GHashTable **tables,
 
 /* planar-derive-gpu.c */
 
+/* Sets @out (guint track indices) to the file tracks of GPU @plane (its
+ * first @n_file_tracks) that get derived lines, in XProf's stream order:
+ * compute streams first, then the busiest; at most
+ * PLANAR_DERIVED_MAX_STREAMS. */
+void _planar_derive_gpu_streams (const PlanarPlane *plane,
+                                 guint              n_file_tracks,
+                                 GArray            *out);
+/* The module an XLA op's kernel belongs to in @hlo: that of its program
+ * id, or without one, the module of its hlo_module's name; NULL when none. */
+const PlanarHloModule *_planar_derive_find_hlo_module (const PlanarHloIndex *hlo,
+                                                       const EventFacts     *facts);
+/* The instruction the innermost "::"-separated level of @facts's hlo_op
+ * names in @module, as XProf's symbol resolver takes it; NULL when none. */
+const PlanarHloInstruction *_planar_derive_find_hlo_instruction (const PlanarHloModule *module,
+                                                                 const EventFacts      *facts);
 void _planar_gpu_pass_free (GpuPass *gp);
 GpuPass *_planar_gpu_pass_new (DeriveContext *dc,
                                guint          p,

@@ -84,6 +84,54 @@ planar_line_id_is_derived (gint64 line_id)
 gboolean planar_trace_get_derived_source           (PlanarTrace       *self,
                                                     const PlanarEvent *event,
                                                     PlanarEventRef    *source);
+/* The kinds of line the model derives. New kinds go at the end. */
+typedef enum
+{
+  PLANAR_DERIVED_LINE_FRAMEWORK_NAME_SCOPE,
+  PLANAR_DERIVED_LINE_FRAMEWORK_OPS,
+  PLANAR_DERIVED_LINE_XLA_MODULES,
+  PLANAR_DERIVED_LINE_XLA_OPS,
+  PLANAR_DERIVED_LINE_SOURCE_CODE,
+  PLANAR_DERIVED_LINE_STEPS,
+  PLANAR_DERIVED_LINE_LAUNCH_STATS,
+} PlanarDerivedLineKind;
+
+/* A line the model expects to derive on a plane. */
+typedef struct
+{
+  PlanarDerivedLineKind kind;
+  /* The XLine id and display id the line will carry (PlanarTrack.id and
+   * .display_id once it is there). */
+  gint64                id;
+  gint64                display_id;
+  /* The file track it is derived from (a GPU stream), or G_MAXUINT for a
+   * line of the whole plane (PlanarTrack.source_track once it is there). */
+  guint                 source_track;
+  /* Interned: the name it will have ("XLA Ops - from #7"). */
+  const char           *name;
+  /* The nesting depths it is expected to have (at least 1): the most
+   * levels (name scopes, "::"-separated HLO ops) an event read has. */
+  guint                 n_depths;
+} PlanarDerivedLinePrediction;
+
+/* The lines the derive pass will add to plane @plane, in the order it
+ * adds them, from what is read before it runs: the plane's file lines
+ * (which exist already, and in which order XProf takes its streams), the
+ * stat names the planes define, and the stats of the first events of each
+ * stream. Lets a viewer keep room for them while the file's tracks are
+ * shown, so that nothing moves when they arrive.
+ *
+ * A prediction, not a promise: a line whose events all turn out to lack
+ * what it is built from is not added, and the sample of a stream may miss
+ * an annotation that comes late. Every file track of the plane must be
+ * ready (planar_trace_is_track_ready()); derived tracks already there are
+ * ignored. Costs a few hundred events' stats per stream; any thread.
+ *
+ * Returns: (transfer full): an array of PlanarDerivedLinePrediction, empty
+ * for a plane that gets nothing (a host plane, a plane whose lines XProf
+ * saved already). */
+GArray  *planar_trace_predict_derived_lines        (PlanarTrace       *self,
+                                                    guint              plane);
 /* The number of derived lines the model would have added but had no room
  * for (planes reserve room for PLANAR_DERIVED_TRACKS_MAX). 0 normally. */
 guint    planar_trace_get_n_dropped_derived_lines  (PlanarTrace       *self);

@@ -686,6 +686,8 @@ decode_steps (PlanarTrace   *trace,
        * file's tracks are shown. */
       if (!hlo_step (trace, cancellable, error))
         return FALSE;
+      /* For tests only (planar-mapping-private.h). */
+      _planar_trace_test_point (trace, "trace-deriving", trace->path);
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DERIVING_LINES, FALSE);
       if (!_planar_trace_derive (trace, cancellable, error))
         {

@@ -26,6 +26,8 @@
 #include "planar-model.h"
 #include "planar-capture-dialog.h"
 #include "planar-cache-private.h"
+#include "planar-profile-private.h"
+#include "planar-trace-loader-private.h"
 #include "planar-export-private.h"
 #include "planar-preferences.h"
 #include "planar-record-dialog.h"
@@ -3068,6 +3070,29 @@ test_narrow_window (void)
     }
   /* The header bar gave its title's room to the drop-downs. */
   g_assert_false (gtk_widget_get_visible (find_widget_of_type (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
+  /* The floating tool palette covers no header's text: beside it, the
+   * titles and subtitles end before it (they are cut short, and their
+   * tooltips say them whole). */
+  {
+    PlanarTimeline *timeline = find_timeline (GTK_WIDGET (window));
+    graphene_rect_t palette;
+    guint n_beside = 0;
+
+    g_assert_nonnull (timeline);
+    g_assert_true (gtk_widget_compute_bounds (timeline->tool_selector, GTK_WIDGET (timeline), &palette));
+    for (guint r = 0; r < planar_timeline_layout_get_n_rows (timeline->layout); r++)
+      {
+        const PlanarTimelineRow *row = planar_timeline_layout_get_row (timeline->layout, r);
+        double y = _planar_timeline_widget_y (timeline, row->y);
+
+        if ((row->kind != PLANAR_TIMELINE_ROW_SECTION && row->kind != PLANAR_TIMELINE_ROW_HOST) ||
+            y >= palette.origin.y + palette.size.height || y + row->height <= palette.origin.y)
+          continue;
+        g_assert_cmpfloat (_planar_timeline_header_text_end (timeline, y), <=, palette.origin.x);
+        n_beside++;
+      }
+    g_assert_cmpuint (n_beside, >, 0);
+  }
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 700);
   wait_for (title_shown, window, 10, "the window title to come back");
   destroy_all_windows ();
@@ -3635,6 +3660,147 @@ test_sandbox_session_folder (void)
   destroy_all_windows ();
 }
 
+/* Holds a load at "trace-deriving" (the file's tracks shown, the derive
+ * pass not run) until released. */
+typedef struct
+{
+  GMutex                 lock;
+  GCond                  cond;
+  gboolean               reached;
+  gboolean               released;
+  PlanarTimeline        *timeline;
+  PlanarTraceTestOptions options;
+} DeriveGate;
+
+static void
+derive_gate_hook (const char *point,
+                  const char *path,
+                  gpointer    data)
+{
+  DeriveGate *gate = data;
+
+  if (strcmp (point, "trace-deriving") != 0)
+    return;
+  g_mutex_lock (&gate->lock);
+  gate->reached = TRUE;
+  while (!gate->released)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+/* The window made its profile and is about to load it: the gate goes on
+ * its host's load. */
+static void
+gate_profile (PlanarWindow *window,
+              GParamSpec   *pspec,
+              DeriveGate   *gate)
+{
+  PlanarProfile *profile = planar_window_get_profile (window);
+
+  if (profile != NULL)
+    _planar_trace_loader_set_test_options (_planar_profile_get_loader (profile, 0), &gate->options);
+}
+
+static guint
+count_rows_of_kind (PlanarTimeline        *timeline,
+                    PlanarTimelineRowKind  kind)
+{
+  guint n = 0;
+
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (timeline->layout); r++)
+    n += planar_timeline_layout_get_row (timeline->layout, r)->kind == kind;
+  return n;
+}
+
+static int
+host_cpu_y (PlanarTimeline *timeline)
+{
+  for (guint s = 0; s < planar_timeline_layout_get_n_sections (timeline->layout); s++)
+    {
+      const PlanarTimelineSection *section = planar_timeline_layout_get_section (timeline->layout, s);
+
+      if (strcmp (section->title, "Host CPU") == 0 && section->row != G_MAXUINT)
+        return planar_timeline_layout_get_row (timeline->layout, section->row)->y;
+    }
+  return -1;
+}
+
+/* Held before deriving: the timeline shows the file's tracks, with room
+ * for the derived lines to come, and the Host CPU section below. */
+static gboolean
+shows_reserved_rows (gpointer data)
+{
+  DeriveGate *gate = data;
+  gboolean reached;
+
+  g_mutex_lock (&gate->lock);
+  reached = gate->reached;
+  g_mutex_unlock (&gate->lock);
+  return reached && host_cpu_y (gate->timeline) > 0 &&
+         count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED) > 0;
+}
+
+static gboolean
+shows_derived_rows (gpointer data)
+{
+  DeriveGate *gate = data;
+
+  return count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED) == 0;
+}
+
+/* The derived lines of a real profile (XLA Modules and XLA Ops of GPU 0's
+ * stream #16) arrive while the window shows its file's tracks: the rows
+ * kept for them take them, and the Host CPU section below stays where it
+ * was. Screenshots (derived-reserved.png, derived-arrived.png) are kept in
+ * meson-logs/app-e2e. */
+static void
+test_derived_rows_still (void)
+{
+  g_autofree char *sample = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  g_autoptr(GFile) file = NULL;
+  DeriveGate gate = { 0 };
+  PlanarWindow *window;
+  gulong handler;
+  int y_before, y_after;
+  guint n_reserved;
+
+  if (sample == NULL)
+    return;
+  destroy_all_windows ();
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.options.test_hook = derive_gate_hook;
+  gate.options.test_hook_data = &gate;
+  gate.options.spill = -1;
+  window = planar_application_new_window (app);
+  handler = g_signal_connect (window, "notify::profile", G_CALLBACK (gate_profile), &gate);
+  file = g_file_new_for_path (sample);
+  g_assert_true (planar_application_open_file (app, file, window) == window);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for (widget_mapped, window, 30, "the window to show");
+  gate.timeline = find_timeline (GTK_WIDGET (window));
+  g_assert_nonnull (gate.timeline);
+  wait_for (shows_reserved_rows, &gate, 30, "the file's tracks with room for the derived lines");
+  n_reserved = count_rows_of_kind (gate.timeline, PLANAR_TIMELINE_ROW_RESERVED);
+  g_assert_cmpuint (n_reserved, ==, 2);
+  y_before = host_cpu_y (gate.timeline);
+  save_screenshot ("derived-reserved.png", G_USEC_PER_SEC / 2);
+
+  g_mutex_lock (&gate.lock);
+  gate.released = TRUE;
+  g_cond_broadcast (&gate.cond);
+  g_mutex_unlock (&gate.lock);
+  wait_loaded (window);
+  wait_for (shows_derived_rows, &gate, 30, "the derived lines");
+  g_signal_handler_disconnect (window, handler);
+  y_after = host_cpu_y (gate.timeline);
+  g_assert_cmpint (y_after, ==, y_before);
+  save_screenshot ("derived-arrived.png", G_USEC_PER_SEC / 2);
+  destroy_all_windows ();
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -3714,6 +3880,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/tracks-filter-and-keys", test_tracks_filter_and_keys);
   planar_test_add_func_with_samples ("/app/progress-truth", test_progress_truth);
   planar_test_add_func_with_samples ("/app/narrow-window", test_narrow_window);
+  planar_test_add_func_with_samples ("/app/derived-rows-still", test_derived_rows_still);
   g_test_add_func ("/app/file-changed", test_file_changed);
   g_test_add_func ("/app/capture-cancel", test_capture_cancel);
   planar_test_add_func_with_samples ("/app/sandbox-capture-folder", test_sandbox_capture_folder);

@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-test-xspace.h"
+#include "planar-derive.h"
 #include "planar-trace.h"
 #include "planar-trace-loader.h"
+#include "planar-trace-private.h"
 
 #include <glib/gstdio.h>
 
@@ -445,4 +447,60 @@ planar_test_named_plane_event_id (PlanarTestPlane *b,
                                   const char      *name)
 {
   return named_id (b, b->event_ids, FALSE, name);
+}
+
+/* What planar_trace_predict_derived_lines() tells from @path decoded
+ * without the derive pass is exactly what the pass then added to @trace:
+ * the same lines, in the same order, with the same ids, names and
+ * streams, and no more depths than they have. */
+void
+planar_test_check_prediction (const char  *path,
+                              PlanarTrace *trace)
+{
+  g_autoptr(PlanarTraceLoader) loader = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *bare;
+
+  loader = g_object_new (PLANAR_TYPE_TRACE_LOADER, "path", path, "derive", FALSE, "use-cache", FALSE, NULL);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  bare = planar_trace_loader_get_trace (loader);
+  /* As the loader does before it derives: the HLO, which the GPU lines of
+   * XLA ops are predicted from as they are derived from it. */
+  g_assert_true (_planar_trace_read_hlo (bare, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (planar_trace_get_n_planes (bare), ==, planar_trace_get_n_planes (trace));
+  for (guint p = 0; p < planar_trace_get_n_planes (bare); p++)
+    {
+      g_autoptr(GArray) predicted = planar_trace_predict_derived_lines (bare, p);
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+      guint k = 0;
+
+      for (guint i = 0; i < predicted->len; i++)
+        g_test_message ("%s: predicted %s", plane->name,
+                        g_array_index (predicted, PlanarDerivedLinePrediction, i).name);
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+          const PlanarDerivedLinePrediction *line;
+
+          if (!track->derived)
+            continue;
+          g_assert_cmpuint (k, <, predicted->len);
+          line = &g_array_index (predicted, PlanarDerivedLinePrediction, k);
+          g_assert_cmpstr (line->name, ==, track->name);
+          g_assert_cmpint (line->id, ==, track->id);
+          g_assert_cmpint (line->display_id, ==, track->display_id);
+          g_assert_cmpuint (line->source_track, ==, track->source_track);
+          /* Depths are read from a sample: never more than the line's
+           * (nested TPU ops nest their framework ops deeper). */
+          g_assert_cmpuint (line->n_depths, >=, 1);
+          g_assert_cmpuint (line->n_depths, <=, track->max_depth + 1);
+          k++;
+        }
+      g_assert_cmpuint (k, ==, predicted->len);
+    }
 }

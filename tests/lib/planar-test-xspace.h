@@ -55,6 +55,12 @@ const char     *planar_test_event_name         (const XPlane *plane, const XEven
 const char     *planar_test_stat_name          (const XPlane *plane, gint64 id);
 /* planar_trace_load() that must succeed. Returns: (transfer full). */
 PlanarTrace    *planar_test_load_ok            (const char *path);
+/* Asserts that planar_trace_predict_derived_lines() on @path decoded
+ * without the derive pass tells the derived lines @trace (@path loaded)
+ * has: the same, in order, with their ids, names, streams, and no more
+ * depths than they have. */
+void            planar_test_check_prediction   (const char  *path,
+                                                PlanarTrace *trace);
 
 /* Asserts that @track of @plane is consistent: sorted by (start, longer
  * first), depths those of a stack of open events (overlaps and clamped

@@ -125,6 +125,7 @@ test_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "xla-cpu.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   plane = planar_trace_find_plane (trace, "/host:CPU");
   g_assert_cmpuint (planar_trace_get_n_dropped_derived_lines (trace), ==, 0);
   g_assert_cmpuint (count_derived (plane), ==, 5);
@@ -202,6 +203,7 @@ test_native (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "xla-cpu-native.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/host:CPU")), ==, 0);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/host:metadata")), ==, 0);
 }

@@ -315,6 +315,7 @@ test_xla_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "xla.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   g_assert_nonnull (plane);
@@ -424,6 +425,7 @@ test_stream_order (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "order.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -483,6 +485,7 @@ test_framework_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "tf.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -555,6 +558,7 @@ test_dependent_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "dependent.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
@@ -632,6 +636,7 @@ test_steps_and_launch_stats (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "steps.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   host_plane = planar_trace_find_plane (trace, "/host:CPU");
@@ -716,6 +721,7 @@ test_native_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "native.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   /* A native framework line stops the per-stream lines, but not Steps. */
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 1);
@@ -766,6 +772,7 @@ test_tpu_lines (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "tpu.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
 
@@ -1911,6 +1918,7 @@ test_samples (void)
       space = tensorflow__profiler__xspace__unpack (NULL, size, (const uint8_t *) contents);
       g_assert_nonnull (space);
       trace = planar_test_load_ok (path);
+      planar_test_check_prediction (path, trace);
       g_assert_cmpuint (planar_trace_get_n_planes (trace), ==, space->n_planes);
       check_derived_tracks (trace);
 
@@ -2002,6 +2010,7 @@ test_generated (Fixture       *f,
   g_assert_true (g_spawn_check_wait_status (status, NULL));
 
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   check_derived_tracks (trace);
   g_assert_true (planar_trace_get_span (trace, &first, &last));
 

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-profile-private.h"
+#include "planar-trace-loader-private.h"
 #include "planar-timeline-layout.h"
 #include "planar-test-xspace.h"
 
@@ -355,7 +356,9 @@ load_xla_profile (const char *dir,
         if (s == 0)
           {
             PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (2, "jit_f"));
-            PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (3, "fusion.1"));
+            /* The last op is inside a loop: XLA Ops has two depths. */
+            PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                                planar_test_stat_str (3, k == 2 ? "while.1::fusion.2" : "fusion.1"));
           }
       }
   planar_test_line_add_event (thread, 1, 0, 10);
@@ -498,6 +501,136 @@ test_offload_and_xla_cpu (PlanarTestFixture *f,
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (expected));
 }
 
+/* Holds a load at "trace-deriving": the file's tracks in place, the derive
+ * pass not run, as the timeline first shows them. */
+typedef struct
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean reached;
+  gboolean released;
+  gboolean done;
+} DeriveGate;
+
+static void
+derive_gate_hook (const char *point,
+                  const char *path,
+                  gpointer    data)
+{
+  DeriveGate *gate = data;
+
+  if (strcmp (point, "trace-deriving") != 0)
+    return;
+  g_mutex_lock (&gate->lock);
+  gate->reached = TRUE;
+  g_cond_broadcast (&gate->cond);
+  while (!gate->released)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+static void
+gate_load_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      data)
+{
+  DeriveGate *gate = data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (planar_profile_load_finish (PLANAR_PROFILE (source), result, &error));
+  g_assert_no_error (error);
+  gate->done = TRUE;
+}
+
+/* While the model derives its lines, the timeline keeps room for those it
+ * predicts: when they arrive, no section below the GPU plane moves (the
+ * host's header and thread stay at the same y), the file's rows stay, and
+ * each reserved row becomes its line. A stream whose kernels carry no XLA
+ * annotation gets no room. */
+static void
+test_derived_reserved (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) written = load_xla_profile (f->dir, TRUE);
+  g_autofree char *path = g_build_filename (f->dir, "derived.xplane.pb", NULL);
+  g_autoptr(PlanarProfile) profile = planar_profile_new ((const char * const[]) { path, NULL });
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (PlanarTimelineRow));
+  DeriveGate gate = { 0 };
+  PlanarTraceTestOptions options = { derive_gate_hook, &gate, -1 };
+  const PlanarTimelineSection *gpu, *host;
+  const PlanarPlane *plane;
+  guint n_reserved = 0;
+  int host_y;
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  planar_trace_loader_set_use_cache (_planar_profile_get_loader (profile, 0), FALSE);
+  _planar_trace_loader_set_test_options (_planar_profile_get_loader (profile, 0), &options);
+  planar_profile_load_async (profile, NULL, gate_load_done, &gate);
+  g_mutex_lock (&gate.lock);
+  while (!gate.reached)
+    g_cond_wait (&gate.cond, &gate.lock);
+  g_mutex_unlock (&gate.lock);
+
+  /* Before the derive pass. */
+  planar_timeline_layout_update (layout, profile);
+  g_assert_false (planar_trace_is_decoded (planar_profile_get_trace (profile, 0)));
+  gpu = planar_timeline_layout_get_section (layout, 0);
+  host = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpstr (gpu->title, ==, "GPU 0");
+  g_assert_cmpstr (host->title, ==, "Host CPU");
+  g_assert_cmpuint (gpu->n_tracks, ==, 5);
+  for (guint i = gpu->row + 1; i <= gpu->row + gpu->n_tracks; i++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, i);
+      const PlanarTimelineEntry *entry = planar_timeline_layout_get_entry (layout, row->entry);
+
+      if (row->kind != PLANAR_TIMELINE_ROW_RESERVED)
+        continue;
+      g_assert_cmpstr (entry->name, ==, n_reserved == 0 ? "XLA Modules - from #7" : "XLA Ops - from #7");
+      n_reserved++;
+    }
+  g_assert_cmpuint (n_reserved, ==, 2);
+  host_y = planar_timeline_layout_get_row (layout, host->row)->y;
+  g_array_append_vals (before, planar_timeline_layout_get_row (layout, 0), planar_timeline_layout_get_n_rows (layout));
+
+  g_mutex_lock (&gate.lock);
+  gate.released = TRUE;
+  g_cond_broadcast (&gate.cond);
+  g_mutex_unlock (&gate.lock);
+  while (!gate.done)
+    g_main_context_iteration (NULL, TRUE);
+
+  /* After it: the same rows at the same places, the reserved ones now
+   * the derived tracks. */
+  planar_timeline_layout_update (layout, profile);
+  g_assert_true (planar_trace_is_decoded (planar_profile_get_trace (profile, 0)));
+  host = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpstr (host->title, ==, "Host CPU");
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, host->row)->y, ==, host_y);
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, before->len);
+  plane = planar_trace_get_plane (planar_profile_get_trace (profile, 0), 0);
+  for (guint i = 0; i < before->len; i++)
+    {
+      const PlanarTimelineRow *was = &g_array_index (before, PlanarTimelineRow, i);
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, i);
+
+      g_assert_cmpint (row->y, ==, was->y);
+      g_assert_cmpint (row->height, ==, was->height);
+      if (was->kind == PLANAR_TIMELINE_ROW_RESERVED)
+        {
+          g_assert_cmpint (row->kind, ==, PLANAR_TIMELINE_ROW_TRACK);
+          g_assert_cmpuint (row->track, ==, was->track);
+          g_assert_true (plane->tracks[row->track].derived);
+        }
+      else
+        g_assert_cmpint (row->kind, ==, was->kind);
+    }
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -512,6 +645,8 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/sticky", test_sticky);
   PLANAR_TEST_ADD ("/layout/derived-below", test_derived_below);
   PLANAR_TEST_ADD ("/layout/offload-and-xla-cpu", test_offload_and_xla_cpu);
+
+  PLANAR_TEST_ADD ("/layout/derived-reserved", test_derived_reserved);
 
   return g_test_run ();
 }

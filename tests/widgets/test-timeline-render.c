@@ -477,9 +477,9 @@ test_overlay_keeps_tracks (void)
     if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 900, y + 8, &other) &&
         !planar_event_ref_equal (&other, &ref))
       {
-        f.timeline->has_hover = TRUE;
-        f.timeline->hover = other;
-        f.timeline->hover_count = 1;
+        f.timeline->input->has_hover = TRUE;
+        f.timeline->input->hover = other;
+        f.timeline->input->hover_count = 1;
       }
   }
   render_pixels (GTK_WIDGET (f.timeline), &pixels);
@@ -536,23 +536,23 @@ test_screenshots_sample (void)
     }
   if (_planar_timeline_pick (f.timeline, PLANAR_TIMELINE_LABEL_WIDTH + 700, y + 8 + PLANAR_TIMELINE_DEPTH_PITCH, &ref))
     {
-      f.timeline->has_hover = TRUE;
-      f.timeline->hover = ref;
-      f.timeline->hover_count = 1;
+      f.timeline->input->has_hover = TRUE;
+      f.timeline->input->hover = ref;
+      f.timeline->input->hover_count = 1;
       gtk_widget_queue_draw (GTK_WIDGET (f.timeline));
     }
   save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-zoom.png");
 
   /* A box being dragged, and the timing tool's interval. */
-  f.timeline->has_hover = FALSE;
-  f.timeline->drag = DRAG_BOX;
-  f.timeline->drag_x0 = PLANAR_TIMELINE_LABEL_WIDTH + 300;
-  f.timeline->drag_y0 = y - 20;
-  f.timeline->drag_x1 = PLANAR_TIMELINE_LABEL_WIDTH + 800;
-  f.timeline->drag_y1 = y + 60;
+  f.timeline->input->has_hover = FALSE;
+  f.timeline->input->drag = DRAG_BOX;
+  f.timeline->input->drag_x0 = PLANAR_TIMELINE_LABEL_WIDTH + 300;
+  f.timeline->input->drag_y0 = y - 20;
+  f.timeline->input->drag_x1 = PLANAR_TIMELINE_LABEL_WIDTH + 800;
+  f.timeline->input->drag_y1 = y + 60;
   gtk_widget_queue_draw (GTK_WIDGET (f.timeline));
   save_screenshot (GTK_WIDGET (f.timeline), "timeline-sample-box.png");
-  f.timeline->drag = DRAG_NONE;
+  f.timeline->input->drag = DRAG_NONE;
 
   fixture_clear (&f);
 }

@@ -974,8 +974,8 @@ menu_has_item (Fixture    *f,
 static gboolean
 dragging_to_end (Fixture *f)
 {
-  return f->timeline->drag == DRAG_SECTION &&
-         f->timeline->drop_before == planar_timeline_layout_get_n_sections (layout_of (f));
+  return f->timeline->input->drag == DRAG_SECTION &&
+         f->timeline->input->drop_before == planar_timeline_layout_get_n_sections (layout_of (f));
 }
 
 static guint expected_n_rows;
@@ -1076,11 +1076,13 @@ static int expected_label_width;
 static gboolean
 label_width_is_expected (Fixture *f)
 {
-  return f->timeline->label_width == expected_label_width && f->timeline->drag == DRAG_NONE;
+  return f->timeline->label_width == expected_label_width && f->timeline->input->drag == DRAG_NONE;
 }
 
 static guint expected_section;
 static const char *expected_tooltip;
+/* The tooltip window tooltip_shows() found. */
+static GtkWidget *shown_tooltip;
 
 /* The label of a shown tooltip window under @widget holding
  * expected_tooltip, looked for depth first. */
@@ -1092,7 +1094,10 @@ tooltip_shows (GtkWidget *widget)
       if (GTK_IS_LABEL (child) && gtk_widget_get_mapped (child) &&
           strcmp (gtk_label_get_text (GTK_LABEL (child)), expected_tooltip) == 0 &&
           gtk_widget_get_ancestor (child, g_type_from_name ("GtkTooltipWindow")) != NULL)
-        return TRUE;
+        {
+          shown_tooltip = gtk_widget_get_ancestor (child, g_type_from_name ("GtkTooltipWindow"));
+          return TRUE;
+        }
       if (tooltip_shows (child))
         return TRUE;
     }
@@ -1311,6 +1316,116 @@ test_hosts_layout (void)
   g_rmdir (dir);
 }
 
+static gboolean
+timeline_narrow (Fixture *f)
+{
+  return gtk_widget_get_width (GTK_WIDGET (f->timeline)) <= 420;
+}
+
+/* A header's tooltip, asked where it is drawn. */
+static char *
+header_tooltip (Fixture *f,
+                guint    row)
+{
+  const PlanarTimelineRow *r = planar_timeline_layout_get_row (layout_of (f), row);
+
+  return _planar_timeline_dup_label_tooltip (f->timeline, PLANAR_TIMELINE_TITLE_X + 4,
+                                             _planar_timeline_widget_y (f->timeline, r->y) + 10);
+}
+
+/* Headers cut short show their whole title and subtitle in a tooltip (a
+ * host's: the host file's name with the hostname inside it and its
+ * number of sections; a section's: its title and the device and host),
+ * the pinned one too; those drawn whole show none. Asked through the row
+ * kinds' table, then with the real pointer over a section's title. */
+static void
+test_header_tooltips (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-tooltips-XXXXXX", NULL);
+  g_autofree char *p0 = g_build_filename (dir, "worker0.xplane.pb", NULL);
+  g_autofree char *p1 = g_build_filename (dir, "worker1.xplane.pb", NULL);
+  const char *paths[] = { p0, p1, NULL };
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  const PlanarTimelineHost *host;
+  const PlanarTimelineSection *gpu;
+  g_autofree char *host_text = NULL;
+  g_autofree char *gpu_text = NULL;
+  char *text;
+  char ax[16], ay[16];
+  int sticky_y;
+
+  planar_test_scratch_begin ();
+  write_localhost (dir, "worker0.xplane.pb");
+  write_localhost (dir, "worker1.xplane.pb");
+  planar_test_scratch_end ();
+  profile = planar_profile_new (paths);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  planar_timeline_set_profile (f->timeline, profile);
+  drain ();
+
+  g_assert_cmpuint (planar_timeline_layout_get_n_hosts (layout_of (f)), ==, 2);
+  host = planar_timeline_layout_get_host (layout_of (f), 0);
+  gpu = section (f, host->first_section);
+  g_assert_cmpuint (host->row, ==, 0);
+  g_assert_cmpuint (gpu->row, ==, 1);
+  g_assert_cmpstr (host->title, ==, "worker0 (localhost)");
+  g_assert_cmpstr (gpu->title, ==, "worker0 · GPU 0");
+  g_assert_nonnull (strstr (gpu->subtitle, "localhost"));
+  host_text = g_strdup_printf ("%s\n%s", host->title, host->subtitle);
+  gpu_text = g_strdup_printf ("%s\n%s", gpu->title, gpu->subtitle);
+
+  /* Wide, every header is whole: no tooltip; nor on a short track name. */
+  g_assert_null (header_tooltip (f, host->row));
+  g_assert_null (header_tooltip (f, gpu->row));
+  g_assert_null (_planar_timeline_dup_label_tooltip (f->timeline, 20,
+                                                     _planar_timeline_widget_y (f->timeline,
+                                                                                planar_timeline_layout_get_row (layout_of (f), 2)->y) + 8));
+
+  /* Narrow, beside the tool palette, they are cut short (and short, the
+   * tracks scroll). */
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 400, 300);
+  g_assert_true (wait_for (timeline_narrow, f));
+  text = header_tooltip (f, host->row);
+  g_assert_cmpstr (text, ==, host_text);
+  g_free (text);
+  text = header_tooltip (f, gpu->row);
+  g_assert_cmpstr (text, ==, gpu_text);
+  g_free (text);
+
+  /* The real pointer over the section's title. */
+  expected_tooltip = gpu_text;
+  window_point (f, PLANAR_TIMELINE_TITLE_X + 4,
+                _planar_timeline_widget_y (f->timeline, planar_timeline_layout_get_row (layout_of (f), gpu->row)->y) + 10,
+                ax, ay);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+  window_point (f, PLANAR_TIMELINE_TITLE_X + 6,
+                _planar_timeline_widget_y (f->timeline, planar_timeline_layout_get_row (layout_of (f), gpu->row)->y) + 11,
+                ax, ay);
+  xdotool (f, "mousemove", "--window", "%1", "--sync", ax, ay, NULL);
+  g_assert_true (wait_for (tooltip_shown, f));
+  save_screenshot (f, shown_tooltip, "timeline-header-tooltip.png");
+
+  /* Scrolled past its header, the section's is pinned at the top and
+   * says the same. */
+  gtk_adjustment_set_value (f->timeline->vadjustment,
+                            planar_timeline_layout_get_row (layout_of (f), gpu->row)->y + PLANAR_TIMELINE_SECTION_HEIGHT + 20);
+  drain ();
+  g_assert_cmpint (planar_timeline_layout_sticky_section (layout_of (f), (int) _planar_timeline_vscroll (f->timeline), &sticky_y),
+                   ==, (int) host->first_section);
+  text = _planar_timeline_dup_label_tooltip (f->timeline, PLANAR_TIMELINE_TITLE_X + 4, PLANAR_TIMELINE_AXIS_HEIGHT + 10);
+  g_assert_cmpstr (text, ==, gpu_text);
+  g_free (text);
+
+  planar_timeline_set_profile (f->timeline, NULL);
+  g_clear_object (&profile);
+  g_unlink (p0);
+  g_unlink (p1);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1344,6 +1459,8 @@ main (int   argc,
 
   /* Made up here, with no sample. */
   g_test_add_func ("/timeline-tracks/hosts-layout", test_hosts_layout);
+  g_test_add ("/timeline-tracks/header-tooltips", Fixture, NULL, fixture_setup, test_header_tooltips,
+              fixture_teardown);
   ADD_SAMPLE ("/timeline-tracks/where-am-i", test_where_am_i);
   ADD_SAMPLE ("/timeline-tracks/hide-show", test_hide_show);
   ADD_SAMPLE ("/timeline-tracks/filter", test_filter);

@@ -251,7 +251,7 @@ test_zoom_actions (Fixture       *f,
 
   planar_profile_get_span (sample, &first, &last);
   /* The pointer is not over the widget: keys zoom around the middle. */
-  f->timeline->pointer_inside = FALSE;
+  f->timeline->input->pointer_inside = FALSE;
 
   width = window_width (f);
   middle = window_middle (f);
@@ -281,16 +281,16 @@ test_zoom_actions (Fixture       *f,
 
   /* Keys zoom around the pointer when it is over the tracks: the time
    * under it stays under it. */
-  f->timeline->pointer_inside = TRUE;
-  f->timeline->pointer_x = PLANAR_TIMELINE_LABEL_WIDTH + 300;
-  f->timeline->pointer_y = 200;
+  f->timeline->input->pointer_inside = TRUE;
+  f->timeline->input->pointer_x = PLANAR_TIMELINE_LABEL_WIDTH + 300;
+  f->timeline->input->pointer_y = 200;
   {
-    gint64 under = _planar_timeline_time_for_x (f->timeline, f->timeline->pointer_x);
+    gint64 under = _planar_timeline_time_for_x (f->timeline, f->timeline->input->pointer_x);
 
     activate (f, "timeline.zoom-in");
-    assert_near (_planar_timeline_time_for_x (f->timeline, f->timeline->pointer_x), under, window_width (f) / 1000);
+    assert_near (_planar_timeline_time_for_x (f->timeline, f->timeline->input->pointer_x), under, window_width (f) / 1000);
   }
-  f->timeline->pointer_inside = FALSE;
+  f->timeline->input->pointer_inside = FALSE;
 
   /* Zooming in stops at the narrowest window. */
   for (guint i = 0; i < 40; i++)
