@@ -31,6 +31,7 @@ static const Command commands[] = {
   { "snapshot", "Continuous profiling: start, get a snapshot, stop", planar_cli_snapshot },
   { "record", "Run a command and record its GPU work with CUPTI", planar_cli_record },
   { "export", "Write a profile as Chrome Trace Event JSON or a Perfetto trace", planar_cli_export },
+  { "hlo", "Print the HLO of the programs a profile ran, or one instruction", planar_cli_hlo },
   { "health", "Report what may make a trace look incomplete: errors, drops, overlaps", planar_cli_health },
 };
 

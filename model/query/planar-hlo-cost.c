@@ -378,6 +378,22 @@ cost_of (const PlanarHloModule      *module,
   return FALSE;
 }
 
+/* What an instruction writes: a GEMM's or cuDNN call's result without
+ * the scratch workspace XLA returns beside it. */
+static const PlanarHloShape *
+output_of (const PlanarHloModule      *module,
+           const PlanarHloInstruction *in)
+{
+  const PlanarHloExtra *extra = planar_hlo_instruction_get_extra (module, in);
+  const PlanarHloShape *shape = planar_hlo_instruction_get_shape (module, in);
+
+  if (extra != NULL && strcmp (in->opcode, "custom-call") == 0
+      && (g_str_has_prefix (extra->custom_call_target, "__cublas$")
+          || g_str_has_prefix (extra->custom_call_target, "__cudnn$")))
+    return result_shape (module, shape);
+  return shape;
+}
+
 gboolean
 planar_hlo_instruction_estimate_cost (const PlanarHloModule      *module,
                                       const PlanarHloInstruction *instruction,
@@ -395,7 +411,7 @@ planar_hlo_instruction_estimate_cost (const PlanarHloModule      *module,
     }
   /* What the kernel reads and writes: for a fusion, its parameters (the
    * fusion's operands) and outputs, the same sum. */
-  out->bytes = planar_hlo_shape_get_bytes (module, planar_hlo_instruction_get_shape (module, instruction));
+  out->bytes = planar_hlo_shape_get_bytes (module, output_of (module, instruction));
   for (guint i = 0; i < instruction->n_operands; i++)
     out->bytes = add_sat (out->bytes, planar_hlo_shape_get_bytes (module, operand_shape (module, instruction, i)));
   return out->flops_known;

@@ -23,7 +23,8 @@
  *    transpose, broadcast, slice, gather, ...): 0;
  *  - anything else (sort, while, rng, ...): unknown.
  * Bytes accessed are the operands' bytes plus the output's (a fusion's:
- * its parameters and outputs, as the kernel reads and writes them).
+ * its parameters and outputs, as the kernel reads and writes them; a GEMM
+ * or cuDNN call's result without the scratch workspace beside it).
  *
  * Everything here is an estimate: callers label it so, and a value the
  * profile carries (TPU's flops and bytes_accessed stats) wins over it.
