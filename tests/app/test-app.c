@@ -1682,6 +1682,56 @@ test_op_stats_and_health (void)
   destroy_all_windows ();
 }
 
+/* Op Stats on a JAX GPU profile: FLOP rate and bandwidth per row, rows per
+ * framework op and per source line. */
+static void
+test_op_stats_costs (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  PlanarWindow *window;
+  PlanarTrace *trace;
+  GListModel *rows;
+  guint gpu_index = 0;
+  gboolean found = FALSE;
+
+  if (path == NULL)
+    return;
+  window = open_path (path);
+  wait_loaded (window);
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+  while (g_strcmp0 (planar_trace_get_plane (trace, gpu_index)->name, "/device:GPU:0") != 0)
+    gpu_index++;
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  g_assert_true (planar_op_stats_page_select (window->op_stats_page, 0, gpu_index, -1));
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+  rows = planar_op_stats_page_get_rows (window->op_stats_page);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+      double rate = 0, bandwidth = 0;
+
+      if (g_strcmp0 (planar_aggregate_row_get_name (row), "jit(matmul)/dot_general:") != 0)
+        continue;
+      g_object_get (row, "flop-rate", &rate, "bandwidth", &bandwidth, NULL);
+      g_assert_cmpfloat (rate, >, 1e12);
+      g_assert_cmpfloat (bandwidth, >, 0);
+      found = TRUE;
+    }
+  g_assert_true (found);
+  save_screenshot ("op-stats-framework-ops.png", G_USEC_PER_SEC / 2);
+
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_SOURCE);
+  found = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+      found |= g_strcmp0 (planar_aggregate_row_get_name (row), "generate_attention_trace.py:31") == 0;
+    }
+  g_assert_true (found);
+  destroy_all_windows ();
+}
+
 static gboolean
 health_page_has_damaged_stats (gpointer data)
 {
@@ -3814,6 +3864,7 @@ main (int   argc,
   g_test_add_func ("/app/details-rates-and-groups", test_details_rates_and_groups);
   planar_test_add_func_with_samples ("/app/details-hlo", test_details_hlo);
   planar_test_add_func_with_samples ("/app/op-stats-and-health", test_op_stats_and_health);
+  planar_test_add_func_with_samples ("/app/op-stats-costs", test_op_stats_costs);
   g_test_add_func ("/app/health-damaged-stat", test_health_damaged_stat);
   g_test_add_func ("/app/record-options", test_record_options);
   planar_test_add_func_with_samples ("/app/record", test_record);
