@@ -61,7 +61,8 @@ planar_cli_find (int    argc,
 
   if (!planar_cli_parse ("find", "PATH PATTERN",
                          "Prints the events, on every host, plane and line, whose name, display name or\n"
-                         "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
+                         "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order;\n"
+                         "device events also by the framework op and source line of their HLO.\n"
                          "PATTERN is a substring, matched without regard to case unless told.",
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;

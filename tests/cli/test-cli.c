@@ -1765,6 +1765,34 @@ test_hlo (void)
     g_assert_cmpuint (n_gpu, >, 0);
   }
 
+  /* find matches kernels by their source line and framework op, which
+   * only their HLO holds. */
+  {
+    const char *by_source[] = { "find", "--json", "--limit", "0", path, "generate_attention_trace.py:31", NULL };
+    const char *by_op[] = { "find", "--json", "--limit", "0", path, "jit(matmul)/dot_general:", NULL };
+    const char * const *finds[] = { by_source, by_op };
+
+    for (guint f = 0; f < G_N_ELEMENTS (finds); f++)
+      {
+        JsonArray *hits;
+        guint n_kernels = 0;
+
+        g_clear_pointer (&root, json_node_unref);
+        hits = json_object_get_array_member (run_json (finds[f], EXIT_OK, &root), "events");
+        for (guint i = 0; i < json_array_get_length (hits); i++)
+          {
+            JsonObject *hit = json_array_get_object_element (hits, i);
+
+            if (g_strcmp0 (json_object_get_string_member (hit, "line"), "Stream #16(Kernel)") != 0)
+              continue;
+            g_assert_cmpstr (json_object_get_string_member (hit, "hlo_module"), ==, "jit_matmul");
+            g_assert_cmpstr (json_object_get_string_member (hit, "framework_op"), ==, "jit(matmul)/dot_general:");
+            n_kernels++;
+          }
+        g_assert_cmpuint (n_kernels, >, 0);
+      }
+  }
+
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_auto(CliResult) r = { 0 };
