@@ -83,6 +83,11 @@ track_in_scope (const PlanarTrack *track,
   return scope < 0 ? !track->derived : (guint) scope == index;
 }
 
+/* Reading each event's costs reads its stats from the file: for a device
+ * plane's table by name, only up to this many events (grouping by framework
+ * op or source line always reads them). */
+#define MAX_COST_EVENTS 2000000
+
 static void
 update_table (PlanarOpStatsPage *self)
 {
@@ -100,7 +105,8 @@ update_table (PlanarOpStatsPage *self)
 
   /* FLOPs and bytes (read event by event, through the HLO) for the
    * devices' tables, and whenever rows are framework ops or source lines. */
-  if (plane != NULL && (group != PLANAR_AGGREGATE_KEY_NAME || g_str_has_prefix (plane->name, "/device:")))
+  if (plane != NULL && (group != PLANAR_AGGREGATE_KEY_NAME
+                        || (g_str_has_prefix (plane->name, "/device:") && plane->n_events <= MAX_COST_EVENTS)))
     planar_aggregator_set_costs (aggregator, trace,
                                  group <= PLANAR_AGGREGATE_KEY_SOURCE ? (PlanarAggregateKey) group
                                                                       : PLANAR_AGGREGATE_KEY_NAME);

@@ -166,6 +166,9 @@ module_window (const PlanarPlane *plane,
     }
 }
 
+/* Opcodes that never run as a kernel of their own. */
+static const char * const never_run[] = { "parameter", "constant", "get-tuple-element", "tuple", "bitcast", NULL };
+
 void
 planar_op_info_find_events (PlanarTrace                        *trace,
                             guint                               plane_index,
@@ -196,6 +199,12 @@ planar_op_info_find_events (PlanarTrace                        *trace,
   for (guint i = 0; i < n; i++)
     derived[i] = refs[i];
   module_window (plane, event, &from, &to);
+  /* What never runs as a kernel of its own is not looked for. */
+  for (guint i = 0; i < n; i++)
+    {
+      if (g_strv_contains (never_run, instructions[i]->opcode))
+        found++;
+    }
 
   for (guint t = 0; t < plane->n_tracks && found < n && read < max_events; t++)
     {
@@ -220,7 +229,7 @@ planar_op_info_find_events (PlanarTrace                        *trace,
             {
               PlanarEventRef ref = { (guint16) plane_index, 0, t, (guint32) e };
 
-              if (r.instruction != instructions[i])
+              if (r.instruction != instructions[i] || g_strv_contains (never_run, r.instruction->opcode))
                 continue;
               if (!is_derived && planar_event_ref_is_none (&refs[i]))
                 {
