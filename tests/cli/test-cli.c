@@ -1793,6 +1793,42 @@ test_hlo (void)
       }
   }
 
+  /* summary by framework op: the GEMMs' row with its FLOP rate, over the
+   * kernels alone (not again as the derived XLA Ops). */
+  {
+    const char *summary[] = { "summary", "--json", "--by", "framework-op", "--top", "0", path, NULL };
+    JsonArray *hosts, *planes, *top;
+    gboolean found = FALSE;
+
+    g_clear_pointer (&root, json_node_unref);
+    hosts = json_object_get_array_member (run_json (summary, EXIT_OK, &root), "hosts");
+    planes = json_object_get_array_member (json_array_get_object_element (hosts, 0), "planes");
+    g_assert_cmpuint (json_array_get_length (planes), ==, 1);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (planes, 0), "name"), ==,
+                     "/device:GPU:0");
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (planes, 0), "events"), ==, 105);
+    top = json_object_get_array_member (json_array_get_object_element (planes, 0), "top");
+    for (guint i = 0; i < json_array_get_length (top); i++)
+      {
+        JsonObject *row = json_array_get_object_element (top, i);
+
+        if (g_strcmp0 (json_object_get_string_member (row, "name"), "jit(matmul)/dot_general:") != 0)
+          continue;
+        found = TRUE;
+        g_assert_cmpfloat (json_object_get_double_member (row, "flops"), >=, 6 * 2.0 * 8192 * 1024 * 1024);
+        g_assert_cmpfloat (json_object_get_double_member (row, "flop_rate"), >, 1e12);
+        g_assert_true (json_object_get_boolean_member (row, "estimated"));
+      }
+    g_assert_true (found);
+  }
+  {
+    const char *bad_by[] = { "summary", "--by", "shape", path, NULL };
+    g_auto(CliResult) r = { 0 };
+
+    run_cli (bad_by, &r);
+    assert_refused (&r, EXIT_BAD_INPUT);
+  }
+
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_auto(CliResult) r = { 0 };
@@ -2097,6 +2133,7 @@ test_json_documented (void)
   const char *gpu_events[] = { "events", "--plane", "/device:GPU:0", "--line", "Stream #16(Kernel)", "--json",
                                jax_path, NULL };
   const char *gpu_find[] = { "find", "--json", jax_path, "dot_general", NULL };
+  const char *gpu_summary[] = { "summary", "--json", "--by", "framework-op", jax_path, NULL };
   struct
   {
     const char         *command;
@@ -2113,6 +2150,7 @@ test_json_documented (void)
      * without the samples). */
     { "events", gpu_events, EXIT_OK },
     { "find", gpu_find, EXIT_OK },
+    { "summary", gpu_summary, EXIT_OK },
   };
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -2123,7 +2161,7 @@ test_json_documented (void)
       GHashTableIter iter;
       gpointer key;
 
-      if ((cases[i].args == gpu_events || cases[i].args == gpu_find) && !have_jax)
+      if ((cases[i].args == gpu_events || cases[i].args == gpu_find || cases[i].args == gpu_summary) && !have_jax)
         continue;
       keys = documented_keys (cases[i].command);
 
