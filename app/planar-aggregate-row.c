@@ -24,6 +24,11 @@ struct _PlanarAggregateRow
   gint64   average_ps;
   gint64   min_ps;
   gint64   max_ps;
+  /* FLOP/s and bytes/s achieved (0: unknown), and whether the HLO
+   * estimated them (planar_aggregator_set_costs()). */
+  double   flop_rate;
+  double   bandwidth;
+  gboolean estimated;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarAggregateRow, planar_aggregate_row, G_TYPE_OBJECT)
@@ -41,6 +46,8 @@ enum
   ROW_PROP_AVERAGE_PS,
   ROW_PROP_MIN_PS,
   ROW_PROP_MAX_PS,
+  ROW_PROP_FLOP_RATE,
+  ROW_PROP_BANDWIDTH,
   ROW_N_PROPS
 };
 
@@ -95,6 +102,12 @@ planar_aggregate_row_get_property (GObject    *object,
     case ROW_PROP_MAX_PS:
       g_value_set_int64 (value, self->max_ps);
       break;
+    case ROW_PROP_FLOP_RATE:
+      g_value_set_double (value, self->flop_rate);
+      break;
+    case ROW_PROP_BANDWIDTH:
+      g_value_set_double (value, self->bandwidth);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -120,6 +133,8 @@ planar_aggregate_row_class_init (PlanarAggregateRowClass *klass)
   props[ROW_PROP_AVERAGE_PS] = g_param_spec_int64 ("average-ps", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
   props[ROW_PROP_MIN_PS] = g_param_spec_int64 ("min-ps", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
   props[ROW_PROP_MAX_PS] = g_param_spec_int64 ("max-ps", NULL, NULL, G_MININT64, G_MAXINT64, 0, flags);
+  props[ROW_PROP_FLOP_RATE] = g_param_spec_double ("flop-rate", NULL, NULL, 0, G_MAXDOUBLE, 0, flags);
+  props[ROW_PROP_BANDWIDTH] = g_param_spec_double ("bandwidth", NULL, NULL, 0, G_MAXDOUBLE, 0, flags);
   g_object_class_install_properties (object_class, ROW_N_PROPS, props);
 }
 
@@ -143,6 +158,9 @@ planar_aggregate_row_new (const PlanarAggregate *aggregate)
   self->average_ps = aggregate->count > 0 ? aggregate->total_ps / (gint64) aggregate->count : 0;
   self->min_ps = aggregate->min_ps;
   self->max_ps = aggregate->max_ps;
+  self->flop_rate = aggregate->flops_ps > 0 ? aggregate->flops / ((double) aggregate->flops_ps * 1e-12) : 0;
+  self->bandwidth = aggregate->bytes_ps > 0 ? aggregate->bytes / ((double) aggregate->bytes_ps * 1e-12) : 0;
+  self->estimated = aggregate->estimated;
   return self;
 }
 
@@ -225,6 +243,23 @@ cell_bind (GtkSignalListItemFactory *factory,
       gtk_label_set_text (label, row->kind != NULL ? row->kind : "");
       return;
     }
+  if (g_str_equal (property, "flop-rate") || g_str_equal (property, "bandwidth"))
+    {
+      gboolean flops = g_str_equal (property, "flop-rate");
+      double rate = flops ? row->flop_rate : row->bandwidth;
+      g_autofree char *flop_rate = NULL;
+      g_autofree char *bandwidth = NULL;
+
+      /* One second of work at @rate: the rate itself, in its unit. */
+      if (rate > 0 && planar_format_achieved_rates (flops ? rate : 0, flops ? 0 : rate, 1000000000000, &flop_rate,
+                                                    &bandwidth))
+        /* Translators: an achieved rate estimated from the HLO, "≈ 12.3 GFLOP/s". */
+        text = row->estimated ? g_strdup_printf (_("≈ %s"), flops ? flop_rate : bandwidth)
+                              : g_strdup (flops ? flop_rate : bandwidth);
+      gtk_label_set_text (label, text != NULL ? text : "");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (label), row->estimated ? _("Estimated from the program's HLO") : NULL);
+      return;
+    }
   if (g_str_equal (property, "count"))
     text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->count);
   else
@@ -275,7 +310,8 @@ static GtkSortListModel *
 view_setup (GtkColumnView *view,
             GListStore    *rows,
             gboolean       min_max,
-            gboolean       by_kind)
+            gboolean       by_kind,
+            gboolean       costs)
 {
   GtkColumnViewColumn *self_column;
   GtkSortListModel *sorted;
@@ -292,6 +328,11 @@ view_setup (GtkColumnView *view,
     {
       add_column (view, _("Min"), "min-ps", TRUE);
       add_column (view, _("Max"), "max-ps", TRUE);
+    }
+  if (costs)
+    {
+      add_column (view, _("FLOP rate"), "flop-rate", TRUE);
+      add_column (view, _("Bandwidth"), "bandwidth", TRUE);
     }
   if (by_kind)
     {
@@ -336,7 +377,14 @@ planar_aggregate_view_setup (GtkColumnView *view,
                              GListStore    *rows,
                              gboolean       min_max)
 {
-  return view_setup (view, rows, min_max, FALSE);
+  return view_setup (view, rows, min_max, FALSE, FALSE);
+}
+
+GtkSortListModel *
+planar_aggregate_view_setup_with_costs (GtkColumnView *view,
+                                        GListStore    *rows)
+{
+  return view_setup (view, rows, TRUE, FALSE, TRUE);
 }
 
 GtkSortListModel *
@@ -344,5 +392,5 @@ planar_aggregate_view_setup_by_kind (GtkColumnView *view,
                                      GListStore    *rows,
                                      gboolean       min_max)
 {
-  return view_setup (view, rows, min_max, TRUE);
+  return view_setup (view, rows, min_max, TRUE, FALSE);
 }

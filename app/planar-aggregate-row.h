@@ -41,6 +41,11 @@ GtkSortListModel   *planar_aggregate_view_setup       (GtkColumnView         *vi
 GtkSortListModel   *planar_aggregate_view_setup_by_kind (GtkColumnView       *view,
                                                          GListStore          *rows,
                                                          gboolean             min_max);
+/* Like planar_aggregate_view_setup() with Min and Max, and FLOP rate and
+ * Bandwidth columns (the rates achieved, "≈" where the HLO estimated
+ * them) for rows of an aggregator with costs. */
+GtkSortListModel   *planar_aggregate_view_setup_with_costs (GtkColumnView    *view,
+                                                            GListStore       *rows);
 const char         *planar_aggregate_row_get_kind     (PlanarAggregateRow    *self);
 const char         *planar_aggregate_row_get_display_name (PlanarAggregateRow *self);
 

@@ -26,6 +26,8 @@ struct _PlanarDetailsPane
   GtkGrid            *fields_grid;
   GtkLabel           *flows_heading;
   GtkBox             *flows_box;
+  GtkLabel           *hlo_heading;
+  GtkBox             *hlo_box;
   GtkLabel           *table_label;
   GtkColumnView      *table_view;
 
@@ -38,7 +40,8 @@ struct _PlanarDetailsPane
   GListStore         *rows;
   GtkSortListModel   *sorted_rows;
 
-  /* The event shown, as text to copy, and where its flows lead. */
+  /* The event shown, as text to copy, and where its flows and its HLO
+   * operands and users lead (details.follow-flow selects either). */
   GString            *text;
   guint               n_fields;
   GArray             *flow_targets;
@@ -188,6 +191,11 @@ add_stats (PlanarDetailsPane *self,
     {
       const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
 
+      /* XProf's module placeholder ("XlaModule:") is no framework op: the
+       * HLO's is shown instead (add_hlo()). */
+      if (g_strcmp0 (stat->name, "tf_op") == 0 && (stat->kind == PLANAR_STAT_STRING || stat->kind == PLANAR_STAT_REF)
+          && planar_op_info_is_placeholder (stat->str.data, stat->str.len))
+        continue;
       if (planar_stat_is_key_stat (stat->name))
         {
           g_autofree char *value = planar_stat_format_display (stat);
@@ -280,6 +288,164 @@ add_flows (PlanarDetailsPane    *self,
     }
 }
 
+/* A link that selects @target (details.follow-flow), or a dim line saying
+ * why there is none. */
+static void
+add_hlo_link (PlanarDetailsPane          *self,
+              const PlanarHloModule      *module,
+              const PlanarHloInstruction *in,
+              const char                 *role,
+              const PlanarEventRef       *target,
+              guint                       host)
+{
+  const PlanarHloShape *shape = planar_hlo_instruction_get_shape (module, in);
+  g_autofree char *text = NULL;
+  GtkWidget *widget;
+
+  if (planar_event_ref_is_none (target))
+    {
+      /* Translators: an HLO operand or user without an event of its own:
+       * "Operand %p0 (parameter) f32[8]{0}: no event in this execution
+       * of the module (a parameter, a constant, or fused into another
+       * kernel)". */
+      text = g_strdup_printf (_("%s %%%s (%s) %s: no event in this execution of the module (a parameter, a constant, "
+                                "or fused into another kernel)"),
+                              role, in->name, in->opcode, shape->text);
+      widget = gtk_label_new (text);
+      gtk_label_set_xalign (GTK_LABEL (widget), 0);
+      gtk_label_set_wrap (GTK_LABEL (widget), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (widget), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_add_css_class (widget, "dim-label");
+    }
+  else
+    {
+      PlanarEventRef ref = *target;
+      GtkWidget *label;
+
+      ref.trace = (guint16) host;
+      text = g_strdup_printf ("%s %%%s (%s) %s", role, in->name, in->opcode, shape->text);
+      label = gtk_label_new (text);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      widget = gtk_button_new ();
+      gtk_button_set_child (GTK_BUTTON (widget), label);
+      gtk_widget_add_css_class (widget, "flat");
+      gtk_widget_set_tooltip_text (widget, _("Select its event in this execution of the module on this device"));
+      g_array_append_val (self->flow_targets, ref);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (widget), "details.follow-flow");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (widget), "u", self->flow_targets->len - 1);
+    }
+  g_string_append_printf (self->text, "%s\n", text);
+  gtk_box_append (self->hlo_box, widget);
+}
+
+/* Events read, at most, to find the operands' and users' events. */
+#define MAX_LINK_EVENTS 200000
+
+/* What the event stands for through the program's HLO: framework op,
+ * source and stack where the profile has none, the instruction as HLO
+ * text (a fusion with its fused computation), shapes, estimated FLOPs and
+ * bytes with the rates achieved, and its operands and users as links. */
+static void
+add_hlo (PlanarDetailsPane    *self,
+         PlanarTrace          *trace,
+         const PlanarPlane    *plane,
+         const PlanarEvent    *event,
+         const PlanarEventRef *ref)
+{
+  PlanarOpInfo info;
+  const PlanarHloModule *module;
+  const PlanarHloInstruction *in;
+  g_autofree char *hlo = NULL;
+  g_autofree const PlanarHloInstruction **related = NULL;
+  g_autofree PlanarEventRef *targets = NULL;
+  g_autoptr(GString) operand_shapes = g_string_new (NULL);
+  guint n_related;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->hlo_heading), FALSE);
+  if (!planar_op_info_init (&info, trace, plane, event, NULL))
+    return;
+  if (info.framework_op_from == PLANAR_OP_VALUE_HLO)
+    add_field (self, _("Framework op (HLO)"), info.framework_op, FALSE);
+  if (info.source_from == PLANAR_OP_VALUE_HLO)
+    add_field (self, _("Source (HLO)"), info.source, FALSE);
+  if (info.stack_from == PLANAR_OP_VALUE_HLO)
+    add_field (self, _("Stack (HLO)"), info.stack, TRUE);
+
+  module = info.hlo.module;
+  in = info.hlo.instruction;
+  if (in != NULL)
+    {
+      hlo = planar_hlo_instruction_format (module, in, PLANAR_HLO_TEXT_DEFAULT);
+      add_field (self, _("HLO instruction"), hlo, TRUE);
+      for (guint i = 0; i < in->n_called && g_strcmp0 (in->opcode, "fusion") == 0; i++)
+        {
+          const PlanarHloComputation *called = planar_hlo_instruction_get_called (module, in, i);
+          g_autofree char *text = planar_hlo_computation_format (module, (guint32) (called - module->computations),
+                                                                 PLANAR_HLO_TEXT_DEFAULT);
+
+          add_field (self, _("Fused computation"), text, TRUE);
+        }
+      add_field (self, _("Output shape"), planar_hlo_instruction_get_shape (module, in)->text, TRUE);
+      for (guint i = 0; i < in->n_operands; i++)
+        g_string_append_printf (operand_shapes, "%s%s", i ? "\n" : "",
+                                planar_hlo_instruction_get_shape (module,
+                                                                  planar_hlo_instruction_get_operand (module, in, i))->text);
+      if (in->n_operands > 0)
+        add_field (self, _("Operand shapes"), operand_shapes->str, TRUE);
+    }
+
+  /* The HLO's estimates, labelled so; the profile's own values are among
+   * its stats above. */
+  if (info.flops_from == PLANAR_OP_VALUE_HLO || info.flops_unknown)
+    {
+      g_autofree char *value = info.flops_unknown ? g_strdup (_("unknown (the HLO does not tell)"))
+                                                  : planar_format_quantity (info.flops, PLANAR_STAT_UNIT_FLOPS);
+
+      add_field (self, _("FLOPs (estimated)"), value, FALSE);
+    }
+  if (info.bytes_from == PLANAR_OP_VALUE_HLO)
+    {
+      g_autofree char *value = planar_format_quantity (info.bytes, PLANAR_STAT_UNIT_BYTES);
+
+      add_field (self, _("Bytes accessed (estimated)"), value, FALSE);
+    }
+  if (info.flops_from == PLANAR_OP_VALUE_HLO || info.bytes_from == PLANAR_OP_VALUE_HLO)
+    {
+      g_autofree char *flops_rate = NULL;
+      g_autofree char *bytes_rate = NULL;
+
+      if (planar_format_achieved_rates (info.flops_from == PLANAR_OP_VALUE_HLO ? info.flops : 0,
+                                        info.bytes_from == PLANAR_OP_VALUE_HLO ? info.bytes : 0,
+                                        event->duration_ps, &flops_rate, &bytes_rate))
+        {
+          if (flops_rate != NULL)
+            add_field (self, _("Achieved FLOP rate (estimated)"), flops_rate, FALSE);
+          if (bytes_rate != NULL)
+            add_field (self, _("Achieved bandwidth (estimated)"), bytes_rate, FALSE);
+        }
+    }
+
+  /* Operands, then users, each found in the same execution of the module
+   * on this device. */
+  n_related = in != NULL ? in->n_operands + in->n_users : 0;
+  if (n_related > 0)
+    {
+      related = g_new (const PlanarHloInstruction *, n_related);
+      targets = g_new (PlanarEventRef, n_related);
+      for (guint i = 0; i < in->n_operands; i++)
+        related[i] = planar_hlo_instruction_get_operand (module, in, i);
+      for (guint i = 0; i < in->n_users; i++)
+        related[in->n_operands + i] = planar_hlo_instruction_get_user (module, in, i);
+      planar_op_info_find_events (trace, ref->plane, event, module, related, n_related, MAX_LINK_EVENTS, targets);
+      gtk_widget_set_visible (GTK_WIDGET (self->hlo_heading), TRUE);
+      for (guint i = 0; i < n_related; i++)
+        add_hlo_link (self, module, related[i], i < in->n_operands ? _("Operand") : _("User"), &targets[i],
+                      ref->trace);
+    }
+  planar_op_info_clear (&info);
+}
+
 static void
 show_event (PlanarDetailsPane *self,
             PlanarSelection   *selection)
@@ -334,6 +500,7 @@ show_event (PlanarDetailsPane *self,
   if (event->flags & PLANAR_EVENT_OVERLAP)
     add_field (self, _("Note"), _("Starts inside the previous event and ends after it"), FALSE);
   add_stats (self, trace, plane, event);
+  add_hlo (self, trace, plane, event, &refs[0]);
   add_flows (self, trace, &refs[0]);
   gtk_stack_set_visible_child_name (self->stack, "event");
 }
@@ -462,6 +629,8 @@ update (PlanarDetailsPane *self)
 
   clear_box (GTK_WIDGET (self->fields_grid));
   clear_box (GTK_WIDGET (self->flows_box));
+  clear_box (GTK_WIDGET (self->hlo_box));
+  gtk_widget_set_visible (GTK_WIDGET (self->hlo_heading), FALSE);
   g_string_truncate (self->text, 0);
   self->n_fields = 0;
   g_array_set_size (self->flow_targets, 0);
@@ -609,6 +778,8 @@ planar_details_pane_class_init (PlanarDetailsPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, fields_grid);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_heading);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, flows_box);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, hlo_heading);
+  gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, hlo_box);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, table_label);
   gtk_widget_class_bind_template_child (widget_class, PlanarDetailsPane, table_view);
 }

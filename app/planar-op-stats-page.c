@@ -28,6 +28,7 @@ struct _PlanarOpStatsPage
   GtkDropDown      *track_drop_down;
   GtkStringList    *track_names;
   GtkLabel         *summary_label;
+  GtkDropDown      *group_drop_down;
   GtkColumnView    *table_view;
 
   PlanarProfile    *profile;
@@ -82,11 +83,19 @@ track_in_scope (const PlanarTrack *track,
   return scope < 0 ? !track->derived : (guint) scope == index;
 }
 
+/* Reading each event's costs reads its stats from the file: for a device
+ * plane's table by name, only up to this many events (grouping by framework
+ * op or source line always reads them). */
+#define MAX_COST_EVENTS 2000000
+
 static void
 update_table (PlanarOpStatsPage *self)
 {
-  const PlanarPlane *plane = current_plane (self, NULL);
+  PlanarTrace *trace = NULL;
+  const PlanarPlane *plane = current_plane (self, &trace);
   g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
+  /* The drop-down's items are PlanarAggregateKey's, in order. */
+  guint group = gtk_drop_down_get_selected (self->group_drop_down);
   g_autofree char *summary = NULL;
   g_autofree char *names = NULL;
   g_autofree char *events = NULL;
@@ -94,6 +103,13 @@ update_table (PlanarOpStatsPage *self)
   guint n_names;
   guint64 n_events;
 
+  /* FLOPs and bytes (read event by event, through the HLO) for the
+   * devices' tables, and whenever rows are framework ops or source lines. */
+  if (plane != NULL && (group != PLANAR_AGGREGATE_KEY_NAME
+                        || (g_str_has_prefix (plane->name, "/device:") && plane->n_events <= MAX_COST_EVENTS)))
+    planar_aggregator_set_costs (aggregator, trace,
+                                 group <= PLANAR_AGGREGATE_KEY_SOURCE ? (PlanarAggregateKey) group
+                                                                      : PLANAR_AGGREGATE_KEY_NAME);
   if (plane != NULL)
     for (guint t = 0; t < plane->n_tracks; t++)
       if (track_in_scope (&plane->tracks[t], t, scope))
@@ -195,6 +211,7 @@ planar_op_stats_page_class_init (PlanarOpStatsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, track_drop_down);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, track_names);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, group_drop_down);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, table_view);
 }
 
@@ -204,10 +221,11 @@ planar_op_stats_page_init (PlanarOpStatsPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->planes = g_array_new (FALSE, FALSE, sizeof (PlaneEntry));
   self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
-  self->sorted_rows = planar_aggregate_view_setup (self->table_view, self->rows, TRUE);
+  self->sorted_rows = planar_aggregate_view_setup_with_costs (self->table_view, self->rows);
   g_signal_connect (self->table_view, "activate", G_CALLBACK (row_activated), self);
   g_signal_connect_swapped (self->plane_drop_down, "notify::selected", G_CALLBACK (plane_selected), self);
   g_signal_connect_swapped (self->track_drop_down, "notify::selected", G_CALLBACK (track_selected), self);
+  g_signal_connect_swapped (self->group_drop_down, "notify::selected", G_CALLBACK (track_selected), self);
 }
 
 GtkWidget *
@@ -341,4 +359,14 @@ planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
   selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) refs->data,
                                     refs->len, FALSE, 0, 0);
   g_signal_emit (self, signals[SIGNAL_HIGHLIGHT], 0, selection);
+}
+
+void
+planar_op_stats_page_set_key (PlanarOpStatsPage  *self,
+                              PlanarAggregateKey  key)
+{
+  g_return_if_fail (PLANAR_IS_OP_STATS_PAGE (self));
+  g_return_if_fail (key <= PLANAR_AGGREGATE_KEY_SOURCE);
+
+  gtk_drop_down_set_selected (self->group_drop_down, (guint) key);
 }

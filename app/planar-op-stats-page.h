@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "planar-aggregate.h"
 #include "planar-profile.h"
 #include "planar-selection.h"
 
@@ -29,6 +30,10 @@ gboolean    planar_op_stats_page_select      (PlanarOpStatsPage *self,
                                               guint              trace,
                                               guint              plane,
                                               int                track);
+/* Rows per event name, framework op or source line, as the Rows
+ * drop-down picks. */
+void        planar_op_stats_page_set_key     (PlanarOpStatsPage  *self,
+                                              PlanarAggregateKey  key);
 /* The table in its current order. Returns: (transfer none): a GListModel
  * of PlanarAggregateRow. */
 GListModel *planar_op_stats_page_get_rows    (PlanarOpStatsPage *self);

@@ -64,7 +64,8 @@ planar_cli_find (int    argc,
 
   if (!planar_cli_parse ("find", "PATH PATTERN",
                          N_("Prints the events, on every host, plane and line, whose name, display name or\n"
-                            "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order.\n"
+                            "string stats (hlo_op, tf_op, kernel_details, …) match PATTERN, in time order;\n"
+                            "device events also by the framework op and source line of their HLO.\n"
                             "PATTERN is a substring, matched without regard to case unless told."),
                          entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
     return status;
@@ -135,6 +136,7 @@ planar_cli_find (int    argc,
           planar_json_writer_int (w, ev->duration_ps);
           planar_json_writer_key (w, "depth");
           planar_json_writer_uint (w, ev->depth);
+          planar_cli_write_op_info (w, trace, plane, ev);
           planar_json_writer_end_object (w);
         }
       planar_json_writer_end_array (w);

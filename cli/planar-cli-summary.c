@@ -10,9 +10,18 @@
 
 #include <stdio.h>
 
+/* FLOP/s and bytes/s of a row with costs, 0 when unknown. */
+static double
+rate (double  amount,
+      gint64  ps)
+{
+  return ps > 0 ? amount / ((double) ps * 1e-12) : 0;
+}
+
 static void
 write_row_json (PlanarJsonWriter      *w,
-                const PlanarAggregate *row)
+                const PlanarAggregate *row,
+                gboolean               costs)
 {
   planar_json_writer_begin_object (w);
   planar_json_writer_key (w, "name");
@@ -31,17 +40,46 @@ write_row_json (PlanarJsonWriter      *w,
   planar_json_writer_int (w, row->min_ps);
   planar_json_writer_key (w, "max_ps");
   planar_json_writer_int (w, row->max_ps);
+  if (costs)
+    {
+      planar_json_writer_key (w, "flops");
+      planar_json_writer_double (w, row->flops);
+      planar_json_writer_key (w, "flops_ps");
+      planar_json_writer_int (w, row->flops_ps);
+      planar_json_writer_key (w, "bytes_accessed");
+      planar_json_writer_double (w, row->bytes);
+      planar_json_writer_key (w, "bytes_ps");
+      planar_json_writer_int (w, row->bytes_ps);
+      planar_json_writer_key (w, "flop_rate");
+      planar_json_writer_double (w, rate (row->flops, row->flops_ps));
+      planar_json_writer_key (w, "bandwidth");
+      planar_json_writer_double (w, rate (row->bytes, row->bytes_ps));
+      planar_json_writer_key (w, "estimated");
+      planar_json_writer_boolean (w, row->estimated);
+    }
   planar_json_writer_end_object (w);
 }
 
 static void
-print_row_text (const PlanarAggregate *row)
+print_row_text (const PlanarAggregate *row,
+                gboolean               costs)
 {
   g_autofree char *total = planar_format_duration (row->total_ps);
   g_autofree char *self = planar_format_duration (row->self_ps);
   g_autofree char *avg = planar_format_duration (row->count ? row->total_ps / (gint64) row->count : 0);
+  g_autofree char *flop_rate = NULL;
+  g_autofree char *bandwidth = NULL;
 
-  printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg,
+  if (!costs)
+    {
+      printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg,
+              planar_cli_text (row->display_name));
+      return;
+    }
+  planar_format_achieved_rates (rate (row->flops, row->flops_ps), rate (row->bytes, row->bytes_ps), 1000000000000,
+                                &flop_rate, &bandwidth);
+  printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s %1s%15s %15s  %s\n", self, total, row->count, avg,
+          row->estimated ? "~" : "", flop_rate != NULL ? flop_rate : "-", bandwidth != NULL ? bandwidth : "-",
           planar_cli_text (row->display_name));
 }
 
@@ -50,7 +88,8 @@ static void
 print_row_table (PlanarCliFormat        format,
                  const char            *host,
                  const char            *plane,
-                 const PlanarAggregate *row)
+                 const PlanarAggregate *row,
+                 gboolean               costs)
 {
   g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, row->count);
   g_autofree char *total = g_strdup_printf ("%" G_GINT64_FORMAT, row->total_ps);
@@ -58,7 +97,15 @@ print_row_table (PlanarCliFormat        format,
   g_autofree char *average = g_strdup_printf ("%.3f", row->count ? (double) row->total_ps / (double) row->count : 0.0);
   g_autofree char *min = g_strdup_printf ("%" G_GINT64_FORMAT, row->min_ps);
   g_autofree char *max = g_strdup_printf ("%" G_GINT64_FORMAT, row->max_ps);
-  const char *fields[] = { host, plane, row->name, row->display_name, count, total, self, average, min, max, NULL };
+  g_autofree char *flops = g_strdup_printf ("%.0f", row->flops);
+  g_autofree char *bytes = g_strdup_printf ("%.0f", row->bytes);
+  g_autofree char *flop_rate = g_strdup_printf ("%.6g", rate (row->flops, row->flops_ps));
+  g_autofree char *bandwidth = g_strdup_printf ("%.6g", rate (row->bytes, row->bytes_ps));
+  const char *fields[] = { host, plane, row->name, row->display_name, count, total, self, average, min, max,
+                           flops, bytes, flop_rate, bandwidth, row->estimated ? "true" : "false", NULL };
+
+  if (!costs)
+    fields[10] = NULL;
 
   planar_cli_print_row (format, fields);
 }
@@ -73,8 +120,10 @@ planar_cli_summary (int    argc,
   g_autofree char *session = NULL;
   g_autofree char *session_name = NULL;
   g_autofree char *format_name = NULL;
+  g_autofree char *by = NULL;
   gint64 top = 10;
-  gboolean json = FALSE;
+  gboolean json = FALSE, costs = FALSE;
+  PlanarAggregateKey key = PLANAR_AGGREGATE_KEY_NAME;
   PlanarCliFormat format;
   int status;
   GOptionEntry entries[] = {
@@ -82,6 +131,11 @@ planar_cli_summary (int    argc,
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("text (default), tsv, csv or json"), "FORMAT" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON (--format json)"), NULL },
     { "session", 0, 0, G_OPTION_ARG_STRING, &session, N_("Session to read (default: the newest)"), "NAME" },
+    { "costs", 0, 0, G_OPTION_ARG_NONE, &costs,
+      N_("Device planes only, with FLOPs, bytes, FLOP rate and bandwidth (the profile's, else estimated from the HLO)"),
+      NULL },
+    { "by", 0, 0, G_OPTION_ARG_STRING, &by, N_("Rows per name (default), framework-op or source (implies --costs)"),
+      "KEY" },
     { NULL }
   };
 
@@ -94,6 +148,16 @@ planar_cli_summary (int    argc,
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--top must be 0 (all) or more"));
   if (!planar_cli_get_format (format_name, json, &format, &status))
     return status;
+  if (by != NULL && g_strcmp0 (by, "name") != 0)
+    {
+      if (g_strcmp0 (by, "framework-op") == 0)
+        key = PLANAR_AGGREGATE_KEY_FRAMEWORK_OP;
+      else if (g_strcmp0 (by, "source") == 0)
+        key = PLANAR_AGGREGATE_KEY_SOURCE;
+      else
+        return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("--by is name, framework-op or source, not '%s'"), by);
+      costs = TRUE;
+    }
 
   profile = planar_cli_load_profile (argv[1], session, &session_name, &error);
   if (profile == NULL)
@@ -110,8 +174,12 @@ planar_cli_summary (int    argc,
     case PLANAR_CLI_FORMAT_CSV:
       {
         const char *header[] = { "host", "plane", "name", "display_name", "count", "total_ps", "self_ps",
-                                 "average_ps", "min_ps", "max_ps", NULL };
+                                 "average_ps", "min_ps", "max_ps", "flops", "bytes_accessed", "flop_rate", "bandwidth",
+                                 "estimated", NULL };
 
+        /* The cost columns only with --costs. */
+        if (!costs)
+          header[10] = NULL;
         planar_cli_print_row (format, header);
       }
       break;
@@ -142,8 +210,18 @@ planar_cli_summary (int    argc,
           g_autoptr(GArray) rows = NULL;
           guint n;
 
+          if (costs)
+            {
+              /* Costs are the devices': their ops and kernels. */
+              if (!g_str_has_prefix (plane->name, "/device:"))
+                continue;
+              planar_aggregator_set_costs (agg, trace, key);
+            }
           for (guint t = 0; t < plane->n_tracks; t++)
-            planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+            /* With costs, the kernels and ops once: not again as the
+             * derived XLA Ops and Modules lines made of them. */
+            if (!costs || !plane->tracks[t].derived)
+              planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
           if (planar_aggregator_get_n_events (agg) == 0)
             continue;
           rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
@@ -167,7 +245,7 @@ planar_cli_summary (int    argc,
               planar_json_writer_key (w, "top");
               planar_json_writer_begin_array (w);
               for (guint i = 0; i < n; i++)
-                write_row_json (w, &g_array_index (rows, PlanarAggregate, i));
+                write_row_json (w, &g_array_index (rows, PlanarAggregate, i), costs);
               planar_json_writer_end_array (w);
               planar_json_writer_end_object (w);
             }
@@ -181,14 +259,20 @@ planar_cli_summary (int    argc,
               /* TRANSLATORS: "PLANE: 1000 events, 12 names". */
               printf (_("  %s: %s, %s\n"), planar_cli_text (plane->name), events, names);
               /* TRANSLATORS: the column heads of `planar-cli summary`. */
-              printf ("    %14s %14s %10s %14s  %s\n", C_("summary column", "self"), C_("summary column", "total"),
-                      C_("summary column", "count"), C_("summary column", "average"), C_("summary column", "name"));
+              if (costs)
+                printf ("    %14s %14s %10s %14s %16s %15s  %s\n", C_("summary column", "self"),
+                        C_("summary column", "total"), C_("summary column", "count"),
+                        C_("summary column", "average"), C_("summary column", "FLOP rate"),
+                        C_("summary column", "bandwidth"), C_("summary column", "name"));
+              else
+                printf ("    %14s %14s %10s %14s  %s\n", C_("summary column", "self"), C_("summary column", "total"),
+                        C_("summary column", "count"), C_("summary column", "average"), C_("summary column", "name"));
               for (guint i = 0; i < n; i++)
-                print_row_text (&g_array_index (rows, PlanarAggregate, i));
+                print_row_text (&g_array_index (rows, PlanarAggregate, i), costs);
             }
           else
             for (guint i = 0; i < n; i++)
-              print_row_table (format, host, plane->name, &g_array_index (rows, PlanarAggregate, i));
+              print_row_table (format, host, plane->name, &g_array_index (rows, PlanarAggregate, i), costs);
         }
 
       if (w != NULL)

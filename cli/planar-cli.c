@@ -32,6 +32,7 @@ static const Command commands[] = {
   { "snapshot", N_("Continuous profiling: start, get a snapshot, stop"), planar_cli_snapshot },
   { "record", N_("Run a command and record its GPU work with CUPTI"), planar_cli_record },
   { "export", N_("Write a profile as Chrome Trace Event JSON or a Perfetto trace"), planar_cli_export },
+  { "hlo", N_("Print the HLO of the programs a profile ran, or one instruction"), planar_cli_hlo },
   { "health", N_("Report what may make a trace look incomplete: errors, drops, overlaps"), planar_cli_health },
 };
 

@@ -29,6 +29,7 @@ int  planar_cli_events (int argc, char **argv);
 int  planar_cli_summary (int argc, char **argv);
 int  planar_cli_find (int argc, char **argv);
 int  planar_cli_health (int argc, char **argv);
+int  planar_cli_hlo (int argc, char **argv);
 int  planar_cli_export (int argc, char **argv);
 int  planar_cli_capture (int argc, char **argv);
 int  planar_cli_snapshot (int argc, char **argv);
@@ -193,6 +194,16 @@ void planar_cli_end_named_list   (PlanarJsonWriter *writer);
 /* Writes the value of @stat as JSON. */
 void planar_cli_write_stat_value (PlanarJsonWriter *writer,
                                   const PlanarStat *stat);
+
+/* Adds the keys of what @event stands for through the profile's stats and
+ * its HLO (planar-op-info.h), each only when known, to the open object
+ * of @writer: hlo_module, hlo_instruction, framework_op, source, stack,
+ * flops (null when the HLO cannot estimate it), flops_estimated,
+ * bytes_accessed, bytes_estimated (docs/cli.md). */
+void planar_cli_write_op_info (PlanarJsonWriter  *writer,
+                               PlanarTrace       *trace,
+                               const PlanarPlane *plane,
+                               const PlanarEvent *event);
 
 /* The stat's name, "#<id>" when its metadata is missing. Returns: (transfer full). */
 char *planar_cli_stat_name (const PlanarStat *stat);

@@ -13,6 +13,8 @@
 #include "planar-flows.h"
 #include "planar-health.h"
 #include "planar-hlo.h"
+#include "planar-hlo-cost.h"
+#include "planar-op-info.h"
 #include "planar-import.h"
 #include "planar-json-writer.h"
 #include "planar-profile.h"

@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-aggregate.h"
+#include "planar-op-info.h"
 #include "planar-span-index.h"
 
+#include <glib/gi18n-lib.h>
 #include <string.h>
 
 struct _PlanarAggregator
@@ -25,6 +27,9 @@ struct _PlanarAggregator
   const PlanarTrack *slots_track;
   const char       *kind;
   guint             kind_order;
+  /* With planar_aggregator_set_costs(). */
+  PlanarTrace       *trace;
+  PlanarAggregateKey key;
 };
 
 PlanarAggregator *
@@ -47,6 +52,7 @@ planar_aggregator_free (PlanarAggregator *self)
   g_hash_table_unref (self->by_name);
   g_string_chunk_free (self->names);
   g_free (self->slots);
+  g_clear_object (&self->trace);
   g_free (self);
 }
 
@@ -171,6 +177,91 @@ row_for (PlanarAggregator  *self,
   return &g_array_index (self->rows, PlanarAggregate, slot - 1);
 }
 
+void
+planar_aggregator_set_costs (PlanarAggregator  *self,
+                             PlanarTrace       *trace,
+                             PlanarAggregateKey key)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (PLANAR_IS_TRACE (trace));
+  g_return_if_fail (self->rows->len == 0);
+
+  g_set_object (&self->trace, trace);
+  self->key = key;
+}
+
+/* The row of @value (a framework op or source; NULL: none). */
+static PlanarAggregate *
+row_for_value (PlanarAggregator *self,
+               const char       *value)
+{
+  g_autofree char *grouped = NULL;
+  const char *name = value != NULL ? value : _("(none)");
+  const char *key = name;
+  gpointer found;
+
+  if (self->by_kind)
+    key = grouped = g_strconcat (self->kind, "\x1f", name, NULL);
+  if (!g_hash_table_lookup_extended (self->by_name, key, NULL, &found))
+    {
+      PlanarAggregate row = { 0 };
+
+      row.name = g_string_chunk_insert_const (self->names, name);
+      row.display_name = row.name;
+      row.min_ps = G_MAXINT64;
+      row.max_ps = G_MININT64;
+      if (self->by_kind)
+        {
+          row.kind = g_string_chunk_insert_const (self->names, self->kind);
+          row.kind_order = self->kind_order;
+        }
+      g_array_append_val (self->rows, row);
+      found = GUINT_TO_POINTER (self->rows->len);
+      g_hash_table_insert (self->by_name, g_string_chunk_insert_const (self->names, key), found);
+    }
+  return &g_array_index (self->rows, PlanarAggregate, GPOINTER_TO_UINT (found) - 1);
+}
+
+/* The row of @ev with its costs added, through the HLO. */
+static PlanarAggregate *
+row_with_costs (PlanarAggregator  *self,
+                const PlanarPlane *plane,
+                const PlanarEvent *ev)
+{
+  PlanarAggregate *row;
+  PlanarOpInfo info;
+
+  if (!planar_op_info_init (&info, self->trace, plane, ev, NULL))
+    return self->key == PLANAR_AGGREGATE_KEY_NAME ? row_for (self, plane, ev->metadata) : row_for_value (self, NULL);
+  switch (self->key)
+    {
+    case PLANAR_AGGREGATE_KEY_FRAMEWORK_OP:
+      row = row_for_value (self, info.framework_op);
+      break;
+    case PLANAR_AGGREGATE_KEY_SOURCE:
+      row = row_for_value (self, info.source);
+      break;
+    case PLANAR_AGGREGATE_KEY_NAME:
+    default:
+      row = row_for (self, plane, ev->metadata);
+      break;
+    }
+  if (info.flops_from != PLANAR_OP_VALUE_NONE)
+    {
+      row->flops += info.flops;
+      row->flops_ps += ev->duration_ps;
+      row->estimated |= info.flops_from == PLANAR_OP_VALUE_HLO;
+    }
+  if (info.bytes_from != PLANAR_OP_VALUE_NONE)
+    {
+      row->bytes += info.bytes;
+      row->bytes_ps += ev->duration_ps;
+      row->estimated |= info.bytes_from == PLANAR_OP_VALUE_HLO;
+    }
+  planar_op_info_clear (&info);
+  return row;
+}
+
 static inline void
 accumulate (PlanarAggregator  *self,
             const PlanarPlane *plane,
@@ -178,7 +269,7 @@ accumulate (PlanarAggregator  *self,
             gsize              index)
 {
   const PlanarEvent *ev = &track->events[index];
-  PlanarAggregate *row = row_for (self, plane, ev->metadata);
+  PlanarAggregate *row = self->trace != NULL ? row_with_costs (self, plane, ev) : row_for (self, plane, ev->metadata);
 
   row->count++;
   row->total_ps += ev->duration_ps;

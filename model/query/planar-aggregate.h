@@ -28,7 +28,30 @@ typedef struct
    * kinds; NULL and 0 otherwise. */
   const char *kind;
   guint       kind_order;
+  /* With planar_aggregator_set_costs(): the FLOPs and bytes accessed of
+   * the row's events that have them (the profile's `flops` and
+   * `bytes_accessed`, else estimated from the program's HLO), and the wall
+   * time of those events, so that flops / flops_ps is the FLOP rate
+   * achieved, bytes / bytes_ps the bandwidth. @estimated is TRUE when any
+   * of them came from the HLO. */
+  double      flops;
+  gint64      flops_ps;
+  double      bytes;
+  gint64      bytes_ps;
+  gboolean    estimated;
 } PlanarAggregate;
+
+/* What a row of an aggregator with costs stands for. */
+typedef enum
+{
+  /* The event's name (the default). */
+  PLANAR_AGGREGATE_KEY_NAME,
+  /* Its framework op (planar-op-info.h: the profile's tf_op, else the
+   * HLO's op_full_name, "jit(f)/dot_general:"). */
+  PLANAR_AGGREGATE_KEY_FRAMEWORK_OP,
+  /* Its source line ("train.py:23"). */
+  PLANAR_AGGREGATE_KEY_SOURCE,
+} PlanarAggregateKey;
 
 typedef enum
 {
@@ -60,6 +83,14 @@ const char       *planar_aggregate_kind_for_track (const PlanarPlane *plane,
  * Call before adding events. */
 void              planar_aggregator_set_group_by_kind (PlanarAggregator *self,
                                                        gboolean          group);
+/* Makes the aggregator read each event's FLOPs and bytes through @trace
+ * (the trace of every plane added; planar-op-info.h), and keep one row per
+ * @key: events without a framework op or source then make one row named
+ * "(none)". Reads every event's stats from the file: for a table, not for
+ * a frame. Call before adding events. */
+void              planar_aggregator_set_costs (PlanarAggregator  *self,
+                                               PlanarTrace       *trace,
+                                               PlanarAggregateKey key);
 /* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps]. */
 void              planar_aggregator_add_track (PlanarAggregator  *self,
                                                const PlanarPlane *plane,

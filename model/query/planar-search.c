@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-search.h"
+#include "planar-hlo.h"
 #include "planar-parallel.h"
 
 #include <glib/gi18n-lib.h>
@@ -213,6 +214,11 @@ typedef struct
   guint8                   *ref_match;
   /* Whether the empty text matches: a ref to missing metadata reads as "". */
   gboolean                  empty_match;
+  /* On a device plane: the HLO instructions of the trace whose framework
+   * op (op_full_name) or source line matches, as a set; NULL when none
+   * does. Shared by the trace's planes, owned by the first. */
+  GHashTable               *hlo_matches;
+  gboolean                  owns_hlo_matches;
 } PlaneMatch;
 
 static void
@@ -222,6 +228,54 @@ plane_match_clear (PlaneMatch *pm)
   g_clear_pointer (&pm->key_offsets, g_free);
   g_clear_pointer (&pm->keys, g_free);
   g_clear_pointer (&pm->ref_match, g_free);
+  if (pm->owns_hlo_matches)
+    g_clear_pointer (&pm->hlo_matches, g_hash_table_unref);
+  pm->hlo_matches = NULL;
+}
+
+/* The instructions of @trace's HLO whose framework op or source line
+ * matches: what a device event resolving to one of them is found by.
+ * NULL when none does. */
+static GHashTable *
+hlo_matches_build (const Matcher *m,
+                   PlanarTrace   *trace)
+{
+  const PlanarHloIndex *index = planar_trace_get_hlo_index (trace);
+  GHashTable *set = NULL;
+
+  for (guint i = 0; index != NULL && i < planar_hlo_index_get_n_modules (index); i++)
+    {
+      const PlanarHloModule *module = planar_hlo_index_get_module (index, i);
+
+      for (guint32 k = 0; k < module->n_instructions; k++)
+        {
+          const PlanarHloInstruction *in = &module->instructions[k];
+          g_autofree char *op = planar_hlo_instruction_dup_op_full_name (in);
+          g_autofree char *source = planar_hlo_instruction_dup_source (in);
+
+          if ((op != NULL && matcher_match (m, op, strlen (op)))
+              || (source != NULL && matcher_match (m, source, strlen (source))))
+            {
+              if (set == NULL)
+                set = g_hash_table_new (NULL, NULL);
+              g_hash_table_add (set, (gpointer) in);
+            }
+        }
+    }
+  return set;
+}
+
+/* Whether @ev (of a device plane) resolves to an instruction whose
+ * framework op or source matches. Reads its stats: only asked about events
+ * that did not match otherwise, on traces where some instruction does. */
+static gboolean
+hlo_event_matches (const PlaneMatch  *pm,
+                   const PlanarEvent *ev)
+{
+  PlanarHloResolution r;
+
+  return pm->hlo_matches != NULL && planar_trace_resolve_hlo (pm->trace, pm->plane, ev, &r)
+         && g_hash_table_contains (pm->hlo_matches, r.instruction);
 }
 
 static inline gboolean
@@ -560,8 +614,9 @@ event_matches (const PlaneMatch  *pm,
   if (ev->flags & PLANAR_EVENT_DERIVED)
     {
       if (state == METADATA_NO_MATCH)
-        return 0;
-      return derived_event_matches (pm, m, ev, scratch, error);
+        return hlo_event_matches (pm, ev) ? 1 : 0;
+      rc = derived_event_matches (pm, m, ev, scratch, error);
+      return rc == 0 && hlo_event_matches (pm, ev) ? 1 : rc;
     }
   if (G_UNLIKELY (ev->source >= trace->size))
     {
@@ -610,9 +665,9 @@ event_matches (const PlaneMatch  *pm,
       return -1;
     }
 
-  if (!any && state == METADATA_NO_MATCH)
-    return 0;
-  return merged_stats_match (pm, ev->metadata, scratch) ? 1 : 0;
+  if ((any || state != METADATA_NO_MATCH) && merged_stats_match (pm, ev->metadata, scratch))
+    return 1;
+  return hlo_event_matches (pm, ev) ? 1 : 0;
 }
 
 /* A range of one track's events, searched by one worker. */
@@ -1078,17 +1133,31 @@ planar_search_run (PlanarSearch  *self,
   for (guint t = 0; t < self->traces->len && failure == NULL; t++)
     {
       PlanarTrace *trace = g_ptr_array_index (self->traces, t);
+      GHashTable *hlo_matches = planar_trace_is_decoded (trace) ? hlo_matches_build (&self->matcher, trace) : NULL;
+      gboolean hlo_owned = FALSE;
 
       for (guint p = 0; p < trace->n_planes && planar_trace_is_decoded (trace); p++)
         {
           const PlanarPlane *plane = &trace->planes[p];
+          PlaneMatch *pm = &planes[self->trace_first_plane[t] + p];
           gboolean has_events = FALSE;
 
           for (guint k = 0; k < plane->n_tracks && !has_events; k++)
             has_events = plane->tracks[k].n_events > 0;
-          if (has_events)
-            plane_match_build (&planes[self->trace_first_plane[t] + p], &self->matcher, trace, p);
+          if (!has_events)
+            continue;
+          plane_match_build (pm, &self->matcher, trace, p);
+          /* Device events carry the hlo_op and program_id they resolve
+           * by (planar-hlo.h). */
+          if (hlo_matches != NULL && g_str_has_prefix (plane->name, "/device:"))
+            {
+              pm->hlo_matches = hlo_matches;
+              pm->owns_hlo_matches = !hlo_owned;
+              hlo_owned = TRUE;
+            }
         }
+      if (!hlo_owned)
+        g_clear_pointer (&hlo_matches, g_hash_table_unref);
       g_cancellable_set_error_if_cancelled (cancellable, &failure);
     }
 

@@ -60,6 +60,11 @@ G_DECLARE_FINAL_TYPE (PlanarSearch, planar_search, PLANAR, SEARCH, GObject)
  * refers to), the stats of its event metadata included, exactly as
  * planar_trace_get_event_stats() lists them: an event stat hides the
  * metadata stat of the same name. Bytes and numeric stats are not text.
+ * An event of a `/device:` plane also matches when the instruction it
+ * resolves to in the trace's HLO (planar_trace_resolve_hlo()) has a
+ * framework op (op_full_name) or source line ("train.py:23") that
+ * matches; only events that match no other way are resolved, and only on
+ * hosts where some instruction matches.
  *
  * The object holds the query and, once planar_search_run() or the async
  * pair has completed, the result: the hits in time order (start, then

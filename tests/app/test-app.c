@@ -1290,6 +1290,162 @@ check_rows (GListModel       *rows,
   g_assert_cmpuint (total, ==, planar_aggregator_get_n_events (expected));
 }
 
+static void save_screenshot (const char *name,
+                             gint64      settle_us);
+
+static GtkLabel *find_label_with_prefix (GtkWidget  *widget,
+                                        const char *prefix);
+
+/* For a screenshot of the details pane's HLO part: the pane given most of
+ * the window, scrolled to the label starting with @prefix. */
+static void
+show_details_from (PlanarWindow *window,
+                   const char   *prefix)
+{
+  GtkLabel *label = find_label_with_prefix (GTK_WIDGET (window->details_pane), prefix);
+  GtkWidget *scrolled;
+  double x = 0, y = 0;
+
+  g_assert_nonnull (label);
+  gtk_paned_set_position (window->details_paned, 120);
+  scrolled = gtk_widget_get_ancestor (GTK_WIDGET (label), GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (scrolled);
+  /* Laid out first, so that the label has its place. */
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  if (gtk_widget_translate_coordinates (GTK_WIDGET (label), gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                        0, 0, &x, &y))
+    gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled)), MAX (y - 8, 0));
+}
+
+/* The event of @plane_name / @line_name at @index, as a ref of host 0. */
+static PlanarEventRef
+event_on_line (PlanarTrace *trace,
+               const char  *plane_name,
+               const char  *line_name,
+               guint        index)
+{
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      if (g_strcmp0 (plane->name, plane_name) != 0)
+        continue;
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (g_strcmp0 (plane->tracks[t].name, line_name) == 0)
+          {
+            g_assert_cmpuint (index, <, plane->tracks[t].n_events);
+            return (PlanarEventRef) { p, 0, t, index };
+          }
+    }
+  g_error ("no line %s on %s", line_name, plane_name);
+}
+
+/* A JAX GPU kernel through the program's HLO: its framework op, source
+ * and stack (its tf_op is only "XlaModule:"), its instruction as HLO text,
+ * a fusion's fused computation, estimated FLOPs and rates; an operand
+ * that ran as a kernel of the same module execution is a link that
+ * selects it, one fused away says so. */
+static void
+test_details_hlo (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  g_autofree char *te = planar_test_sample_path ("tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb");
+  g_autoptr(PlanarSelection) gemm = NULL;
+  g_autoptr(PlanarSelection) fusion = NULL;
+  g_autoptr(PlanarSelection) attention = NULL;
+  g_autofree char *text = NULL;
+  PlanarSelection *followed;
+  PlanarEventRef ref, producer;
+  PlanarWindow *window;
+  PlanarProfile *profile;
+  PlanarTrace *trace;
+
+  if (path == NULL || te == NULL)
+    return;
+  window = open_path (path);
+  wait_loaded (window);
+  profile = planar_window_get_profile (window);
+  trace = planar_profile_get_trace (profile, 0);
+  g_assert_nonnull (planar_trace_get_hlo_index (trace));
+
+  /* A cuBLAS GEMM (hipBLASLt on this MI300X). */
+  ref = event_on_line (trace, "/device:GPU:0", "Stream #16(Kernel)", 0);
+  gemm = planar_selection_new_for_event (profile, &ref);
+  planar_timeline_set_selection (window->timeline, gemm);
+  text = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_null (strstr (text, "Framework op: XlaModule:"));
+  g_assert_nonnull (strstr (text, "\nFramework op (HLO): jit(matmul)/dot_general:\n"));
+  g_assert_nonnull (strstr (text, "\nSource (HLO): generate_attention_trace.py:31\n"));
+  g_assert_nonnull (strstr (text, "\nStack (HLO): /workspace/traces/generate_attention_trace.py:31 transformer_block\n"
+                                  "/workspace/traces/generate_attention_trace.py:78 main\n"));
+  g_assert_nonnull (strstr (text, "\nHLO instruction: %custom-call.1 = (bf16[8192,1024]{1,0}, s8[18874368]{0}) "
+                                  "custom-call(%bitcast.4.0, %b.1), custom_call_target=\"__cublas$gemm\""));
+  g_assert_nonnull (strstr (text, "\nOutput shape: (bf16[8192,1024]{1,0}, s8[18874368]{0})\n"));
+  g_assert_nonnull (strstr (text, "\nOperand shapes: bf16[8192,1024]{1,0}\nbf16[1024,1024]{1,0}\n"));
+  /* 2 x 8192 x 1024 x 1024. */
+  g_assert_nonnull (strstr (text, "\nFLOPs (estimated): 17.18 GFLOP\n"));
+  g_assert_nonnull (strstr (text, "\nAchieved FLOP rate (estimated): "));
+  g_assert_nonnull (strstr (text, "\nAchieved bandwidth (estimated): "));
+  /* Its operands are a bitcast and a parameter: no kernels of their own. */
+  g_assert_nonnull (strstr (text, "\nOperand %bitcast.4.0 (bitcast) bf16[8192,1024]{1,0}: no event in this execution"));
+  show_details_from (window, "Framework op (HLO)");
+  save_screenshot ("details-hlo-gemm.png", G_USEC_PER_SEC / 2);
+  g_clear_pointer (&text, g_free);
+
+  /* A loop fusion of jit__reduce_max, fed by the reduce fusion just
+   * before it. */
+  ref = event_on_line (trace, "/device:GPU:0", "Stream #16(Kernel)", 9);
+  producer = event_on_line (trace, "/device:GPU:0", "Stream #16(Kernel)", 8);
+  fusion = planar_selection_new_for_event (profile, &ref);
+  planar_timeline_set_selection (window->timeline, fusion);
+  text = planar_details_pane_dup_text (window->details_pane);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "\nHLO instruction: %loop_convert_fusion = bf16[4,2048]{1,0} "
+                                  "fusion(%input_reduce_fusion, %initial.1), kind=kLoop, calls=%fused_convert\n"));
+  g_assert_nonnull (strstr (text, "\nFused computation: %fused_convert {\n"));
+  g_assert_nonnull (strstr (text, "  ROOT %convert.14.1 = bf16[4,2048]{1,0} convert(%max.3.3)\n}"));
+  g_assert_nonnull (strstr (text, "\nOperand %input_reduce_fusion (fusion) f32[4,2048]{1,0}\n"));
+  g_assert_nonnull (strstr (text, "\nOperand %initial.1 (parameter) f32[]: no event in this execution"));
+  show_details_from (window, "HLO instruction");
+  save_screenshot ("details-hlo-fusion.png", G_USEC_PER_SEC / 2);
+  /* The operand's link selects the kernel that made it. */
+  gtk_widget_activate_action (GTK_WIDGET (window->details_pane), "details.follow-flow", "u", 0);
+  followed = planar_timeline_get_selection (window->timeline);
+  g_assert_cmpuint (planar_selection_get_n_events (followed), ==, 1);
+  g_assert_true (planar_selection_contains (followed, &producer));
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  /* TransformerEngine's attention: no FLOPs estimate, never a guess; no
+   * source file, the stack all the same. */
+  window = open_path (te);
+  wait_loaded (window);
+  profile = planar_window_get_profile (window);
+  trace = planar_profile_get_trace (profile, 0);
+  g_clear_pointer (&text, g_free);
+  for (guint i = 0; i < 150 && text == NULL; i++)
+    {
+      g_autofree char *candidate = NULL;
+
+      ref = event_on_line (trace, "/device:GPU:0", "Stream #2", i);
+      g_clear_object (&attention);
+      attention = planar_selection_new_for_event (profile, &ref);
+      planar_timeline_set_selection (window->timeline, attention);
+      candidate = planar_details_pane_dup_text (window->details_pane);
+      if (strstr (candidate, "HLO instruction: %te_fused_attn_forward_ffi.10 ") != NULL)
+        text = g_steal_pointer (&candidate);
+    }
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "\nFLOPs (estimated): unknown"));
+  g_assert_null (strstr (text, "Source (HLO)"));
+  g_assert_nonnull (strstr (text, "\nStack (HLO): /opt/venv/lib/python3.12/site-packages/transformer_engine/"));
+  show_details_from (window, "Framework op (HLO)");
+  save_screenshot ("details-hlo-te-attention.png", G_USEC_PER_SEC / 2);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_details (void)
 {
@@ -1389,9 +1545,6 @@ test_details (void)
   g_assert_null (planar_details_pane_get_rows (window->details_pane));
   destroy_all_windows ();
 }
-
-static void save_screenshot (const char *name,
-                             gint64      settle_us);
 
 /* The first GtkLabel under @widget whose text starts with @prefix. */
 static GtkLabel *
@@ -1560,6 +1713,56 @@ test_op_stats_and_health (void)
   g_assert_nonnull (planar_health_page_get_issues (window->health_page));
   g_assert_cmpuint (planar_health_page_get_issues (window->health_page)->len, ==, issues->len);
   g_assert_cmpuint (issues->len, >, 0);
+  destroy_all_windows ();
+}
+
+/* Op Stats on a JAX GPU profile: FLOP rate and bandwidth per row, rows per
+ * framework op and per source line. */
+static void
+test_op_stats_costs (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  PlanarWindow *window;
+  PlanarTrace *trace;
+  GListModel *rows;
+  guint gpu_index = 0;
+  gboolean found = FALSE;
+
+  if (path == NULL)
+    return;
+  window = open_path (path);
+  wait_loaded (window);
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+  while (g_strcmp0 (planar_trace_get_plane (trace, gpu_index)->name, "/device:GPU:0") != 0)
+    gpu_index++;
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  g_assert_true (planar_op_stats_page_select (window->op_stats_page, 0, gpu_index, -1));
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+  rows = planar_op_stats_page_get_rows (window->op_stats_page);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+      double rate = 0, bandwidth = 0;
+
+      if (g_strcmp0 (planar_aggregate_row_get_name (row), "jit(matmul)/dot_general:") != 0)
+        continue;
+      g_object_get (row, "flop-rate", &rate, "bandwidth", &bandwidth, NULL);
+      g_assert_cmpfloat (rate, >, 1e12);
+      g_assert_cmpfloat (bandwidth, >, 0);
+      found = TRUE;
+    }
+  g_assert_true (found);
+  save_screenshot ("op-stats-framework-ops.png", G_USEC_PER_SEC / 2);
+
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_SOURCE);
+  found = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+      found |= g_strcmp0 (planar_aggregate_row_get_name (row), "generate_attention_trace.py:31") == 0;
+    }
+  g_assert_true (found);
   destroy_all_windows ();
 }
 
@@ -3862,7 +4065,9 @@ main (int   argc,
   planar_test_add_func_with_samples ("/app/find", test_find);
   planar_test_add_func_with_samples ("/app/details", test_details);
   g_test_add_func ("/app/details-rates-and-groups", test_details_rates_and_groups);
+  planar_test_add_func_with_samples ("/app/details-hlo", test_details_hlo);
   planar_test_add_func_with_samples ("/app/op-stats-and-health", test_op_stats_and_health);
+  planar_test_add_func_with_samples ("/app/op-stats-costs", test_op_stats_costs);
   g_test_add_func ("/app/health-damaged-stat", test_health_damaged_stat);
   g_test_add_func ("/app/record-options", test_record_options);
   planar_test_add_func_with_samples ("/app/record", test_record);

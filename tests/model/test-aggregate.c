@@ -6,6 +6,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-aggregate.h"
+#include "planar-op-info.h"
+#include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -254,6 +256,98 @@ test_free_null (void)
   planar_aggregator_free (NULL);
 }
 
+/* Op stats with costs on a JAX GPU profile: rows per framework op and per
+ * source line; each row's FLOPs and bytes are the sums of its events'
+ * (the profile's or the HLO's estimates), over the time of those events;
+ * the GEMM's row holds 2 x 8192 x 1024 x 1024 FLOPs per run. */
+static void
+test_costs (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *track;
+  static const PlanarAggregateKey keys[] = { PLANAR_AGGREGATE_KEY_NAME, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP,
+                                             PLANAR_AGGREGATE_KEY_SOURCE };
+
+  if (path == NULL)
+    return;
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_nonnull (plane);
+  track = find_track (plane, "Stream #16(Kernel)");
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    {
+      g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
+      g_autoptr(GHashTable) flops = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_autoptr(GArray) rows = NULL;
+      double total = 0, row_total = 0;
+      guint64 count = 0, gemms = 0;
+
+      planar_aggregator_set_costs (aggregator, trace, keys[k]);
+      planar_aggregator_add_track (aggregator, plane, track, G_MININT64, G_MAXINT64);
+      rows = planar_aggregator_get_results (aggregator, PLANAR_AGGREGATE_SORT_SELF);
+      /* The expected sums, event by event. */
+      for (gsize i = 0; i < track->n_events; i++)
+        {
+          const PlanarEvent *ev = &track->events[i];
+          PlanarOpInfo info;
+          const char *key;
+          double *sum;
+
+          g_assert_true (planar_op_info_init (&info, trace, plane, ev, NULL));
+          key = keys[k] == PLANAR_AGGREGATE_KEY_FRAMEWORK_OP ? info.framework_op
+                : keys[k] == PLANAR_AGGREGATE_KEY_SOURCE ? info.source
+                : planar_plane_get_event_name (plane, ev, FALSE);
+          key = key != NULL ? key : "(none)";
+          sum = g_hash_table_lookup (flops, key);
+          if (sum == NULL)
+            {
+              sum = g_new0 (double, 1);
+              g_hash_table_insert (flops, g_strdup (key), sum);
+            }
+          *sum += info.flops;
+          total += info.flops;
+          if (info.hlo.instruction != NULL && info.hlo.program_id == 19
+              && g_strcmp0 (info.hlo.instruction->name, "custom-call.1") == 0)
+            {
+              g_assert_cmpfloat (info.flops, ==, 2.0 * 8192 * 1024 * 1024);
+              g_assert_true (info.flops_from == PLANAR_OP_VALUE_HLO);
+              gemms++;
+            }
+          planar_op_info_clear (&info);
+        }
+      g_assert_cmpuint (gemms, >, 0);
+      g_assert_cmpuint (rows->len, ==, g_hash_table_size (flops));
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const PlanarAggregate *row = &g_array_index (rows, PlanarAggregate, i);
+          double *sum = g_hash_table_lookup (flops, row->name);
+
+          g_assert_nonnull (sum);
+          g_assert_cmpfloat (row->flops, ==, *sum);
+          g_assert_cmpint (row->flops_ps, <=, row->total_ps);
+          g_assert_cmpint (row->bytes_ps, <=, row->total_ps);
+          row_total += row->flops;
+          count += row->count;
+        }
+      g_assert_cmpfloat (row_total, ==, total);
+      g_assert_cmpuint (count, ==, track->n_events);
+      if (keys[k] == PLANAR_AGGREGATE_KEY_FRAMEWORK_OP)
+        {
+          const PlanarAggregate *row = find_row (rows, NULL, "jit(matmul)/dot_general:");
+
+          g_assert_true (row->estimated);
+          g_assert_cmpfloat (row->flops, >=, (double) gemms * 2.0 * 8192 * 1024 * 1024);
+          g_assert_cmpint (row->flops_ps, >, 0);
+          g_assert_cmpfloat (row->bytes, >, 0);
+        }
+      if (keys[k] == PLANAR_AGGREGATE_KEY_SOURCE)
+        g_assert_nonnull (find_row (rows, NULL, "generate_attention_trace.py:31"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -265,5 +359,6 @@ main (int   argc,
   PLANAR_TEST_ADD ("/aggregate/by-kind", test_by_kind);
   PLANAR_TEST_ADD ("/aggregate/sorts", test_sorts);
   g_test_add_func ("/aggregate/free-null", test_free_null);
+  g_test_add_func ("/aggregate/costs", test_costs);
   return g_test_run ();
 }

@@ -1,0 +1,247 @@
+/* planar-op-info.c: an XLA op's or kernel's framework op, source, stack,
+ * FLOPs and bytes (planar-op-info.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "planar-op-info.h"
+
+#include <string.h>
+
+gboolean
+planar_op_info_is_placeholder (const char *tf_op,
+                               gsize       len)
+{
+  static const char placeholder[] = "XlaModule:";
+
+  while (len > 0 && g_ascii_isspace (tf_op[len - 1]))
+    len--;
+  return len == 0 || (len == strlen (placeholder) && memcmp (tf_op, placeholder, len) == 0);
+}
+
+static gboolean
+stat_text (const PlanarStat *stat)
+{
+  return stat->kind == PLANAR_STAT_STRING || stat->kind == PLANAR_STAT_REF;
+}
+
+static gboolean
+stat_number (const PlanarStat *stat,
+             double           *out)
+{
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      *out = (double) stat->v.i64;
+      return TRUE;
+    case PLANAR_STAT_UINT64:
+      *out = (double) stat->v.u64;
+      return TRUE;
+    case PLANAR_STAT_DOUBLE:
+      *out = stat->v.f64;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+planar_op_info_init (PlanarOpInfo      *info,
+                     PlanarTrace       *trace,
+                     const PlanarPlane *plane,
+                     const PlanarEvent *event,
+                     GError           **error)
+{
+  g_autoptr(GArray) stats = g_array_new (FALSE, FALSE, sizeof (PlanarStat));
+  GError *local = NULL;
+
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (PLANAR_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (plane != NULL && event != NULL, FALSE);
+
+  memset (info, 0, sizeof *info);
+  planar_trace_get_event_stats (trace, plane, event, stats, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
+      double number;
+
+      if (stat_text (stat) && stat->str.len > 0)
+        {
+          if (strcmp (stat->name, "tf_op") == 0 && info->framework_op == NULL
+              && !planar_op_info_is_placeholder (stat->str.data, stat->str.len))
+            info->framework_op = g_strndup (stat->str.data, stat->str.len);
+          else if (strcmp (stat->name, "source") == 0 && info->source == NULL)
+            info->source = g_strndup (stat->str.data, stat->str.len);
+          else if (strcmp (stat->name, "source_stack") == 0 && info->stack == NULL)
+            info->stack = g_strndup (stat->str.data, stat->str.len);
+        }
+      else if (strcmp (stat->name, "flops") == 0 && stat_number (stat, &number) && number > 0)
+        {
+          info->flops = number;
+          info->flops_from = PLANAR_OP_VALUE_PROFILE;
+        }
+      else if (strcmp (stat->name, "bytes_accessed") == 0 && stat_number (stat, &number) && number > 0)
+        {
+          info->bytes = number;
+          info->bytes_from = PLANAR_OP_VALUE_PROFILE;
+        }
+    }
+  info->framework_op_from = info->framework_op != NULL ? PLANAR_OP_VALUE_PROFILE : PLANAR_OP_VALUE_NONE;
+  info->source_from = info->source != NULL ? PLANAR_OP_VALUE_PROFILE : PLANAR_OP_VALUE_NONE;
+  info->stack_from = info->stack != NULL ? PLANAR_OP_VALUE_PROFILE : PLANAR_OP_VALUE_NONE;
+
+  if (planar_trace_resolve_hlo (trace, plane, event, &info->hlo))
+    {
+      const PlanarHloModule *module = info->hlo.module;
+      const PlanarHloInstruction *in = info->hlo.instruction;
+      PlanarHloCost cost;
+
+      if (info->framework_op == NULL && (info->framework_op = planar_hlo_instruction_dup_op_full_name (in)) != NULL)
+        info->framework_op_from = PLANAR_OP_VALUE_HLO;
+      if (info->source == NULL && (info->source = planar_hlo_instruction_dup_source (in)) != NULL)
+        info->source_from = PLANAR_OP_VALUE_HLO;
+      if (info->stack == NULL && (info->stack = planar_hlo_module_format_stack (module, in)) != NULL)
+        info->stack_from = PLANAR_OP_VALUE_HLO;
+      planar_hlo_instruction_estimate_cost (module, in, &cost);
+      if (info->flops_from == PLANAR_OP_VALUE_NONE)
+        {
+          if (cost.flops_known)
+            {
+              info->flops = (double) cost.flops;
+              info->flops_from = PLANAR_OP_VALUE_HLO;
+              info->transcendentals = cost.transcendentals;
+            }
+          else
+            info->flops_unknown = TRUE;
+        }
+      if (info->bytes_from == PLANAR_OP_VALUE_NONE && cost.bytes > 0)
+        {
+          info->bytes = (double) cost.bytes;
+          info->bytes_from = PLANAR_OP_VALUE_HLO;
+        }
+    }
+  return TRUE;
+}
+
+void
+planar_op_info_clear (PlanarOpInfo *info)
+{
+  g_return_if_fail (info != NULL);
+
+  g_clear_pointer (&info->framework_op, g_free);
+  g_clear_pointer (&info->source, g_free);
+  g_clear_pointer (&info->stack, g_free);
+}
+
+/* The window of the module's execution around @event: the XLA Modules
+ * event of the plane that holds its start. */
+static void
+module_window (const PlanarPlane *plane,
+               const PlanarEvent *event,
+               gint64            *from,
+               gint64            *to)
+{
+  const PlanarTrack *modules = planar_plane_find_track (plane, "XLA Modules");
+
+  *from = G_MININT64;
+  *to = G_MAXINT64;
+  if (modules == NULL)
+    return;
+  for (gsize i = 0; i < modules->n_events; i++)
+    {
+      const PlanarEvent *m = &modules->events[i];
+
+      if (m->start_ps > event->start_ps)
+        break;
+      if (m->start_ps + m->duration_ps >= event->start_ps)
+        {
+          *from = m->start_ps;
+          *to = m->start_ps + m->duration_ps;
+        }
+    }
+}
+
+/* Opcodes that never run as a kernel of their own. */
+static const char * const never_run[] = { "parameter", "constant", "get-tuple-element", "tuple", "bitcast", NULL };
+
+void
+planar_op_info_find_events (PlanarTrace                        *trace,
+                            guint                               plane_index,
+                            const PlanarEvent                  *event,
+                            const PlanarHloModule              *module,
+                            const PlanarHloInstruction * const *instructions,
+                            guint                               n,
+                            guint64                             max_events,
+                            PlanarEventRef                     *refs)
+{
+  const PlanarPlane *plane;
+  guint64 read = 0;
+  guint found = 0;
+  gint64 from, to;
+  /* Derived events (XLA Ops) resolve too; a kernel of a stream is the
+   * better target, so they are only taken when nothing else is. */
+  g_autofree PlanarEventRef *derived = NULL;
+
+  g_return_if_fail (PLANAR_IS_TRACE (trace));
+  g_return_if_fail (event != NULL && module != NULL && (n == 0 || (instructions != NULL && refs != NULL)));
+
+  for (guint i = 0; i < n; i++)
+    refs[i] = (PlanarEventRef) { PLANAR_EVENT_REF_NONE, 0, 0, 0 };
+  if (n == 0 || plane_index >= planar_trace_get_n_planes (trace))
+    return;
+  plane = planar_trace_get_plane (trace, plane_index);
+  derived = g_new (PlanarEventRef, n);
+  for (guint i = 0; i < n; i++)
+    derived[i] = refs[i];
+  module_window (plane, event, &from, &to);
+  /* What never runs as a kernel of its own is not looked for. */
+  for (guint i = 0; i < n; i++)
+    {
+      if (g_strv_contains (never_run, instructions[i]->opcode))
+        found++;
+    }
+
+  for (guint t = 0; t < plane->n_tracks && found < n && read < max_events; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      if (!planar_trace_is_track_ready (trace, plane_index, t) || g_strcmp0 (track->name, "XLA Modules") == 0)
+        continue;
+      for (gsize e = 0; e < track->n_events && found < n && read < max_events; e++)
+        {
+          const PlanarEvent *ev = &track->events[e];
+          PlanarHloResolution r;
+          gboolean is_derived = (ev->flags & PLANAR_EVENT_DERIVED) != 0;
+
+          if (ev->start_ps > to)
+            break;
+          if (ev->start_ps < from)
+            continue;
+          read++;
+          if (!planar_trace_resolve_hlo (trace, plane, ev, &r) || r.module != module)
+            continue;
+          for (guint i = 0; i < n; i++)
+            {
+              PlanarEventRef ref = { (guint16) plane_index, 0, t, (guint32) e };
+
+              if (r.instruction != instructions[i] || g_strv_contains (never_run, r.instruction->opcode))
+                continue;
+              if (!is_derived && planar_event_ref_is_none (&refs[i]))
+                {
+                  refs[i] = ref;
+                  found++;
+                }
+              else if (is_derived && planar_event_ref_is_none (&derived[i]))
+                derived[i] = ref;
+            }
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    if (planar_event_ref_is_none (&refs[i]))
+      refs[i] = derived[i];
+}
