@@ -504,3 +504,62 @@ planar_test_check_prediction (const char  *path,
       g_assert_cmpuint (k, ==, predicted->len);
     }
 }
+
+void
+planar_test_named_plane_add_ref (PlanarTestPlane *b,
+                                 XEvent          *ev,
+                                 const char      *name,
+                                 const char      *value)
+{
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                      planar_test_stat_ref (planar_test_named_plane_stat_id (b, name),
+                                            (guint64) planar_test_named_plane_stat_id (b, value)));
+}
+
+void
+planar_test_named_plane_add_str (PlanarTestPlane *b,
+                                 XEvent          *ev,
+                                 const char      *name,
+                                 const char      *value)
+{
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (planar_test_named_plane_stat_id (b, name), value));
+}
+
+void
+planar_test_named_plane_add_int (PlanarTestPlane *b,
+                                 XEvent          *ev,
+                                 const char      *name,
+                                 gint64           value)
+{
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_int (planar_test_named_plane_stat_id (b, name), value));
+}
+
+void
+planar_test_named_plane_add_uint (PlanarTestPlane *b,
+                                  XEvent          *ev,
+                                  const char      *name,
+                                  guint64          value)
+{
+  PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                      planar_test_stat_uint (planar_test_named_plane_stat_id (b, name), value));
+}
+
+guint
+planar_test_count_derived (const PlanarPlane *plane)
+{
+  guint n = 0;
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    n += plane->tracks[t].derived;
+  return n;
+}
+
+const PlanarTrack *
+planar_test_derived_track (const PlanarPlane *plane,
+                           const char        *name)
+{
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
+      return &plane->tracks[t];
+  return NULL;
+}

@@ -93,5 +93,30 @@ gint64           planar_test_named_plane_stat_id  (PlanarTestPlane *b,
                                                    const char      *name);
 gint64           planar_test_named_plane_event_id (PlanarTestPlane *b,
                                                    const char      *name);
+/* Stats on @ev named by @name through @b: a string kept by reference in
+ * the plane's metadata, an inline string, a signed and an unsigned
+ * integer. */
+void             planar_test_named_plane_add_ref  (PlanarTestPlane *b,
+                                                   XEvent          *ev,
+                                                   const char      *name,
+                                                   const char      *value);
+void             planar_test_named_plane_add_str  (PlanarTestPlane *b,
+                                                   XEvent          *ev,
+                                                   const char      *name,
+                                                   const char      *value);
+void             planar_test_named_plane_add_int  (PlanarTestPlane *b,
+                                                   XEvent          *ev,
+                                                   const char      *name,
+                                                   gint64           value);
+void             planar_test_named_plane_add_uint (PlanarTestPlane *b,
+                                                   XEvent          *ev,
+                                                   const char      *name,
+                                                   guint64          value);
+
+/* Reading a derived plane: how many of its tracks are derived, and the
+ * derived one named @name (NULL when none). */
+guint              planar_test_count_derived (const PlanarPlane *plane);
+const PlanarTrack *planar_test_derived_track (const PlanarPlane *plane,
+                                              const char        *name);
 
 G_END_DECLS

@@ -13,6 +13,9 @@
 
 #include <string.h>
 
+#define derived_track planar_test_derived_track
+#define add_ref planar_test_named_plane_add_ref
+
 typedef PlanarTestFixture Fixture;
 typedef PlanarTestPlane Builder;
 
@@ -21,16 +24,6 @@ stat_add (XEvent *ev,
           XStat  *stat)
 {
   PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
-}
-
-static void
-add_ref (Builder    *b,
-         XEvent     *ev,
-         const char *name,
-         const char *value)
-{
-  stat_add (ev, planar_test_stat_ref (planar_test_named_plane_stat_id (b, name),
-                                      (guint64) planar_test_named_plane_stat_id (b, value)));
 }
 
 /* A kernel of XLA op @hlo_op of program @program_id, with JAX's
@@ -100,16 +93,6 @@ module_f (void)
   };
 
   return planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
-}
-
-static const PlanarTrack *
-derived_track (const PlanarPlane *plane,
-               const char        *name)
-{
-  for (guint t = 0; t < plane->n_tracks; t++)
-    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
-      return &plane->tracks[t];
-  return NULL;
 }
 
 static const PlanarLine *

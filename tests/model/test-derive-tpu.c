@@ -12,6 +12,9 @@
 
 #include <string.h>
 
+#define count_derived planar_test_count_derived
+#define derived_track planar_test_derived_track
+
 typedef PlanarTestFixture Fixture;
 typedef PlanarTestPlane Builder;
 
@@ -85,26 +88,6 @@ add_op (XLine          *line,
 
 /* ------------------------------------------------------------------------ */
 /* Reading */
-
-static guint
-count_derived (const PlanarPlane *plane)
-{
-  guint n = 0;
-
-  for (guint t = 0; t < plane->n_tracks; t++)
-    n += plane->tracks[t].derived;
-  return n;
-}
-
-static const PlanarTrack *
-derived_track (const PlanarPlane *plane,
-               const char        *name)
-{
-  for (guint t = 0; t < plane->n_tracks; t++)
-    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
-      return &plane->tracks[t];
-  return NULL;
-}
 
 static const char *
 event_name (const PlanarPlane *plane,

@@ -9,6 +9,9 @@
 
 #include <string.h>
 
+#define count_derived planar_test_count_derived
+#define derived_track planar_test_derived_track
+
 typedef PlanarTestFixture Fixture;
 typedef PlanarTestPlane Builder;
 
@@ -34,26 +37,6 @@ add_op (Builder    *b,
     PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
                         planar_test_stat_str (planar_test_named_plane_stat_id (b, "tf_op"), tf_op));
   return ev;
-}
-
-static guint
-count_derived (const PlanarPlane *plane)
-{
-  guint n = 0;
-
-  for (guint t = 0; t < plane->n_tracks; t++)
-    n += plane->tracks[t].derived;
-  return n;
-}
-
-static const PlanarTrack *
-derived_track (const PlanarPlane *plane,
-               const char        *name)
-{
-  for (guint t = 0; t < plane->n_tracks; t++)
-    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
-      return &plane->tracks[t];
-  return NULL;
 }
 
 static const PlanarLine *

@@ -13,6 +13,13 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#define count_derived planar_test_count_derived
+#define derived_track planar_test_derived_track
+#define add_ref planar_test_named_plane_add_ref
+#define add_str planar_test_named_plane_add_str
+#define add_int planar_test_named_plane_add_int
+#define add_uint planar_test_named_plane_add_uint
+
 #define STREAM_BASE(k) (PLANAR_LINE_ID_DEVICE_DERIVED_MIN + (k) * PLANAR_DERIVED_LINES_PER_STREAM)
 
 typedef PlanarTestFixture Fixture;
@@ -42,42 +49,6 @@ stat_add (XEvent *ev,
           XStat  *stat)
 {
   PLANAR_TEST_APPEND (ev->stats, ev->n_stats, stat);
-}
-
-static void
-add_ref (Builder    *b,
-         XEvent     *ev,
-         const char *name,
-         const char *value)
-{
-  stat_add (ev, planar_test_stat_ref (stat_id (b, name), (guint64) stat_id (b, value)));
-}
-
-static void
-add_str (Builder    *b,
-         XEvent     *ev,
-         const char *name,
-         const char *value)
-{
-  stat_add (ev, planar_test_stat_str (stat_id (b, name), value));
-}
-
-static void
-add_int (Builder    *b,
-         XEvent     *ev,
-         const char *name,
-         gint64      value)
-{
-  stat_add (ev, planar_test_stat_int (stat_id (b, name), value));
-}
-
-static void
-add_uint (Builder    *b,
-          XEvent     *ev,
-          const char *name,
-          guint64     value)
-{
-  stat_add (ev, planar_test_stat_uint (stat_id (b, name), value));
 }
 
 /* A kernel: non-empty kernel_details, and the annotations given. */
@@ -113,26 +84,6 @@ plane_index (PlanarTrace       *trace,
              const PlanarPlane *plane)
 {
   return (guint) (plane - planar_trace_get_plane (trace, 0));
-}
-
-static guint
-count_derived (const PlanarPlane *plane)
-{
-  guint n = 0;
-
-  for (guint t = 0; t < plane->n_tracks; t++)
-    n += plane->tracks[t].derived;
-  return n;
-}
-
-static const PlanarTrack *
-derived_track (const PlanarPlane *plane,
-               const char        *name)
-{
-  for (guint t = 0; t < plane->n_tracks; t++)
-    if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
-      return &plane->tracks[t];
-  return NULL;
 }
 
 static const char *
