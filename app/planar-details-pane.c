@@ -36,6 +36,12 @@ struct _PlanarDetailsPane
   /* The selection shown, so that a notification without a change does not
    * rebuild the pane. */
   PlanarSelection    *shown;
+  /* The HLO index of the shown event's trace when it was shown: the pane
+   * is built again when the index lands later (tracks-changed). */
+  gconstpointer       shown_hlo;
+  gulong              profile_handler;
+  gulong              timeline_profile_handler;
+  PlanarProfile      *watched_profile;
 
   GListStore         *rows;
   GtkSortListModel   *sorted_rows;
@@ -465,6 +471,7 @@ show_event (PlanarDetailsPane *self,
       return;
     }
 
+  self->shown_hlo = planar_trace_get_hlo_index (trace);
   name = planar_plane_get_event_name (plane, event, FALSE);
   display_name = planar_plane_get_event_name (plane, event, TRUE);
   gtk_label_set_text (self->title_label, display_name);
@@ -626,6 +633,7 @@ update (PlanarDetailsPane *self)
   if (selection != NULL && selection == self->shown)
     return;
   g_set_object (&self->shown, selection);
+  self->shown_hlo = NULL;
 
   clear_box (GTK_WIDGET (self->fields_grid));
   clear_box (GTK_WIDGET (self->flows_box));
@@ -653,6 +661,37 @@ static void
 selection_changed (PlanarDetailsPane *self)
 {
   update (self);
+}
+
+/* The profile's tracks changed while an event is shown: when that is its
+ * trace's HLO index landing, the pane shows what the HLO adds. */
+static void
+profile_tracks_changed (PlanarDetailsPane *self)
+{
+  PlanarTrace *trace = NULL;
+
+  if (self->shown == NULL || planar_selection_get_n_events (self->shown) != 1 ||
+      planar_selection_get_range (self->shown, NULL, NULL) ||
+      planar_selection_resolve (self->shown, 0, &trace, NULL, NULL) == NULL ||
+      planar_trace_get_hlo_index (trace) == self->shown_hlo)
+    return;
+  g_clear_object (&self->shown);
+  update (self);
+}
+
+static void
+watch_profile (PlanarDetailsPane *self)
+{
+  PlanarProfile *profile = self->timeline != NULL ? planar_timeline_get_profile (self->timeline) : NULL;
+
+  if (profile == self->watched_profile)
+    return;
+  if (self->watched_profile != NULL)
+    g_clear_signal_handler (&self->profile_handler, self->watched_profile);
+  g_set_weak_pointer (&self->watched_profile, profile);
+  if (profile != NULL)
+    self->profile_handler = g_signal_connect_object (profile, "tracks-changed", G_CALLBACK (profile_tracks_changed),
+                                                     self, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -822,6 +861,7 @@ planar_details_pane_set_timeline (PlanarDetailsPane *self,
   if (self->timeline != NULL)
     {
       g_clear_signal_handler (&self->selection_handler, planar_timeline_get_timeline_view (self->timeline));
+      g_clear_signal_handler (&self->timeline_profile_handler, self->timeline);
       g_clear_object (&self->timeline);
     }
   if (timeline != NULL)
@@ -829,7 +869,10 @@ planar_details_pane_set_timeline (PlanarDetailsPane *self,
       self->timeline = g_object_ref (timeline);
       self->selection_handler = g_signal_connect_swapped (planar_timeline_get_timeline_view (timeline), "notify::selection",
                                                           G_CALLBACK (selection_changed), self);
+      self->timeline_profile_handler = g_signal_connect_swapped (timeline, "notify::profile",
+                                                                 G_CALLBACK (watch_profile), self);
     }
+  watch_profile (self);
   if (self->stack != NULL)
     update (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMELINE]);
