@@ -56,7 +56,7 @@ stat_bytes (gint64        metadata_id,
   XStat *stat = planar_test_stat_str (metadata_id, "");
 
   stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-  stat->bytes_value.data = g_memdup2 (data, len);
+  stat->bytes_value.data = planar_test_keep (g_memdup2 (data, len));
   stat->bytes_value.len = len;
   return stat;
 }
