@@ -16,6 +16,7 @@
 
 #include "planar-error.h"
 #include "planar-wire.h"
+#include "planar-xspace-fields-private.h"
 
 #include "hlo.pb-c.h"
 
@@ -24,29 +25,8 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
-/* Field numbers, from the descriptors */
-
-static PlanarWireType
-wire_type_of (const ProtobufCFieldDescriptor *field)
-{
-  switch (field->type)
-    {
-    case PROTOBUF_C_TYPE_DOUBLE:
-    case PROTOBUF_C_TYPE_FIXED64:
-    case PROTOBUF_C_TYPE_SFIXED64:
-      return PLANAR_WIRE_I64;
-    case PROTOBUF_C_TYPE_FLOAT:
-    case PROTOBUF_C_TYPE_FIXED32:
-    case PROTOBUF_C_TYPE_SFIXED32:
-      return PLANAR_WIRE_I32;
-    case PROTOBUF_C_TYPE_STRING:
-    case PROTOBUF_C_TYPE_BYTES:
-    case PROTOBUF_C_TYPE_MESSAGE:
-      return PLANAR_WIRE_LEN;
-    default:
-      return PLANAR_WIRE_VARINT;
-    }
-}
+/* Field numbers, from the descriptors (the wire types as the XSpace
+ * reader takes them, planar-xspace-fields.c) */
 
 static void
 fill (Fields                           *out,
@@ -63,7 +43,7 @@ fill (Fields                           *out,
       if (field == NULL || field->id >= SLOTS)
         g_error ("%s.%s: not a field the HLO reader can table", message->name, names[i].name);
       out->kind[field->id] = (guint8) names[i].kind;
-      out->wire[field->id] = wire_type_of (field);
+      out->wire[field->id] = _planar_xfield_wire_type (field);
       out->repeated[field->id] = field->label == PROTOBUF_C_LABEL_REPEATED &&
                                  out->wire[field->id] != PLANAR_WIRE_LEN;
     }
