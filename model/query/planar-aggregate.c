@@ -6,6 +6,7 @@
 #include "planar-op-info.h"
 #include "planar-span-index.h"
 
+#include <gio/gio.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
@@ -30,7 +31,22 @@ struct _PlanarAggregator
   /* With planar_aggregator_set_costs(). */
   PlanarTrace       *trace;
   PlanarAggregateKey key;
+  /* The first stats read that failed (with costs). */
+  GError            *error;
+  /* With planar_aggregator_collect_events(): the name of the row whose
+   * events are collected, its index + 1 in @rows once it exists (0
+   * before), where they go and the refs' plane and host. */
+  char              *collect_name;
+  guint              collect_row;
+  GArray            *collect_refs;
+  guint16            collect_plane;
+  guint16            collect_trace;
+  /* Checked between blocks of events (planar_aggregator_add_plane_async()). */
+  GCancellable      *cancellable;
 };
+
+/* How many events are added between two looks at the cancellable. */
+#define CANCEL_BLOCK 4096
 
 PlanarAggregator *
 planar_aggregator_new (void)
@@ -53,6 +69,10 @@ planar_aggregator_free (PlanarAggregator *self)
   g_string_chunk_free (self->names);
   g_free (self->slots);
   g_clear_object (&self->trace);
+  g_clear_error (&self->error);
+  g_free (self->collect_name);
+  g_clear_pointer (&self->collect_refs, g_array_unref);
+  g_clear_object (&self->cancellable);
   g_free (self);
 }
 
@@ -118,6 +138,18 @@ planar_aggregator_set_group_by_kind (PlanarAggregator *self,
   self->by_kind = group;
 }
 
+/* Appends @row and returns its index + 1, noting the row whose events are
+ * collected. */
+static guint
+append_row (PlanarAggregator      *self,
+            const PlanarAggregate *row)
+{
+  g_array_append_vals (self->rows, row, 1);
+  if (self->collect_name != NULL && self->collect_row == 0 && strcmp (row->name, self->collect_name) == 0)
+    self->collect_row = self->rows->len;
+  return self->rows->len;
+}
+
 static void
 use_plane (PlanarAggregator  *self,
            const PlanarPlane *plane,
@@ -168,8 +200,7 @@ row_for (PlanarAggregator  *self,
               row.kind = g_string_chunk_insert_const (self->names, self->kind);
               row.kind_order = self->kind_order;
             }
-          g_array_append_val (self->rows, row);
-          found = GUINT_TO_POINTER (self->rows->len);
+          found = GUINT_TO_POINTER (append_row (self, &row));
           g_hash_table_insert (self->by_name, g_string_chunk_insert_const (self->names, key), found);
         }
       slot = self->slots[metadata] = GPOINTER_TO_UINT (found);
@@ -188,6 +219,26 @@ planar_aggregator_set_costs (PlanarAggregator  *self,
 
   g_set_object (&self->trace, trace);
   self->key = key;
+}
+
+void
+planar_aggregator_collect_events (PlanarAggregator *self,
+                                  const char       *name,
+                                  guint             trace_index,
+                                  guint             plane_index,
+                                  GArray           *refs)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL && refs != NULL);
+  g_return_if_fail (g_array_get_element_size (refs) == sizeof (PlanarEventRef));
+  g_return_if_fail (!self->by_kind);
+  g_return_if_fail (self->rows->len == 0 && self->collect_name == NULL);
+  g_return_if_fail (trace_index < PLANAR_EVENT_REF_NONE && plane_index < PLANAR_EVENT_REF_NONE);
+
+  self->collect_name = g_strdup (name);
+  self->collect_refs = g_array_ref (refs);
+  self->collect_trace = (guint16) trace_index;
+  self->collect_plane = (guint16) plane_index;
 }
 
 /* The row of @value (a framework op or source; NULL: none). */
@@ -215,8 +266,7 @@ row_for_value (PlanarAggregator *self,
           row.kind = g_string_chunk_insert_const (self->names, self->kind);
           row.kind_order = self->kind_order;
         }
-      g_array_append_val (self->rows, row);
-      found = GUINT_TO_POINTER (self->rows->len);
+      found = GUINT_TO_POINTER (append_row (self, &row));
       g_hash_table_insert (self->by_name, g_string_chunk_insert_const (self->names, key), found);
     }
   return &g_array_index (self->rows, PlanarAggregate, GPOINTER_TO_UINT (found) - 1);
@@ -231,7 +281,7 @@ row_with_costs (PlanarAggregator  *self,
   PlanarAggregate *row;
   PlanarOpInfo info;
 
-  if (!planar_op_info_init (&info, self->trace, plane, ev, NULL))
+  if (!planar_op_info_init (&info, self->trace, plane, ev, self->error == NULL ? &self->error : NULL))
     return self->key == PLANAR_AGGREGATE_KEY_NAME ? row_for (self, plane, ev->metadata) : row_for_value (self, NULL);
   switch (self->key)
     {
@@ -277,6 +327,14 @@ accumulate (PlanarAggregator  *self,
   row->min_ps = MIN (row->min_ps, ev->duration_ps);
   row->max_ps = MAX (row->max_ps, ev->duration_ps);
   self->n_events++;
+  if (G_UNLIKELY (self->collect_row != 0)
+      && row == &g_array_index (self->rows, PlanarAggregate, self->collect_row - 1))
+    {
+      PlanarEventRef ref = { self->collect_plane, self->collect_trace, (guint32) (track - plane->tracks),
+                             (guint32) index };
+
+      g_array_append_val (self->collect_refs, ref);
+    }
 }
 
 void
@@ -307,7 +365,7 @@ add_one (const PlanarTrack *track,
   AddClosure *c = user_data;
 
   accumulate (c->self, c->plane, track, index);
-  return TRUE;
+  return (c->self->n_events % CANCEL_BLOCK) != 0 || !g_cancellable_is_cancelled (c->self->cancellable);
 }
 
 void
@@ -327,7 +385,11 @@ planar_aggregator_add_track (PlanarAggregator  *self,
     {
       /* The whole track: no search, straight through. */
       for (gsize i = 0; i < track->n_events; i++)
-        accumulate (self, plane, track, i);
+        {
+          if (i % CANCEL_BLOCK == 0 && g_cancellable_is_cancelled (self->cancellable))
+            return;
+          accumulate (self, plane, track, i);
+        }
       return;
     }
   planar_track_foreach_in_range (track, t0_ps, t1_ps, add_one, &c);
@@ -389,4 +451,98 @@ planar_aggregator_get_n_events (PlanarAggregator *self)
 {
   g_return_val_if_fail (self != NULL, 0);
   return self->n_events;
+}
+
+/* ------------------------------------------------------------------------
+ * A plane's table on a worker
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  PlanarAggregator *aggregator;
+  PlanarTrace      *trace;
+  guint             plane;
+  int               track;
+} AddPlaneData;
+
+static void
+add_plane_data_free (gpointer data)
+{
+  AddPlaneData *d = data;
+
+  planar_aggregator_free (d->aggregator);
+  g_object_unref (d->trace);
+  g_free (d);
+}
+
+static void
+add_plane_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  AddPlaneData *d = task_data;
+  PlanarAggregator *self = d->aggregator;
+  const PlanarPlane *plane = planar_trace_get_plane (d->trace, d->plane);
+
+  g_set_object (&self->cancellable, cancellable);
+  for (guint t = 0; t < plane->n_tracks && !g_cancellable_is_cancelled (cancellable); t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      if (d->track < 0 ? !track->derived : (guint) d->track == t)
+        planar_aggregator_add_track (self, plane, track, G_MININT64, G_MAXINT64);
+    }
+  g_clear_object (&self->cancellable);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  /* A file that changed on disk gives no table: its stats cannot be
+   * trusted. Other failed reads count the event without costs. */
+  if (self->error != NULL && g_error_matches (self->error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CHANGED))
+    {
+      g_task_return_error (task, g_steal_pointer (&self->error));
+      return;
+    }
+  d->aggregator = NULL;
+  g_task_return_pointer (task, self, (GDestroyNotify) planar_aggregator_free);
+}
+
+void
+planar_aggregator_add_plane_async (PlanarAggregator    *self,
+                                   PlanarTrace         *trace,
+                                   guint                plane,
+                                   int                  track,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  AddPlaneData *d;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (PLANAR_IS_TRACE (trace));
+  g_return_if_fail (plane < planar_trace_get_n_planes (trace));
+  g_return_if_fail (track < 0 || (guint) track < planar_trace_get_plane (trace, plane)->n_tracks);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  d = g_new0 (AddPlaneData, 1);
+  d->aggregator = self;
+  d->trace = g_object_ref (trace);
+  d->plane = plane;
+  d->track = track;
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, planar_aggregator_add_plane_async);
+  g_task_set_name (task, "[planar] aggregate plane");
+  g_task_set_task_data (task, d, add_plane_data_free);
+  g_task_run_in_thread (task, add_plane_thread);
+}
+
+PlanarAggregator *
+planar_aggregator_add_plane_finish (GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == planar_aggregator_add_plane_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

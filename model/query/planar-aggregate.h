@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "planar-trace.h"
 
 G_BEGIN_DECLS
@@ -102,6 +104,36 @@ void              planar_aggregator_add_event (PlanarAggregator  *self,
                                                const PlanarPlane *plane,
                                                const PlanarTrack *track,
                                                gsize              index);
+/* Makes the aggregator append to @refs (a GArray of PlanarEventRef, their
+ * plane @plane_index and host @trace_index) every event it counts in the
+ * row named @name (a PlanarAggregate's name), whatever the rows stand for:
+ * the events of one row of a table, found as the table found them. Not
+ * with planar_aggregator_set_group_by_kind(). Call before adding events. */
+void              planar_aggregator_collect_events (PlanarAggregator *self,
+                                                    const char       *name,
+                                                    guint             trace_index,
+                                                    guint             plane_index,
+                                                    GArray           *refs);
+/* Adds, on a worker thread, every event of plane @plane of @trace that a
+ * table of that plane counts: the events of every track the file holds
+ * (not the derived lines) when @track is -1, else those of track @track.
+ * What a table with costs reads from the file (every event's stats) takes
+ * seconds at 10^7 events; this keeps it off the main loop. @self
+ * (transfer full) belongs to the task from here on. Cancelling
+ * @cancellable stops the worker within a few thousand events. */
+void              planar_aggregator_add_plane_async  (PlanarAggregator    *self,
+                                                      PlanarTrace         *trace,
+                                                      guint                plane,
+                                                      int                  track,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+/* Returns: (transfer full): the aggregator given to
+ * planar_aggregator_add_plane_async() with the events added; NULL with
+ * G_IO_ERROR_CANCELLED, or PLANAR_TRACE_ERROR_CHANGED when the file
+ * changed on disk while its stats were read. */
+PlanarAggregator *planar_aggregator_add_plane_finish (GAsyncResult       *result,
+                                                      GError            **error);
 /* Returns: (transfer full): a GArray of PlanarAggregate, sorted (by kind
  * when grouped, then largest first for numbers, then by name). Names stay valid while the aggregator
  * lives. */

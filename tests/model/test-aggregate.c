@@ -348,6 +348,229 @@ test_costs (void)
     }
 }
 
+/* A GPU plane whose kernels carry the profile's own framework op and
+ * source: "fusion.1" twice (jit(f)/add, f.py:1), "fusion.2" (jit(f)/add,
+ * f.py:2), "gemm" (jit(f)/dot, f.py:1), and "memcpy" with neither, on two
+ * streams. Returns the plane's index in *@plane_index. */
+static PlanarTrace *
+load_framework_ops (const char *dir,
+                    guint      *plane_index)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *b = planar_test_named_plane_new (space, 1, "/device:GPU:0");
+  XLine *s7 = planar_test_plane_add_line (b->plane, 1, "Stream #7(Compute)", 0);
+  XLine *s8 = planar_test_plane_add_line (b->plane, 2, "Stream #8(Compute)", 0);
+  static const struct { int stream; const char *name; const char *op; const char *source; gint64 at; } kernels[] = {
+    { 7, "fusion.1", "jit(f)/add", "f.py:1", 0 },
+    { 7, "gemm", "jit(f)/dot", "f.py:1", 100 },
+    { 8, "fusion.2", "jit(f)/add", "f.py:2", 150 },
+    { 7, "memcpy", NULL, NULL, 200 },
+    { 8, "fusion.1", "jit(f)/add", "f.py:1", 300 },
+  };
+  g_autofree char *path = NULL;
+  PlanarTrace *trace;
+
+  planar_test_add_task_environment (space, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+    {
+      XEvent *ev = planar_test_line_add_event (kernels[i].stream == 7 ? s7 : s8,
+                                               planar_test_named_plane_event_id (b, kernels[i].name),
+                                               kernels[i].at, 40);
+
+      if (kernels[i].op != NULL)
+        planar_test_named_plane_add_str (b, ev, "tf_op", kernels[i].op);
+      if (kernels[i].source != NULL)
+        planar_test_named_plane_add_str (b, ev, "source", kernels[i].source);
+    }
+  planar_test_named_plane_done (b);
+  path = planar_test_write_space (space, dir, "ops.xplane.pb");
+  trace = planar_test_load_ok (path);
+  for (*plane_index = 0; *plane_index < planar_trace_get_n_planes (trace); (*plane_index)++)
+    if (g_strcmp0 (planar_trace_get_plane (trace, *plane_index)->name, "/device:GPU:0") == 0)
+      return trace;
+  g_assert_not_reached ();
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The kernel names of @refs (their plane @plane), sorted, joined by " ". */
+static char *
+ref_names (const PlanarPlane *plane,
+           GArray            *refs)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  for (guint i = 0; i < refs->len; i++)
+    {
+      const PlanarEventRef *ref = &g_array_index (refs, PlanarEventRef, i);
+
+      g_assert_cmpuint (ref->trace, ==, 3);
+      g_ptr_array_add (names, (gpointer) planar_plane_get_event_name (plane, &plane->tracks[ref->track].events[ref->index],
+                                                                      FALSE));
+    }
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+/* The events of one row, whatever the rows stand for: a row by framework
+ * op or source line holds kernels of several names (an Op Stats row
+ * activated in those modes selects them, not events named like the row). */
+static void
+test_collect (PlanarTestFixture *f,
+              gconstpointer      data)
+{
+  guint plane_index;
+  g_autoptr(PlanarTrace) trace = load_framework_ops (f->dir, &plane_index);
+  const PlanarPlane *plane = planar_trace_get_plane (trace, plane_index);
+  static const struct { PlanarAggregateKey key; const char *row; const char *events; } cases[] = {
+    { PLANAR_AGGREGATE_KEY_FRAMEWORK_OP, "jit(f)/add", "fusion.1 fusion.1 fusion.2" },
+    { PLANAR_AGGREGATE_KEY_FRAMEWORK_OP, "jit(f)/dot", "gemm" },
+    { PLANAR_AGGREGATE_KEY_SOURCE, "f.py:1", "fusion.1 fusion.1 gemm" },
+    { PLANAR_AGGREGATE_KEY_SOURCE, "f.py:2", "fusion.2" },
+    { PLANAR_AGGREGATE_KEY_NAME, "fusion.1", "fusion.1 fusion.1" },
+    { PLANAR_AGGREGATE_KEY_FRAMEWORK_OP, "no such op", "" },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+      g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+      g_autofree char *names = NULL;
+
+      planar_aggregator_set_costs (agg, trace, cases[c].key);
+      planar_aggregator_collect_events (agg, cases[c].row, 3, plane_index, refs);
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (!plane->tracks[t].derived)
+          planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+      names = ref_names (plane, refs);
+      g_assert_cmpstr (names, ==, cases[c].events);
+      for (guint i = 0; i < refs->len; i++)
+        g_assert_cmpuint (g_array_index (refs, PlanarEventRef, i).plane, ==, plane_index);
+    }
+
+  /* The row of the kernels with neither: "(none)", as the table names it. */
+  {
+    g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+    g_autoptr(PlanarAggregator) table = planar_aggregator_new ();
+    g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+    g_autoptr(GArray) rows = NULL;
+    const char *none = NULL;
+    g_autofree char *names = NULL;
+
+    planar_aggregator_set_costs (table, trace, PLANAR_AGGREGATE_KEY_SOURCE);
+    for (guint t = 0; t < plane->n_tracks; t++)
+      if (!plane->tracks[t].derived)
+        planar_aggregator_add_track (table, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+    rows = planar_aggregator_get_results (table, PLANAR_AGGREGATE_SORT_SELF);
+    for (guint i = 0; i < rows->len; i++)
+      if (g_array_index (rows, PlanarAggregate, i).count == 1
+          && g_strcmp0 (g_array_index (rows, PlanarAggregate, i).name, "f.py:2") != 0)
+        none = g_array_index (rows, PlanarAggregate, i).name;
+    g_assert_nonnull (none);
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_SOURCE);
+    planar_aggregator_collect_events (agg, none, 3, plane_index, refs);
+    for (guint t = 0; t < plane->n_tracks; t++)
+      if (!plane->tracks[t].derived)
+        planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+    names = ref_names (plane, refs);
+    g_assert_cmpstr (names, ==, "memcpy");
+  }
+}
+
+static void
+add_plane_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static PlanarAggregator *
+add_plane_sync (PlanarAggregator *agg,
+                PlanarTrace      *trace,
+                guint             plane,
+                int               track,
+                GCancellable     *cancellable,
+                GError          **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  planar_aggregator_add_plane_async (agg, trace, plane, track, cancellable, add_plane_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return planar_aggregator_add_plane_finish (result, error);
+}
+
+/* A plane's table on a worker: the same rows, costs and collected events
+ * as on the caller's thread, for every track or one; cancelled, none. */
+static void
+test_add_plane_async (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  guint plane_index;
+  g_autoptr(PlanarTrace) trace = load_framework_ops (f->dir, &plane_index);
+  const PlanarPlane *plane = planar_trace_get_plane (trace, plane_index);
+  g_autoptr(GError) error = NULL;
+
+  for (int track = -1; track < (int) plane->n_tracks; track++)
+    {
+      g_autoptr(PlanarAggregator) sync = planar_aggregator_new ();
+      PlanarAggregator *async = planar_aggregator_new ();
+      g_autoptr(PlanarAggregator) done = NULL;
+      g_autoptr(GArray) sync_refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+      g_autoptr(GArray) async_refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+      g_autoptr(GArray) a = NULL;
+      g_autoptr(GArray) b = NULL;
+
+      if (track >= 0 && plane->tracks[track].derived)
+        continue;
+      planar_aggregator_set_costs (sync, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+      planar_aggregator_set_costs (async, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+      planar_aggregator_collect_events (sync, "jit(f)/add", 0, plane_index, sync_refs);
+      planar_aggregator_collect_events (async, "jit(f)/add", 0, plane_index, async_refs);
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (track < 0 ? !plane->tracks[t].derived : (guint) track == t)
+          planar_aggregator_add_track (sync, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+      done = add_plane_sync (async, trace, plane_index, track, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (done);
+      a = planar_aggregator_get_results (sync, PLANAR_AGGREGATE_SORT_SELF);
+      b = planar_aggregator_get_results (done, PLANAR_AGGREGATE_SORT_SELF);
+      g_assert_cmpuint (a->len, ==, b->len);
+      g_assert_cmpuint (planar_aggregator_get_n_events (sync), ==, planar_aggregator_get_n_events (done));
+      for (guint i = 0; i < a->len; i++)
+        {
+          const PlanarAggregate *x = &g_array_index (a, PlanarAggregate, i);
+          const PlanarAggregate *y = &g_array_index (b, PlanarAggregate, i);
+
+          g_assert_cmpstr (x->name, ==, y->name);
+          g_assert_cmpuint (x->count, ==, y->count);
+          g_assert_cmpint (x->self_ps, ==, y->self_ps);
+          g_assert_cmpfloat (x->flops, ==, y->flops);
+        }
+      g_assert_cmpuint (sync_refs->len, ==, async_refs->len);
+      g_assert_true (memcmp (sync_refs->data, async_refs->data, sync_refs->len * sizeof (PlanarEventRef)) == 0);
+    }
+
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    PlanarAggregator *agg = planar_aggregator_new ();
+
+    g_cancellable_cancel (cancellable);
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_SOURCE);
+    g_assert_null (add_plane_sync (agg, trace, plane_index, -1, cancellable, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -360,5 +583,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/aggregate/sorts", test_sorts);
   g_test_add_func ("/aggregate/free-null", test_free_null);
   g_test_add_func ("/aggregate/costs", test_costs);
+  PLANAR_TEST_ADD ("/aggregate/collect", test_collect);
+  PLANAR_TEST_ADD ("/aggregate/add-plane-async", test_add_plane_async);
   return g_test_run ();
 }
