@@ -28,6 +28,7 @@ struct _PlanarOpStatsPage
   GtkDropDown      *track_drop_down;
   GtkStringList    *track_names;
   GtkLabel         *summary_label;
+  GtkSpinner       *costs_spinner;
   GtkDropDown      *group_drop_down;
   GtkColumnView    *table_view;
 
@@ -37,9 +38,26 @@ struct _PlanarOpStatsPage
   GListStore       *rows;
   GtkSortListModel *sorted_rows;
   gboolean          updating;
+  /* The table with FLOPs and bytes (and, by framework op or source line,
+   * its rows at all) is made on a worker: cancelled when the table is
+   * made again or the page goes. */
+  GCancellable     *table_cancellable;
+  /* The events of a row activated by framework op or source line are
+   * found on a worker too; @activated receives them. */
+  GCancellable     *activate_cancellable;
+  GArray           *activated;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarOpStatsPage, planar_op_stats_page, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_BUSY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 enum
 {
@@ -49,9 +67,12 @@ enum
 
 static guint signals[N_SIGNALS];
 
+/* The plane the table is of, its trace and its entry (host and plane
+ * index); NULL when there is none. */
 static const PlanarPlane *
 current_plane (PlanarOpStatsPage *self,
-               PlanarTrace      **trace_out)
+               PlanarTrace      **trace_out,
+               PlaneEntry        *entry_out)
 {
   guint position = gtk_drop_down_get_selected (self->plane_drop_down);
   const PlaneEntry *entry;
@@ -63,7 +84,18 @@ current_plane (PlanarOpStatsPage *self,
   trace = planar_profile_get_trace (self->profile, entry->trace);
   if (trace_out != NULL)
     *trace_out = trace;
+  if (entry_out != NULL)
+    *entry_out = *entry;
   return planar_trace_get_plane (trace, entry->plane);
+}
+
+static PlanarAggregateKey
+current_key (PlanarOpStatsPage *self)
+{
+  /* The drop-down's items are PlanarAggregateKey's, in order. */
+  guint group = gtk_drop_down_get_selected (self->group_drop_down);
+
+  return group <= PLANAR_AGGREGATE_KEY_SOURCE ? (PlanarAggregateKey) group : PLANAR_AGGREGATE_KEY_NAME;
 }
 
 /* -1 for every line of the file, else a track index. */
@@ -83,40 +115,29 @@ track_in_scope (const PlanarTrack *track,
   return scope < 0 ? !track->derived : (guint) scope == index;
 }
 
-/* Reading each event's costs reads its stats from the file: for a device
- * plane's table by name, only up to this many events (grouping by framework
- * op or source line always reads them). */
-#define MAX_COST_EVENTS 2000000
+/* The spinner turns while a worker reads for the page. */
+static void
+update_busy (PlanarOpStatsPage *self)
+{
+  gboolean busy = planar_op_stats_page_get_busy (self);
+
+  if (gtk_spinner_get_spinning (self->costs_spinner) == busy)
+    return;
+  gtk_spinner_set_spinning (self->costs_spinner, busy);
+  gtk_widget_set_visible (GTK_WIDGET (self->costs_spinner), busy);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
 
 static void
-update_table (PlanarOpStatsPage *self)
+show_summary (PlanarOpStatsPage *self,
+              PlanarAggregator  *aggregator)
 {
-  PlanarTrace *trace = NULL;
-  const PlanarPlane *plane = current_plane (self, &trace);
-  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
-  /* The drop-down's items are PlanarAggregateKey's, in order. */
-  guint group = gtk_drop_down_get_selected (self->group_drop_down);
   g_autofree char *summary = NULL;
   g_autofree char *names = NULL;
   g_autofree char *events = NULL;
-  int scope = current_track (self);
-  guint n_names;
-  guint64 n_events;
+  guint n_names = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  guint64 n_events = planar_aggregator_get_n_events (aggregator);
 
-  /* FLOPs and bytes (read event by event, through the HLO) for the
-   * devices' tables, and whenever rows are framework ops or source lines. */
-  if (plane != NULL && (group != PLANAR_AGGREGATE_KEY_NAME
-                        || (g_str_has_prefix (plane->name, "/device:") && plane->n_events <= MAX_COST_EVENTS)))
-    planar_aggregator_set_costs (aggregator, trace,
-                                 group <= PLANAR_AGGREGATE_KEY_SOURCE ? (PlanarAggregateKey) group
-                                                                      : PLANAR_AGGREGATE_KEY_NAME);
-  if (plane != NULL)
-    for (guint t = 0; t < plane->n_tracks; t++)
-      if (track_in_scope (&plane->tracks[t], t, scope))
-        planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
-  planar_aggregate_rows_fill (self->rows, aggregator);
-  n_names = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
-  n_events = planar_aggregator_get_n_events (aggregator);
   names = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u name", "%u names", n_names), n_names);
   events = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " event", "%" PRIu64 " events", n_events),
                             n_events);
@@ -125,10 +146,113 @@ update_table (PlanarOpStatsPage *self)
   gtk_label_set_text (self->summary_label, summary);
 }
 
+/* Fills the table, keeping the row the user had selected selected. */
+static void
+fill_rows (PlanarOpStatsPage *self,
+           PlanarAggregator  *aggregator)
+{
+  GtkSingleSelection *selection = GTK_SINGLE_SELECTION (gtk_column_view_get_model (self->table_view));
+  g_autoptr(PlanarAggregateRow) selected = gtk_single_selection_get_selected_item (selection) != NULL
+                                           ? g_object_ref (gtk_single_selection_get_selected_item (selection))
+                                           : NULL;
+  GListModel *rows = G_LIST_MODEL (self->sorted_rows);
+
+  planar_aggregate_rows_fill (self->rows, aggregator);
+  for (guint i = 0; selected != NULL && i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (planar_aggregate_row_get_name (row), planar_aggregate_row_get_name (selected)) == 0)
+        {
+          gtk_single_selection_set_selected (selection, i);
+          break;
+        }
+    }
+}
+
+/* The worker's table with costs: FLOP rate and bandwidth for the rows by
+ * name shown already, or the rows by framework op or source line. */
+static void
+table_ready (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_add_plane_finish (result, &error);
+  PlanarOpStatsPage *self;
+
+  /* Cancelled: the page may be gone, and is not touched. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = PLANAR_OP_STATS_PAGE (user_data);
+  g_clear_object (&self->table_cancellable);
+  update_busy (self);
+  if (aggregator == NULL)
+    {
+      g_autofree char *text = NULL;
+
+      /* Translators: the reason follows, e.g. "the file changed while it was read". */
+      text = g_strdup_printf (_("FLOPs and bytes could not be read: %s"), error->message);
+      gtk_label_set_text (self->summary_label, text);
+      return;
+    }
+  fill_rows (self, aggregator);
+  show_summary (self, aggregator);
+}
+
+static void
+cancel_activation (PlanarOpStatsPage *self)
+{
+  g_cancellable_cancel (self->activate_cancellable);
+  g_clear_object (&self->activate_cancellable);
+  g_clear_pointer (&self->activated, g_array_unref);
+}
+
+static void
+update_table (PlanarOpStatsPage *self)
+{
+  PlanarTrace *trace = NULL;
+  PlaneEntry entry;
+  const PlanarPlane *plane = current_plane (self, &trace, &entry);
+  PlanarAggregateKey key = current_key (self);
+  int scope = current_track (self);
+  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
+  PlanarAggregator *costs;
+
+  g_cancellable_cancel (self->table_cancellable);
+  g_clear_object (&self->table_cancellable);
+  cancel_activation (self);
+
+  /* Rows by name need no stat read: shown at once, their FLOPs and bytes
+   * when the worker has read them. */
+  if (plane != NULL && key == PLANAR_AGGREGATE_KEY_NAME)
+    for (guint t = 0; t < plane->n_tracks; t++)
+      if (track_in_scope (&plane->tracks[t], t, scope))
+        planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+  planar_aggregate_rows_fill (self->rows, aggregator);
+  show_summary (self, aggregator);
+  if (plane == NULL)
+    {
+      update_busy (self);
+      return;
+    }
+  if (key != PLANAR_AGGREGATE_KEY_NAME)
+    gtk_label_set_text (self->summary_label, key == PLANAR_AGGREGATE_KEY_FRAMEWORK_OP
+                                             ? _("Reading the framework ops…")
+                                             : _("Reading the source lines…"));
+
+  /* Every event's FLOPs and bytes, read through the HLO, at any size. */
+  costs = planar_aggregator_new ();
+  planar_aggregator_set_costs (costs, trace, key);
+  self->table_cancellable = g_cancellable_new ();
+  update_busy (self);
+  planar_aggregator_add_plane_async (costs, trace, entry.plane, scope, self->table_cancellable, table_ready, self);
+}
+
 static void
 update_tracks (PlanarOpStatsPage *self)
 {
-  const PlanarPlane *plane = current_plane (self, NULL);
+  const PlanarPlane *plane = current_plane (self, NULL, NULL);
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
 
   g_ptr_array_add (names, (gpointer) _("Every line of the file"));
@@ -172,6 +296,10 @@ planar_op_stats_page_dispose (GObject *object)
   GtkWidget *child;
   PlanarOpStatsPage *self = PLANAR_OP_STATS_PAGE (object);
 
+  /* The workers' callbacks see the cancellation and leave the page be. */
+  g_cancellable_cancel (self->table_cancellable);
+  g_clear_object (&self->table_cancellable);
+  cancel_activation (self);
   g_clear_object (&self->profile);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_OP_STATS_PAGE);
   /* The template's root is not a bound child: dispose_template() leaves
@@ -191,6 +319,24 @@ planar_op_stats_page_finalize (GObject *object)
 }
 
 static void
+planar_op_stats_page_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  PlanarOpStatsPage *self = PLANAR_OP_STATS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      g_value_set_boolean (value, planar_op_stats_page_get_busy (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 planar_op_stats_page_class_init (PlanarOpStatsPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -198,6 +344,13 @@ planar_op_stats_page_class_init (PlanarOpStatsPageClass *klass)
 
   object_class->dispose = planar_op_stats_page_dispose;
   object_class->finalize = planar_op_stats_page_finalize;
+  object_class->get_property = planar_op_stats_page_get_property;
+
+  /* Whether a worker is reading the table's FLOPs and bytes (or its rows
+   * by framework op or source line) or a row's events. */
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* Asks to show these events on the timeline. */
   signals[SIGNAL_HIGHLIGHT] = g_signal_new ("highlight", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
@@ -211,6 +364,7 @@ planar_op_stats_page_class_init (PlanarOpStatsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, track_drop_down);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, track_names);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, costs_spinner);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, group_drop_down);
   gtk_widget_class_bind_template_child (widget_class, PlanarOpStatsPage, table_view);
 }
@@ -318,47 +472,100 @@ planar_op_stats_page_get_rows (PlanarOpStatsPage *self)
   return G_LIST_MODEL (self->sorted_rows);
 }
 
+static void
+highlight (PlanarOpStatsPage *self,
+           GArray            *refs)
+{
+  g_autoptr(PlanarSelection) selection = NULL;
+
+  if (refs->len == 0)
+    return;
+  selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) refs->data, refs->len,
+                                    FALSE, 0, 0);
+  g_signal_emit (self, signals[SIGNAL_HIGHLIGHT], 0, selection);
+}
+
+static void
+activation_ready (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_add_plane_finish (result, &error);
+  g_autoptr(GArray) refs = NULL;
+  PlanarOpStatsPage *self;
+
+  /* Cancelled: the page may be gone, and is not touched. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = PLANAR_OP_STATS_PAGE (user_data);
+  refs = g_steal_pointer (&self->activated);
+  g_clear_object (&self->activate_cancellable);
+  update_busy (self);
+  if (aggregator == NULL)
+    {
+      g_autofree char *text = NULL;
+
+      /* Translators: the reason follows, e.g. "the file changed while it was read". */
+      text = g_strdup_printf (_("The events of the row could not be read: %s"), error->message);
+      gtk_label_set_text (self->summary_label, text);
+      return;
+    }
+  highlight (self, refs);
+}
+
 void
 planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
                                    guint              position)
 {
   g_autoptr(PlanarAggregateRow) row = NULL;
   g_autoptr(GArray) refs = NULL;
-  g_autoptr(PlanarSelection) selection = NULL;
+  PlanarTrace *trace = NULL;
   const PlanarPlane *plane;
-  const char *name;
-  guint position_plane = gtk_drop_down_get_selected (self->plane_drop_down);
-  const PlaneEntry *entry;
-  int scope = current_track (self);
+  PlaneEntry entry;
+  PlanarAggregateKey key;
+  PlanarAggregator *aggregator;
+  int scope;
 
   g_return_if_fail (PLANAR_IS_OP_STATS_PAGE (self));
 
   row = g_list_model_get_item (G_LIST_MODEL (self->sorted_rows), position);
-  plane = current_plane (self, NULL);
+  plane = current_plane (self, &trace, &entry);
   if (row == NULL || plane == NULL)
     return;
-  entry = &g_array_index (self->planes, PlaneEntry, position_plane);
-  name = planar_aggregate_row_get_name (row);
+  cancel_activation (self);
+  key = current_key (self);
+  scope = current_track (self);
   refs = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
-  for (guint t = 0; t < plane->n_tracks; t++)
+  /* The events the row counts, found as the table found them. */
+  aggregator = planar_aggregator_new ();
+  planar_aggregator_collect_events (aggregator, planar_aggregate_row_get_name (row), entry.trace, entry.plane, refs);
+  if (key == PLANAR_AGGREGATE_KEY_NAME)
     {
-      const PlanarTrack *track = &plane->tracks[t];
-
-      if (!track_in_scope (track, t, scope))
-        continue;
-      for (gsize i = 0; i < track->n_events; i++)
-        if (strcmp (planar_plane_get_event_name (plane, &track->events[i], FALSE), name) == 0)
-          {
-            PlanarEventRef ref = { entry->plane, entry->trace, t, (guint32) i };
-
-            g_array_append_val (refs, ref);
-          }
+      /* By name: no stat to read, at once. */
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (track_in_scope (&plane->tracks[t], t, scope))
+          planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+      planar_aggregator_free (aggregator);
+      update_busy (self);
+      highlight (self, refs);
+      return;
     }
-  if (refs->len == 0)
-    return;
-  selection = planar_selection_new (self->profile, (const PlanarEventRef *) (gpointer) refs->data,
-                                    refs->len, FALSE, 0, 0);
-  g_signal_emit (self, signals[SIGNAL_HIGHLIGHT], 0, selection);
+  /* A framework op's or source line's events: each event's is read from
+   * the file, on a worker. */
+  planar_aggregator_set_costs (aggregator, trace, key);
+  self->activated = g_steal_pointer (&refs);
+  self->activate_cancellable = g_cancellable_new ();
+  update_busy (self);
+  planar_aggregator_add_plane_async (aggregator, trace, entry.plane, scope, self->activate_cancellable,
+                                     activation_ready, self);
+}
+
+gboolean
+planar_op_stats_page_get_busy (PlanarOpStatsPage *self)
+{
+  g_return_val_if_fail (PLANAR_IS_OP_STATS_PAGE (self), FALSE);
+  return self->table_cancellable != NULL || self->activate_cancellable != NULL;
 }
 
 void

@@ -16,9 +16,14 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PlanarOpStatsPage, planar_op_stats_page, PLANAR, OP_STATS_PAGE, GtkWidget)
 
 /* For one plane of the profile (devices first) and one of its tracks or
- * all the file's lines, the events by name with count, wall, self and
- * average time, sortable. Activating a row (double click, Enter) emits
- * ::highlight with a selection of every event of that name there. */
+ * all the file's lines, the events by name, framework op or source line,
+ * with count, wall, self, average, min and max time, FLOP rate and
+ * bandwidth, sortable. Rows by name show at once; their FLOPs and bytes,
+ * and rows by framework op or source line, are read from the file on a
+ * worker ("busy" while it runs). Activating a row (double click, Enter)
+ * emits ::highlight with a selection of every event the row counts: at
+ * once by name, when a worker has found them by framework op or source
+ * line. */
 
 GtkWidget  *planar_op_stats_page_new         (void);
 /* @profile must be loaded, or NULL. */
@@ -40,5 +45,7 @@ GListModel *planar_op_stats_page_get_rows    (PlanarOpStatsPage *self);
 /* What activating row @position does. */
 void        planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
                                                guint              position);
+/* Whether a worker is reading for the page (the "busy" property). */
+gboolean    planar_op_stats_page_get_busy    (PlanarOpStatsPage *self);
 
 G_END_DECLS

@@ -1716,56 +1716,6 @@ test_op_stats_and_health (void)
   destroy_all_windows ();
 }
 
-/* Op Stats on a JAX GPU profile: FLOP rate and bandwidth per row, rows per
- * framework op and per source line. */
-static void
-test_op_stats_costs (void)
-{
-  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
-  PlanarWindow *window;
-  PlanarTrace *trace;
-  GListModel *rows;
-  guint gpu_index = 0;
-  gboolean found = FALSE;
-
-  if (path == NULL)
-    return;
-  window = open_path (path);
-  wait_loaded (window);
-  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
-  while (g_strcmp0 (planar_trace_get_plane (trace, gpu_index)->name, "/device:GPU:0") != 0)
-    gpu_index++;
-  activate (window, "tool", g_variant_new_string ("op-stats"));
-  g_assert_true (planar_op_stats_page_select (window->op_stats_page, 0, gpu_index, -1));
-  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
-  rows = planar_op_stats_page_get_rows (window->op_stats_page);
-  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
-    {
-      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
-      double rate = 0, bandwidth = 0;
-
-      if (g_strcmp0 (planar_aggregate_row_get_name (row), "jit(matmul)/dot_general:") != 0)
-        continue;
-      g_object_get (row, "flop-rate", &rate, "bandwidth", &bandwidth, NULL);
-      g_assert_cmpfloat (rate, >, 1e12);
-      g_assert_cmpfloat (bandwidth, >, 0);
-      found = TRUE;
-    }
-  g_assert_true (found);
-  save_screenshot ("op-stats-framework-ops.png", G_USEC_PER_SEC / 2);
-
-  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_SOURCE);
-  found = FALSE;
-  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
-    {
-      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
-
-      found |= g_strcmp0 (planar_aggregate_row_get_name (row), "generate_attention_trace.py:31") == 0;
-    }
-  g_assert_true (found);
-  destroy_all_windows ();
-}
-
 static gboolean
 health_page_has_damaged_stats (gpointer data)
 {
@@ -2596,6 +2546,210 @@ click_widget (GtkWindow *window,
 {
   g_assert_true (gtk_widget_is_drawable (widget));
   click_at (window, widget, gtk_widget_get_width (widget) / 2.0, gtk_widget_get_height (widget) / 2.0);
+}
+
+static gboolean
+stack_settled (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return !gtk_stack_get_transition_running (window->stack);
+}
+
+static gboolean
+op_stats_idle (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return !planar_op_stats_page_get_busy (window->op_stats_page);
+}
+
+/* The position of the Op Stats row named @name, and its FLOP rate and
+ * bandwidth; fails when there is none. */
+static guint
+op_stats_row (PlanarWindow *window,
+              const char   *name,
+              double       *rate,
+              double       *bandwidth)
+{
+  GListModel *rows = planar_op_stats_page_get_rows (window->op_stats_page);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (planar_aggregate_row_get_name (row), name) == 0)
+        {
+          g_object_get (row, "flop-rate", rate, "bandwidth", bandwidth, NULL);
+          return i;
+        }
+    }
+  g_error ("no Op Stats row %s", name);
+}
+
+/* The label under @widget that shows @text, drawn. */
+static GtkWidget *
+find_drawn_label (GtkWidget  *widget,
+                  const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0
+      && gtk_widget_is_drawable (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_drawn_label (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  PlanarWindow *window;
+  guint64       count;
+} SelectionWait;
+
+static gboolean
+selection_has (gpointer data)
+{
+  SelectionWait *w = data;
+  PlanarSelection *selection = planar_timeline_get_selection (w->window->timeline);
+
+  return selection != NULL && planar_selection_get_n_events (selection) == w->count;
+}
+
+/* Every selected event's framework op (@source FALSE) or source line is
+ * @value, and there are @count of them, on the timeline. */
+static void
+check_selected_ops (PlanarWindow *window,
+                    gboolean      source,
+                    const char   *value,
+                    guint64       count)
+{
+  PlanarSelection *selection = planar_timeline_get_selection (window->timeline);
+  PlanarProfile *profile = planar_window_get_profile (window);
+  g_autoptr(GVariant) tool = g_action_group_get_action_state (G_ACTION_GROUP (window), "tool");
+  const PlanarEventRef *refs;
+  gsize n;
+
+  g_assert_cmpstr (g_variant_get_string (tool, NULL), ==, "trace-viewer");
+  refs = planar_selection_get_events (selection, &n);
+  g_assert_cmpuint (n, ==, count);
+  for (gsize i = 0; i < n; i++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, refs[i].trace);
+      const PlanarPlane *plane = planar_trace_get_plane (trace, refs[i].plane);
+      PlanarOpInfo info;
+
+      g_assert_true (planar_op_info_init (&info, trace, plane, &plane->tracks[refs[i].track].events[refs[i].index],
+                                          NULL));
+      g_assert_cmpstr (source ? info.source : info.framework_op, ==, value);
+      planar_op_info_clear (&info);
+    }
+}
+
+/* Op Stats on a JAX GPU profile: rows by name at once, their FLOP rate and
+ * bandwidth read on a worker; rows per framework op and per source line
+ * read on a worker too; a row of those activated with the real pointer
+ * (double click) and keys (Enter) selects the kernels it counts, whatever
+ * their names, and shows them. */
+static void
+test_op_stats_costs (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
+  PlanarWindow *window;
+  PlanarTrace *trace;
+  GListModel *rows;
+  guint gpu_index = 0, position;
+  double rate = 0, bandwidth = 0, best = 0;
+  GtkWidget *label;
+  SelectionWait w;
+
+  if (path == NULL)
+    return;
+  window = open_path (path);
+  wait_loaded (window);
+  trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+  while (g_strcmp0 (planar_trace_get_plane (trace, gpu_index)->name, "/device:GPU:0") != 0)
+    gpu_index++;
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  rows = planar_op_stats_page_get_rows (window->op_stats_page);
+
+  /* By name: the rows at once, their costs later. */
+  g_assert_true (planar_op_stats_page_select (window->op_stats_page, 0, gpu_index, -1));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >, 0);
+  g_assert_true (planar_op_stats_page_get_busy (window->op_stats_page));
+  wait_for (op_stats_idle, window, 60, "the FLOPs and bytes of the rows by name");
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+      g_object_get (row, "flop-rate", &rate, NULL);
+      best = MAX (best, rate);
+    }
+  g_assert_cmpfloat (best, >, 1e12);
+
+  /* By framework op: rows once a worker has read them. */
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+  g_assert_true (planar_op_stats_page_get_busy (window->op_stats_page));
+  wait_for (op_stats_idle, window, 60, "the rows by framework op");
+  position = op_stats_row (window, "jit(matmul)/dot_general:", &rate, &bandwidth);
+  wait_for (stack_settled, window, 10, "Op Stats to be shown");
+  g_assert_cmpfloat (rate, >, 1e12);
+  g_assert_cmpfloat (bandwidth, >, 0);
+  save_screenshot ("op-stats-framework-ops.png", G_USEC_PER_SEC / 2);
+
+  /* A double click on the row selects its kernels on the timeline. */
+  {
+    g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, position);
+    g_autofree char *title = window_title_pattern (GTK_WINDOW (window));
+    g_autofree char *sx = NULL, *sy = NULL;
+    graphene_point_t point;
+    double tx, ty;
+
+    w = (SelectionWait) { window, planar_aggregate_row_get_count (row) };
+    g_assert_cmpuint (w.count, >, 0);
+    label = find_drawn_label (GTK_WIDGET (window->op_stats_page), "jit(matmul)/dot_general:");
+    g_assert_nonnull (label);
+    focus_window (GTK_WINDOW (window));
+    g_assert_true (gtk_widget_compute_point (label, GTK_WIDGET (window), &GRAPHENE_POINT_INIT (4, 4), &point));
+    gtk_native_get_surface_transform (GTK_NATIVE (window), &tx, &ty);
+    sx = g_strdup_printf ("%d", (int) (point.x + tx));
+    sy = g_strdup_printf ("%d", (int) (point.y + ty));
+    xdotool_run ("search", "--sync", "--name", title, "mousemove", "--window", "%1", "--sync", sx, sy,
+                 "click", "--repeat", "2", "--delay", "50", "1", NULL);
+    wait_for (selection_has, &w, 60, "the framework op's kernels to be selected");
+    check_selected_ops (window, FALSE, "jit(matmul)/dot_general:", w.count);
+  }
+
+  /* By source line: a click on the row and Enter. */
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_SOURCE);
+  wait_for (op_stats_idle, window, 60, "the rows by source line");
+  wait_for (stack_settled, window, 10, "Op Stats to be shown");
+  position = op_stats_row (window, "generate_attention_trace.py:31", &rate, &bandwidth);
+  {
+    g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, position);
+
+    w = (SelectionWait) { window, planar_aggregate_row_get_count (row) };
+  }
+  g_assert_cmpuint (w.count, >, 0);
+  label = find_drawn_label (GTK_WIDGET (window->op_stats_page), "generate_attention_trace.py:31");
+  g_assert_nonnull (label);
+  focus_window (GTK_WINDOW (window));
+  click_at (GTK_WINDOW (window), label, 4, 4);
+  press_keys ("Return");
+  wait_for (selection_has, &w, 60, "the source line's kernels to be selected");
+  check_selected_ops (window, TRUE, "generate_attention_trace.py:31", w.count);
+
+  /* The page goes while a worker reads: it is cancelled, nothing is
+   * touched after. */
+  activate (window, "tool", g_variant_new_string ("op-stats"));
+  planar_op_stats_page_set_key (window->op_stats_page, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+  g_assert_true (planar_op_stats_page_get_busy (window->op_stats_page));
+  destroy_all_windows ();
 }
 
 /* The message bar's lines: in the order first set, replaced in place,
