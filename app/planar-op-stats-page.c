@@ -42,6 +42,8 @@ struct _PlanarOpStatsPage
    * its rows at all) is made on a worker: cancelled when the table is
    * made again or the page goes. */
   GCancellable     *table_cancellable;
+  /* The table still wants its worker (the page was not shown yet). */
+  gboolean          table_pending;
   /* The events of a row activated by framework op or source line are
    * found on a worker too; @activated receives them. */
   GCancellable     *activate_cancellable;
@@ -208,16 +210,35 @@ cancel_activation (PlanarOpStatsPage *self)
   g_clear_pointer (&self->activated, g_array_unref);
 }
 
+/* Reads every event's FLOPs and bytes through the HLO, at any size (and,
+ * by framework op or source line, the rows themselves), on a worker. */
 static void
-update_table (PlanarOpStatsPage *self)
+start_table_worker (PlanarOpStatsPage *self)
 {
   PlanarTrace *trace = NULL;
   PlaneEntry entry;
   const PlanarPlane *plane = current_plane (self, &trace, &entry);
+  PlanarAggregator *costs;
+
+  self->table_pending = FALSE;
+  if (plane != NULL)
+    {
+      costs = planar_aggregator_new ();
+      planar_aggregator_set_costs (costs, trace, current_key (self));
+      self->table_cancellable = g_cancellable_new ();
+      planar_aggregator_add_plane_async (costs, trace, entry.plane, current_track (self), self->table_cancellable,
+                                         table_ready, self);
+    }
+  update_busy (self);
+}
+
+static void
+update_table (PlanarOpStatsPage *self)
+{
+  const PlanarPlane *plane = current_plane (self, NULL, NULL);
   PlanarAggregateKey key = current_key (self);
   int scope = current_track (self);
   g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
-  PlanarAggregator *costs;
 
   g_cancellable_cancel (self->table_cancellable);
   g_clear_object (&self->table_cancellable);
@@ -231,22 +252,18 @@ update_table (PlanarOpStatsPage *self)
         planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
   planar_aggregate_rows_fill (self->rows, aggregator);
   show_summary (self, aggregator);
-  if (plane == NULL)
-    {
-      update_busy (self);
-      return;
-    }
-  if (key != PLANAR_AGGREGATE_KEY_NAME)
+  if (plane != NULL && key != PLANAR_AGGREGATE_KEY_NAME)
     gtk_label_set_text (self->summary_label, key == PLANAR_AGGREGATE_KEY_FRAMEWORK_OP
                                              ? _("Reading the framework ops…")
                                              : _("Reading the source lines…"));
-
-  /* Every event's FLOPs and bytes, read through the HLO, at any size. */
-  costs = planar_aggregator_new ();
-  planar_aggregator_set_costs (costs, trace, key);
-  self->table_cancellable = g_cancellable_new ();
-  update_busy (self);
-  planar_aggregator_add_plane_async (costs, trace, entry.plane, scope, self->table_cancellable, table_ready, self);
+  /* A page that is not shown (a profile just loaded, another tool in
+   * front) leaves the machine to what is: the worker starts when the page
+   * is shown. */
+  self->table_pending = plane != NULL;
+  if (self->table_pending && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    start_table_worker (self);
+  else
+    update_busy (self);
 }
 
 static void
@@ -319,6 +336,16 @@ planar_op_stats_page_finalize (GObject *object)
 }
 
 static void
+planar_op_stats_page_map (GtkWidget *widget)
+{
+  PlanarOpStatsPage *self = PLANAR_OP_STATS_PAGE (widget);
+
+  GTK_WIDGET_CLASS (planar_op_stats_page_parent_class)->map (widget);
+  if (self->table_pending)
+    start_table_worker (self);
+}
+
+static void
 planar_op_stats_page_get_property (GObject    *object,
                                    guint       prop_id,
                                    GValue     *value,
@@ -345,9 +372,9 @@ planar_op_stats_page_class_init (PlanarOpStatsPageClass *klass)
   object_class->dispose = planar_op_stats_page_dispose;
   object_class->finalize = planar_op_stats_page_finalize;
   object_class->get_property = planar_op_stats_page_get_property;
+  widget_class->map = planar_op_stats_page_map;
 
-  /* Whether a worker is reading the table's FLOPs and bytes (or its rows
-   * by framework op or source line) or a row's events. */
+  /* Whether the page waits for a worker (planar_op_stats_page_get_busy()). */
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -565,7 +592,7 @@ gboolean
 planar_op_stats_page_get_busy (PlanarOpStatsPage *self)
 {
   g_return_val_if_fail (PLANAR_IS_OP_STATS_PAGE (self), FALSE);
-  return self->table_cancellable != NULL || self->activate_cancellable != NULL;
+  return self->table_pending || self->table_cancellable != NULL || self->activate_cancellable != NULL;
 }
 
 void

@@ -20,7 +20,7 @@ G_DECLARE_FINAL_TYPE (PlanarOpStatsPage, planar_op_stats_page, PLANAR, OP_STATS_
  * with count, wall, self, average, min and max time, FLOP rate and
  * bandwidth, sortable. Rows by name show at once; their FLOPs and bytes,
  * and rows by framework op or source line, are read from the file on a
- * worker ("busy" while it runs). Activating a row (double click, Enter)
+ * worker, started when the page is shown ("busy" until it is done). Activating a row (double click, Enter)
  * emits ::highlight with a selection of every event the row counts: at
  * once by name, when a worker has found them by framework op or source
  * line. */
@@ -45,7 +45,9 @@ GListModel *planar_op_stats_page_get_rows    (PlanarOpStatsPage *self);
 /* What activating row @position does. */
 void        planar_op_stats_page_activate_row (PlanarOpStatsPage *self,
                                                guint              position);
-/* Whether a worker is reading for the page (the "busy" property). */
+/* Whether the page waits for a worker: the table's FLOPs and bytes (or
+ * rows) not read yet, or an activated row's events not found yet (the
+ * "busy" property). */
 gboolean    planar_op_stats_page_get_busy    (PlanarOpStatsPage *self);
 
 G_END_DECLS
