@@ -597,11 +597,14 @@ format_mb (guint64 bytes)
 
 /* --hlo N: a profile of N events with the program's HloProto (planar-gen
  * --hlo, padded to @instructions instructions) against the same profile
- * without it, loaded one after the other in this run (median of 3, cache
- * off): the cost of reading the HLO and resolving every GPU kernel
- * through it. Also the HloProto's serialized bytes against the index's. */
+ * without it, loaded in turns in this run as the application loads
+ * (MODE_PLANAR, each load in a child of its own, median of 3, cache off): the cost of reading the HLO and resolving every GPU kernel
+ * through it, and when the first track was ready in each (the HLO is read
+ * after the file's tracks are shown, so the first frame does not wait for
+ * it). Also the HloProto's serialized bytes against the index's. */
 static int
-run_hlo_bench (const char *gen,
+run_hlo_bench (const char *self_exe,
+               const char *gen,
                const char *data_dir,
                guint64     events,
                guint64     instructions)
@@ -613,57 +616,69 @@ run_hlo_bench (const char *gen,
   g_autofree char *path = g_build_filename (data_dir, name, NULL);
   g_autofree char *plain = g_build_filename (data_dir, plain_name, NULL);
   const char *argv[] = { gen, "--events", count, "--seed", "1", "--hlo", padding, "-o", path, NULL };
-  const char *paths[] = { plain, path };
-  double medians[2];
+  Measurement without, with;
   guint64 serialized = 0, memory = 0, modules = 0;
 
   if (!ensure_profile (gen, plain, events) || !generate (argv, path, "a profile with HloProtos"))
     return 1;
   planar_cache_set_enabled (FALSE);
-  for (guint k = 0; k < 2; k++)
-    {
-      double runs[3];
+  /* The index's figures, from a load of its own. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PlanarTrace) trace = planar_trace_load (path, NULL, &error);
+    const PlanarHloIndex *index;
 
-      for (guint r = 0; r < 3; r++)
+    if (trace == NULL)
+      {
+        fprintf (stderr, "planar-bench-load: %s\n", error->message);
+        return 1;
+      }
+    index = planar_trace_get_hlo_index (trace);
+    serialized = planar_hlo_index_get_serialized_bytes (index);
+    memory = planar_hlo_index_get_memory (index);
+    modules = planar_hlo_index_get_n_modules (index);
+  }
+  /* The two loads take turns, so that what else the machine does weighs
+   * on both alike; the median of each, the slowest first track. */
+  {
+    double times[2][REPEATS], cpu[2][REPEATS];
+    Measurement *out[2] = { &without, &with };
+    const char *paths[2] = { plain, path };
+
+    memset (&without, 0, sizeof without);
+    memset (&with, 0, sizeof with);
+    for (guint r = 0; r < REPEATS; r++)
+      for (guint k = 0; k < 2; k++)
         {
-          g_autoptr(GError) error = NULL;
-          gint64 t0 = g_get_monotonic_time ();
-          g_autoptr(PlanarTrace) trace = planar_trace_load (paths[k], NULL, &error);
+          Measurement m;
 
-          if (trace == NULL)
-            {
-              fprintf (stderr, "planar-bench-load: %s\n", error->message);
-              return 1;
-            }
-          runs[r] = (double) (g_get_monotonic_time () - t0) / 1e6;
-          if (k == 1)
-            {
-              const PlanarHloIndex *index = planar_trace_get_hlo_index (trace);
-
-              serialized = planar_hlo_index_get_serialized_bytes (index);
-              memory = planar_hlo_index_get_memory (index);
-              modules = planar_hlo_index_get_n_modules (index);
-            }
+          if (!measure (self_exe, MODE_PLANAR, paths[k], &m))
+            return 1;
+          times[k][r] = m.seconds;
+          cpu[k][r] = m.cpu_seconds;
+          out[k]->peak_rss = MAX (out[k]->peak_rss, m.peak_rss);
+          out[k]->first_track_seconds = MAX (out[k]->first_track_seconds, m.first_track_seconds);
         }
-      /* The median of three. */
-      for (guint i = 0; i < 3; i++)
-        for (guint j = i + 1; j < 3; j++)
-          if (runs[j] < runs[i])
-            {
-              double tmp = runs[i];
-
-              runs[i] = runs[j];
-              runs[j] = tmp;
-            }
-      medians[k] = runs[1];
-    }
+    for (guint k = 0; k < 2; k++)
+      {
+        qsort (times[k], REPEATS, sizeof (double), compare_double);
+        qsort (cpu[k], REPEATS, sizeof (double), compare_double);
+        out[k]->seconds = times[k][REPEATS / 2];
+        out[k]->cpu_seconds = cpu[k][REPEATS / 2];
+      }
+  }
   printf ("| events | HLO instructions | modules | HloProto bytes | index bytes | index / bytes "
-          "| load without HLO s | load with HLO, resolved s | with / without |\n");
-  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| load without HLO s | load with HLO, resolved s | with / without "
+          "| CPU s without | CPU s with | CPU with / without "
+          "| first track without s | first track with s | peak RSS without MB | peak RSS with MB |\n");
+  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   printf ("| %s | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
-          " | %.2fx | %.3f | %.3f | %.2fx |\n",
+          " | %.2fx | %.3f | %.3f | %.2fx | %.2f | %.2f | %.2fx | %.3f | %.3f | %.0f | %.0f |\n",
           count, instructions, modules, serialized, memory, (double) memory / (double) MAX (serialized, 1),
-          medians[0], medians[1], medians[1] / medians[0]);
+          without.seconds, with.seconds, with.seconds / without.seconds, without.cpu_seconds, with.cpu_seconds,
+          with.cpu_seconds / without.cpu_seconds, without.first_track_seconds,
+          with.first_track_seconds, (double) without.peak_rss / (1024.0 * 1024.0),
+          (double) with.peak_rss / (1024.0 * 1024.0));
   return 0;
 }
 
@@ -735,7 +750,7 @@ main (int    argc,
 
       if (n < 1 || instructions < 0)
         return 2;
-      return run_hlo_bench (gen, data_dir, (guint64) n, (guint64) instructions);
+      return run_hlo_bench (self_exe, gen, data_dir, (guint64) n, (guint64) instructions);
     }
 
   if (!key_only)
