@@ -15,5 +15,12 @@ PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
                                              GCancellable      *cancellable,
                                              GError           **error);
 void              _planar_counter_set_free  (PlanarCounterSet  *self);
+/* Appends to @names the (interned) names of the series the set will have
+ * on @plane, in its order, and to @tracks the `_counters_` track of each
+ * (guint): every sample's stats are read, as the build reads them. */
+void              _planar_counter_predict_series (PlanarTrace *trace,
+                                                  guint        plane,
+                                                  GArray      *tracks,
+                                                  GPtrArray   *names);
 
 G_END_DECLS
