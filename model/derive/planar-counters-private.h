@@ -17,7 +17,8 @@ PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
 void              _planar_counter_set_free  (PlanarCounterSet  *self);
 /* Appends to @names the (interned) names of the series the set will have
  * on @plane, in its order, and to @tracks the `_counters_` track of each
- * (guint): every sample's stats are read, as the build reads them. */
+ * (guint), reading the samples' stats as the build does: every sample's
+ * of the first 65536 of a track, then those of a kind not seen yet. */
 void              _planar_counter_predict_series (PlanarTrace *trace,
                                                   guint        plane,
                                                   GArray      *tracks,

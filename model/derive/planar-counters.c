@@ -165,6 +165,11 @@ is_counters_track (const PlanarTrack *track)
   return !track->derived && strcmp (track->name, "_counters_") == 0;
 }
 
+/* How many samples of a track the prediction reads whole; past them, only
+ * a sample of a kind (event metadata) not seen yet, as a counter's
+ * samples are of one kind and carry the same stats. */
+#define PREDICT_SAMPLES 65536
+
 void
 _planar_counter_predict_series (PlanarTrace       *trace,
                                 guint              plane,
@@ -178,13 +183,19 @@ _planar_counter_predict_series (PlanarTrace       *trace,
     {
       const PlanarTrack *track = &pl->tracks[t];
       g_autoptr(GHashTable) seen = NULL;
+      g_autoptr(GHashTable) kinds = NULL;
       guint first = names->len;
 
       if (!is_counters_track (track))
         continue;
       seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+      kinds = g_hash_table_new (g_direct_hash, g_direct_equal);
       for (gsize i = 0; i < track->n_events; i++)
         {
+          gboolean new_kind = g_hash_table_add (kinds, GUINT_TO_POINTER (track->events[i].metadata));
+
+          if (i >= PREDICT_SAMPLES && !new_kind)
+            continue;
           g_array_set_size (stats, 0);
           if (planar_trace_get_event_stats (trace, pl, &track->events[i], stats, NULL) == 0)
             continue;

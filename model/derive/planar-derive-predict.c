@@ -27,8 +27,11 @@
  * from: kernels of one stream are annotated alike, so the first few tell.
  * A stream whose first few carry none (a warm-up before the annotated
  * program) is read on to its first annotated event, and as many after it,
- * when the plane defines the stats the annotations use. */
+ * when the plane defines the stats the annotations use, up to its
+ * SAMPLE_REACH-th event: the timeline predicts on the main thread, and a
+ * stream that carries none at all is not read whole. */
 #define SAMPLE_EVENTS 256
+#define SAMPLE_REACH  (64 * SAMPLE_EVENTS)
 
 typedef struct
 {
@@ -144,7 +147,7 @@ sample_track (Prediction        *pr,
       EventFacts facts;
 
       /* Nothing annotated yet: one more (see SAMPLE_EVENTS). */
-      if (i + 1 == n && !annotated && may && n < track->n_events)
+      if (i + 1 == n && !annotated && may && n < track->n_events && n < SAMPLE_REACH)
         n++;
       _planar_derive_event_facts (&pr->dc, plane, &track->events[i], &facts);
       sf->group = sf->group || facts.has_group_id;

@@ -130,15 +130,18 @@ typedef struct
  *
  * The lines are exact but for what a sample tells: a stream's lines and
  * depths come from its first 256 events (and on to its first annotated
- * one), so a line whose events all turn out to lack what it is built from
- * is not added, and a depth may be low. The TPU's Host Offload rows are
- * counted by pairing every copy as the pass does (reading only the few
- * ops that are host offload ops), and the counter series
- * (PLANAR_DERIVED_LINE_COUNTER) by reading every sample's stats. Every
- * file track of the plane must be ready (planar_trace_is_track_ready());
- * derived tracks already there are ignored. Costs a few hundred events'
- * stats per stream, a look at every event of a TPU plane with host
- * offload ops, and the stats of every counter sample; any thread.
+ * one, within its first 16384), so a line whose events all turn out to
+ * lack what it is built from is not added, one first annotated later is
+ * not told, and a depth may be low (a viewer keeps what the user sees
+ * still for those). The TPU's Host Offload rows are counted by pairing
+ * every copy as the pass does (reading only the few ops that are host
+ * offload ops), and the counter series (PLANAR_DERIVED_LINE_COUNTER) from
+ * the stats of a track's first 65536 samples and of each kind of sample
+ * after them. Every file track of the plane must be ready
+ * (planar_trace_is_track_ready()); derived tracks already there are
+ * ignored. Costs a few hundred events' stats per stream, a look at every
+ * event of a TPU plane with host offload ops and at every counter sample:
+ * about 1 % of the plane's decode; any thread.
  *
  * Returns: (transfer full): an array of PlanarDerivedLinePrediction, empty
  * for a plane that gets nothing (a host plane, a plane whose lines XProf
