@@ -42,7 +42,31 @@ struct _PlanarTimelineLayout
   /* Predicted: the derived lines of planes whose derive pass has not run
    * yet (see reserved_lines()). */
   GPtrArray       *predictions;
+  /* Rows kept as they were by planar_timeline_layout_update_still(). */
+  guint            n_held;
 };
+
+/* What planar_timeline_layout_update_still() keeps still: the rows of the
+ * previous layout (by id: "s:" section, "h:" host, "e:" entry) and the
+ * part of it on screen. */
+typedef struct
+{
+  int         top;
+  int         bottom;
+  GHashTable *old;
+  /* New y - old y of the last row placed that was there before. */
+  int         delta;
+  /* The first row on screen before, where it was and where it is. */
+  gboolean    anchored;
+  int         anchor_old_y;
+  int         anchor_new_y;
+} Still;
+
+typedef struct
+{
+  int y;
+  int height;
+} OldRow;
 
 typedef struct
 {
@@ -505,6 +529,9 @@ order_tracks (PlanarTrace       *trace,
       /* The index it will have, after the file's and those there. */
       TrackOrder order = { n_file_tracks (plane) + k, 0, 0, line->name, FALSE, k, line->n_depths };
 
+      /* Counter series are rows of their own (the last predicted). */
+      if (line->kind == PLANAR_DERIVED_LINE_COUNTER)
+        break;
       if (prediction_arrived (trace, plane_index, plane, line))
         continue;
       switch (kind)
@@ -729,9 +756,9 @@ collect_candidates (PlanarTimelineLayout *self,
           const PlanarPlane *plane = planar_trace_get_plane (trace, po->index);
           Candidate c = { 0 };
           g_autofree char *title = NULL;
+          const GArray *reserved = reserved_lines (self, trace, po->index, plane);
 
-          order_tracks (trace, po->index, plane, po->kind,
-                        reserved_lines (self, trace, po->index, plane), tracks);
+          order_tracks (trace, po->index, plane, po->kind, reserved, tracks);
           c.trace = tr;
           c.plane = po->index;
           c.id = g_strdup_printf ("%s|%s", trace_host (trace), plane->name);
@@ -746,6 +773,20 @@ collect_candidates (PlanarTimelineLayout *self,
               if (planar_counter_series_get_plane (series) != po->index)
                 continue;
               entry.name = planar_counter_series_get_name (series);
+              entry.id = g_strdup_printf ("%s|counter:%s", c.id, entry.name);
+              g_array_append_val (c.entries, entry);
+            }
+          /* Before the set is built, the room of the series predicted (a
+           * reserved row of no depths is a counter's). */
+          for (guint k = 0; counters == NULL && reserved != NULL && k < reserved->len; k++)
+            {
+              const PlanarDerivedLinePrediction *line = &g_array_index (reserved, PlanarDerivedLinePrediction, k);
+              PlanarTimelineEntry entry = { PLANAR_TIMELINE_ROW_RESERVED, 0, tr, po->index, line->source_track };
+
+              if (line->kind != PLANAR_DERIVED_LINE_COUNTER)
+                continue;
+              entry.name = line->name;
+              entry.n_depths = 0;
               entry.id = g_strdup_printf ("%s|counter:%s", c.id, entry.name);
               g_array_append_val (c.entries, entry);
             }
@@ -863,9 +904,167 @@ start_host (PlanarTimelineLayout *self,
   return &g_array_index (self->hosts, PlanarTimelineHost, self->hosts->len - 1);
 }
 
+/* The id of @row in Still.old (newly allocated). */
+static char *
+row_key (PlanarTimelineLayout    *self,
+         const PlanarTimelineRow *row)
+{
+  switch (row->kind)
+    {
+    case PLANAR_TIMELINE_ROW_SECTION:
+      return g_strconcat ("s:", g_array_index (self->sections, PlanarTimelineSection, row->section).id, NULL);
+    case PLANAR_TIMELINE_ROW_HOST:
+      for (guint h = 0; h < self->hosts->len; h++)
+        if (g_array_index (self->hosts, PlanarTimelineHost, h).trace == row->trace)
+          return g_strconcat ("h:", g_array_index (self->hosts, PlanarTimelineHost, h).id, NULL);
+      return NULL;
+    case PLANAR_TIMELINE_ROW_TRACK:
+    case PLANAR_TIMELINE_ROW_COUNTER:
+    case PLANAR_TIMELINE_ROW_RESERVED:
+    default:
+      return g_strconcat ("e:", g_array_index (self->entries, PlanarTimelineEntry, row->entry).id, NULL);
+    }
+}
+
+/* The rows as they are, by id, before they are laid out again. */
+static GHashTable *
+still_rows (PlanarTimelineLayout *self)
+{
+  GHashTable *old = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint r = 0; r < self->rows->len; r++)
+    {
+      const PlanarTimelineRow *row = &g_array_index (self->rows, PlanarTimelineRow, r);
+      char *key = row_key (self, row);
+      OldRow *was = g_new (OldRow, 1);
+
+      was->y = row->y;
+      was->height = row->height;
+      if (key != NULL)
+        g_hash_table_replace (old, key, was);
+      else
+        g_free (was);
+    }
+  return old;
+}
+
+/* Row @key placed at @y: what it tells of the move of what was there. */
+static const OldRow *
+still_note (Still      *still,
+            const char *prefix,
+            const char *id,
+            int         y)
+{
+  g_autofree char *key = NULL;
+  const OldRow *was;
+
+  if (still == NULL)
+    return NULL;
+  key = g_strconcat (prefix, id, NULL);
+  was = g_hash_table_lookup (still->old, key);
+  if (was == NULL)
+    return NULL;
+  still->delta = y - was->y;
+  if (was->y + was->height > still->top && (!still->anchored || was->y < still->anchor_old_y))
+    {
+      still->anchored = TRUE;
+      still->anchor_old_y = was->y;
+      still->anchor_new_y = y;
+    }
+  return was;
+}
+
+/* Whether the derived line or counter series of @entry, about to be
+ * placed at @y as @row, arrives (or changes height) where the user sees
+ * it: then it is kept as it was, a reserved row of its old height or no
+ * row at all (@row->height 0), and the rows below stay still. */
+static gboolean
+still_hold (PlanarTimelineLayout      *self,
+            PlanarProfile             *profile,
+            Still                     *still,
+            const PlanarTimelineEntry *entry,
+            PlanarTimelineRow         *row,
+            int                        y)
+{
+  const OldRow *was = still_note (still, "e:", entry->id, y);
+  int at = y - still->delta;
+
+  if (entry->kind == PLANAR_TIMELINE_ROW_TRACK)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (planar_profile_get_trace (profile, entry->trace), entry->plane);
+
+      if (!plane->tracks[entry->track].derived)
+        return FALSE;
+    }
+  else if (entry->kind != PLANAR_TIMELINE_ROW_COUNTER)
+    return FALSE;
+  if (was != NULL && was->height == row->height)
+    return FALSE;
+  /* Only into a section the user saw (a cached index brings a plane's
+   * lines all at once). */
+  {
+    g_autofree char *section = g_strconcat ("s:", g_array_index (self->sections, PlanarTimelineSection,
+                                                                 entry->section).id, NULL);
+
+    if (!g_hash_table_contains (still->old, section))
+      return FALSE;
+  }
+  /* Where it goes in the rows as they were. */
+  if (was != NULL)
+    at = was->y;
+  if (at < still->top || at >= still->bottom)
+    return FALSE;
+  self->n_held++;
+  row->kind = PLANAR_TIMELINE_ROW_RESERVED;
+  row->n_depths = 0;
+  /* Placed as before (or not at all): what follows has not moved. */
+  row->height = was != NULL ? was->height : 0;
+  return TRUE;
+}
+
+static gboolean layout_update (PlanarTimelineLayout *self,
+                               PlanarProfile        *profile,
+                               Still                *still);
+
 gboolean
 planar_timeline_layout_update (PlanarTimelineLayout *self,
                                PlanarProfile        *profile)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return layout_update (self, profile, NULL);
+}
+
+gboolean
+planar_timeline_layout_update_still (PlanarTimelineLayout *self,
+                                     PlanarProfile        *profile,
+                                     int                   top,
+                                     int                   bottom,
+                                     int                  *new_top)
+{
+  Still still = { top, bottom, NULL, 0, FALSE, 0, 0 };
+  gboolean changed;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (new_top != NULL, FALSE);
+
+  still.old = still_rows (self);
+  changed = layout_update (self, profile, &still);
+  *new_top = still.anchored ? top + still.anchor_new_y - still.anchor_old_y : top;
+  g_hash_table_unref (still.old);
+  return changed;
+}
+
+guint
+planar_timeline_layout_get_n_held (PlanarTimelineLayout *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_held;
+}
+
+static gboolean
+layout_update (PlanarTimelineLayout *self,
+               PlanarProfile        *profile,
+               Still                *still)
 {
   g_autoptr(GArray) old_rows = NULL;
   g_autoptr(GArray) candidates = g_array_new (FALSE, TRUE, sizeof (Candidate));
@@ -876,8 +1075,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
   gboolean in_collapsed_host;
   int y = 0;
 
-  g_return_val_if_fail (self != NULL, FALSE);
-
+  self->n_held = 0;
   rekey_hosts (self, profile);
   old_rows = g_steal_pointer (&self->rows);
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineRow));
@@ -939,6 +1137,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
           host_row.y = y;
           host_row.height = PLANAR_TIMELINE_SECTION_HEIGHT;
           host->row = self->rows->len;
+          still_note (still, "h:", host->id, y);
           y = append_row (self, &host_row);
         }
       in_collapsed_host = FALSE;
@@ -978,6 +1177,7 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
       header.plane = section.plane;
       header.y = y;
       header.height = PLANAR_TIMELINE_SECTION_HEIGHT;
+      still_note (still, "s:", section.id, y);
       y = append_row (self, &header);
       g_array_append_val (self->sections, section);
       if (section.collapsed)
@@ -1004,8 +1204,9 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
             }
           else if (entry->kind == PLANAR_TIMELINE_ROW_RESERVED)
             {
-              /* As the track of the depths predicted. */
-              row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) MAX (entry->n_depths, 1) * PLANAR_TIMELINE_DEPTH_PITCH;
+              /* As the track of the depths predicted, or a counter. */
+              row.height = entry->n_depths == 0 ? PLANAR_TIMELINE_COUNTER_HEIGHT
+                : 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) entry->n_depths * PLANAR_TIMELINE_DEPTH_PITCH;
               row.n_depths = 0;
             }
           else
@@ -1014,10 +1215,16 @@ planar_timeline_layout_update (PlanarTimelineLayout *self,
 
               row.n_depths = plane->tracks[entry->track].max_depth + 1;
               row.height = 2 * PLANAR_TIMELINE_TRACK_PADDING + (int) row.n_depths * PLANAR_TIMELINE_DEPTH_PITCH;
-              g_hash_table_insert (self->track_rows,
-                                   g_memdup2 (&(gint64) { (gint64) track_key (entry->trace, entry->plane, entry->track) }, sizeof (gint64)),
-                                   GUINT_TO_POINTER (self->rows->len + 1));
             }
+          if (still != NULL && still_hold (self, profile, still, entry, &row, y))
+            {
+              if (row.height == 0)
+                continue;
+            }
+          else if (entry->kind == PLANAR_TIMELINE_ROW_TRACK)
+            g_hash_table_insert (self->track_rows,
+                                 g_memdup2 (&(gint64) { (gint64) track_key (entry->trace, entry->plane, entry->track) }, sizeof (gint64)),
+                                 GUINT_TO_POINTER (self->rows->len + 1));
           y = append_row (self, &row);
         }
     }

@@ -125,7 +125,8 @@ typedef struct
   /* Whether it matches the filter (always, without one). */
   gboolean              matches;
   /* PLANAR_TIMELINE_ROW_RESERVED: the depths the line is expected to
-   * have, which its row keeps room for. */
+   * have, which its row keeps room for; 0 for a counter series to come
+   * (as tall as a counter, @track its `_counters_` track). */
   guint                 n_depths;
 } PlanarTimelineEntry;
 
@@ -138,6 +139,24 @@ void                         planar_timeline_layout_free          (PlanarTimelin
  * whether anything changed. */
 gboolean                     planar_timeline_layout_update        (PlanarTimelineLayout *self,
                                                                    PlanarProfile        *profile);
+/* As planar_timeline_layout_update(), for a change the user did not make
+ * (a load publishing tracks), while content rows [@top, @bottom) of the
+ * layout as it was are on screen: what the user sees does not move. A
+ * derived line or counter series that arrives there in a section shown
+ * before (or arrives taller or shorter than the room kept for it) is kept
+ * as it was, a reserved row of
+ * its old height or no row, until a later update finds its place off
+ * screen, or a planar_timeline_layout_update() (the user's own change)
+ * lays everything out. In @new_top, the top that keeps the first row on
+ * screen where it was (rows above it came or went). */
+gboolean                     planar_timeline_layout_update_still  (PlanarTimelineLayout *self,
+                                                                   PlanarProfile        *profile,
+                                                                   int                   top,
+                                                                   int                   bottom,
+                                                                   int                  *new_top);
+/* How many rows the last update kept as they were (0 after
+ * planar_timeline_layout_update()). */
+guint                        planar_timeline_layout_get_n_held    (PlanarTimelineLayout *self);
 /* Forgets the rows (a new profile). */
 void                         planar_timeline_layout_reset         (PlanarTimelineLayout *self);
 /* What is hidden, collapsed and moved: read at every update. @state is

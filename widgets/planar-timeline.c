@@ -190,12 +190,18 @@ hadjustment_value_changed (PlanarTimeline *self,
   planar_timeline_set_view (self, start, start + (planar_timeline_view_get_end_ps (self->view) - planar_timeline_view_get_start_ps (self->view)));
 }
 
+static void refresh_layout_still (PlanarTimeline *self);
+
 static void
 vadjustment_value_changed (PlanarTimeline *self,
                            GtkAdjustment  *adjustment)
 {
   if (self->updating_adjustments)
     return;
+  /* Rows kept as they were while on screen come in once their place is
+   * scrolled off. */
+  if (planar_timeline_layout_get_n_held (self->layout) > 0)
+    refresh_layout_still (self);
   _planar_timeline_input_clear_hover (self);
   _planar_timeline_invalidate_tracks (self);
 }
@@ -427,6 +433,40 @@ _planar_timeline_refresh_layout (PlanarTimeline *self)
     configure_hadjustment (self);
 }
 
+/* Lays out again after a change the user did not make (the load published
+ * tracks): the rows on screen stay where they are
+ * (planar_timeline_layout_update_still()), the scroll offset following
+ * rows that came or went above them. */
+static void
+refresh_layout_still (PlanarTimeline *self)
+{
+  double top = _planar_timeline_vscroll (self);
+  int old_top = (int) floor (top), new_top;
+
+  if (planar_timeline_layout_update_still (self->layout, self->profile, old_top,
+                                           (int) ceil (top + _planar_timeline_content_height (self)), &new_top))
+    {
+      _planar_timeline_input_clear_hover (self);
+      _planar_timeline_invalidate_tracks (self);
+    }
+  if (self->vadjustment != NULL)
+    {
+      configure_vadjustment (self);
+      if (new_top != old_top)
+        {
+          double upper = gtk_adjustment_get_upper (self->vadjustment);
+          double page = gtk_adjustment_get_page_size (self->vadjustment);
+
+          self->updating_adjustments = TRUE;
+          gtk_adjustment_set_value (self->vadjustment, CLAMP (top + new_top - old_top, 0, MAX (upper - page, 0)));
+          self->updating_adjustments = FALSE;
+          _planar_timeline_invalidate_tracks (self);
+        }
+    }
+  if (self->hadjustment != NULL)
+    configure_hadjustment (self);
+}
+
 void
 planar_timeline_relayout (PlanarTimeline *self)
 {
@@ -467,7 +507,7 @@ profile_finished_loading (PlanarTimeline *self)
   /* Loading ends by aligning the hosts, which moves every event: the
    * caches of the tracks layer are stale even where the rows are not. */
   planar_track_renderer_reset (self->renderer);
-  _planar_timeline_refresh_layout (self);
+  refresh_layout_still (self);
   if (!self->view_touched)
     {
       gint64 first, last;
@@ -485,7 +525,7 @@ profile_tracks_changed (PlanarTimeline *self)
 {
   if (!profile_changing (self))
     return;
-  _planar_timeline_refresh_layout (self);
+  refresh_layout_still (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   if (!self->view_touched)
     {

@@ -15,5 +15,13 @@ PlanarCounterSet *_planar_counter_set_build (PlanarTrace       *trace,
                                              GCancellable      *cancellable,
                                              GError           **error);
 void              _planar_counter_set_free  (PlanarCounterSet  *self);
+/* Appends to @names the (interned) names of the series the set will have
+ * on @plane, in its order, and to @tracks the `_counters_` track of each
+ * (guint), reading the samples' stats as the build does: every sample's
+ * of the first 65536 of a track, then those of a kind not seen yet. */
+void              _planar_counter_predict_series (PlanarTrace *trace,
+                                                  guint        plane,
+                                                  GArray      *tracks,
+                                                  GPtrArray   *names);
 
 G_END_DECLS

@@ -90,6 +90,14 @@ compare_gathered (gconstpointer a,
   return strcmp (x->name, y->name);
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
 static void
 series_index (PlanarCounterSeries *s)
 {
@@ -135,6 +143,79 @@ series_index (PlanarCounterSeries *s)
     }
 }
 
+/* The value of @stat as a sample, when it is one: a number with a name. */
+static gboolean
+sample_value (const PlanarStat *stat,
+              double           *value)
+{
+  if (stat->kind == PLANAR_STAT_DOUBLE)
+    *value = stat->v.f64;
+  else if (stat->kind == PLANAR_STAT_INT64)
+    *value = (double) stat->v.i64;
+  else if (stat->kind == PLANAR_STAT_UINT64)
+    *value = (double) stat->v.u64;
+  else
+    return FALSE;
+  return stat->name[0] != '\0';
+}
+
+static gboolean
+is_counters_track (const PlanarTrack *track)
+{
+  return !track->derived && strcmp (track->name, "_counters_") == 0;
+}
+
+/* How many samples of a track the prediction reads whole; past them, only
+ * a sample of a kind (event metadata) not seen yet, as a counter's
+ * samples are of one kind and carry the same stats. */
+#define PREDICT_SAMPLES 65536
+
+void
+_planar_counter_predict_series (PlanarTrace       *trace,
+                                guint              plane,
+                                GArray            *tracks,
+                                GPtrArray         *names)
+{
+  const PlanarPlane *pl = planar_trace_get_plane (trace, plane);
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+
+  for (guint t = 0; t < pl->n_tracks; t++)
+    {
+      const PlanarTrack *track = &pl->tracks[t];
+      g_autoptr(GHashTable) seen = NULL;
+      g_autoptr(GHashTable) kinds = NULL;
+      guint first = names->len;
+
+      if (!is_counters_track (track))
+        continue;
+      seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+      kinds = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (gsize i = 0; i < track->n_events; i++)
+        {
+          gboolean new_kind = g_hash_table_add (kinds, GUINT_TO_POINTER (track->events[i].metadata));
+
+          if (i >= PREDICT_SAMPLES && !new_kind)
+            continue;
+          g_array_set_size (stats, 0);
+          if (planar_trace_get_event_stats (trace, pl, &track->events[i], stats, NULL) == 0)
+            continue;
+          for (guint s = 0; s < stats->len; s++)
+            {
+              const PlanarStat *stat = &g_array_index (stats, PlanarStat, s);
+              double value;
+
+              if (sample_value (stat, &value) && g_hash_table_add (seen, (gpointer) stat->name))
+                g_ptr_array_add (names, (gpointer) stat->name);
+            }
+        }
+      /* As the series are built: by name within a track. */
+      g_qsort_with_data (names->pdata + first, names->len - first, sizeof (gpointer),
+                         (GCompareDataFunc) compare_names, NULL);
+      for (guint k = first; k < names->len; k++)
+        g_array_append_val (tracks, t);
+    }
+}
+
 PlanarCounterSet *
 _planar_counter_set_build (PlanarTrace   *trace,
                            GCancellable  *cancellable,
@@ -155,7 +236,7 @@ _planar_counter_set_build (PlanarTrace   *trace,
           g_autoptr(GHashTable) by_name = NULL;
           g_autoptr(GPtrArray) gathered = NULL;
 
-          if (track->derived || strcmp (track->name, "_counters_") != 0)
+          if (!is_counters_track (track))
             continue;
           by_name = g_hash_table_new (g_direct_hash, g_direct_equal);
           gathered = g_ptr_array_new_with_free_func (gathered_free);
@@ -177,15 +258,7 @@ _planar_counter_set_build (PlanarTrace   *trace,
                   Gathered *g;
                   double value;
 
-                  if (stat->kind == PLANAR_STAT_DOUBLE)
-                    value = stat->v.f64;
-                  else if (stat->kind == PLANAR_STAT_INT64)
-                    value = (double) stat->v.i64;
-                  else if (stat->kind == PLANAR_STAT_UINT64)
-                    value = (double) stat->v.u64;
-                  else
-                    continue;
-                  if (stat->name[0] == '\0')
+                  if (!sample_value (stat, &value))
                     continue;
                   g = g_hash_table_lookup (by_name, stat->name);
                   if (g == NULL)

@@ -21,6 +21,11 @@
  * same time, the last: XProf compares with <=), so not necessarily the
  * first free one; a new row "Host Offload Ops row N" (N from 0) when no
  * row is free, up to XProf's 41 line ids; past that the last row takes it.
+ * How many rows there will be is told before the pass by running the same
+ * pairing and choice over the plane's file events without building
+ * anything (_planar_offload_predict_n_rows(), for the timeline to keep
+ * their room): only the few ops that are host offload ops cost more than
+ * a look at their metadata index.
  *
  * Each event carries XProf's stats: `_a` (asynchronous) 1, the done's
  * `raw_bytes_accessed` and the start's `shape_with_layout`, as metadata
@@ -68,7 +73,10 @@ typedef struct
 
 struct _OffloadPass
 {
+  /* NULL when only counting the rows (_planar_offload_predict_n_rows()). */
   PlaneContext *ctx;
+  PlanarTrace  *self;
+  const PlanarPlane *plane;
   /* Per file metadata entry. */
   OpKind       *kinds;
   guint         n_kinds;
@@ -77,7 +85,8 @@ struct _OffloadPass
   GHashTable   *by_name;
   /* (start metadata << 32 | done metadata) -> derived metadata + 1. */
   GHashTable   *metadata;
-  /* The rows (LineBuilder *) and the end of each one's last event. */
+  /* The rows (LineBuilder *, none when counting) and the end of each
+   * one's last event. */
   GPtrArray    *rows;
   GArray       *row_ends;
 };
@@ -146,18 +155,21 @@ _planar_offload_pass_free (OffloadPass *op)
   g_free (op);
 }
 
-/* The pass of plane @ctx, or NULL when none of its ops is a host offload
- * op (the common case: the plane is read no further for it). */
-OffloadPass *
-_planar_offload_pass_new (PlaneContext *ctx)
+/* The pass over @plane of @self (its first @n_metadata metadata entries
+ * being the file's), or NULL when none of its ops is a host offload op
+ * (the common case: the plane is read no further for it). */
+static OffloadPass *
+offload_pass_new (PlanarTrace       *self,
+                  const PlanarPlane *plane,
+                  guint              n_metadata)
 {
-  const PlanarPlane *plane = ctx->plane;
   g_autoptr(GString) name = g_string_new (NULL);
   OffloadPass *op = g_new0 (OffloadPass, 1);
 
-  op->ctx = ctx;
+  op->self = self;
+  op->plane = plane;
   /* The file's metadata only: the events visited are the file's. */
-  op->n_kinds = ctx->first_metadata;
+  op->n_kinds = n_metadata;
   op->kinds = g_new0 (OpKind, MAX (op->n_kinds, 1));
   op->instructions = g_array_new (FALSE, TRUE, sizeof (Instruction));
   op->by_name = g_hash_table_new (g_str_hash, g_str_equal);
@@ -175,7 +187,7 @@ _planar_offload_pass_new (PlaneContext *ctx)
           strstr (md->name, HOST_MEMORY_LABEL) == NULL || !is_offload_kind (md->display_name))
         continue;
       instruction_name (md->display_name, name);
-      interned = _planar_derive_intern_len (ctx->self, name->str, name->len);
+      interned = _planar_derive_intern_len (self, name->str, name->len);
       found = g_hash_table_lookup (op->by_name, interned);
       if (found == NULL)
         {
@@ -195,6 +207,17 @@ _planar_offload_pass_new (PlaneContext *ctx)
       _planar_offload_pass_free (op);
       return NULL;
     }
+  return op;
+}
+
+/* The pass of plane @ctx, or NULL when it has no host offload op. */
+OffloadPass *
+_planar_offload_pass_new (PlaneContext *ctx)
+{
+  OffloadPass *op = offload_pass_new (ctx->self, ctx->plane, ctx->first_metadata);
+
+  if (op != NULL)
+    op->ctx = ctx;
   return op;
 }
 
@@ -245,7 +268,7 @@ pair_metadata (OffloadPass *op,
 }
 
 /* The row pair [@start_ps, @end_ps] goes on (XProf's choice, see the top). */
-static LineBuilder *
+static guint
 choose_row (OffloadPass *op,
             gint64       start_ps,
             gint64       end_ps)
@@ -262,21 +285,32 @@ choose_row (OffloadPass *op,
       }
   if (chosen < 0)
     {
-      if (op->rows->len < PLANAR_HOST_OFFLOAD_ROWS_MAX)
+      if (op->row_ends->len < PLANAR_HOST_OFFLOAD_ROWS_MAX)
         {
-          LineBuilder *row = g_new0 (LineBuilder, 1);
-          g_autofree char *name = g_strdup_printf ("Host Offload Ops row %u", op->rows->len);
+          if (op->ctx != NULL)
+            {
+              LineBuilder *row = g_new0 (LineBuilder, 1);
 
-          _planar_line_builder_init (row, op->ctx->self, PLANAR_LINE_ID_HOST_OFFLOAD_MIN + op->rows->len,
-                                     _planar_derive_intern (op->ctx->self, name), G_MAXUINT, FALSE);
-          g_ptr_array_add (op->rows, row);
+              _planar_line_builder_init (row, op->self, PLANAR_LINE_ID_HOST_OFFLOAD_MIN + op->row_ends->len,
+                                         _planar_offload_row_name (op->self, op->row_ends->len), G_MAXUINT, FALSE);
+              g_ptr_array_add (op->rows, row);
+            }
           g_array_append_val (op->row_ends, end_ps);
         }
-      chosen = op->rows->len - 1;
+      chosen = op->row_ends->len - 1;
     }
   end = &g_array_index (op->row_ends, gint64, chosen);
   *end = MAX (*end, end_ps);
-  return g_ptr_array_index (op->rows, chosen);
+  return (guint) chosen;
+}
+
+const char *
+_planar_offload_row_name (PlanarTrace *self,
+                          guint        row)
+{
+  g_autofree char *name = g_strdup_printf ("Host Offload Ops row %u", row);
+
+  return _planar_derive_intern (self, name);
 }
 
 /* Feeds one event of the plane (in the TPU pass's time order, asynchronous
@@ -291,6 +325,7 @@ _planar_offload_pass_add (OffloadPass          *op,
   Instruction *ins;
   OpenStart *start;
   gint64 end_ps;
+  guint row;
 
   if (event->metadata >= op->n_kinds)
     return;
@@ -313,17 +348,64 @@ _planar_offload_pass_add (OffloadPass          *op,
   if (start == NULL)
     return;
   end_ps = MAX (event->start_ps + event->duration_ps, start->start_ps);
-  _planar_plane_context_add_event (op->ctx, choose_row (op, start->start_ps, end_ps)->events,
-                                   start->start_ps, end_ps,
-                                   pair_metadata (op, ins->name, start->metadata, event->metadata),
-                                   no_group, &start->ref);
+  row = choose_row (op, start->start_ps, end_ps);
+  if (op->ctx != NULL)
+    _planar_plane_context_add_event (op->ctx, ((LineBuilder *) g_ptr_array_index (op->rows, row))->events,
+                                     start->start_ps, end_ps,
+                                     pair_metadata (op, ins->name, start->metadata, event->metadata),
+                                     no_group, &start->ref);
   g_free (start);
 }
 
 guint
 _planar_offload_pass_get_n_rows (OffloadPass *op)
 {
-  return op != NULL ? op->rows->len : 0;
+  return op != NULL ? op->row_ends->len : 0;
+}
+
+/* A file event of the plane, in the TPU pass's order: as visit_tpu_event()
+ * feeds the pass (asynchronous ops left out), reading the stats of host
+ * offload ops only. */
+static gboolean
+count_event (DeriveContext        *dc,
+             const PlanarEventRef *ref,
+             const PlanarEvent    *event,
+             gpointer              user_data,
+             GError              **error)
+{
+  OffloadPass *op = user_data;
+  EventFacts facts;
+
+  if (event->metadata >= op->n_kinds || op->kinds[event->metadata].instruction == 0)
+    return TRUE;
+  _planar_derive_event_facts (dc, op->plane, event, &facts);
+  if (!facts.is_async)
+    _planar_offload_pass_add (op, ref, event);
+  return TRUE;
+}
+
+guint
+_planar_offload_predict_n_rows (DeriveContext *dc,
+                                guint          p)
+{
+  const PlanarPlane *plane = &dc->self->planes[p];
+  guint n_file_tracks = 0, n_rows;
+  g_autofree gboolean *use = NULL;
+  OffloadPass *op;
+
+  while (n_file_tracks < plane->n_tracks && !plane->tracks[n_file_tracks].derived)
+    n_file_tracks++;
+  /* Derived metadata, if any, follow the file's. */
+  op = offload_pass_new (dc->self, plane, plane->n_metadata);
+  if (op == NULL)
+    return 0;
+  use = g_new (gboolean, MAX (n_file_tracks, 1));
+  for (guint t = 0; t < n_file_tracks; t++)
+    use[t] = TRUE;
+  _planar_derive_visit_sorted (dc, p, use, n_file_tracks, count_event, op, NULL);
+  n_rows = _planar_offload_pass_get_n_rows (op);
+  _planar_offload_pass_free (op);
+  return n_rows;
 }
 
 LineBuilder *

@@ -525,6 +525,13 @@ void _planar_offload_pass_add (OffloadPass          *op,
 guint _planar_offload_pass_get_n_rows (OffloadPass *op);
 LineBuilder *_planar_offload_pass_get_row (OffloadPass *op,
                                            guint        i);
+/* The name of row @row ("Host Offload Ops row 2"), interned. */
+const char *_planar_offload_row_name (PlanarTrace *self,
+                                      guint        row);
+/* How many rows the pass will make on TPU plane @p, told before it runs
+ * (planar-derive-predict.c): the same pairing, nothing built. */
+guint _planar_offload_predict_n_rows (DeriveContext *dc,
+                                      guint          p);
 
 /* planar-derive-xla-cpu.c */
 

@@ -10,19 +10,28 @@
  *
  * One table: a predictor per kind of plane. A pass that derives a new kind
  * of line adds its rule to its plane's predictor (or a new row to the
- * table), beside the pass. Not predicted yet: the TPU's Host Offload rows
- * (how many depends on the pairing of every copy, which only the pass
- * does).
+ * table), beside the pass. The TPU's Host Offload rows are counted by
+ * the offload pairing itself (planar-derive-offload.c), the counter
+ * series by planar-counters.c's own rules; both read more than a sample,
+ * but only the events they are made of.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
 
+#include "planar-counters-private.h"
+
 #include <string.h>
 
 /* How many events of a stream are read for the annotations its lines come
- * from: kernels of one stream are annotated alike, so the first few tell. */
+ * from: kernels of one stream are annotated alike, so the first few tell.
+ * A stream whose first few carry none (a warm-up before the annotated
+ * program) is read on to its first annotated event, and as many after it,
+ * when the plane defines the stats the annotations use, up to its
+ * SAMPLE_REACH-th event: the timeline predicts on the main thread, and a
+ * stream that carries none at all is not read whole. */
 #define SAMPLE_EVENTS 256
+#define SAMPLE_REACH  (64 * SAMPLE_EVENTS)
 
 typedef struct
 {
@@ -65,6 +74,9 @@ typedef struct
    * of a framework op. */
   guint    hlo_levels;
   guint    scope_levels;
+  /* TPU: the most nesting depths of a track whose ops carry framework
+   * ops (the Framework Ops line nests as they do). */
+  guint    framework_depths;
 } StreamFacts;
 
 /* As resolve_hlo_op() in planar-derive-gpu.c: the non-empty
@@ -103,6 +115,20 @@ note_framework_op (StreamFacts *sf,
   sf->scope_levels = MAX (sf->scope_levels, scopes);
 }
 
+/* Whether an event of plane @p may carry an annotation the derived lines
+ * come from: whether the plane defines one of their stats. */
+static gboolean
+may_annotate (Prediction *pr)
+{
+  const StatNames *names = &pr->dc.names;
+
+  return _planar_derive_plane_has_stat (pr->dc.self, pr->p, names->hlo_op) ||
+         _planar_derive_plane_has_stat (pr->dc.self, pr->p, names->hlo_module) ||
+         _planar_derive_plane_has_stat (pr->dc.self, pr->p, names->tf_op) ||
+         _planar_derive_plane_has_stat (pr->dc.self, pr->p, names->source) ||
+         _planar_derive_plane_has_stat (pr->dc.self, pr->p, names->group_id);
+}
+
 /* Adds to @sf what the first events of @track carry: on a GPU (@gpu) its
  * kernels' annotations, on a TPU its ops' (async ones left out). */
 static void
@@ -114,17 +140,29 @@ sample_track (Prediction        *pr,
 {
   gsize n = MIN (track->n_events, (gsize) SAMPLE_EVENTS);
   const PlanarHloIndex *hlo = gpu ? g_atomic_pointer_get (&pr->dc.self->hlo_index) : NULL;
+  gboolean annotated = FALSE, may = may_annotate (pr);
 
   for (gsize i = 0; i < n; i++)
     {
       EventFacts facts;
 
+      /* Nothing annotated yet: one more (see SAMPLE_EVENTS). */
+      if (i + 1 == n && !annotated && may && n < track->n_events && n < SAMPLE_REACH)
+        n++;
       _planar_derive_event_facts (&pr->dc, plane, &track->events[i], &facts);
       sf->group = sf->group || facts.has_group_id;
+      if (!annotated && (facts.hlo_op.len > 0 || facts.hlo_module.len > 0 || facts.tf_op.len > 0 ||
+                         facts.source.len > 0 || facts.has_group_id))
+        {
+          annotated = TRUE;
+          n = MIN (track->n_events, MAX (n, i + SAMPLE_EVENTS));
+        }
       if (gpu && !facts.kernel && !facts.graph_exec)
         continue;
       if (!gpu && facts.is_async)
         continue;
+      if (!gpu && facts.tf_op.len > 0)
+        sf->framework_depths = MAX (sf->framework_depths, track->max_depth + 1);
       sf->module = sf->module || (gpu && facts.hlo_module.len > 0);
       if (gpu && facts.hlo_op.len > 0)
         {
@@ -301,19 +339,57 @@ predict_tpu (Prediction *pr)
   _planar_derive_find_native_lines (plane, n_file_tracks, &native);
   framework = !native.framework && _planar_derive_plane_has_stat (self, pr->p, pr->dc.names.tf_op);
   source = !native.source && _planar_derive_plane_has_stat (self, pr->p, pr->dc.names.source);
-  if (!framework && !source)
-    return;
-  for (guint t = 0; t < n_file_tracks; t++)
-    sample_track (pr, plane, &plane->tracks[t], FALSE, &sf);
+  if (framework || source)
+    for (guint t = 0; t < n_file_tracks; t++)
+      sample_track (pr, plane, &plane->tracks[t], FALSE, &sf);
   if (framework && sf.name_scope)
     add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_NAME_SCOPE, PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE,
               PLANAR_LINE_ID_FRAMEWORK_NAME_SCOPE, G_MAXUINT, "Framework Name Scope", sf.scope_levels);
+  /* Framework ops nest as the ops they come from. */
   if (framework && sf.framework)
     add_line (pr, PLANAR_DERIVED_LINE_FRAMEWORK_OPS, PLANAR_LINE_ID_FRAMEWORK_OPS,
-              PLANAR_LINE_ID_FRAMEWORK_OPS, G_MAXUINT, "Framework Ops", 1);
+              PLANAR_LINE_ID_FRAMEWORK_OPS, G_MAXUINT, "Framework Ops", sf.framework_depths);
   if (source && sf.source)
     add_line (pr, PLANAR_DERIVED_LINE_SOURCE_CODE, PLANAR_LINE_ID_SOURCE_CODE, PLANAR_LINE_ID_SOURCE_CODE,
               G_MAXUINT, "Source code", 1);
+  /* The Host Offload rows, after those (planar-derive-tpu.c). */
+  if (!native.host_offload)
+    {
+      guint n_rows = _planar_offload_predict_n_rows (&pr->dc, pr->p);
+
+      for (guint i = 0; i < n_rows; i++)
+        {
+          PlanarDerivedLinePrediction line = { 0 };
+
+          line.kind = PLANAR_DERIVED_LINE_HOST_OFFLOAD;
+          line.id = line.display_id = PLANAR_LINE_ID_HOST_OFFLOAD_MIN + i;
+          line.source_track = G_MAXUINT;
+          line.name = _planar_offload_row_name (self, i);
+          line.n_depths = 1;
+          g_array_append_val (pr->out, line);
+        }
+    }
+}
+
+/* As _planar_counter_set_build(): the series of the plane's `_counters_`
+ * tracks, after its lines. */
+static void
+predict_counters (Prediction *pr)
+{
+  g_autoptr(GArray) tracks = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  _planar_counter_predict_series (pr->dc.self, pr->p, tracks, names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      PlanarDerivedLinePrediction line = { 0 };
+
+      line.kind = PLANAR_DERIVED_LINE_COUNTER;
+      line.source_track = g_array_index (tracks, guint, i);
+      line.name = g_ptr_array_index (names, i);
+      line.n_depths = 1;
+      g_array_append_val (pr->out, line);
+    }
 }
 
 static gboolean
@@ -435,6 +511,7 @@ planar_trace_predict_derived_lines (PlanarTrace *self,
         predictors[i].predict (&pr);
         break;
       }
+  predict_counters (&pr);
   g_array_unref (pr.dc.stats);
   return out;
 }

@@ -94,6 +94,13 @@ typedef enum
   PLANAR_DERIVED_LINE_SOURCE_CODE,
   PLANAR_DERIVED_LINE_STEPS,
   PLANAR_DERIVED_LINE_LAUNCH_STATS,
+  /* A TPU's "Host Offload Ops row N". */
+  PLANAR_DERIVED_LINE_HOST_OFFLOAD,
+  /* A counter series of a `_counters_` track (planar_trace_get_counters()),
+   * not a track: @name is the series' name, @source_track its
+   * `_counters_` track, @id and @display_id 0. They come after the
+   * plane's lines, in the set's order. */
+  PLANAR_DERIVED_LINE_COUNTER,
 } PlanarDerivedLineKind;
 
 /* A line the model expects to derive on a plane. */
@@ -121,11 +128,20 @@ typedef struct
  * stream. Lets a viewer keep room for them while the file's tracks are
  * shown, so that nothing moves when they arrive.
  *
- * A prediction, not a promise: a line whose events all turn out to lack
- * what it is built from is not added, and the sample of a stream may miss
- * an annotation that comes late. Every file track of the plane must be
- * ready (planar_trace_is_track_ready()); derived tracks already there are
- * ignored. Costs a few hundred events' stats per stream; any thread.
+ * The lines are exact but for what a sample tells: a stream's lines and
+ * depths come from its first 256 events (and on to its first annotated
+ * one, within its first 16384), so a line whose events all turn out to
+ * lack what it is built from is not added, one first annotated later is
+ * not told, and a depth may be low (a viewer keeps what the user sees
+ * still for those). The TPU's Host Offload rows are counted by pairing
+ * every copy as the pass does (reading only the few ops that are host
+ * offload ops), and the counter series (PLANAR_DERIVED_LINE_COUNTER) from
+ * the stats of a track's first 65536 samples and of each kind of sample
+ * after them. Every file track of the plane must be ready
+ * (planar_trace_is_track_ready()); derived tracks already there are
+ * ignored. Costs a few hundred events' stats per stream, a look at every
+ * event of a TPU plane with host offload ops and at every counter sample:
+ * about 1 % of the plane's decode; any thread.
  *
  * Returns: (transfer full): an array of PlanarDerivedLinePrediction, empty
  * for a plane that gets nothing (a host plane, a plane whose lines XProf

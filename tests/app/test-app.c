@@ -4105,60 +4105,268 @@ shows_derived_rows (gpointer data)
   return count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED) == 0;
 }
 
+/* The window as drawn now, once settled, saved as @name (in
+ * PLANAR_E2E_OUTPUT for a person to look at, else in the test's folder)
+ * and read back: one pixel per window unit. */
+static GdkTexture *
+window_shot (const char *name)
+{
+  const char *dir = g_getenv ("PLANAR_E2E_OUTPUT") != NULL ? g_getenv ("PLANAR_E2E_OUTPUT") : tmp_dir;
+  g_autofree char *shot = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  GdkTexture *texture;
+
+  g_mkdir_with_parents (dir, 0755);
+  g_unlink (shot);
+  for (guint i = 0; i < 100 && !g_file_test (shot, G_FILE_TEST_IS_REGULAR); i++)
+    {
+      gint64 until = g_get_monotonic_time () + (i == 0 ? G_USEC_PER_SEC / 2 : 50000);
+
+      while (g_get_monotonic_time () < until)
+        g_main_context_iteration (NULL, FALSE);
+      g_action_group_activate_action (G_ACTION_GROUP (app), "debug-screenshot", g_variant_new_string (shot));
+    }
+  texture = gdk_texture_new_from_filename (shot, &error);
+  g_assert_no_error (error);
+  return texture;
+}
+
+/* Whether the @height window rows from @ya in @a show the same pixels as
+ * those from @yb in @b, between window x @x0 and @x1. */
+static gboolean
+same_pixels (GdkTexture *a,
+             int         ya,
+             GdkTexture *b,
+             int         yb,
+             int         x0,
+             int         x1,
+             int         height)
+{
+  int width = gdk_texture_get_width (a);
+  g_autofree guchar *pa = g_malloc ((gsize) width * (gsize) gdk_texture_get_height (a) * 4);
+  g_autofree guchar *pb = g_malloc ((gsize) width * (gsize) gdk_texture_get_height (b) * 4);
+
+  g_assert_cmpint (gdk_texture_get_width (b), ==, width);
+  g_assert_cmpint (ya + height, <=, gdk_texture_get_height (a));
+  g_assert_cmpint (yb + height, <=, gdk_texture_get_height (b));
+  g_assert_cmpint (x1, <=, width);
+  gdk_texture_download (a, pa, (gsize) width * 4);
+  gdk_texture_download (b, pb, (gsize) width * 4);
+  for (int y = 0; y < height; y++)
+    if (memcmp (pa + ((gsize) (ya + y) * width + x0) * 4, pb + ((gsize) (yb + y) * width + x0) * 4,
+                (gsize) (x1 - x0) * 4) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Where content y @y of the timeline is in the window now. */
+static int
+window_y (PlanarWindow *window,
+          int           y)
+{
+  graphene_point_t point;
+
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (window->timeline), GTK_WIDGET (window),
+                                           &GRAPHENE_POINT_INIT (0, (float) _planar_timeline_widget_y (window->timeline, y)),
+                                           &point));
+  return (int) point.y;
+}
+
+static int
+timeline_x (PlanarWindow *window)
+{
+  graphene_point_t point;
+
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (window->timeline), GTK_WIDGET (window),
+                                           &GRAPHENE_POINT_INIT (0, 0), &point));
+  return (int) point.x;
+}
+
+static gboolean
+loading_bar_gone (gpointer data)
+{
+  PlanarWindow *window = data;
+
+  return !gtk_revealer_get_reveal_child (window->progress_revealer) &&
+         !gtk_revealer_get_child_revealed (window->progress_revealer);
+}
+
+/* Opens @path in a new window whose load is held before deriving, once the
+ * timeline shows the file's tracks with @n_reserved rows kept. */
+static PlanarWindow *
+open_held (const char *path,
+           DeriveGate *gate,
+           guint       n_reserved)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  PlanarWindow *window;
+  gulong handler;
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->options.test_hook = derive_gate_hook;
+  gate->options.test_hook_data = gate;
+  gate->options.spill = -1;
+  window = planar_application_new_window (app);
+  handler = g_signal_connect (window, "notify::profile", G_CALLBACK (gate_profile), gate);
+  g_assert_true (planar_application_open_file (app, file, window) == window);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for (widget_mapped, window, 30, "the window to show");
+  gate->timeline = find_timeline (GTK_WIDGET (window));
+  g_assert_nonnull (gate->timeline);
+  wait_for (shows_reserved_rows, gate, 30, "the file's tracks with room for the derived lines");
+  g_signal_handler_disconnect (window, handler);
+  g_assert_cmpuint (count_rows_of_kind (gate->timeline, PLANAR_TIMELINE_ROW_RESERVED), ==, n_reserved);
+  return window;
+}
+
+/* Lets the held load derive and finish: its loading bar gone. */
+static void
+release_held (PlanarWindow *window,
+              DeriveGate   *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->released = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  wait_loaded (window);
+  wait_for (loading_bar_gone, window, 30, "the loading bar to go");
+}
+
+/* A GPU stream whose kernels carry their module from the first, and an op
+ * only on the last, past the sample the prediction reads: its XLA Ops line
+ * is not told before it arrives. Below it, the host's 40 threads. */
+static char *
+write_late_op_profile (void)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  PlanarTestPlane *host = planar_test_named_plane_new (space, 1, "/host:CPU");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < 600; i++)
+    {
+      XEvent *ev = planar_test_line_add_event (stream, planar_test_named_plane_event_id (gpu, "kernel"),
+                                               i * 1000, 500);
+
+      planar_test_named_plane_add_ref (gpu, ev, "kernel_details", "regs:32 grid:1,1,1 block:128,1,1");
+      planar_test_named_plane_add_ref (gpu, ev, "hlo_module", "jit_f");
+      if (i == 599)
+        planar_test_named_plane_add_ref (gpu, ev, "hlo_op", "fusion.1");
+    }
+  planar_test_named_plane_done (gpu);
+  for (guint t = 0; t < 40; t++)
+    {
+      g_autofree char *name = g_strdup_printf ("thread %02u", t);
+
+      planar_test_line_add_event (planar_test_plane_add_line (host->plane, t + 1, name, 0),
+                                  planar_test_named_plane_event_id (host, "op"), t * 1000, 100000);
+    }
+  planar_test_named_plane_done (host);
+  return planar_test_write_space (space, tmp_dir, "late-op.xplane.pb");
+}
+
+static gboolean
+nothing_held (gpointer data)
+{
+  return planar_timeline_layout_get_n_held (data) == 0;
+}
+
 /* The derived lines of a real profile (XLA Modules and XLA Ops of GPU 0's
  * stream #16) arrive while the window shows its file's tracks: the rows
  * kept for them take them, and the Host CPU section below stays where it
- * was. Screenshots (derived-reserved.png, derived-arrived.png) are kept in
- * meson-logs/app-e2e. */
+ * was, on screen too: the loading bar, which goes away with the load,
+ * floats over the page and moves nothing. Then a line the prediction
+ * misses (an op first seen late in its stream) arrives where the user
+ * looks: it waits, and nothing on screen moves, until the real mouse
+ * wheel scrolls its place off. Compared in real pixels of screenshots
+ * (derived-reserved.png, derived-arrived.png, derived-late-held.png,
+ * derived-late-arrived.png, derived-late-scrolled.png; kept in
+ * meson-logs/app-e2e). */
 static void
 test_derived_rows_still (void)
 {
   g_autofree char *sample = planar_test_sample_path ("tracelens_mi300_jax08_attention_tw003.xplane.pb");
-  g_autoptr(GFile) file = NULL;
-  DeriveGate gate = { 0 };
+  g_autofree char *late = NULL;
+  g_autoptr(GdkTexture) reserved = NULL, arrived = NULL, held = NULL, came = NULL, scrolled = NULL;
+  g_autofree char *title = NULL, *x = NULL, *y = NULL;
+  DeriveGate gate = { 0 }, late_gate = { 0 };
   PlanarWindow *window;
-  gulong handler;
-  int y_before, y_after;
-  guint n_reserved;
+  int y_before, y_after, win_before, win_after, x0;
+  double sx, sy;
 
   if (sample == NULL)
     return;
   destroy_all_windows ();
-  g_mutex_init (&gate.lock);
-  g_cond_init (&gate.cond);
-  gate.options.test_hook = derive_gate_hook;
-  gate.options.test_hook_data = &gate;
-  gate.options.spill = -1;
-  window = planar_application_new_window (app);
-  handler = g_signal_connect (window, "notify::profile", G_CALLBACK (gate_profile), &gate);
-  file = g_file_new_for_path (sample);
-  g_assert_true (planar_application_open_file (app, file, window) == window);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_for (widget_mapped, window, 30, "the window to show");
-  gate.timeline = find_timeline (GTK_WIDGET (window));
-  g_assert_nonnull (gate.timeline);
-  wait_for (shows_reserved_rows, &gate, 30, "the file's tracks with room for the derived lines");
-  n_reserved = count_rows_of_kind (gate.timeline, PLANAR_TIMELINE_ROW_RESERVED);
   /* GPU 0's one stream: XLA Modules and XLA Ops from its kernels'
    * annotations, and Framework Name Scope, Framework Ops and Source code
    * from the program's HLO, read before the gate. */
-  g_assert_cmpuint (n_reserved, ==, 5);
+  window = open_held (sample, &gate, 5);
+  g_assert_true (gtk_revealer_get_reveal_child (window->progress_revealer));
   y_before = host_cpu_y (gate.timeline);
-  save_screenshot ("derived-reserved.png", G_USEC_PER_SEC / 2);
+  win_before = window_y (window, y_before);
+  reserved = window_shot ("derived-reserved.png");
 
-  g_mutex_lock (&gate.lock);
-  gate.released = TRUE;
-  g_cond_broadcast (&gate.cond);
-  g_mutex_unlock (&gate.lock);
-  wait_loaded (window);
+  release_held (window, &gate);
   wait_for (shows_derived_rows, &gate, 30, "the derived lines");
-  g_signal_handler_disconnect (window, handler);
   y_after = host_cpu_y (gate.timeline);
   g_assert_cmpint (y_after, ==, y_before);
-  save_screenshot ("derived-arrived.png", G_USEC_PER_SEC / 2);
+  /* Nor does the timeline move in the window when the bar goes. */
+  win_after = window_y (window, y_after);
+  g_assert_cmpint (win_after, ==, win_before);
+  arrived = window_shot ("derived-arrived.png");
+  /* The Host CPU header's label, and the file's stream rows above it (the
+   * first 30 px of the section: its header), pixel for pixel. */
+  x0 = timeline_x (window);
+  g_assert_true (same_pixels (reserved, win_before, arrived, win_after, x0 + 1, x0 + 200,
+                              PLANAR_TIMELINE_SECTION_HEIGHT));
+  g_assert_true (same_pixels (reserved, window_y (window, 0), arrived, window_y (window, 0), x0 + 1, x0 + 200,
+                              PLANAR_TIMELINE_SECTION_HEIGHT));
   destroy_all_windows ();
   g_mutex_clear (&gate.lock);
   g_cond_clear (&gate.cond);
+
+  /* A line not predicted: XLA Modules is, XLA Ops is not. */
+  planar_test_scratch_begin ();
+  late = write_late_op_profile ();
+  planar_test_scratch_end ();
+  window = open_held (late, &late_gate, 1);
+  y_before = host_cpu_y (late_gate.timeline);
+  win_before = window_y (window, y_before);
+  held = window_shot ("derived-late-held.png");
+  release_held (window, &late_gate);
+  came = window_shot ("derived-late-arrived.png");
+  /* XLA Ops waits: the host's header and threads on screen have not
+   * moved. */
+  g_assert_cmpint (host_cpu_y (late_gate.timeline), ==, y_before);
+  win_after = window_y (window, host_cpu_y (late_gate.timeline));
+  g_assert_cmpint (win_after, ==, win_before);
+  x0 = timeline_x (window);
+  g_assert_true (same_pixels (held, win_before, came, win_after, x0 + 1, x0 + 200,
+                              PLANAR_TIMELINE_SECTION_HEIGHT + 5 * (2 * PLANAR_TIMELINE_TRACK_PADDING + PLANAR_TIMELINE_DEPTH_PITCH)));
+  g_assert_cmpuint (planar_timeline_layout_get_n_held (window->timeline->layout), ==, 1);
+
+  /* The wheel scrolls the GPU off: XLA Ops comes in above what is seen. */
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  x = g_strdup_printf ("%d", (int) (x0 + sx + 400));
+  y = g_strdup_printf ("%d", (int) (win_before + sy + 40));
+  title = window_title_pattern (GTK_WINDOW (window));
+  xdotool_run ("search", "--sync", "--name", title, "mousemove", "--window", "%1", "--sync", x, y, NULL);
+  for (guint i = 0; i < 20 && !nothing_held (window->timeline->layout); i++)
+    {
+      xdotool_run ("click", "5", NULL);
+      for (guint k = 0; k < 20; k++)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  wait_for (nothing_held, window->timeline->layout, 10, "XLA Ops to come in");
+  g_assert_nonnull (planar_plane_find_track (planar_trace_get_plane (planar_profile_get_trace (window->timeline->profile, 0), 0),
+                                             "XLA Ops - from #7"));
+  g_assert_cmpint (planar_timeline_layout_find_track (window->timeline->layout, 0, 0, 2), >=, 0);
+  scrolled = window_shot ("derived-late-scrolled.png");
+  destroy_all_windows ();
+  g_mutex_clear (&late_gate.lock);
+  g_cond_clear (&late_gate.cond);
 }
 
 int

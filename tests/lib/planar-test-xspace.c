@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-test-xspace.h"
+#include "planar-counters.h"
 #include "planar-derive.h"
 #include "planar-trace.h"
 #include "planar-trace-loader.h"
@@ -451,8 +452,8 @@ planar_test_named_plane_event_id (PlanarTestPlane *b,
 
 /* What planar_trace_predict_derived_lines() tells from @path decoded
  * without the derive pass is exactly what the pass then added to @trace:
- * the same lines, in the same order, with the same ids, names and
- * streams, and no more depths than they have. */
+ * the same lines, in the same order, with the same ids, names, streams
+ * and depths, and the same counter series. */
 void
 planar_test_check_prediction (const char  *path,
                               PlanarTrace *trace)
@@ -476,6 +477,7 @@ planar_test_check_prediction (const char  *path,
     {
       g_autoptr(GArray) predicted = planar_trace_predict_derived_lines (bare, p);
       const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+      const PlanarCounterSet *counters = planar_trace_get_counters (trace);
       guint k = 0;
 
       for (guint i = 0; i < predicted->len; i++)
@@ -491,14 +493,27 @@ planar_test_check_prediction (const char  *path,
             continue;
           g_assert_cmpuint (k, <, predicted->len);
           line = &g_array_index (predicted, PlanarDerivedLinePrediction, k);
+          g_assert_cmpint (line->kind, !=, PLANAR_DERIVED_LINE_COUNTER);
           g_assert_cmpstr (line->name, ==, track->name);
           g_assert_cmpint (line->id, ==, track->id);
           g_assert_cmpint (line->display_id, ==, track->display_id);
           g_assert_cmpuint (line->source_track, ==, track->source_track);
-          /* Depths are read from a sample: never more than the line's
-           * (nested TPU ops nest their framework ops deeper). */
-          g_assert_cmpuint (line->n_depths, >=, 1);
-          g_assert_cmpuint (line->n_depths, <=, track->max_depth + 1);
+          /* As tall as it comes. */
+          g_assert_cmpuint (line->n_depths, ==, track->max_depth + 1);
+          k++;
+        }
+      /* Then the plane's counter series, in the set's order. */
+      for (guint s = 0; counters != NULL && s < planar_counter_set_get_n_series (counters); s++)
+        {
+          const PlanarCounterSeries *series = planar_counter_set_get_series (counters, s);
+          const PlanarDerivedLinePrediction *line;
+
+          if (planar_counter_series_get_plane (series) != p)
+            continue;
+          g_assert_cmpuint (k, <, predicted->len);
+          line = &g_array_index (predicted, PlanarDerivedLinePrediction, k);
+          g_assert_cmpint (line->kind, ==, PLANAR_DERIVED_LINE_COUNTER);
+          g_assert_cmpstr (line->name, ==, planar_counter_series_get_name (series));
           k++;
         }
       g_assert_cmpuint (k, ==, predicted->len);

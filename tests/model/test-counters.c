@@ -37,12 +37,17 @@ load (Fixture *f,
       guint    n_planes)
 {
   g_autofree char *path = NULL;
+  PlanarTrace *trace;
 
   for (guint i = 0; i < n_planes; i++)
     planar_test_named_plane_done (planes[i]);
   planar_test_add_task_environment (space, 1000);
   path = planar_test_write_space (space, f->dir, "counters.xplane.pb");
-  return planar_test_load_ok (path);
+  trace = planar_test_load_ok (path);
+  /* The series are told before the pass builds them (the timeline keeps
+   * their rows). */
+  planar_test_check_prediction (path, trace);
+  return trace;
 }
 
 static guint
@@ -324,6 +329,7 @@ test_gen (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (raw), >, 0);
 
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   set = planar_trace_get_counters (trace);
   g_assert_cmpuint (planar_counter_set_get_n_series (set), ==, g_hash_table_size (raw));
   for (guint i = 0; i < planar_counter_set_get_n_series (set); i++)

@@ -225,6 +225,7 @@ test_merge_gap (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "merge.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
   check_derived_tracks (trace, plane);
   fw = derived_track (plane, "Framework Ops");
@@ -318,6 +319,7 @@ test_scope_ranges (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "scopes.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   check_derived_tracks (trace, plane);
   modules = derived_track (plane, "XLA Modules - from #7");
@@ -431,6 +433,9 @@ test_host_offload (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "offload.xplane.pb");
   trace = planar_test_load_ok (path);
+  /* The three rows are told before the pass (the timeline keeps their
+   * room): the pairing runs on the file's ops alone. */
+  planar_test_check_prediction (path, trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
   check_derived_tracks (trace, plane);
   g_assert_cmpuint (count_derived (plane), ==, 3);
@@ -508,6 +513,7 @@ test_host_offload_rows_max (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "offload-max.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
   check_derived_tracks (trace, plane);
   g_assert_cmpuint (count_derived (plane), ==, 41);
@@ -541,7 +547,47 @@ test_host_offload_native (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "offload-native.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:TPU:0")), ==, 0);
+}
+
+/* Ops nested in ops (a fusion's ops inside it, a while loop's body):
+ * their framework ops nest as deep, and the prediction keeps as many
+ * depths for the line. */
+static void
+test_nested_framework_ops (Fixture       *f,
+                           gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *tpu = planar_test_named_plane_new (space, 0, "/device:TPU:0");
+  XLine *ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
+  const char *tf_ops[] = { "jit(f)/while:while", "jit(f)/body/add:add", "jit(f)/body/mul:mul" };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *fw;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (tf_ops); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("op.%u", i);
+      XEventMetadata *md = add_metadata (tpu, name, NULL);
+
+      metadata_add_stat (md, planar_test_stat_str (planar_test_named_plane_stat_id (tpu, "tf_op"), tf_ops[i]));
+    }
+  /* while [0, 1000] holds add [100, 200] and mul [300, 400]. */
+  planar_test_line_add_event (ops, 1, 0, 1000);
+  planar_test_line_add_event (ops, 2, 100, 100);
+  planar_test_line_add_event (ops, 3, 300, 100);
+  planar_test_named_plane_done (tpu);
+
+  path = planar_test_write_space (space, f->dir, "nested.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:TPU:0");
+  fw = derived_track (plane, "Framework Ops");
+  g_assert_nonnull (fw);
+  g_assert_cmpuint (fw->max_depth, ==, 1);
+  planar_test_check_prediction (path, trace);
 }
 
 int
@@ -555,6 +601,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/derive-tpu/host-offload", test_host_offload);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-rows-max", test_host_offload_rows_max);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-native", test_host_offload_native);
+  PLANAR_TEST_ADD ("/derive-tpu/nested-framework-ops", test_nested_framework_ops);
 
   return g_test_run ();
 }

@@ -1078,6 +1078,7 @@ test_counters (Fixture       *f,
 
   path = planar_test_write_space (space, f->dir, "counters.xplane.pb");
   trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
   set = planar_trace_get_counters (trace);
   g_assert_nonnull (set);
   g_assert_cmpuint (planar_counter_set_get_n_series (set), ==, 2);
@@ -1988,6 +1989,36 @@ test_generated (Fixture       *f,
     }
 }
 
+/* A stream whose program starts late (a warm-up of 300 plain kernels
+ * before the first annotated one): its XLA lines are told before the pass
+ * all the same, with their depths. */
+static void
+test_late_annotations (Fixture       *f,
+                       gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+
+  planar_test_add_task_environment (space, 1000);
+  for (gint64 i = 0; i < 300; i++)
+    add_kernel (gpu, stream, i * 100, 10, NULL, -1, NULL, -1);
+  add_kernel (gpu, stream, 40000, 10, "jit_f", 42, "fusion.1", -1);
+  add_kernel (gpu, stream, 40100, 10, "jit_f", 42, "while.3::body.4", -1);
+  builder_done (gpu);
+
+  path = planar_test_write_space (space, f->dir, "late.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_nonnull (planar_plane_find_track (plane, "XLA Ops - from #7"));
+  g_assert_cmpuint (planar_plane_find_track (plane, "XLA Ops - from #7")->max_depth, ==, 1);
+  g_assert_nonnull (planar_plane_find_track (plane, "XLA Modules - from #7"));
+  planar_test_check_prediction (path, trace);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2007,6 +2038,7 @@ main (int    argc,
   ADD ("/derive/flows", test_flows);
   ADD ("/derive/flows-sparse-ids", test_flows_sparse_ids);
   ADD ("/derive/counters", test_counters);
+  ADD ("/derive/late-annotations", test_late_annotations);
   ADD ("/derive/counter-columns", test_counter_columns);
   ADD ("/derive/internal-events", test_internal_events);
   ADD ("/derive/generated", test_generated);

@@ -631,6 +631,237 @@ test_derived_reserved (PlanarTestFixture *f,
   g_cond_clear (&gate.cond);
 }
 
+/* Starts loading @path held before its derive pass, and lays it out as
+ * the timeline first shows it. */
+static PlanarProfile *
+start_gated (const char           *path,
+             DeriveGate           *gate,
+             PlanarTraceTestOptions *options,
+             PlanarTimelineLayout *layout)
+{
+  PlanarProfile *profile = planar_profile_new ((const char * const[]) { path, NULL });
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  options->test_hook = derive_gate_hook;
+  options->test_hook_data = gate;
+  options->spill = -1;
+  planar_trace_loader_set_use_cache (_planar_profile_get_loader (profile, 0), FALSE);
+  _planar_trace_loader_set_test_options (_planar_profile_get_loader (profile, 0), options);
+  planar_profile_load_async (profile, NULL, gate_load_done, gate);
+  g_mutex_lock (&gate->lock);
+  while (!gate->reached)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_false (planar_trace_is_decoded (planar_profile_get_trace (profile, 0)));
+  return profile;
+}
+
+static void
+finish_gated (DeriveGate *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->released = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  while (!gate->done)
+    g_main_context_iteration (NULL, TRUE);
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->cond);
+}
+
+static guint
+count_kind (PlanarTimelineLayout  *layout,
+            PlanarTimelineRowKind  kind)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < planar_timeline_layout_get_n_rows (layout); i++)
+    n += planar_timeline_layout_get_row (layout, i)->kind == kind;
+  return n;
+}
+
+/* A TPU whose lines the prediction once missed: ops nested in a loop
+ * (Framework Ops two deep), copies to the host's memory (two Host Offload
+ * rows, which only pairing every copy tells), counters; a GPU stream whose
+ * program starts after 300 plain kernels; a host thread below them. */
+static char *
+write_unpredicted_once (const char *dir)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *tpu = planar_test_named_plane_new (space, 0, "/device:TPU:0");
+  PlanarTestPlane *gpu = planar_test_named_plane_new (space, 1, "/device:GPU:0");
+  PlanarTestPlane *host = planar_test_named_plane_new (space, 2, "/host:CPU");
+  XLine *ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
+  XLine *counters = planar_test_plane_add_line (tpu->plane, G_MAXINT64, "_counters_", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "main", 0);
+  const char *offload[] = { "copy-start.1", "copy-start.2", "copy-done.1", "copy-done.2" };
+  const char *tf_ops[] = { "jit(f)/while:while", "jit(f)/body/add:add" };
+  XEvent *ev;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (offload); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("%%%s = f32[8]{0:S(5)} op()", offload[i]);
+      gint64 id = tpu->next_id++;
+
+      planar_test_plane_add_event_metadata (tpu->plane, id, text, offload[i]);
+      planar_test_line_add_event (ops, id, 10000 + i * 10, 5);
+    }
+  /* while [0, 1000] holds add [100, 200]. */
+  for (guint i = 0; i < G_N_ELEMENTS (tf_ops); i++)
+    {
+      ev = planar_test_line_add_event (ops, planar_test_named_plane_event_id (tpu, tf_ops[i]), i * 100,
+                                       i == 0 ? 1000 : 100);
+      planar_test_named_plane_add_str (tpu, ev, "tf_op", tf_ops[i]);
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      ev = planar_test_line_add_event (counters, planar_test_named_plane_event_id (tpu, "hbm"), i * 100, 0);
+      planar_test_named_plane_add_int (tpu, ev, i == 2 ? "hbm_bytes" : "power_mw", 10 * i);
+    }
+  planar_test_named_plane_done (tpu);
+  for (guint i = 0; i < 302; i++)
+    {
+      ev = planar_test_line_add_event (stream, planar_test_named_plane_event_id (gpu, "kernel"), i * 100, 10);
+      planar_test_named_plane_add_ref (gpu, ev, "kernel_details", "regs:32 grid:1,1,1 block:128,1,1");
+      if (i >= 300)
+        {
+          planar_test_named_plane_add_ref (gpu, ev, "hlo_module", "jit_f");
+          planar_test_named_plane_add_ref (gpu, ev, "hlo_op", i == 300 ? "fusion.1" : "while.3::body.4");
+        }
+    }
+  planar_test_named_plane_done (gpu);
+  planar_test_line_add_event (thread, planar_test_named_plane_event_id (host, "op"), 0, 10);
+  planar_test_named_plane_done (host);
+  return planar_test_write_space (space, dir, "unpredicted-once.xplane.pb");
+}
+
+/* Every row of @before is in @layout at the same place and height; a
+ * reserved one has become its track or counter. */
+static void
+assert_rows_still (PlanarTimelineLayout *layout,
+                   GArray               *before)
+{
+  g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, before->len);
+  for (guint i = 0; i < before->len; i++)
+    {
+      const PlanarTimelineRow *was = &g_array_index (before, PlanarTimelineRow, i);
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, i);
+
+      g_assert_cmpint (row->y, ==, was->y);
+      g_assert_cmpint (row->height, ==, was->height);
+      if (was->kind == PLANAR_TIMELINE_ROW_RESERVED)
+        g_assert_true (row->kind == PLANAR_TIMELINE_ROW_TRACK || row->kind == PLANAR_TIMELINE_ROW_COUNTER);
+      else
+        g_assert_cmpint (row->kind, ==, was->kind);
+    }
+}
+
+/* The lines once not predicted have their rows kept too: the TPU's Host
+ * Offload rows, its counters and nested Framework Ops, and a stream's XLA
+ * lines whose program starts late. Nothing moves when they arrive. */
+static void
+test_derived_reserved_all (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  g_autofree char *path = write_unpredicted_once (f->dir);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (PlanarTimelineRow));
+  g_autoptr(PlanarProfile) profile = NULL;
+  PlanarTraceTestOptions options = { 0 };
+  DeriveGate gate = { 0 };
+
+  profile = start_gated (path, &gate, &options, layout);
+  /* Framework Name Scope and Ops, two Host Offload rows, two counters;
+   * XLA Modules and XLA Ops of the stream. */
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_RESERVED), ==, 8);
+  g_array_append_vals (before, planar_timeline_layout_get_row (layout, 0), planar_timeline_layout_get_n_rows (layout));
+  finish_gated (&gate);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_COUNTER), ==, 2);
+  assert_rows_still (layout, before);
+}
+
+/* A line still not told before the pass (a stream's XLA ops first seen
+ * past its sample) arrives where the user looks: it waits, and nothing on
+ * screen moves; once its place is scrolled off it comes in, the scroll
+ * offset keeping the rows on screen still; the user's own change lays
+ * everything out. */
+static void
+test_derived_held (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  PlanarTestPlane *host = planar_test_named_plane_new (space, 1, "/host:CPU");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (PlanarTimelineRow));
+  g_autoptr(PlanarProfile) profile = NULL;
+  PlanarTraceTestOptions options = { 0 };
+  DeriveGate gate = { 0 };
+  const PlanarTimelineSection *hosts;
+  int host_y, height, new_top;
+
+  planar_test_add_task_environment (space, 1000);
+  /* Every kernel of a module; an op only on the last, past the sample. */
+  for (guint i = 0; i < 600; i++)
+    {
+      XEvent *ev = planar_test_line_add_event (stream, planar_test_named_plane_event_id (gpu, "kernel"), i * 100, 10);
+
+      planar_test_named_plane_add_ref (gpu, ev, "kernel_details", "regs:32 grid:1,1,1 block:128,1,1");
+      planar_test_named_plane_add_ref (gpu, ev, "hlo_module", "jit_f");
+      if (i == 599)
+        planar_test_named_plane_add_ref (gpu, ev, "hlo_op", "fusion.1");
+    }
+  planar_test_named_plane_done (gpu);
+  for (guint t = 0; t < 40; t++)
+    {
+      g_autofree char *name = g_strdup_printf ("thread %02u", t);
+
+      planar_test_line_add_event (planar_test_plane_add_line (host->plane, t + 1, name, 0),
+                                  planar_test_named_plane_event_id (host, "op"), 0, 10);
+    }
+  planar_test_named_plane_done (host);
+  path = planar_test_write_space (space, f->dir, "held.xplane.pb");
+
+  profile = start_gated (path, &gate, &options, layout);
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_RESERVED), ==, 1);
+  g_array_append_vals (before, planar_timeline_layout_get_row (layout, 0), planar_timeline_layout_get_n_rows (layout));
+  hosts = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpstr (hosts->title, ==, "Host CPU");
+  host_y = planar_timeline_layout_get_row (layout, hosts->row)->y;
+  finish_gated (&gate);
+
+  /* On screen: the top 600 px, the GPU and the host's first threads. */
+  planar_timeline_layout_update_still (layout, profile, 0, 600, &new_top);
+  g_assert_cmpint (new_top, ==, 0);
+  g_assert_cmpuint (planar_timeline_layout_get_n_held (layout), ==, 1);
+  assert_rows_still (layout, before);
+  /* Still there while its place is on screen. */
+  planar_timeline_layout_update_still (layout, profile, 10, 610, &new_top);
+  g_assert_cmpint (new_top, ==, 10);
+  assert_rows_still (layout, before);
+
+  /* Scrolled down past it: it comes in above, and the offset follows. */
+  height = 2 * PLANAR_TIMELINE_TRACK_PADDING + PLANAR_TIMELINE_DEPTH_PITCH;
+  planar_timeline_layout_update_still (layout, profile, host_y + 100, host_y + 700, &new_top);
+  g_assert_cmpuint (planar_timeline_layout_get_n_held (layout), ==, 0);
+  g_assert_cmpint (new_top, ==, host_y + 100 + height);
+  hosts = planar_timeline_layout_get_section (layout, 1);
+  g_assert_cmpint (planar_timeline_layout_get_row (layout, hosts->row)->y, ==, host_y + height);
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_TRACK), ==, 1 + 2 + 40);
+
+  /* Held again from the start, then laid out by a change of the user's. */
+  planar_timeline_layout_reset (layout);
+  planar_timeline_layout_update (layout, profile);
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_TRACK), ==, 1 + 2 + 40);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -647,6 +878,8 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/offload-and-xla-cpu", test_offload_and_xla_cpu);
 
   PLANAR_TEST_ADD ("/layout/derived-reserved", test_derived_reserved);
+  PLANAR_TEST_ADD ("/layout/derived-reserved-all", test_derived_reserved_all);
+  PLANAR_TEST_ADD ("/layout/derived-held", test_derived_held);
 
   return g_test_run ();
 }
