@@ -64,9 +64,8 @@ typedef enum
 
 /* One instruction as HLO text, as XLA prints it with short operands:
  * "%fusion.3 = f32[8,128]{1,0} fusion(%p0, %p1), kind=kLoop,
- * calls=%fused_computation.3" (a root is prefixed "ROOT "). The
- * parameter number is not in the index: parameters print "parameter()".
- * Returns: (transfer full). */
+ * calls=%fused_computation.3" (a root is prefixed "ROOT "); a parameter
+ * as "%p = f32[8]{0} parameter(0)". Returns: (transfer full). */
 char    *planar_hlo_instruction_format        (const PlanarHloModule      *module,
                                                const PlanarHloInstruction *instruction,
                                                PlanarHloTextFlags          flags);

@@ -201,6 +201,9 @@ planar_hlo_instruction_format (const PlanarHloModule      *module,
                           planar_hlo_instruction_get_shape (module, instruction)->text, instruction->opcode);
   for (guint i = 0; i < instruction->n_operands; i++)
     g_string_append_printf (s, "%s%%%s", i ? ", " : "", planar_hlo_instruction_get_operand (module, instruction, i)->name);
+  /* XLA prints a parameter's number where others have operands. */
+  if (strcmp (instruction->opcode, "parameter") == 0 && instruction->parameter_number >= 0)
+    g_string_append_printf (s, "%d", instruction->parameter_number);
   g_string_append_c (s, ')');
   if (extra != NULL)
     append_extra (s, module, instruction, extra);

@@ -78,7 +78,8 @@ _planar_hlo_fields (void)
             { "custom_call_target", INS_CUSTOM_CALL_TARGET },
             { "dot_dimension_numbers", INS_DOT }, { "id", INS_ID }, { "operand_ids", INS_OPERAND_IDS },
             { "called_computation_ids", INS_CALLED_IDS }, { "backend_config", INS_BACKEND_CONFIG },
-            { "feature_group_count", INS_FEATURE_GROUPS }, { "batch_group_count", INS_BATCH_GROUPS });
+            { "feature_group_count", INS_FEATURE_GROUPS }, { "batch_group_count", INS_BATCH_GROUPS },
+            { "parameter_number", INS_PARAMETER_NUMBER });
       FILL (&f.shape, planar__hlo__shape_proto__descriptor,
             { "element_type", SHAPE_ELEMENT_TYPE }, { "dimensions", SHAPE_DIMS },
             { "tuple_shapes", SHAPE_TUPLE }, { "layout", SHAPE_LAYOUT },
@@ -627,6 +628,11 @@ visit_instruction (Decoder               *d,
       return _planar_hlo_read_message (d, f->data, f->len, &d->f->metadata, "OpMetadata", visit_metadata, in);
     case INS_ID:
       in->id = (gint64) f->value;
+      return TRUE;
+    case INS_PARAMETER_NUMBER:
+      /* A computation has far fewer than 2^31 parameters; a number out of
+       * that range is kept as -1 (printed as none). */
+      in->parameter_number = (gint64) f->value >= 0 && (gint64) f->value <= G_MAXINT32 ? (gint32) f->value : -1;
       return TRUE;
     case INS_OPERAND_IDS:
       {

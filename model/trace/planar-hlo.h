@@ -186,6 +186,9 @@ typedef struct
   guint32     n_users;
   guint32     called;
   guint32     n_called;
+  /* A parameter's number (XLA's parameter_number; 0 when unset, as in the
+   * proto), -1 when out of range. It fills what was padding. */
+  gint32      parameter_number;
 } PlanarHloInstruction;
 
 typedef struct

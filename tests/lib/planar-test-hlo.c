@@ -99,7 +99,8 @@ planar_test_hlo_shape (gint type,
 }
 
 /* HloInstructionProto: name 1, opcode 2, shape 3, metadata 7 (op_type 1,
- * op_name 2, source_file 3, source_line 4, stack_frame_id 15), id 35,
+ * op_name 2, source_file 3, source_line 4, stack_frame_id 15),
+ * parameter_number 9, id 35,
  * operand_ids 36, called_computation_ids 38. */
 GByteArray *
 planar_test_hlo_instruction (const PlanarTestHloIns *in)
@@ -125,6 +126,8 @@ planar_test_hlo_instruction (const PlanarTestHloIns *in)
         planar_test_hlo_put_int (md, 15, in->stack_frame_id);
       planar_test_hlo_put_msg (b, 7, md);
     }
+  if (in->parameter_number != 0)
+    planar_test_hlo_put_int (b, 9, in->parameter_number);
   planar_test_hlo_put_int (b, 35, in->id);
   if (in->n_operands > 0)
     planar_test_hlo_put_packed (b, 36, in->operands, in->n_operands);

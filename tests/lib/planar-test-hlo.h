@@ -27,6 +27,8 @@ typedef struct
   const char   *source_file;
   gint          source_line;
   gint          stack_frame_id;
+  /* parameter_number (9), written when not 0. */
+  gint64        parameter_number;
 } PlanarTestHloIns;
 
 void        planar_test_hlo_put_varint  (GByteArray *b, guint64 v);

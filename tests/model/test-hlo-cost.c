@@ -164,6 +164,7 @@ build_module (void)
 
   set (F_P0, "param_0", "parameter", S_OUT, C_FUSED, none, NULL, 0, -1);
   set (F_P1, "param_1", "parameter", S_OUT, C_FUSED, none, NULL, 0, -1);
+  ins[F_P1].parameter_number = 1;
   set (F_MUL, "multiply.1", "multiply", S_OUT, C_FUSED, none, f_mul, 2, -1);
   set (F_EXP, "exponential.1", "exponential", S_OUT, C_FUSED, none, f_exp, 1, -1);
   set (F_ADD, "add.1", "add", S_OUT, C_FUSED, none, f_add, 2, -1);
@@ -339,8 +340,8 @@ test_text (void)
   computation = planar_hlo_computation_format (&module, C_FUSED, PLANAR_HLO_TEXT_DEFAULT);
   g_assert_cmpstr (computation, ==,
                    "%fused_computation.5 {\n"
-                   "  %param_0 = f32[8,32]{1,0} parameter()\n"
-                   "  %param_1 = f32[8,32]{1,0} parameter()\n"
+                   "  %param_0 = f32[8,32]{1,0} parameter(0)\n"
+                   "  %param_1 = f32[8,32]{1,0} parameter(1)\n"
                    "  %multiply.1 = f32[8,32]{1,0} multiply(%param_0, %param_1)\n"
                    "  %exponential.1 = f32[8,32]{1,0} exponential(%multiply.1)\n"
                    "  ROOT %add.1 = f32[8,32]{1,0} add(%multiply.1, %exponential.1)\n"

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-hlo.h"
+#include "planar-hlo-cost.h"
 #include "planar-error.h"
 #include "planar-test-hlo.h"
 
@@ -68,12 +69,12 @@ make_module (Damage damage)
   static const gint64 cycle_calls[] = { 200 };
   PlanarTestHloIns fused[] = {
     { "param_0.1", "parameter", 10, 11, { 8, 128 }, 2 },
-    { "param_1.1", "parameter", 11, 11, { 8, 128 }, 2 },
+    { "param_1.1", "parameter", 11, 11, { 8, 128 }, 2, .parameter_number = 1 },
     { "add.1", "add", 12, 11, { 8, 128 }, 2, fused_ops, 2, NULL, 0, "", "jit(f)/add", "/src/model/train.py", 24 },
   };
   PlanarTestHloIns entry[] = {
     { "p0", "parameter", 1, 11, { 8, 128 }, 2 },
-    { "p1", "parameter", 2, 11, { 8, 128 }, 2 },
+    { "p1", "parameter", 2, 11, { 8, 128 }, 2, .parameter_number = 1 },
     { "fusion.3", "fusion", 3, 11, { 8, 128 }, 2, fusion_ops, 2, fusion_calls, 1, NULL, "jit(f)/add", NULL, 0, 0 },
     { "dot.4", "dot", 4, 16, { 8, 8 }, 2, dot_ops, 2, NULL, 0, NULL, "jit(f)/dot_general", "/src/model/train.py", 23, 2 },
     { "tuple.5", "tuple", 5, 13, { 0 }, 0, tuple_ops, 1 },
@@ -113,6 +114,7 @@ test_decode (void)
   const PlanarHloComputation *fused;
   g_autoptr(GError) error = NULL;
   g_autofree char *op = NULL, *src = NULL, *stack_text = NULL, *fusion_op = NULL, *fusion_src = NULL;
+  g_autofree char *p1_text = NULL;
 
   g_assert_true (planar_hlo_index_add (index, 19, bytes->data, bytes->len, &error));
   g_assert_no_error (error);
@@ -190,6 +192,13 @@ test_decode (void)
   g_assert_cmpuint (planar_hlo_shape_get_bytes (m, planar_hlo_instruction_get_shape (m, add)), ==, 4096);
   g_assert_cmpuint (planar_hlo_shape_get_bytes (m, planar_hlo_instruction_get_shape (m, dot)), ==, 128);
   g_assert_cmpstr (planar_hlo_element_type_name (16), ==, "bf16");
+  /* Parameters keep their numbers (0 is the proto's default, not
+   * written). */
+  g_assert_cmpint (planar_hlo_index_lookup (index, 19, "p0", NULL)->parameter_number, ==, 0);
+  g_assert_cmpint (planar_hlo_index_lookup (index, 19, "p1", NULL)->parameter_number, ==, 1);
+  g_assert_cmpint (planar_hlo_index_lookup (index, 19, "param_1.1", NULL)->parameter_number, ==, 1);
+  p1_text = planar_hlo_instruction_format (m, planar_hlo_index_lookup (index, 19, "p1", NULL), PLANAR_HLO_TEXT_DEFAULT);
+  g_assert_cmpstr (p1_text, ==, "%p1 = f32[8,128]{1,0} parameter(1)");
 
   planar_hlo_index_free (index);
 }
