@@ -345,6 +345,25 @@ add_hlo_link (PlanarDetailsPane          *self,
   gtk_box_append (self->hlo_box, widget);
 }
 
+/* @value (taken), with "for N kernels of this instruction" when the
+ * instruction ran as several. Returns: (transfer full). */
+static char *
+for_kernels (const PlanarOpInfo *info,
+             char               *value)
+{
+  char *text;
+
+  if (info->n_kernels <= 1)
+    return value;
+  /* Translators: an estimate of the whole HLO instruction, e.g. "12.3
+   * GFLOP for 3 kernels of this instruction". */
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s for %u kernel of this instruction",
+                                       "%s for %u kernels of this instruction", info->n_kernels),
+                          value, info->n_kernels);
+  g_free (value);
+  return text;
+}
+
 /* Events read, at most, to find the operands' and users' events. */
 #define MAX_LINK_EVENTS 200000
 
@@ -371,6 +390,8 @@ add_hlo (PlanarDetailsPane    *self,
   gtk_widget_set_visible (GTK_WIDGET (self->hlo_heading), FALSE);
   if (!planar_op_info_init (&info, trace, plane, event, NULL))
     return;
+  if (ref->track < plane->n_tracks && ref->index < plane->tracks[ref->track].n_events)
+    planar_op_info_find_kernels (&info, trace, plane, &plane->tracks[ref->track], ref->index);
   if (info.framework_op_from == PLANAR_OP_VALUE_HLO)
     add_field (self, _("Framework op (HLO)"), info.framework_op, FALSE);
   if (info.source_from == PLANAR_OP_VALUE_HLO)
@@ -402,33 +423,56 @@ add_hlo (PlanarDetailsPane    *self,
     }
 
   /* The HLO's estimates, labelled so; the profile's own values are among
-   * its stats above. */
+   * its stats above. They are the whole instruction's: when it ran as
+   * several kernels, the pane says so and the rates are over their
+   * summed time, never this kernel's alone. */
   if (info.flops_from == PLANAR_OP_VALUE_HLO || info.flops_unknown)
     {
       g_autofree char *value = info.flops_unknown ? g_strdup (_("unknown (the HLO does not tell)"))
-                                                  : planar_format_quantity (info.flops, PLANAR_STAT_UNIT_FLOPS);
+                                                  : for_kernels (&info, planar_format_quantity (info.flops,
+                                                                                                PLANAR_STAT_UNIT_FLOPS));
 
       add_field (self, _("FLOPs (estimated)"), value, FALSE);
     }
   if (info.bytes_from == PLANAR_OP_VALUE_HLO)
     {
-      g_autofree char *value = planar_format_quantity (info.bytes, PLANAR_STAT_UNIT_BYTES);
+      g_autofree char *value = for_kernels (&info, planar_format_quantity (info.bytes, PLANAR_STAT_UNIT_BYTES));
 
       add_field (self, _("Bytes accessed (estimated)"), value, FALSE);
     }
-  if (info.flops_from == PLANAR_OP_VALUE_HLO || info.bytes_from == PLANAR_OP_VALUE_HLO)
+  /* Rates on a device: a host's event (the launch call) did not do the
+   * work. */
+  if ((info.flops_from == PLANAR_OP_VALUE_HLO || info.bytes_from == PLANAR_OP_VALUE_HLO)
+      && g_str_has_prefix (plane->name, "/device:"))
     {
       g_autofree char *flops_rate = NULL;
       g_autofree char *bytes_rate = NULL;
 
+      if (info.n_kernels > 1)
+        {
+          g_autofree char *time = planar_format_duration (info.kernels_ps);
+          g_autofree char *share = g_strdup_printf ("%.0f%%", 100.0 * planar_op_info_get_share (&info, event->duration_ps));
+          g_autofree char *text = NULL;
+          g_autofree char *shown = NULL;
+
+          /* Translators: the kernels one HLO instruction ran as, e.g. "3
+           * kernels, 1.2 ms in all; this one 40% of that time". */
+          text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u kernel, %s in all; this one %s of that time",
+                                               "%u kernels, %s in all; this one %s of that time", info.n_kernels),
+                                  info.n_kernels, time, share);
+          shown = planar_stat_micro_sign (text);
+          add_field (self, _("Kernels of this instruction"), shown, FALSE);
+        }
       if (planar_format_achieved_rates (info.flops_from == PLANAR_OP_VALUE_HLO ? info.flops : 0,
                                         info.bytes_from == PLANAR_OP_VALUE_HLO ? info.bytes : 0,
-                                        event->duration_ps, &flops_rate, &bytes_rate))
+                                        info.kernels_ps, &flops_rate, &bytes_rate))
         {
           if (flops_rate != NULL)
-            add_field (self, _("Achieved FLOP rate (estimated)"), flops_rate, FALSE);
+            add_field (self, info.n_kernels > 1 ? _("Achieved FLOP rate (estimated, over the instruction's kernels)")
+                                                : _("Achieved FLOP rate (estimated)"), flops_rate, FALSE);
           if (bytes_rate != NULL)
-            add_field (self, _("Achieved bandwidth (estimated)"), bytes_rate, FALSE);
+            add_field (self, info.n_kernels > 1 ? _("Achieved bandwidth (estimated, over the instruction's kernels)")
+                                                : _("Achieved bandwidth (estimated)"), bytes_rate, FALSE);
         }
     }
 

@@ -197,7 +197,7 @@ planar_cli_events (int    argc,
           planar_json_writer_int (w, ev->duration_ps);
           planar_json_writer_key (w, "depth");
           planar_json_writer_uint (w, ev->depth);
-          planar_cli_write_op_info (w, trace, plane, ev);
+          planar_cli_write_op_info (w, trace, plane, track, (gsize) (ev - track->events));
           planar_json_writer_key (w, "stats");
           planar_json_writer_begin_object (w);
           for (guint s = 0; s < stats->len; s++)

@@ -136,7 +136,7 @@ planar_cli_find (int    argc,
           planar_json_writer_int (w, ev->duration_ps);
           planar_json_writer_key (w, "depth");
           planar_json_writer_uint (w, ev->depth);
-          planar_cli_write_op_info (w, trace, plane, ev);
+          planar_cli_write_op_info (w, trace, plane, track, (gsize) (ev - track->events));
           planar_json_writer_end_object (w);
         }
       planar_json_writer_end_array (w);

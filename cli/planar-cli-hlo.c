@@ -15,19 +15,34 @@ void
 planar_cli_write_op_info (PlanarJsonWriter  *w,
                           PlanarTrace       *trace,
                           const PlanarPlane *plane,
-                          const PlanarEvent *event)
+                          const PlanarTrack *track,
+                          gsize              index)
 {
+  const PlanarEvent *event = &track->events[index];
   PlanarOpInfo info;
+  /* The HLO's estimates are the instruction's: its rates are over the
+   * time of all its kernels of this execution. */
+  gint64 flops_ps, bytes_ps;
 
   if (!planar_op_info_init (&info, trace, plane, event, NULL))
     return;
   if (info.hlo.instruction != NULL)
     {
+      planar_op_info_find_kernels (&info, trace, plane, track, index);
       planar_json_writer_key (w, "hlo_module");
       planar_json_writer_string (w, info.hlo.module->name);
       planar_json_writer_key (w, "hlo_instruction");
       planar_json_writer_string (w, info.hlo.instruction->name);
+      planar_json_writer_key (w, "hlo_kernels");
+      planar_json_writer_uint (w, info.n_kernels);
+      planar_json_writer_key (w, "hlo_kernels_ps");
+      planar_json_writer_int (w, info.kernels_ps);
     }
+  flops_ps = info.flops_from == PLANAR_OP_VALUE_HLO ? info.kernels_ps : event->duration_ps;
+  bytes_ps = info.bytes_from == PLANAR_OP_VALUE_HLO ? info.kernels_ps : event->duration_ps;
+  /* A host's event (the launch call) did not do the work: no rate. */
+  if (!g_str_has_prefix (plane->name, "/device:"))
+    flops_ps = bytes_ps = 0;
   if (info.framework_op != NULL)
     {
       planar_json_writer_key (w, "framework_op");
@@ -65,6 +80,16 @@ planar_cli_write_op_info (PlanarJsonWriter  *w,
       planar_json_writer_double (w, info.bytes);
       planar_json_writer_key (w, "bytes_estimated");
       planar_json_writer_boolean (w, info.bytes_from == PLANAR_OP_VALUE_HLO);
+    }
+  if (info.flops_from != PLANAR_OP_VALUE_NONE && flops_ps > 0)
+    {
+      planar_json_writer_key (w, "flop_rate");
+      planar_json_writer_double (w, info.flops / ((double) flops_ps * 1e-12));
+    }
+  if (info.bytes_from != PLANAR_OP_VALUE_NONE && bytes_ps > 0)
+    {
+      planar_json_writer_key (w, "bandwidth");
+      planar_json_writer_double (w, info.bytes / ((double) bytes_ps * 1e-12));
     }
   planar_op_info_clear (&info);
 }

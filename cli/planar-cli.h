@@ -195,15 +195,17 @@ void planar_cli_end_named_list   (PlanarJsonWriter *writer);
 void planar_cli_write_stat_value (PlanarJsonWriter *writer,
                                   const PlanarStat *stat);
 
-/* Adds the keys of what @event stands for through the profile's stats and
- * its HLO (planar-op-info.h), each only when known, to the open object
- * of @writer: hlo_module, hlo_instruction, framework_op, source, stack,
- * flops (null when the HLO cannot estimate it), flops_estimated,
- * bytes_accessed, bytes_estimated (docs/cli.md). */
+/* Adds the keys of what event @index of @track stands for through the
+ * profile's stats and its HLO (planar-op-info.h), each only when known, to
+ * the open object of @writer: hlo_module, hlo_instruction, hlo_kernels,
+ * hlo_kernels_ps, framework_op, source, stack, flops (null when the HLO
+ * cannot estimate it), flops_estimated, bytes_accessed, bytes_estimated,
+ * flop_rate, bandwidth (docs/cli.md). */
 void planar_cli_write_op_info (PlanarJsonWriter  *writer,
                                PlanarTrace       *trace,
                                const PlanarPlane *plane,
-                               const PlanarEvent *event);
+                               const PlanarTrack *track,
+                               gsize              index);
 
 /* The stat's name, "#<id>" when its metadata is missing. Returns: (transfer full). */
 char *planar_cli_stat_name (const PlanarStat *stat);

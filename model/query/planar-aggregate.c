@@ -43,7 +43,32 @@ struct _PlanarAggregator
   guint16            collect_trace;
   /* Checked between blocks of events (planar_aggregator_add_plane_async()). */
   GCancellable      *cancellable;
+  /* The HLO's estimates count once per execution of an instruction: the
+   * run of kernels being added (planar-op-info.h's PlanarOpRun), its
+   * estimate, and each kernel's row and duration (RunPart), shared out by
+   * duration when the run ends (flush_run()). */
+  PlanarOpRun        run;
+  gboolean           in_run;
+  const PlanarPlane *run_plane;
+  const PlanarTrack *run_track;
+  gsize              run_last;
+  guint              run_gap;
+  double             run_flops;
+  double             run_bytes;
+  GArray            *run_parts;
+  /* The event that follows the last one added, to tell a run cut by a
+   * range or a jump (extended from the track) from one that ended. */
+  const PlanarTrack *next_track;
+  gsize              next_index;
 };
+
+typedef struct
+{
+  guint  row;
+  gint64 duration_ps;
+  guint  flops : 1;
+  guint  bytes : 1;
+} RunPart;
 
 /* How many events are added between two looks at the cancellable. */
 #define CANCEL_BLOCK 4096
@@ -56,6 +81,7 @@ planar_aggregator_new (void)
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarAggregate));
   self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
   self->names = g_string_chunk_new (4096);
+  self->run_parts = g_array_new (FALSE, FALSE, sizeof (RunPart));
   return self;
 }
 
@@ -67,6 +93,7 @@ planar_aggregator_free (PlanarAggregator *self)
   g_array_unref (self->rows);
   g_hash_table_unref (self->by_name);
   g_string_chunk_free (self->names);
+  g_array_unref (self->run_parts);
   g_free (self->slots);
   g_clear_object (&self->trace);
   g_clear_error (&self->error);
@@ -272,12 +299,80 @@ row_for_value (PlanarAggregator *self,
   return &g_array_index (self->rows, PlanarAggregate, GPOINTER_TO_UINT (found) - 1);
 }
 
-/* The row of @ev with its costs added, through the HLO. */
+/* Shares the run's estimate out to its kernels' rows by duration: each
+ * execution of the instruction counts once. A run cut where the events
+ * added stop is first extended over the track. */
+static void
+flush_run (PlanarAggregator *self,
+           gboolean          cut)
+{
+  gint64 total;
+
+  if (!self->in_run)
+    return;
+  if (cut)
+    planar_op_run_extend (&self->run, self->trace, self->run_plane, self->run_track, self->run_last);
+  total = self->run.duration_ps;
+  for (guint i = 0; i < self->run_parts->len; i++)
+    {
+      const RunPart *part = &g_array_index (self->run_parts, RunPart, i);
+      PlanarAggregate *row = &g_array_index (self->rows, PlanarAggregate, part->row);
+      double share = total > 0 ? (double) part->duration_ps / (double) total : 1.0 / self->run_parts->len;
+
+      if (part->flops)
+        row->flops += self->run_flops * share;
+      if (part->bytes)
+        row->bytes += self->run_bytes * share;
+    }
+  g_array_set_size (self->run_parts, 0);
+  self->in_run = FALSE;
+}
+
+/* Adds @ev's HLO estimate (@info) for @row to the run it belongs to. */
+static void
+add_to_run (PlanarAggregator   *self,
+            const PlanarPlane  *plane,
+            const PlanarTrack  *track,
+            gsize               index,
+            const PlanarOpInfo *info,
+            PlanarAggregate    *row)
+{
+  const PlanarEvent *ev = &track->events[index];
+  gboolean contiguous = track == self->next_track && index == self->next_index;
+  RunPart part = { (guint) (row - (PlanarAggregate *) (gpointer) self->rows->data), MAX (ev->duration_ps, 0),
+                   info->flops_from == PLANAR_OP_VALUE_HLO, info->bytes_from == PLANAR_OP_VALUE_HLO };
+
+  if (self->in_run && contiguous && planar_op_run_accepts (&self->run, plane, ev, &info->hlo))
+    planar_op_run_add (&self->run, plane, ev);
+  else
+    {
+      flush_run (self, !contiguous);
+      /* Started where the events added start: kernels before it may be
+       * of the same run. */
+      if (!contiguous)
+        planar_op_run_start_at (&self->run, self->trace, plane, track, index, &info->hlo);
+      else
+        planar_op_run_init (&self->run, plane, track, ev, &info->hlo);
+      self->in_run = TRUE;
+      self->run_plane = plane;
+      self->run_track = track;
+      self->run_flops = info->flops_from == PLANAR_OP_VALUE_HLO ? info->flops : 0;
+      self->run_bytes = info->bytes_from == PLANAR_OP_VALUE_HLO ? info->bytes : 0;
+    }
+  self->run_last = index;
+  self->run_gap = 0;
+  g_array_append_val (self->run_parts, part);
+}
+
+/* The row of event @index of @track with its costs added, through the
+ * HLO. */
 static PlanarAggregate *
 row_with_costs (PlanarAggregator  *self,
                 const PlanarPlane *plane,
-                const PlanarEvent *ev)
+                const PlanarTrack *track,
+                gsize              index)
 {
+  const PlanarEvent *ev = &track->events[index];
   PlanarAggregate *row;
   PlanarOpInfo info;
 
@@ -296,18 +391,29 @@ row_with_costs (PlanarAggregator  *self,
       row = row_for (self, plane, ev->metadata);
       break;
     }
+  /* The profile's own values are per event; the HLO's estimates go
+   * through the run (add_to_run()). */
   if (info.flops_from != PLANAR_OP_VALUE_NONE)
     {
-      row->flops += info.flops;
+      if (info.flops_from == PLANAR_OP_VALUE_PROFILE)
+        row->flops += info.flops;
       row->flops_ps += ev->duration_ps;
       row->estimated |= info.flops_from == PLANAR_OP_VALUE_HLO;
     }
   if (info.bytes_from != PLANAR_OP_VALUE_NONE)
     {
-      row->bytes += info.bytes;
+      if (info.bytes_from == PLANAR_OP_VALUE_PROFILE)
+        row->bytes += info.bytes;
       row->bytes_ps += ev->duration_ps;
       row->estimated |= info.bytes_from == PLANAR_OP_VALUE_HLO;
     }
+  if (info.flops_from == PLANAR_OP_VALUE_HLO || info.bytes_from == PLANAR_OP_VALUE_HLO)
+    add_to_run (self, plane, track, index, &info, row);
+  else if (self->in_run && info.hlo.instruction == NULL && track == self->next_track && index == self->next_index
+           && ++self->run_gap <= PLANAR_OP_RUN_MAX_GAP)
+    ; /* Between two kernels of a run (planar_op_run_extend()'s rule). */
+  else if (self->in_run)
+    flush_run (self, !(track == self->next_track && index == self->next_index));
   planar_op_info_clear (&info);
   return row;
 }
@@ -319,7 +425,8 @@ accumulate (PlanarAggregator  *self,
             gsize              index)
 {
   const PlanarEvent *ev = &track->events[index];
-  PlanarAggregate *row = self->trace != NULL ? row_with_costs (self, plane, ev) : row_for (self, plane, ev->metadata);
+  PlanarAggregate *row = self->trace != NULL ? row_with_costs (self, plane, track, index)
+                                             : row_for (self, plane, ev->metadata);
 
   row->count++;
   row->total_ps += ev->duration_ps;
@@ -327,6 +434,8 @@ accumulate (PlanarAggregator  *self,
   row->min_ps = MIN (row->min_ps, ev->duration_ps);
   row->max_ps = MAX (row->max_ps, ev->duration_ps);
   self->n_events++;
+  self->next_track = track;
+  self->next_index = index + 1;
   if (G_UNLIKELY (self->collect_row != 0)
       && row == &g_array_index (self->rows, PlanarAggregate, self->collect_row - 1))
     {
@@ -440,6 +549,9 @@ planar_aggregator_get_results (PlanarAggregator    *self,
 
   g_return_val_if_fail (self != NULL, NULL);
 
+  /* The last run may go on past the events added. */
+  flush_run (self, TRUE);
+  self->next_track = NULL;
   out = g_array_sized_new (FALSE, FALSE, sizeof (PlanarAggregate), self->rows->len);
   g_array_append_vals (out, self->rows->data, self->rows->len);
   g_array_sort_with_data (out, compare_rows, GINT_TO_POINTER (sort));
@@ -493,6 +605,10 @@ add_plane_thread (GTask        *task,
       if (d->track < 0 ? !track->derived : (guint) d->track == t)
         planar_aggregator_add_track (self, plane, track, G_MININT64, G_MAXINT64);
     }
+  /* The last run's estimate, shared out here: it may read the stats of
+   * the kernels after it. */
+  if (!g_cancellable_is_cancelled (cancellable))
+    flush_run (self, TRUE);
   g_clear_object (&self->cancellable);
   if (g_task_return_error_if_cancelled (task))
     return;

@@ -59,6 +59,8 @@ planar_op_info_init (PlanarOpInfo      *info,
   g_return_val_if_fail (plane != NULL && event != NULL, FALSE);
 
   memset (info, 0, sizeof *info);
+  info->n_kernels = 1;
+  info->kernels_ps = event->duration_ps;
   planar_trace_get_event_stats (trace, plane, event, stats, &local);
   if (local != NULL)
     {
@@ -138,32 +140,254 @@ planar_op_info_clear (PlanarOpInfo *info)
   g_clear_pointer (&info->stack, g_free);
 }
 
-/* The window of the module's execution around @event: the XLA Modules
- * event of the plane that holds its start. */
+/* Module events looked at before the one that starts last before an
+ * event, for one that holds it (they do not overlap on a device's line). */
+#define MAX_MODULE_LOOKBACK 64
+
+/* The XLA Modules line of the plane made from track @source (each GPU
+ * stream has its own), else the plane's first. */
+static const PlanarTrack *
+modules_track (const PlanarPlane *plane,
+               guint              source)
+{
+  for (guint t = 0; t < plane->n_tracks && source != G_MAXUINT; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+
+      if (track->derived && track->source_track == source && g_str_has_prefix (track->name, "XLA Modules"))
+        return track;
+    }
+  return planar_plane_find_track (plane, "XLA Modules");
+}
+
+/* The window of the module's execution around @event (of track @source,
+ * or G_MAXUINT): the XLA Modules event that holds its start (the last to
+ * start, of those that do). */
 static void
 module_window (const PlanarPlane *plane,
+               guint              source,
                const PlanarEvent *event,
                gint64            *from,
                gint64            *to)
 {
-  const PlanarTrack *modules = planar_plane_find_track (plane, "XLA Modules");
+  const PlanarTrack *modules = modules_track (plane, source);
+  gsize lo = 0, hi;
 
   *from = G_MININT64;
   *to = G_MAXINT64;
   if (modules == NULL)
     return;
-  for (gsize i = 0; i < modules->n_events; i++)
+  /* The first module event that starts after the event. */
+  hi = modules->n_events;
+  while (lo < hi)
     {
-      const PlanarEvent *m = &modules->events[i];
+      gsize mid = lo + (hi - lo) / 2;
 
-      if (m->start_ps > event->start_ps)
-        break;
+      if (modules->events[mid].start_ps <= event->start_ps)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (gsize i = lo, seen = 0; i > 0 && seen < MAX_MODULE_LOOKBACK; i--, seen++)
+    {
+      const PlanarEvent *m = &modules->events[i - 1];
+
       if (m->start_ps + m->duration_ps >= event->start_ps)
         {
           *from = m->start_ps;
           *to = m->start_ps + m->duration_ps;
+          return;
         }
     }
+}
+
+/* A runtime's helper kernel (a buffer fill, a memset, a copy), which an
+ * instruction may launch more than once. */
+static gboolean
+is_helper_kernel (const char *name)
+{
+  static const char * const words[] = { "fill", "memset", "memcpy", "copybuffer" };
+  g_autofree char *lower = g_ascii_strdown (name != NULL ? name : "", -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (lower, words[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+note_name (PlanarOpRun       *run,
+           const PlanarPlane *plane,
+           const PlanarEvent *event)
+{
+  if (run->n_names < PLANAR_OP_RUN_MAX_NAMES
+      && !is_helper_kernel (planar_plane_get_event_name (plane, event, FALSE)))
+    run->names[run->n_names++] = event->metadata;
+}
+
+void
+planar_op_run_init (PlanarOpRun               *run,
+                    const PlanarPlane         *plane,
+                    const PlanarTrack         *track,
+                    const PlanarEvent         *event,
+                    const PlanarHloResolution *resolution)
+{
+  g_return_if_fail (run != NULL && plane != NULL && track != NULL && event != NULL && resolution != NULL);
+
+  memset (run, 0, sizeof *run);
+  run->instruction = resolution->instruction;
+  module_window (plane, (guint) (track - plane->tracks), event, &run->from_ps, &run->to_ps);
+  run->n_kernels = 1;
+  run->duration_ps = MAX (event->duration_ps, 0);
+  /* A host's events (launch calls) and derived ones are runs of one. */
+  if (!g_str_has_prefix (plane->name, "/device:") || (event->flags & PLANAR_EVENT_DERIVED) != 0)
+    run->single = TRUE;
+  note_name (run, plane, event);
+}
+
+gboolean
+planar_op_run_accepts (const PlanarOpRun         *run,
+                       const PlanarPlane         *plane,
+                       const PlanarEvent         *event,
+                       const PlanarHloResolution *resolution)
+{
+  g_return_val_if_fail (run != NULL && plane != NULL && event != NULL && resolution != NULL, FALSE);
+
+  if (run->instruction == NULL || run->single || resolution->instruction != run->instruction
+      || (event->flags & PLANAR_EVENT_DERIVED) != 0 || event->start_ps < run->from_ps
+      || event->start_ps > run->to_ps)
+    return FALSE;
+  /* The same compute kernel again: the instruction ran again. */
+  for (guint i = 0; i < run->n_names; i++)
+    if (run->names[i] == event->metadata)
+      return FALSE;
+  return TRUE;
+}
+
+void
+planar_op_run_add (PlanarOpRun       *run,
+                   const PlanarPlane *plane,
+                   const PlanarEvent *event)
+{
+  g_return_if_fail (run != NULL && plane != NULL && event != NULL);
+
+  note_name (run, plane, event);
+  run->n_kernels++;
+  run->duration_ps += MAX (event->duration_ps, 0);
+}
+
+void
+planar_op_run_start_at (PlanarOpRun               *run,
+                        PlanarTrace               *trace,
+                        const PlanarPlane         *plane,
+                        const PlanarTrack         *track,
+                        gsize                      index,
+                        const PlanarHloResolution *resolution)
+{
+  /* The kernels of the instruction before @index, back to where another
+   * instruction (or too long a gap) comes: the latest first. */
+  gsize before[PLANAR_OP_RUN_MAX_BACK];
+  guint n_before = 0, gap = 0;
+
+  g_return_if_fail (run != NULL && PLANAR_IS_TRACE (trace) && plane != NULL && track != NULL);
+  g_return_if_fail (index < track->n_events && resolution != NULL);
+
+  planar_op_run_init (run, plane, track, &track->events[index], resolution);
+  if (run->instruction == NULL || run->single || track->derived)
+    return;
+  for (gsize i = index; i > 0 && n_before < PLANAR_OP_RUN_MAX_BACK;)
+    {
+      const PlanarEvent *ev = &track->events[--i];
+      PlanarHloResolution r;
+
+      if (ev->start_ps < run->from_ps)
+        break;
+      if (!planar_trace_resolve_hlo (trace, plane, ev, &r))
+        {
+          if (++gap > PLANAR_OP_RUN_MAX_GAP)
+            break;
+          continue;
+        }
+      if (r.instruction != run->instruction || (ev->flags & PLANAR_EVENT_DERIVED) != 0)
+        break;
+      before[n_before++] = i;
+      gap = 0;
+    }
+  if (n_before == 0)
+    return;
+  /* A pass from the first of them, as the aggregator makes it. */
+  planar_op_run_init (run, plane, track, &track->events[before[n_before - 1]], resolution);
+  for (guint k = n_before - 1; k > 0; k--)
+    {
+      const PlanarEvent *ev = &track->events[before[k - 1]];
+
+      if (planar_op_run_accepts (run, plane, ev, resolution))
+        planar_op_run_add (run, plane, ev);
+      else
+        planar_op_run_init (run, plane, track, ev, resolution);
+    }
+  if (planar_op_run_accepts (run, plane, &track->events[index], resolution))
+    planar_op_run_add (run, plane, &track->events[index]);
+  else
+    planar_op_run_init (run, plane, track, &track->events[index], resolution);
+}
+
+void
+planar_op_run_extend (PlanarOpRun       *run,
+                      PlanarTrace       *trace,
+                      const PlanarPlane *plane,
+                      const PlanarTrack *track,
+                      gsize              index)
+{
+  guint gap = 0;
+
+  g_return_if_fail (run != NULL && PLANAR_IS_TRACE (trace) && plane != NULL && track != NULL);
+
+  if (run->instruction == NULL || run->single || track->derived)
+    return;
+  for (gsize i = index; i + 1 < track->n_events;)
+    {
+      const PlanarEvent *ev;
+      PlanarHloResolution r;
+
+      ev = &track->events[++i];
+      if (ev->start_ps < run->from_ps || ev->start_ps > run->to_ps)
+        break;
+      if (!planar_trace_resolve_hlo (trace, plane, ev, &r))
+        {
+          if (++gap > PLANAR_OP_RUN_MAX_GAP)
+            break;
+          continue;
+        }
+      if (!planar_op_run_accepts (run, plane, ev, &r))
+        break;
+      planar_op_run_add (run, plane, ev);
+      gap = 0;
+    }
+}
+
+void
+planar_op_info_find_kernels (PlanarOpInfo      *info,
+                             PlanarTrace       *trace,
+                             const PlanarPlane *plane,
+                             const PlanarTrack *track,
+                             gsize              index)
+{
+  PlanarOpRun run;
+  const PlanarEvent *event;
+
+  g_return_if_fail (info != NULL && PLANAR_IS_TRACE (trace) && plane != NULL && track != NULL);
+  g_return_if_fail (index < track->n_events);
+
+  event = &track->events[index];
+  info->n_kernels = 1;
+  info->kernels_ps = event->duration_ps;
+  if (info->hlo.instruction == NULL)
+    return;
+  planar_op_run_start_at (&run, trace, plane, track, index, &info->hlo);
+  planar_op_run_extend (&run, trace, plane, track, index);
+  info->n_kernels = run.n_kernels;
+  info->kernels_ps = run.duration_ps;
 }
 
 /* Opcodes that never run as a kernel of their own. */
@@ -198,7 +422,7 @@ planar_op_info_find_events (PlanarTrace                        *trace,
   derived = g_new (PlanarEventRef, n);
   for (guint i = 0; i < n; i++)
     derived[i] = refs[i];
-  module_window (plane, event, &from, &to);
+  module_window (plane, G_MAXUINT, event, &from, &to);
   /* What never runs as a kernel of its own is not looked for. */
   for (guint i = 0; i < n; i++)
     {

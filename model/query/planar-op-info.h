@@ -52,6 +52,14 @@ typedef struct
   /* The HLO could not estimate the FLOPs (an unknown custom call such as
    * te_fused_attn, a sort, a while loop): say 'unknown', never guess. */
   gboolean             flops_unknown;
+  /* The kernels that ran the instruction this time (see PlanarOpRun):
+   * how many and their summed durations. planar_op_info_init() sets 1 and
+   * the event's own duration; planar_op_info_find_kernels() finds the
+   * others. The HLO's FLOPs and bytes are the whole instruction's: its
+   * achieved rates are over @kernels_ps, and one kernel's share of them is
+   * planar_op_info_get_share(). */
+  guint                n_kernels;
+  gint64               kernels_ps;
 } PlanarOpInfo;
 
 /* Fills @info for @event of @plane. FALSE with @error when the event's
@@ -64,6 +72,97 @@ gboolean planar_op_info_init  (PlanarOpInfo      *info,
                                const PlanarEvent *event,
                                GError           **error);
 void     planar_op_info_clear (PlanarOpInfo      *info);
+
+/* One execution of an instruction that ran as several kernels
+ * (TransformerEngine's attention, a cuDNN call, a GEMM with a split-K
+ * reduction): the kernels of one track (stream) in a row that resolve to
+ * the same instruction, inside the same execution of its module (the XLA
+ * Modules event around them on the stream's XLA Modules line, when there
+ * is one).
+ * A few events between them that resolve to no instruction do not break
+ * the run; one of another instruction does, and so does a compute kernel
+ * whose name is already in the run: the instruction ran again (a program
+ * called in a loop runs its one GEMM kernel back to back; XProf's XLA
+ * Ops line draws those as one op, but each did the whole work). A
+ * runtime's buffer fill, memset or copy kernel may come more than once
+ * (TransformerEngine's attention backward: two buffer fills and three
+ * ck_tile kernels, one run). Only device planes have runs; derived events
+ * (XLA Ops) and host events (a launch call) are runs of one. */
+#define PLANAR_OP_RUN_MAX_NAMES 16
+/* Events resolving to no instruction stepped over inside a run (a memset
+ * between two kernels). */
+#define PLANAR_OP_RUN_MAX_GAP 4
+
+typedef struct
+{
+  const PlanarHloInstruction *instruction;
+  /* The module execution's window (G_MININT64 .. G_MAXINT64 without an XLA
+   * Modules line). */
+  gint64                      from_ps;
+  gint64                      to_ps;
+  /* A run of one (a host's or a derived event). */
+  gboolean                    single;
+  /* The metadata of its compute kernels (not fills, memsets, copies). */
+  guint32                     names[PLANAR_OP_RUN_MAX_NAMES];
+  guint                       n_names;
+  guint                       n_kernels;
+  gint64                      duration_ps;
+} PlanarOpRun;
+
+/* Starts a run with @event of @track of @plane, resolved to
+ * @resolution. */
+void     planar_op_run_init    (PlanarOpRun               *run,
+                                const PlanarPlane         *plane,
+                                const PlanarTrack         *track,
+                                const PlanarEvent         *event,
+                                const PlanarHloResolution *resolution);
+/* Whether @event (resolved to @resolution) continues @run. */
+gboolean planar_op_run_accepts (const PlanarOpRun         *run,
+                                const PlanarPlane         *plane,
+                                const PlanarEvent         *event,
+                                const PlanarHloResolution *resolution);
+void     planar_op_run_add     (PlanarOpRun               *run,
+                                const PlanarPlane         *plane,
+                                const PlanarEvent         *event);
+/* Sets @run to the run that event @index of @track (resolved to
+ * @resolution) belongs to, with the kernels before it: as a pass over the
+ * track from the first kernel of that instruction before it would find
+ * it (reading back at most PLANAR_OP_RUN_MAX_BACK such kernels). */
+void     planar_op_run_start_at (PlanarOpRun               *run,
+                                 PlanarTrace               *trace,
+                                 const PlanarPlane         *plane,
+                                 const PlanarTrack         *track,
+                                 gsize                      index,
+                                 const PlanarHloResolution *resolution);
+#define PLANAR_OP_RUN_MAX_BACK 256
+/* Adds the kernels of @run on @track after event @index (its last),
+ * stepping over at most PLANAR_OP_RUN_MAX_GAP events that resolve to
+ * nothing between two of them. */
+void     planar_op_run_extend  (PlanarOpRun               *run,
+                                PlanarTrace               *trace,
+                                const PlanarPlane         *plane,
+                                const PlanarTrack         *track,
+                                gsize                      index);
+
+/* Fills @info->n_kernels and @info->kernels_ps with the run of kernels
+ * around event @index of @track (the event @info was made for). */
+void     planar_op_info_find_kernels (PlanarOpInfo      *info,
+                                      PlanarTrace       *trace,
+                                      const PlanarPlane *plane,
+                                      const PlanarTrack *track,
+                                      gsize              index);
+
+/* The share of the instruction's FLOPs and bytes that a kernel of
+ * @duration_ps accounts for: its part of the run's time (1 for a kernel
+ * alone). A kernel's rate on its share is the run's rate. */
+static inline double
+planar_op_info_get_share (const PlanarOpInfo *info,
+                          gint64              duration_ps)
+{
+  if (info->n_kernels <= 1 || info->kernels_ps <= 0)
+    return 1.0;
+  return (double) MAX (duration_ps, 0) / (double) info->kernels_ps;
+}
 
 /* TRUE when @tf_op (@len bytes) is XProf's module placeholder
  * ("XlaModule:" alone, as JAX GPU kernels carry): no framework op. */

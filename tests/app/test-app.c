@@ -1441,6 +1441,14 @@ test_details_hlo (void)
   g_assert_nonnull (strstr (text, "\nFLOPs (estimated): unknown"));
   g_assert_null (strstr (text, "Source (HLO)"));
   g_assert_nonnull (strstr (text, "\nStack (HLO): /opt/venv/lib/python3.12/site-packages/transformer_engine/"));
+  /* It ran as two kernels (the RNG state, then the attention): the bytes
+   * are the instruction's, for both, and the bandwidth is over their
+   * summed time (290.683 us), never one kernel's. */
+  g_assert_nonnull (strstr (text, "\nBytes accessed (estimated): 64.25 MiB ("));
+  g_assert_nonnull (strstr (text, " bytes) for 2 kernels of this instruction\n"));
+  g_assert_nonnull (strstr (text, "\nKernels of this instruction: 2 kernels, 290.683 µs in all; this one "));
+  g_assert_nonnull (strstr (text, "\nAchieved bandwidth (estimated, over the instruction's kernels): 231.77 GB/s\n"));
+  g_assert_null (strstr (text, "\nAchieved bandwidth (estimated): "));
   show_details_from (window, "Framework op (HLO)");
   save_screenshot ("details-hlo-te-attention.png", G_USEC_PER_SEC / 2);
   gtk_window_destroy (GTK_WINDOW (window));

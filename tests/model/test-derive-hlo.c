@@ -324,6 +324,163 @@ test_damaged_hlo (Fixture       *f,
   g_assert_true (found);
 }
 
+/* A kernel named @name of @hlo_op in program 3. */
+static void
+add_named_kernel (Builder    *b,
+                  XLine      *line,
+                  const char *name,
+                  gint64      offset_ps,
+                  gint64      duration_ps,
+                  const char *hlo_op)
+{
+  XEvent *ev = planar_test_line_add_event (line, planar_test_named_plane_event_id (b, name), offset_ps,
+                                           duration_ps);
+
+  add_ref (b, ev, "tf_op", "XlaModule:");
+  add_ref (b, ev, "hlo_module", "jit_f");
+  stat_add (ev, planar_test_stat_uint (planar_test_named_plane_stat_id (b, "program_id"), 3));
+  add_ref (b, ev, "hlo_op", hlo_op);
+}
+
+static const PlanarAggregate *
+row_named (GArray     *rows,
+           const char *name)
+{
+  for (guint i = 0; i < rows->len; i++)
+    if (strcmp (g_array_index (rows, PlanarAggregate, i).name, name) == 0)
+      return &g_array_index (rows, PlanarAggregate, i);
+  return NULL;
+}
+
+/* An instruction that ran as three kernels (as TransformerEngine's
+ * attention does): its FLOPs and bytes are the instruction's, once per
+ * execution; the rate is over the three kernels' summed time, in the
+ * details (PlanarOpInfo) as in Op Stats. The same instruction after
+ * another one, or its same kernel again (a loop), is another execution. */
+static void
+test_kernels_of_one_instruction (Fixture       *f,
+                                 gconstpointer  data)
+{
+  static const gint64 add_ops[] = { 1, 2 }, mul_ops[] = { 3, 2 };
+  static const PlanarTestHloIns ins[] = {
+    { "p0", "parameter", 1, 11, { 1024 }, 1 },
+    { "p1", "parameter", 2, 11, { 1024 }, 1, .parameter_number = 1 },
+    { "add.3", "add", 3, 11, { 1024 }, 1, add_ops, 2, NULL, 0, "", "jit(f)/attn", "/src/train.py", 10 },
+    { "multiply.4", "multiply", 4, 11, { 1024 }, 1, mul_ops, 2, NULL, 0, "", "jit(f)/scale", "/src/train.py", 11 },
+  };
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+  /* Per kernel: the run's kernels and time. */
+  static const struct { guint n; gint64 ps; } expect[] = {
+    { 3, 60 }, { 3, 60 }, { 3, 60 }, { 1, 10 }, { 1, 40 }, { 1, 10 }, { 2, 30 }, { 2, 30 }, { 1, 10 },
+  };
+  const double flops = 1024, bytes = 3 * 4096;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *track;
+  double flops_sum = 0;
+
+  planar_test_add_task_environment (space, 1000);
+  add_named_kernel (gpu, stream, "attn_fill.kd", 0, 10, "add.3");
+  add_named_kernel (gpu, stream, "attn_fwd.kd", 10, 20, "add.3");
+  add_named_kernel (gpu, stream, "attn_post.kd", 40, 30, "add.3");
+  add_named_kernel (gpu, stream, "scale.kd", 80, 10, "multiply.4");
+  /* After another instruction: another execution. */
+  add_named_kernel (gpu, stream, "attn_fwd.kd", 100, 40, "add.3");
+  add_named_kernel (gpu, stream, "scale.kd", 150, 10, "multiply.4");
+  /* A loop: the same kernel again is the instruction again; the buffer
+   * fill before each is part of it. */
+  add_named_kernel (gpu, stream, "__amd_rocclr_fillBufferAligned.kd", 200, 10, "add.3");
+  add_named_kernel (gpu, stream, "loop.kd", 210, 20, "add.3");
+  add_named_kernel (gpu, stream, "loop.kd", 240, 10, "add.3");
+  planar_test_named_plane_done (gpu);
+  add_metadata_plane (space, ids, protos, 1);
+
+  path = planar_test_write_space (space, f->dir, "kernels.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  track = planar_plane_find_track (plane, "Stream #7(Compute)");
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_events, ==, G_N_ELEMENTS (expect));
+
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      PlanarOpInfo info;
+
+      g_assert_true (planar_op_info_init (&info, trace, plane, &track->events[i], NULL));
+      g_assert_nonnull (info.hlo.instruction);
+      g_assert_true (info.flops_from == PLANAR_OP_VALUE_HLO);
+      /* Alone until the kernels are looked for. */
+      g_assert_cmpuint (info.n_kernels, ==, 1);
+      planar_op_info_find_kernels (&info, trace, plane, track, i);
+      g_test_message ("kernel %" G_GSIZE_FORMAT ": %u kernels, %" G_GINT64_FORMAT " ps", i, info.n_kernels, info.kernels_ps);
+      g_assert_cmpuint (info.n_kernels, ==, expect[i].n);
+      g_assert_cmpint (info.kernels_ps, ==, expect[i].ps);
+      g_assert_cmpfloat (info.flops, ==, flops);
+      g_assert_cmpfloat (info.bytes, ==, bytes);
+      flops_sum += info.flops * planar_op_info_get_share (&info, track->events[i].duration_ps);
+      planar_op_info_clear (&info);
+    }
+  /* Once per execution: 4 of add.3, 2 of multiply.4. */
+  g_assert_cmpfloat_with_epsilon (flops_sum, 6 * flops, 1e-6);
+
+  /* Op Stats by framework op: the instruction's row counts it once per
+   * execution, over the time of all its kernels. */
+  {
+    g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+    g_autoptr(GArray) rows = NULL;
+    const PlanarAggregate *attn;
+
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+    planar_aggregator_add_track (agg, plane, track, G_MININT64, G_MAXINT64);
+    rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+    attn = row_named (rows, "jit(f)/attn:");
+    g_assert_nonnull (attn);
+    g_assert_cmpuint (attn->count, ==, 7);
+    g_assert_cmpfloat_with_epsilon (attn->flops, 4 * flops, 1e-6);
+    g_assert_cmpfloat_with_epsilon (attn->bytes, 4 * bytes, 1e-6);
+    g_assert_cmpint (attn->flops_ps, ==, 60 + 40 + 30 + 10);
+    g_assert_cmpfloat_with_epsilon (row_named (rows, "jit(f)/scale:")->flops, 2 * flops, 1e-6);
+  }
+
+  /* By kernel name: each kernel its share by duration, so that a row's
+   * rate is the instruction's (flops / 60 ps for the first run). */
+  {
+    g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+    g_autoptr(GArray) rows = NULL;
+    const PlanarAggregate *post;
+
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_NAME);
+    planar_aggregator_add_track (agg, plane, track, G_MININT64, G_MAXINT64);
+    rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+    post = row_named (rows, "attn_post.kd");
+    g_assert_nonnull (post);
+    g_assert_cmpfloat_with_epsilon (post->flops, flops * 30 / 60, 1e-6);
+    g_assert_cmpfloat_with_epsilon (post->flops / (double) post->flops_ps, flops / 60, 1e-9);
+  }
+
+  /* A range holding only the middle kernel: its share of the whole run,
+   * the kernels outside the range read from the track. */
+  {
+    g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+    g_autoptr(GArray) rows = NULL;
+    const PlanarAggregate *attn;
+
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+    planar_aggregator_add_track (agg, plane, track, 12, 35);
+    rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+    attn = row_named (rows, "jit(f)/attn:");
+    g_assert_nonnull (attn);
+    g_assert_cmpuint (attn->count, ==, 1);
+    g_assert_cmpfloat_with_epsilon (attn->flops, flops * 20 / 60, 1e-6);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -332,5 +489,6 @@ main (int    argc,
   PLANAR_TEST_ADD ("/derive-hlo/gpu-lines", test_gpu_lines);
   PLANAR_TEST_ADD ("/derive-hlo/no-hlo", test_no_hlo);
   PLANAR_TEST_ADD ("/derive-hlo/damaged", test_damaged_hlo);
+  PLANAR_TEST_ADD ("/derive-hlo/kernels-of-one-instruction", test_kernels_of_one_instruction);
   return g_test_run ();
 }
