@@ -153,10 +153,10 @@ conv_flops (const PlanarHloModule      *module,
 {
   const PlanarHloShape *output = result_shape (module, planar_hlo_instruction_get_shape (module, in));
   const PlanarHloShape *kernel;
-  const PlanarHloConvDims *conv = &extra->conv;
+  const PlanarHloConvDims *conv = extra->conv;
   guint64 spatial = 1;
 
-  if (!extra->has_conv || in->n_operands < 2)
+  if (conv == NULL || in->n_operands < 2)
     return FALSE;
   kernel = operand_shape (module, in, 1);
   if (conv->kernel_input_feature < 0 || (guint64) conv->kernel_input_feature >= kernel->n_dims)
@@ -357,7 +357,7 @@ cost_of (const PlanarHloModule      *module,
       return TRUE;
     }
   if (strcmp (op, "dot") == 0)
-    return extra != NULL && extra->has_dot && dot_flops (module, in, &extra->dot, out);
+    return extra != NULL && extra->dot != NULL && dot_flops (module, in, extra->dot, out);
   if (strcmp (op, "convolution") == 0)
     return extra != NULL && conv_flops (module, in, extra, out);
   if (strcmp (op, "custom-call") == 0)

@@ -132,8 +132,8 @@ append_extra (GString                    *s,
     g_string_append_printf (s, ", kind=%s", e->fusion_kind);
   if (e->n_window > 0)
     append_window (s, e);
-  if (e->has_conv)
-    append_dim_labels (s, &e->conv);
+  if (e->conv != NULL)
+    append_dim_labels (s, e->conv);
   if (e->feature_group_count > 1)
     g_string_append_printf (s, ", feature_group_count=%" G_GINT64_FORMAT, e->feature_group_count);
   if (e->batch_group_count > 1)
@@ -143,22 +143,22 @@ append_extra (GString                    *s,
       g_string_append (s, ", dimensions=");
       append_ints (s, e->dimensions, e->n_dimensions);
     }
-  if (e->has_dot)
+  if (e->dot != NULL)
     {
-      if (e->dot.n_lhs_batch > 0)
+      if (e->dot->n_lhs_batch > 0)
         {
           g_string_append (s, ", lhs_batch_dims=");
-          append_ints (s, e->dot.lhs_batch, e->dot.n_lhs_batch);
+          append_ints (s, e->dot->lhs_batch, e->dot->n_lhs_batch);
         }
       g_string_append (s, ", lhs_contracting_dims=");
-      append_ints (s, e->dot.lhs_contracting, e->dot.n_lhs_contracting);
-      if (e->dot.n_rhs_batch > 0)
+      append_ints (s, e->dot->lhs_contracting, e->dot->n_lhs_contracting);
+      if (e->dot->n_rhs_batch > 0)
         {
           g_string_append (s, ", rhs_batch_dims=");
-          append_ints (s, e->dot.rhs_batch, e->dot.n_rhs_batch);
+          append_ints (s, e->dot->rhs_batch, e->dot->n_rhs_batch);
         }
       g_string_append (s, ", rhs_contracting_dims=");
-      append_ints (s, e->dot.rhs_contracting, e->dot.n_rhs_contracting);
+      append_ints (s, e->dot->rhs_contracting, e->dot->n_rhs_contracting);
     }
   if (e->custom_call_target[0] != '\0')
     {

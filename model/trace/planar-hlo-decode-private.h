@@ -68,6 +68,13 @@ typedef struct
   GArray         *instructions;  /* PlanarHloInstruction */
   GArray         *shapes;        /* PlanarHloShape, pointers as pool offsets */
   GArray         *extras;        /* PlanarHloExtra, pointers as pool offsets */
+  GArray         *dots;          /* PlanarHloDotDims, pointers as pool offsets */
+  GArray         *convs;         /* PlanarHloConvDims, pointers as pool offsets */
+  GArray         *ids;           /* gint64: each instruction's id */
+  /* The instructions' names while decoding; finish() moves them into the
+   * module's block (they are unique in a module: no table to share them
+   * through). */
+  GStringChunk   *names;
   GArray         *windows;       /* PlanarHloWindowDim */
   GArray         *refs;          /* guint32 */
   GArray         *ints;          /* gint64 */

@@ -10,16 +10,14 @@
 
 G_BEGIN_DECLS
 
-/* A module and what the index keeps beside it. */
+/* A module and what the index keeps beside it. Every array of the module
+ * (the public pointers, the pools they point into, @by_name) lives in one
+ * block that starts at pub.computations. */
 typedef struct
 {
   PlanarHloModule     pub;
-  /* Arrays the public pointers point into (owned). */
-  PlanarHloWindowDim *windows;
-  gint64             *ints;
   /* Instruction indices sorted by name (strcmp), for lookups by name. */
-  guint32            *by_name;
-  guint64             memory;
+  const guint32      *by_name;
 } HloModuleEntry;
 
 struct _PlanarHloIndex
@@ -30,6 +28,8 @@ struct _PlanarHloIndex
   guint64            serialized_bytes;
   /* What the strings take (each once, with its share of the table). */
   guint64            string_bytes;
+  /* What the modules take: their entries and blocks. */
+  guint64            module_bytes;
 };
 
 /* Interns @len bytes of @s (not NUL-terminated) in the index's table,

@@ -146,9 +146,7 @@ planar_hlo_index_get_memory (const PlanarHloIndex *self)
   guint64 total;
 
   g_return_val_if_fail (self != NULL, 0);
-  total = sizeof (PlanarHloIndex) + self->string_bytes + self->modules->len * sizeof (gpointer);
-  for (guint i = 0; i < self->modules->len; i++)
-    total += ((const HloModuleEntry *) g_ptr_array_index (self->modules, i))->memory;
+  total = sizeof (PlanarHloIndex) + self->string_bytes + self->module_bytes + self->modules->len * sizeof (gpointer);
   return total;
 }
 

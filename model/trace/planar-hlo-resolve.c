@@ -255,7 +255,7 @@ _planar_hlo_resolve (Decoder *d)
   guint32 users_start;
 
   for (guint i = 0; i < n_ins; i++)
-    by_id[i] = (IdEntry) { ins[i].id, ins[i].computation, i };
+    by_id[i] = (IdEntry) { g_array_index (d->ids, gint64, i), ins[i].computation, i };
   qsort (by_id, n_ins, sizeof (IdEntry), compare_id_entries);
   for (guint c = 0; c < n_comps; c++)
     comp_by_id[c] = (IdEntry) { comps[c].id, 0, c };

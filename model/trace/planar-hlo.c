@@ -440,9 +440,14 @@ out:
 typedef struct
 {
   PlanarHloInstruction in;
+  gint64               id;
   PlanarHloExtra       extra;
+  PlanarHloDotDims     dot;
+  PlanarHloConvDims    conv;
   gboolean             has_extra;
   gboolean             has_shape;
+  gboolean             has_dot;
+  gboolean             has_conv;
   GArray              *tmp;
 } InstructionReader;
 
@@ -516,7 +521,7 @@ visit_dot (Decoder               *d,
            gpointer               data)
 {
   InstructionReader *ir = data;
-  PlanarHloDotDims *dot = &ir->extra.dot;
+  PlanarHloDotDims *dot = &ir->dot;
 
   switch (kind)
     {
@@ -540,7 +545,7 @@ visit_conv (Decoder               *d,
             gpointer               data)
 {
   InstructionReader *ir = data;
-  PlanarHloConvDims *c = &ir->extra.conv;
+  PlanarHloConvDims *c = &ir->conv;
   const char *m = "ConvolutionDimensionNumbers";
 
   switch (kind)
@@ -615,7 +620,7 @@ visit_instruction (Decoder               *d,
   switch (kind)
     {
     case INS_NAME:
-      in->name = _planar_hlo_intern_field (d, f);
+      in->name = g_string_chunk_insert_len (d->names, (const char *) f->data, (gssize) f->len);
       return TRUE;
     case INS_OPCODE:
       in->opcode = _planar_hlo_intern_field (d, f);
@@ -627,7 +632,7 @@ visit_instruction (Decoder               *d,
     case INS_METADATA:
       return _planar_hlo_read_message (d, f->data, f->len, &d->f->metadata, "OpMetadata", visit_metadata, in);
     case INS_ID:
-      in->id = (gint64) f->value;
+      ir->id = (gint64) f->value;
       return TRUE;
     case INS_PARAMETER_NUMBER:
       /* A computation has far fewer than 2^31 parameters; a number out of
@@ -675,10 +680,10 @@ visit_instruction (Decoder               *d,
     case INS_WINDOW:
       return _planar_hlo_read_message (d, f->data, f->len, &d->f->window, "Window", visit_window, ir);
     case INS_DOT:
-      ir->extra.has_dot = TRUE;
+      ir->has_dot = TRUE;
       return _planar_hlo_read_message (d, f->data, f->len, &d->f->dot, "DotDimensionNumbers", visit_dot, ir);
     case INS_CONV:
-      ir->extra.has_conv = TRUE;
+      ir->has_conv = TRUE;
       return _planar_hlo_read_message (d, f->data, f->len, &d->f->conv, "ConvolutionDimensionNumbers", visit_conv, ir);
     case INS_FEATURE_GROUPS:
       ir->extra.feature_group_count = (gint64) f->value;
@@ -719,12 +724,24 @@ read_instruction (Decoder      *d,
     }
   if (ir.has_extra)
     {
+      /* Dimension numbers as their index + 1 in their pool (0: none). */
+      if (ir.has_dot)
+        {
+          g_array_append_val (d->dots, ir.dot);
+          ir.extra.dot = OFFSET_PTR (const PlanarHloDotDims *, d->dots->len);
+        }
+      if (ir.has_conv)
+        {
+          g_array_append_val (d->convs, ir.conv);
+          ir.extra.conv = OFFSET_PTR (const PlanarHloConvDims *, d->convs->len);
+        }
       ir.in.extra = d->extras->len;
       g_array_append_val (d->extras, ir.extra);
     }
   if (d->instructions->len >= G_MAXUINT32 - 1)
     return _planar_hlo_fail (d, _("the module has too many instructions"));
   g_array_append_val (d->instructions, ir.in);
+  g_array_append_val (d->ids, ir.id);
   return TRUE;
 }
 
@@ -836,19 +853,6 @@ visit_module (Decoder               *d,
     }
 }
 
-static gpointer
-shrink (GArray *array,
-        guint  *n)
-{
-  guint len = array->len;
-  guint elt = g_array_get_element_size (array);
-  gpointer data = g_array_free (array, FALSE);
-
-  if (n != NULL)
-    *n = len;
-  return g_realloc (data, MAX ((gsize) len * elt, 1));
-}
-
 static int
 compare_names (gconstpointer a,
                gconstpointer b,
@@ -862,67 +866,126 @@ compare_names (gconstpointer a,
   return c != 0 ? c : (x < y ? -1 : x > y);
 }
 
-/* Moves the arrays into the module, turning the pool offsets into
- * pointers. */
+/* Places @n elements of @array (or of @data) at *@at in @block, 8-byte
+ * aligned, and returns where. */
+static gpointer
+place (guint8        *block,
+       gsize         *at,
+       gconstpointer  data,
+       gsize          n,
+       gsize          element)
+{
+  gpointer out = block + *at;
+
+  if (n > 0)
+    memcpy (out, data, n * element);
+  *at += (n * element + 7) & ~(gsize) 7;
+  return out;
+}
+
+#define ARRAY_SIZE(a) (((gsize) (a)->len * g_array_get_element_size (a) + 7) & ~(gsize) 7)
+
+/* Moves the arrays into the module's one block, turning the pool offsets
+ * into pointers. One allocation a module, and no pointers kept beside the
+ * public ones: a module of a few instructions costs little more than its
+ * instructions. */
 static void
 finish (Decoder *d)
 {
   HloModuleEntry *m = d->m;
   PlanarHloModule *pub = &m->pub;
-  guint n_windows;
+  gsize n_frames = pub->n_frames;
+  gsize size, at = 0;
+  guint8 *block;
   PlanarHloShape *shapes;
   PlanarHloExtra *extras;
-  guint32 *by_name;
-  guint64 n_refs = d->refs->len, n_ints = d->ints->len;
+  PlanarHloDotDims *dots;
+  PlanarHloConvDims *convs;
+  PlanarHloWindowDim *windows;
+  PlanarHloStackFrame *frames;
+  gint64 *ints;
+  guint32 *refs, *by_name;
 
-  pub->computations = shrink (d->computations, &pub->n_computations);
-  pub->instructions = shrink (d->instructions, &pub->n_instructions);
-  shapes = shrink (d->shapes, &pub->n_shapes);
-  extras = shrink (d->extras, &pub->n_extras);
-  m->windows = shrink (d->windows, &n_windows);
-  pub->refs = shrink (d->refs, NULL);
-  m->ints = shrink (d->ints, NULL);
-  d->computations = d->instructions = d->shapes = d->extras = d->windows = d->refs = d->ints = NULL;
+  gsize names = 0;
+  char *name_pool;
+
+  for (guint i = 0; i < d->instructions->len; i++)
+    names += strlen (g_array_index (d->instructions, PlanarHloInstruction, i).name) + 1;
+  size = names + ARRAY_SIZE (d->computations) + ARRAY_SIZE (d->instructions) + ARRAY_SIZE (d->shapes) +
+         ARRAY_SIZE (d->extras) + ARRAY_SIZE (d->dots) + ARRAY_SIZE (d->convs) + ARRAY_SIZE (d->windows) +
+         ((n_frames * sizeof (PlanarHloStackFrame) + 7) & ~(gsize) 7) + ARRAY_SIZE (d->ints) +
+         ARRAY_SIZE (d->refs) + (((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7);
+  /* The computations come first: pub.computations is the block. */
+  block = g_malloc (MAX (size, 1));
+  pub->computations = place (block, &at, d->computations->data, d->computations->len, sizeof (PlanarHloComputation));
+  pub->n_computations = d->computations->len;
+  pub->instructions = place (block, &at, d->instructions->data, d->instructions->len, sizeof (PlanarHloInstruction));
+  pub->n_instructions = d->instructions->len;
+  shapes = place (block, &at, d->shapes->data, d->shapes->len, sizeof (PlanarHloShape));
+  pub->n_shapes = d->shapes->len;
+  extras = place (block, &at, d->extras->data, d->extras->len, sizeof (PlanarHloExtra));
+  pub->n_extras = d->extras->len;
+  dots = place (block, &at, d->dots->data, d->dots->len, sizeof (PlanarHloDotDims));
+  convs = place (block, &at, d->convs->data, d->convs->len, sizeof (PlanarHloConvDims));
+  windows = place (block, &at, d->windows->data, d->windows->len, sizeof (PlanarHloWindowDim));
+  frames = place (block, &at, pub->frames, n_frames, sizeof (PlanarHloStackFrame));
+  ints = place (block, &at, d->ints->data, d->ints->len, sizeof (gint64));
+  refs = place (block, &at, d->refs->data, d->refs->len, sizeof (guint32));
+  by_name = place (block, &at, NULL, 0, sizeof (guint32));
+  at += ((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7;
+  name_pool = (char *) block + at;
+  g_assert (at + names == size);
+  for (guint i = 0; i < pub->n_instructions; i++)
+    {
+      PlanarHloInstruction *in = (PlanarHloInstruction *) &pub->instructions[i];
+      gsize len = strlen (in->name) + 1;
+
+      memcpy (name_pool, in->name, len);
+      in->name = name_pool;
+      name_pool += len;
+    }
+  g_free ((gpointer) pub->frames);
+  pub->frames = frames;
+  pub->refs = refs;
 
   for (guint i = 0; i < pub->n_shapes; i++)
     {
-      shapes[i].dims = m->ints + PTR_OFFSET (shapes[i].dims);
-      shapes[i].tuple = pub->refs + PTR_OFFSET (shapes[i].tuple);
+      shapes[i].dims = ints + PTR_OFFSET (shapes[i].dims);
+      shapes[i].tuple = refs + PTR_OFFSET (shapes[i].tuple);
     }
-#define FIX(field) e->field = m->ints + PTR_OFFSET (e->field)
+#define FIX(s, field) (s)->field = ints + PTR_OFFSET ((s)->field)
+  for (guint i = 0; i < d->dots->len; i++)
+    {
+      FIX (&dots[i], lhs_contracting);
+      FIX (&dots[i], rhs_contracting);
+      FIX (&dots[i], lhs_batch);
+      FIX (&dots[i], rhs_batch);
+    }
+  for (guint i = 0; i < d->convs->len; i++)
+    {
+      FIX (&convs[i], input_spatial);
+      FIX (&convs[i], kernel_spatial);
+      FIX (&convs[i], output_spatial);
+    }
   for (guint i = 0; i < pub->n_extras; i++)
     {
       PlanarHloExtra *e = &extras[i];
 
-      FIX (dimensions);
-      FIX (dot.lhs_contracting);
-      FIX (dot.rhs_contracting);
-      FIX (dot.lhs_batch);
-      FIX (dot.rhs_batch);
-      FIX (conv.input_spatial);
-      FIX (conv.kernel_spatial);
-      FIX (conv.output_spatial);
-      e->window = m->windows + PTR_OFFSET (e->window);
+      FIX (e, dimensions);
+      e->window = windows + PTR_OFFSET (e->window);
+      e->dot = PTR_OFFSET (e->dot) > 0 ? &dots[PTR_OFFSET (e->dot) - 1] : NULL;
+      e->conv = PTR_OFFSET (e->conv) > 0 ? &convs[PTR_OFFSET (e->conv) - 1] : NULL;
     }
 #undef FIX
   pub->shapes = shapes;
   pub->extras = extras;
 
-  by_name = g_new (guint32, MAX (pub->n_instructions, 1));
   for (guint i = 0; i < pub->n_instructions; i++)
     by_name[i] = i;
   g_qsort_with_data (by_name, pub->n_instructions, sizeof (guint32), compare_names,
                      (gpointer) pub->instructions);
   m->by_name = by_name;
-
-  m->memory = sizeof (HloModuleEntry) +
-              (guint64) pub->n_computations * sizeof (PlanarHloComputation) +
-              (guint64) pub->n_instructions * (sizeof (PlanarHloInstruction) + sizeof (guint32)) +
-              (guint64) pub->n_shapes * sizeof (PlanarHloShape) +
-              (guint64) pub->n_extras * sizeof (PlanarHloExtra) +
-              (guint64) pub->n_frames * sizeof (PlanarHloStackFrame) +
-              (guint64) n_windows * sizeof (PlanarHloWindowDim) +
-              n_refs * sizeof (guint32) + n_ints * sizeof (gint64);
+  d->index->module_bytes += sizeof (HloModuleEntry) + size;
 }
 
 static void
@@ -930,27 +993,25 @@ module_entry_free (gpointer data)
 {
   HloModuleEntry *m = data;
 
-  g_free ((gpointer) m->pub.computations);
-  g_free ((gpointer) m->pub.instructions);
-  g_free ((gpointer) m->pub.shapes);
-  g_free ((gpointer) m->pub.extras);
-  g_free ((gpointer) m->pub.frames);
-  g_free ((gpointer) m->pub.refs);
-  g_free (m->windows);
-  g_free (m->ints);
-  g_free (m->by_name);
+  /* Before finish(), only the frames are the module's. */
+  if (m->pub.computations != NULL)
+    g_free ((gpointer) m->pub.computations);
+  else
+    g_free ((gpointer) m->pub.frames);
   g_free (m);
 }
 
 static void
 decoder_clear (Decoder *d)
 {
-  GArray **arrays[] = { &d->computations, &d->instructions, &d->shapes, &d->extras, &d->windows, &d->refs,
-                        &d->ints, &d->raw_operands, &d->raw_called, &d->root_ids };
+  GArray **arrays[] = { &d->computations, &d->instructions, &d->shapes, &d->extras, &d->dots, &d->convs,
+                        &d->ids, &d->windows, &d->refs, &d->ints, &d->raw_operands, &d->raw_called,
+                        &d->root_ids };
 
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     g_clear_pointer (arrays[i], g_array_unref);
   g_clear_pointer (&d->shape_by_text, g_hash_table_unref);
+  g_clear_pointer (&d->names, g_string_chunk_free);
   g_clear_pointer (&d->m, module_entry_free);
   g_free (d->what);
 }
@@ -1027,6 +1088,10 @@ planar_hlo_index_add (PlanarHloIndex  *self,
   d.instructions = g_array_new (FALSE, FALSE, sizeof (PlanarHloInstruction));
   d.shapes = g_array_new (FALSE, FALSE, sizeof (PlanarHloShape));
   d.extras = g_array_new (FALSE, FALSE, sizeof (PlanarHloExtra));
+  d.dots = g_array_new (FALSE, FALSE, sizeof (PlanarHloDotDims));
+  d.convs = g_array_new (FALSE, FALSE, sizeof (PlanarHloConvDims));
+  d.ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  d.names = g_string_chunk_new (4096);
   d.windows = g_array_new (FALSE, FALSE, sizeof (PlanarHloWindowDim));
   d.refs = g_array_new (FALSE, FALSE, sizeof (guint32));
   d.ints = g_array_new (FALSE, FALSE, sizeof (gint64));

@@ -10,8 +10,9 @@
  *
  * A PlanarHloIndex holds the modules of those HloProtos. Each module is
  * decoded straight off the wire (model/proto/hlo.proto names the fields
- * read) into flat arrays with interned strings; no protobuf object is kept,
- * and the index costs at most about twice the serialized bytes
+ * read) into flat arrays with interned strings, all of a module's arrays in
+ * one block; no protobuf object is kept, and the index costs at most about
+ * twice the serialized bytes, small modules (a few hundred bytes) too
  * (planar_hlo_index_get_memory()). A damaged HloProto (truncated, a field of
  * the wrong wire type, an operand or called computation that does not
  * exist, computations that call each other in a cycle, a stack frame id
@@ -149,10 +150,10 @@ typedef struct
   guint32                  n_dimensions;
   guint32                  n_window;
   const PlanarHloWindowDim *window;
-  gboolean                 has_dot;
-  gboolean                 has_conv;
-  PlanarHloDotDims         dot;
-  PlanarHloConvDims        conv;
+  /* A dot's and a convolution's dimension numbers; NULL when it has
+   * none. */
+  const PlanarHloDotDims  *dot;
+  const PlanarHloConvDims *conv;
   /* As in the proto: 0 when unset (XLA reads that as 1). */
   gint64                   feature_group_count;
   gint64                   batch_group_count;
@@ -167,7 +168,6 @@ typedef struct
   const char *op_type;
   const char *op_name;
   const char *source_file;
-  gint64      id;
   gint32      source_line;
   /* 1-based into module->frames; 0 when it has none. Checked to be in
    * range at decode. */
@@ -187,7 +187,8 @@ typedef struct
   guint32     called;
   guint32     n_called;
   /* A parameter's number (XLA's parameter_number; 0 when unset, as in the
-   * proto), -1 when out of range. It fills what was padding. */
+   * proto), -1 when out of range. (The instruction's id is only needed
+   * while decoding, and not kept.) */
   gint32      parameter_number;
 } PlanarHloInstruction;
 

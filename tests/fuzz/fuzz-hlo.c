@@ -43,10 +43,10 @@ exercise_module (const PlanarHloModule *m)
             sum += extra->dimensions[k];
           for (guint k = 0; k < extra->n_window; k++)
             sum += extra->window[k].size;
-          for (guint k = 0; k < extra->dot.n_lhs_contracting; k++)
-            sum += extra->dot.lhs_contracting[k];
-          for (guint k = 0; k < extra->conv.n_output_spatial; k++)
-            sum += extra->conv.output_spatial[k];
+          for (guint k = 0; extra->dot != NULL && k < extra->dot->n_lhs_contracting; k++)
+            sum += extra->dot->lhs_contracting[k];
+          for (guint k = 0; extra->conv != NULL && k < extra->conv->n_output_spatial; k++)
+            sum += extra->conv->output_spatial[k];
           (void) sum;
           g_assert (strlen (extra->backend_config) == extra->backend_config_len);
         }

@@ -70,6 +70,10 @@ static const PlanarHloConvDims conv_dims = {
   .n_input_spatial = 2, .n_kernel_spatial = 2, .n_output_spatial = 2,
 };
 
+static const PlanarHloDotDims dot_dims = {
+  .lhs_contracting = one, .rhs_contracting = zero, .n_lhs_contracting = 1, .n_rhs_contracting = 1,
+};
+
 static const PlanarHloWindowDim window[] = {
   { 3, 1, 0, 0, 1, 1, FALSE },
   { 3, 1, 0, 0, 1, 1, FALSE },
@@ -107,7 +111,7 @@ set (guint        i,
   PlanarHloInstruction *in = &ins[i];
 
   *in = (PlanarHloInstruction) { .name = name, .opcode = opcode, .op_type = "", .op_name = "", .source_file = "",
-                                 .id = i + 1, .computation = computation, .shape = shape, .extra = extra };
+                                 .computation = computation, .shape = shape, .extra = extra };
   in->operands = n_refs;
   in->n_operands = n_operands;
   for (guint k = 0; k < n_operands; k++)
@@ -141,11 +145,8 @@ build_module (void)
   n_refs = 0;
   for (guint x = 0; x < N_EXTRAS; x++)
     extra (x, "", "");
-  extras[X_DOT].has_dot = TRUE;
-  extras[X_DOT].dot = (PlanarHloDotDims) { .lhs_contracting = one, .rhs_contracting = zero,
-                                           .n_lhs_contracting = 1, .n_rhs_contracting = 1 };
-  extras[X_CONV].has_conv = TRUE;
-  extras[X_CONV].conv = conv_dims;
+  extras[X_DOT].dot = &dot_dims;
+  extras[X_CONV].conv = &conv_dims;
   extras[X_CONV].window = window;
   extras[X_CONV].n_window = 2;
   extras[X_CONV].feature_group_count = 2;
@@ -156,8 +157,7 @@ build_module (void)
   extra (X_LT, "__cublas$lt$matmul", lt_config);
   extra (X_TE, "te_fused_attn_forward", te_config);
   extra (X_CUDNN, "__cudnn$convForward", cudnn_config);
-  extras[X_CUDNN].has_conv = TRUE;
-  extras[X_CUDNN].conv = conv_dims;
+  extras[X_CUDNN].conv = &conv_dims;
   extras[X_CUDNN].window = window;
   extras[X_CUDNN].n_window = 2;
   extras[X_CUDNN].feature_group_count = 2;

@@ -10,6 +10,8 @@
 #include "planar-hlo-cost.h"
 #include "planar-error.h"
 #include "planar-test-hlo.h"
+#include "planar-test-samples.h"
+#include "planar-test-xspace.h"
 
 #include <string.h>
 
@@ -426,6 +428,162 @@ test_memory_budget (void)
   planar_hlo_index_free (index);
 }
 
+/* The index of one module of @bytes: memory / serialized bytes. */
+static double
+module_ratio (const guint8 *data,
+              gsize         len)
+{
+  PlanarHloIndex *index = planar_hlo_index_new ();
+  g_autoptr(GError) error = NULL;
+  double ratio;
+
+  g_assert_true (planar_hlo_index_add (index, 1, data, len, &error));
+  g_assert_no_error (error);
+  ratio = (double) planar_hlo_index_get_memory (index) / (double) planar_hlo_index_get_serialized_bytes (index);
+  planar_hlo_index_free (index);
+  return ratio;
+}
+
+/* A small module (7 KB, as a jitted function of a few ops makes): fixed
+ * costs per module and per instruction must not take it past the budget
+ * either. Parameters, fusions with their fused computations, a reduce,
+ * broadcasts with dimensions, a GEMM custom call with a backend_config,
+ * metadata with op names and source lines. */
+static void
+test_memory_small (void)
+{
+  GByteArray *m = g_byte_array_new ();
+  g_autoptr(GByteArray) bytes = NULL;
+  gint64 next_id = 1;
+  double ratio;
+
+  planar_test_hlo_put_str (m, 1, "jit_small");
+  for (guint c = 0; c < 9; c++)
+    {
+      GByteArray *comp = g_byte_array_new ();
+      g_autofree char *comp_name = g_strdup_printf ("fused_computation.%u", c);
+      gint64 first = next_id;
+
+      for (guint i = 0; i < 6; i++)
+        {
+          char name[32], op_name[96];
+          gint64 ops[2] = { first, first + 1 };
+          const char *opcode = i < 2 ? "parameter" : (i == 5 ? "broadcast" : (i % 2 ? "multiply" : "add"));
+          PlanarTestHloIns in = { name, opcode, next_id++, i % 2 ? 11 : 16, { 128, 256 }, 2,
+                                  ops, i < 2 ? 0 : 2, NULL, 0, NULL, op_name, "/src/model/layers.py",
+                                  (gint) (20 + i), 0, i == 1 };
+          GByteArray *ib;
+
+          g_snprintf (name, sizeof name, "%s.%u.%u", opcode, c, i);
+          g_snprintf (op_name, sizeof op_name, "jit(train_step)/jit(main)/block_%u/%s", c, opcode);
+          ib = planar_test_hlo_instruction (&in);
+          if (i == 5)
+            {
+              const gint64 dims[] = { 0, 1 };
+
+              planar_test_hlo_put_packed (ib, 14, dims, 2);
+            }
+          planar_test_hlo_put_msg (comp, 2, ib);
+        }
+      planar_test_hlo_put_str (comp, 1, comp_name);
+      planar_test_hlo_put_int (comp, 5, 100 + c);
+      planar_test_hlo_put_int (comp, 6, next_id - 1);
+      planar_test_hlo_put_int (comp, 7, 1);
+      planar_test_hlo_put_msg (m, 3, comp);
+    }
+  /* The entry: a fusion per fused computation, and a GEMM. */
+  {
+    GByteArray *comp = g_byte_array_new ();
+    gint64 p0 = next_id;
+
+    for (guint c = 0; c < 10; c++)
+      {
+        char name[32];
+        gint64 ops[2] = { p0, c > 0 ? next_id - 1 : p0 };
+        gint64 called[1] = { 100 + c };
+        PlanarTestHloIns in = { name, c == 0 ? "parameter" : "fusion", next_id++, 16, { 128, 256 }, 2,
+                                ops, c == 0 ? 0 : 2, called, c == 0 ? 0 : 1, NULL, "jit(train_step)/jit(main)/fused",
+                                "/src/model/train.py", 40 };
+        GByteArray *ib;
+
+        g_snprintf (name, sizeof name, c == 0 ? "param.%u" : "fusion.%u", c);
+        /* Only 9 fused computations: the tenth calls the first again. */
+        if (c == 9)
+          called[0] = 100;
+        ib = planar_test_hlo_instruction (&in);
+        if (c > 0)
+          planar_test_hlo_put_str (ib, 11, "kLoop");
+        planar_test_hlo_put_msg (comp, 2, ib);
+      }
+    {
+      gint64 ops[2] = { next_id - 1, p0 };
+      PlanarTestHloIns in = { "custom-call.1", "custom-call", next_id++, 16, { 128, 128 }, 2, ops, 2, NULL, 0,
+                              NULL, "jit(train_step)/jit(main)/dot_general", "/src/model/train.py", 41 };
+      GByteArray *ib = planar_test_hlo_instruction (&in);
+
+      planar_test_hlo_put_str (ib, 28, "__cublas$lt$matmul");
+      planar_test_hlo_put_str (ib, 43, "{\"gemm_backend_config\":{\"alpha_real\":1,\"dot_dimension_numbers\":"
+                                       "{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"1\"]}}}");
+      planar_test_hlo_put_msg (comp, 2, ib);
+    }
+    planar_test_hlo_put_str (comp, 1, "main");
+    planar_test_hlo_put_int (comp, 5, 1);
+    planar_test_hlo_put_int (comp, 6, next_id - 1);
+    planar_test_hlo_put_msg (m, 3, comp);
+  }
+  planar_test_hlo_put_int (m, 6, 1);
+  bytes = planar_test_hlo_wrap_module (m);
+
+  ratio = module_ratio (bytes->data, bytes->len);
+  g_test_message ("a module of %u bytes: %.2fx", bytes->len, ratio);
+  g_assert_cmpuint (bytes->len, >=, 5000);
+  g_assert_cmpuint (bytes->len, <=, 9000);
+  g_assert_cmpfloat (ratio, <=, 2.0);
+}
+
+/* Each module of the samples that hold HloProtos, indexed alone, and all
+ * of a sample's together, within the budget. */
+static void
+test_memory_samples (void)
+{
+  static const char * const names[] = { "tracelens_mi300_jax08_attention_tw003.xplane.pb",
+                                        "tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb" };
+
+  if (!planar_test_need_samples ())
+    return;
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autofree char *path = planar_test_sample_path (names[n]);
+      g_autoptr(PlanarTrace) trace = planar_test_load_ok (path);
+      const PlanarPlane *plane = planar_trace_find_plane (trace, "/host:metadata");
+      const PlanarHloIndex *all = planar_trace_get_hlo_index (trace);
+      guint modules = 0;
+      double worst = 0;
+
+      g_assert_nonnull (plane);
+      g_assert_nonnull (all);
+      for (guint m = 0; m < plane->n_metadata; m++)
+        for (guint s = 0; s < plane->metadata[m].n_stats; s++)
+          {
+            const PlanarStat *stat = &plane->metadata[m].stats[s];
+            double ratio;
+
+            if (strcmp (stat->name, "Hlo Proto") != 0)
+              continue;
+            ratio = module_ratio ((const guint8 *) stat->str.data, stat->str.len);
+            g_test_message ("%s: module %" G_GINT64_FORMAT " of %" G_GSIZE_FORMAT " bytes: %.2fx", names[n],
+                            plane->metadata[m].id, stat->str.len, ratio);
+            worst = MAX (worst, ratio);
+            modules++;
+          }
+      g_assert_cmpuint (modules, >, 0);
+      g_test_message ("%s: %u modules, the worst %.2fx, all together %.2fx", names[n], modules, worst,
+                      (double) planar_hlo_index_get_memory (all) / (double) planar_hlo_index_get_serialized_bytes (all));
+      g_assert_cmpfloat (worst, <=, 2.0);
+      g_assert_cmpuint (planar_hlo_index_get_memory (all), <=, 2 * planar_hlo_index_get_serialized_bytes (all));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -438,5 +596,7 @@ main (int    argc,
   g_test_add_func ("/hlo/module-twice", test_module_twice);
   g_test_add_func ("/hlo/binary-backend-config", test_binary_backend_config);
   g_test_add_func ("/hlo/memory-budget", test_memory_budget);
+  g_test_add_func ("/hlo/memory-small", test_memory_small);
+  g_test_add_func ("/hlo/memory-samples", test_memory_samples);
   return g_test_run ();
 }

@@ -995,7 +995,7 @@ test_gen_hlo (PlanarTestFixture *f,
   /* A dot, a convolution and a fusion are among them. */
   g_assert_nonnull (planar_hlo_instruction_get_extra (module, planar_hlo_module_find_instruction (module, "dot.1", -1)));
   g_assert_true (planar_hlo_instruction_get_extra (module,
-                   planar_hlo_module_find_instruction (module, "convolution.2", -1))->has_conv);
+                   planar_hlo_module_find_instruction (module, "convolution.2", -1))->conv != NULL);
   g_assert_cmpuint (planar_hlo_module_find_instruction (module, "gemm_fusion_dot.3", -1)->n_called, ==, 1);
 
   gpu = planar_trace_find_plane (trace, "/device:GPU:0");
