@@ -70,6 +70,10 @@
  * default outputs stay the bytes tests and benchmarks compare. */
 static gboolean gen_hlo;
 static guint64  gen_hlo_padding;
+/* --hlo-programs N: the module compiled N times (programs PROGRAM_ID ..
+ * PROGRAM_ID + N - 1, as a jitted function recompiled for new shapes is),
+ * step s's kernels running program PROGRAM_ID + s % N. */
+static guint64  gen_hlo_programs = 1;
 
 /* Wire types, docs/formats.md §1.2. */
 enum
@@ -1661,7 +1665,8 @@ generate_gpu_stream (const GpuPlane *gpu,
               ev.stats[ev.n_stats++] = stat_ref (gpu->st_hlo_module, gpu->ref_module);
               /* With --hlo: the program the kernel's HLO is filed under. */
               if (gen_hlo)
-                ev.stats[ev.n_stats++] = stat_int (gpu->st_program_id, PROGRAM_ID);
+                ev.stats[ev.n_stats++] = stat_int (gpu->st_program_id,
+                                                   PROGRAM_ID + (gint64) ((guint64) step % gen_hlo_programs));
             }
           else
             {
@@ -2348,7 +2353,7 @@ hlo_entry_computation (void)
  * entry_computation_name 2, computations 3 (callees first), id 5,
  * entry_computation_id 6, stack_frame_index 17 } }. */
 static GByteArray *
-hlo_proto (void)
+hlo_proto (gint64 program_id)
 {
   GByteArray *module = g_byte_array_new ();
   GByteArray *proto = g_byte_array_new ();
@@ -2370,7 +2375,7 @@ hlo_proto (void)
   if (gen_hlo_padding > 0)
     hlo_message (module, 3, hlo_padding (gen_hlo_padding));
   hlo_message (module, 3, hlo_entry_computation ());
-  hlo_varint (module, 5, PROGRAM_ID);
+  hlo_varint (module, 5, (guint64) program_id);
   hlo_varint (module, 6, 100);
   hlo_message (module, 17, hlo_frames ());
   hlo_message (proto, 1, module);
@@ -2383,23 +2388,30 @@ static Plane *
 metadata_plane_new (const Profile *profile)
 {
   Plane *plane = plane_new (sizeof (Plane), 0, "/host:metadata", profile);
-  g_autoptr(GByteArray) proto = hlo_proto ();
-  g_autoptr(GByteArray) md = g_byte_array_new ();
-  g_autoptr(GByteArray) stat = g_byte_array_new ();
-  g_autoptr(GByteArray) entry = g_byte_array_new ();
   guint32 st_proto = metadata_stat (&plane->meta, "Hlo Proto");
-  Stat pid = stat_int (metadata_stat (&plane->meta, "program_id"), PROGRAM_ID);
+  guint32 st_program = metadata_stat (&plane->meta, "program_id");
 
-  hlo_varint (stat, 1, st_proto);
-  hlo_bytes (stat, 6, proto->data, proto->len);
-  hlo_varint (md, 1, PROGRAM_ID);
-  hlo_string (md, 2, HLO_MODULE "(" G_STRINGIFY (PROGRAM_ID) ")");
-  hlo_bytes (md, 5, stat->data, stat->len);
-  bytes_stat_field (md, 5, &pid);
-  hlo_varint (entry, 1, PROGRAM_ID);
-  hlo_bytes (entry, 2, md->data, md->len);
   plane->raw_metadata = g_byte_array_new ();
-  hlo_bytes (plane->raw_metadata, 4, entry->data, entry->len);
+  for (guint64 k = 0; k < gen_hlo_programs; k++)
+    {
+      gint64 program_id = PROGRAM_ID + (gint64) k;
+      g_autoptr(GByteArray) proto = hlo_proto (program_id);
+      g_autoptr(GByteArray) md = g_byte_array_new ();
+      g_autoptr(GByteArray) stat = g_byte_array_new ();
+      g_autoptr(GByteArray) entry = g_byte_array_new ();
+      g_autofree char *name = g_strdup_printf (HLO_MODULE "(%" G_GINT64_FORMAT ")", program_id);
+      Stat pid = stat_int (st_program, program_id);
+
+      hlo_varint (stat, 1, st_proto);
+      hlo_bytes (stat, 6, proto->data, proto->len);
+      hlo_varint (md, 1, (guint64) program_id);
+      hlo_string (md, 2, name);
+      hlo_bytes (md, 5, stat->data, stat->len);
+      bytes_stat_field (md, 5, &pid);
+      hlo_varint (entry, 1, (guint64) program_id);
+      hlo_bytes (entry, 2, md->data, md->len);
+      hlo_bytes (plane->raw_metadata, 4, entry->data, entry->len);
+    }
   return plane;
 }
 
@@ -2797,6 +2809,7 @@ main (int    argc,
   g_autofree char *output = NULL;
   g_autofree char *demo = NULL;
   g_autofree char *hlo_padding_text = NULL;
+  g_autofree char *hlo_programs_text = NULL;
   int n_hosts = -1;   /* -1: not given */
   gboolean no_task_env = FALSE;
   gboolean epoch_timestamps = FALSE;
@@ -2825,6 +2838,8 @@ main (int    argc,
       "Add the program's HloProto on /host:metadata and a program_id to the GPU kernels", NULL },
     { "hlo-instructions", 0, 0, G_OPTION_ARG_STRING, &hlo_padding_text,
       "With --hlo: N more instructions in the module (e.g. 1e6)", "N" },
+    { "hlo-programs", 0, 0, G_OPTION_ARG_STRING, &hlo_programs_text,
+      "With --hlo: the module as N programs (1 to 64, default 1), the steps' kernels running them in turn", "N" },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo,
       "Write the demo log directory DIR/plugins/profile/" DEMO_SESSION " (kept if present)", "DIR" },
     G_OPTION_ENTRY_NULL
@@ -2876,6 +2891,9 @@ main (int    argc,
   if (hlo_padding_text != NULL &&
       (!gen_hlo || !parse_count (hlo_padding_text, &gen_hlo_padding) || gen_hlo_padding > 100000000))
     return usage_error ("--hlo-instructions takes a count up to 1e8, with --hlo");
+  if (hlo_programs_text != NULL &&
+      (!gen_hlo || !parse_count (hlo_programs_text, &gen_hlo_programs) || gen_hlo_programs < 1 || gen_hlo_programs > 64))
+    return usage_error ("--hlo-programs takes a count from 1 to 64, with --hlo");
   if (n_hosts != -1 && (n_hosts < 1 || n_hosts > 1024))
     return usage_error ("--hosts must be between 1 and 1024");
   if (output == NULL || output[0] == '\0')

@@ -9,6 +9,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include <math.h>
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -1023,6 +1025,98 @@ test_gen_hlo (PlanarTestFixture *f,
                    ==, 2);
 }
 
+/* The HLO paths on a generated profile of several programs, large enough
+ * for the multi-module paths and quick enough for every run (2e5 events,
+ * three programs, two GPUs): every kernel with a program id resolves, to
+ * its step's program; each compute stream has its Framework Ops and
+ * Source code lines; the costs (per kernel, per run of kernels, per Op
+ * Stats row) are finite. The 1e7 figures are bench/load --hlo's. */
+static void
+test_gen_hlo_programs (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "hlo-programs.xplane.pb", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarHloIndex *index;
+  guint64 per_program[3] = { 0 };
+  guint64 n_kernels = 0;
+
+  g_assert_cmpint (run_gen (&out, NULL, "--events", "2e5", "--hlo", "--hlo-programs", "3", "-o", path, NULL), ==, 0);
+  g_assert_cmpint (run_gen (NULL, NULL, "--events", "10", "--hlo-programs", "3", "-o", path, "--force", NULL), ==, 2);
+  g_assert_cmpint (run_gen (NULL, NULL, "--events", "10", "--hlo", "--hlo-programs", "0", "-o", path, "--force", NULL),
+                   ==, 2);
+  trace = planar_test_load_ok (path);
+  index = planar_trace_get_hlo_index (trace);
+  g_assert_nonnull (index);
+  g_assert_null (planar_trace_get_hlo_errors (trace)[0]);
+  g_assert_cmpuint (planar_hlo_index_get_n_modules (index), ==, 3);
+
+  for (guint g = 0; g < 2; g++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", g);
+      const PlanarPlane *gpu = planar_trace_find_plane (trace, name);
+      g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+      g_autoptr(GArray) rows = NULL;
+      double total = 0;
+
+      g_assert_nonnull (gpu);
+      g_assert_nonnull (planar_plane_find_track (gpu, "Framework Ops - from #7"));
+      g_assert_nonnull (planar_plane_find_track (gpu, "Source code - from #7"));
+      g_assert_nonnull (planar_plane_find_track (gpu, "Framework Ops - from #13"));
+      g_assert_nonnull (planar_plane_find_track (gpu, "Source code - from #13"));
+      planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+      for (guint t = 0; t < gpu->n_tracks; t++)
+        {
+          const PlanarTrack *track = &gpu->tracks[t];
+
+          if (track->derived || !g_str_has_prefix (track->name, "Stream") || strstr (track->name, "Memcpy") != NULL)
+            continue;
+          planar_aggregator_add_track (agg, gpu, track, G_MININT64, G_MAXINT64);
+          for (gsize i = 0; i < track->n_events; i++)
+            {
+              PlanarOpInfo info;
+
+              g_assert_true (planar_op_info_init (&info, trace, gpu, &track->events[i], NULL));
+              g_assert_nonnull (info.hlo.instruction);
+              g_assert_true (info.hlo.has_program_id);
+              g_assert_cmpuint (info.hlo.program_id, >=, 42);
+              g_assert_cmpuint (info.hlo.program_id, <, 45);
+              g_assert_true (info.hlo.module->program_id == info.hlo.program_id);
+              per_program[info.hlo.program_id - 42]++;
+              g_assert_nonnull (info.framework_op);
+              g_assert_true (info.flops_from != PLANAR_OP_VALUE_NONE || info.flops_unknown);
+              g_assert_true (isfinite (info.flops) && info.flops >= 0);
+              g_assert_true (isfinite (info.bytes) && info.bytes >= 0);
+              /* The run of every 64th kernel. */
+              if (i % 64 == 0)
+                {
+                  planar_op_info_find_kernels (&info, trace, gpu, track, i);
+                  g_assert_cmpuint (info.n_kernels, >=, 1);
+                  g_assert_cmpint (info.kernels_ps, >=, track->events[i].duration_ps);
+                  g_assert_true (isfinite (planar_op_info_get_share (&info, track->events[i].duration_ps)));
+                }
+              planar_op_info_clear (&info);
+              n_kernels++;
+            }
+        }
+      rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+      g_assert_cmpuint (rows->len, >, 1);
+      for (guint r = 0; r < rows->len; r++)
+        {
+          const PlanarAggregate *row = &g_array_index (rows, PlanarAggregate, r);
+
+          g_assert_true (isfinite (row->flops) && row->flops >= 0);
+          g_assert_true (isfinite (row->bytes) && row->bytes >= 0);
+          total += row->flops;
+        }
+      g_assert_cmpfloat (total, >, 0);
+    }
+  g_assert_cmpuint (n_kernels, >, 10000);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpuint (per_program[k], >, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1041,6 +1135,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/gen/bytes-per-event", test_gen_bytes_per_event);
   PLANAR_TEST_ADD ("/gen/host-offload", test_gen_host_offload);
   PLANAR_TEST_ADD ("/gen/hlo", test_gen_hlo);
+  PLANAR_TEST_ADD ("/gen/hlo-programs", test_gen_hlo_programs);
 
   return g_test_run ();
 }
