@@ -555,6 +555,55 @@ test_samples (gconstpointer data)
   check_sample (sample);
 }
 
+/* TransformerEngine's attention on the te_fused_attn sample runs as
+ * several kernels per instruction: the forward as the RNG state and the
+ * attention (2), the backward as two buffer fills and three ck_tile
+ * kernels (5). Each kernel is given the instruction's run, and the
+ * bandwidth over the run stays a device's (under 10 TB/s; one fill alone
+ * with the instruction's bytes read 22 TB/s). */
+static void
+test_te_kernels (void)
+{
+  g_autofree char *path = planar_test_sample_path ("tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb");
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *track;
+  guint forward = 0, backward = 0;
+
+  if (path == NULL)
+    return;
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_nonnull (plane);
+  track = planar_plane_find_track (plane, "Stream #2");
+  g_assert_nonnull (track);
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      PlanarOpInfo info;
+
+      g_assert_true (planar_op_info_init (&info, trace, plane, &track->events[i], NULL));
+      if (info.hlo.instruction != NULL && g_str_has_prefix (info.hlo.instruction->name, "te_fused_attn_"))
+        {
+          gboolean is_forward = g_str_has_prefix (info.hlo.instruction->name, "te_fused_attn_forward");
+
+          planar_op_info_find_kernels (&info, trace, plane, track, i);
+          g_assert_cmpuint (info.n_kernels, ==, is_forward ? 2 : 5);
+          g_assert_cmpint (info.kernels_ps, >=, track->events[i].duration_ps);
+          g_assert_true (info.bytes_from == PLANAR_OP_VALUE_HLO);
+          g_assert_cmpfloat (info.bytes / ((double) info.kernels_ps * 1e-12), <, 10e12);
+          if (is_forward)
+            forward++;
+          else
+            backward++;
+        }
+      planar_op_info_clear (&info);
+    }
+  g_assert_cmpuint (forward, >, 0);
+  g_assert_cmpuint (backward, >, 0);
+  g_assert_cmpuint (forward % 2, ==, 0);
+  g_assert_cmpuint (backward % 5, ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -562,5 +611,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/samples-hlo/mi300-attention", &samples[0], test_samples);
   g_test_add_data_func ("/samples-hlo/te-fused-attn", &samples[1], test_samples);
+  g_test_add_func ("/samples-hlo/te-kernels", test_te_kernels);
   return g_test_run ();
 }
