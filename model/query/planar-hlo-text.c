@@ -128,8 +128,6 @@ append_extra (GString                    *s,
               const PlanarHloInstruction *in,
               const PlanarHloExtra       *e)
 {
-  if (e->fusion_kind[0] != '\0')
-    g_string_append_printf (s, ", kind=%s", e->fusion_kind);
   if (e->n_window > 0)
     append_window (s, e);
   if (e->conv != NULL)
@@ -205,6 +203,8 @@ planar_hlo_instruction_format (const PlanarHloModule      *module,
   if (strcmp (instruction->opcode, "parameter") == 0 && instruction->parameter_number >= 0)
     g_string_append_printf (s, "%d", instruction->parameter_number);
   g_string_append_c (s, ')');
+  if (instruction->fusion_kind[0] != '\0')
+    g_string_append_printf (s, ", kind=%s", instruction->fusion_kind);
   if (extra != NULL)
     append_extra (s, module, instruction, extra);
   if (instruction->n_called > 0)

@@ -625,6 +625,9 @@ visit_instruction (Decoder               *d,
     case INS_OPCODE:
       in->opcode = _planar_hlo_intern_field (d, f);
       return TRUE;
+    case INS_FUSION_KIND:
+      in->fusion_kind = _planar_hlo_intern_field (d, f);
+      return TRUE;
     case INS_SHAPE:
       in->shape = read_shape (d, f->data, f->len, 0);
       ir->has_shape = TRUE;
@@ -664,9 +667,6 @@ visit_instruction (Decoder               *d,
   ir->has_extra = TRUE;
   switch (kind)
     {
-    case INS_FUSION_KIND:
-      ir->extra.fusion_kind = _planar_hlo_intern_field (d, f);
-      return TRUE;
     case INS_CUSTOM_CALL_TARGET:
       ir->extra.custom_call_target = _planar_hlo_intern_field (d, f);
       return TRUE;
@@ -707,8 +707,8 @@ read_instruction (Decoder      *d,
   const char *empty = _planar_hlo_index_intern (d->index, "", 0);
 
   ir.tmp = tmp;
-  ir.in.name = ir.in.opcode = ir.in.op_type = ir.in.op_name = ir.in.source_file = empty;
-  ir.extra.custom_call_target = ir.extra.fusion_kind = ir.extra.backend_config = empty;
+  ir.in.name = ir.in.opcode = ir.in.op_type = ir.in.op_name = ir.in.source_file = ir.in.fusion_kind = empty;
+  ir.extra.custom_call_target = ir.extra.backend_config = empty;
   ir.in.computation = computation;
   ir.in.operands = d->raw_operands->len;
   ir.in.called = d->raw_called->len;

@@ -133,13 +133,12 @@ typedef struct
   gboolean window_reversal;
 } PlanarHloWindowDim;
 
-/* What only some instructions have (dots, convolutions, fusions, custom
- * calls, reductions). */
+/* What only some instructions have (dots, convolutions, custom calls,
+ * reductions; a fusion's kind is in the instruction). */
 typedef struct
 {
   /* Interned; "" when unset. */
   const char              *custom_call_target;
-  const char              *fusion_kind;
   /* The backend_config as text (JSON for XLA's GPU backends),
    * NUL-terminated, and its length; a binary config is cut at its first
    * NUL byte (it is not text to show). */
@@ -168,6 +167,9 @@ typedef struct
   const char *op_type;
   const char *op_name;
   const char *source_file;
+  /* A fusion's kind ("kLoop"), interned; "" for other instructions. Not
+   * an extra: most fusions have nothing else. */
+  const char *fusion_kind;
   gint32      source_line;
   /* 1-based into module->frames; 0 when it has none. Checked to be in
    * range at decode. */

@@ -111,6 +111,7 @@ set (guint        i,
   PlanarHloInstruction *in = &ins[i];
 
   *in = (PlanarHloInstruction) { .name = name, .opcode = opcode, .op_type = "", .op_name = "", .source_file = "",
+                                 .fusion_kind = "",
                                  .computation = computation, .shape = shape, .extra = extra };
   in->operands = n_refs;
   in->n_operands = n_operands;
@@ -129,7 +130,7 @@ extra (guint       x,
        const char *target,
        const char *config)
 {
-  extras[x] = (PlanarHloExtra) { .custom_call_target = target, .fusion_kind = "",
+  extras[x] = (PlanarHloExtra) { .custom_call_target = target,
                                  .backend_config = config, .backend_config_len = strlen (config) };
 }
 
@@ -150,7 +151,6 @@ build_module (void)
   extras[X_CONV].window = window;
   extras[X_CONV].n_window = 2;
   extras[X_CONV].feature_group_count = 2;
-  extras[X_FUSION].fusion_kind = "kLoop";
   extras[X_REDUCE].dimensions = one;
   extras[X_REDUCE].n_dimensions = 1;
   extra (X_GEMM, "__cublas$gemm", gemm_config);
@@ -178,6 +178,7 @@ build_module (void)
   set (E_KER, "ker", "parameter", S_KER, C_ENTRY, none, NULL, 0, -1);
   set (E_CONV, "convolution.4", "convolution", S_CONV, C_ENTRY, X_CONV, e_conv, 2, -1);
   set (E_FUSION, "fusion.5", "fusion", S_OUT, C_ENTRY, X_FUSION, e_fusion, 2, C_FUSED);
+  ins[E_FUSION].fusion_kind = "kLoop";
   set (E_ZERO, "constant.6", "constant", S_SCALAR, C_ENTRY, none, NULL, 0, -1);
   set (E_REDUCE, "reduce.7", "reduce", S_ROW, C_ENTRY, X_REDUCE, e_reduce, 2, C_REDUCER);
   set (E_GEMM, "custom-call.8", "custom-call", S_GEMM, C_ENTRY, X_GEMM, e_dot, 2, -1);

@@ -1115,6 +1115,22 @@ test_gen_hlo_programs (PlanarTestFixture *f,
   g_assert_cmpuint (n_kernels, >, 10000);
   for (guint k = 0; k < 3; k++)
     g_assert_cmpuint (per_program[k], >, 0);
+
+  /* The generator's module alone (7 KB) within the index's budget of
+   * twice its bytes. */
+  {
+    g_autofree char *small = g_build_filename (f->dir, "hlo-small.xplane.pb", NULL);
+    g_autoptr(PlanarTrace) one = NULL;
+    const PlanarHloIndex *one_index;
+
+    g_assert_cmpint (run_gen (NULL, NULL, "--events", "2000", "--hlo", "-o", small, NULL), ==, 0);
+    one = planar_test_load_ok (small);
+    one_index = planar_trace_get_hlo_index (one);
+    g_assert_cmpuint (planar_hlo_index_get_n_modules (one_index), ==, 1);
+    g_test_message ("the generator's module: %" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT " indexed",
+                    planar_hlo_index_get_serialized_bytes (one_index), planar_hlo_index_get_memory (one_index));
+    g_assert_cmpuint (planar_hlo_index_get_memory (one_index), <=, 2 * planar_hlo_index_get_serialized_bytes (one_index));
+  }
 }
 
 int
