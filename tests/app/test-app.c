@@ -1449,6 +1449,8 @@ test_details_hlo (void)
   g_assert_nonnull (strstr (text, "\nKernels of this instruction: 2 kernels, 290.683 µs in all; this one "));
   g_assert_nonnull (strstr (text, "\nAchieved bandwidth (estimated, over the instruction's kernels): 231.77 GB/s\n"));
   g_assert_null (strstr (text, "\nAchieved bandwidth (estimated): "));
+  show_details_from (window, "FLOPs (estimated)");
+  save_screenshot ("details-hlo-te-kernels.png", G_USEC_PER_SEC / 2);
   show_details_from (window, "Framework op (HLO)");
   save_screenshot ("details-hlo-te-attention.png", G_USEC_PER_SEC / 2);
   gtk_window_destroy (GTK_WINDOW (window));
