@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -212,6 +213,79 @@ planar_spill_get_usage (guint64 *n_bytes,
   if (n_blocks != NULL)
     *n_blocks = spill_blocks != NULL ? g_hash_table_size (spill_blocks) : 0;
   g_mutex_unlock (&spill_lock);
+}
+
+/* The kB of @key in /proc/self/status's @text, or 0. */
+static guint64
+status_kb (const char *text,
+           const char *key)
+{
+  const char *at = strstr (text, key);
+
+  return at != NULL ? g_ascii_strtoull (at + strlen (key), NULL, 10) : 0;
+}
+
+/* Seconds since the process started (/proc/self/stat's start time against
+ * /proc/uptime), or 0. */
+static double
+process_seconds (void)
+{
+  g_autofree char *stat = NULL;
+  g_autofree char *uptime = NULL;
+  const char *after_name;
+  g_auto(GStrv) fields = NULL;
+
+  if (!g_file_get_contents ("/proc/self/stat", &stat, NULL, NULL) ||
+      !g_file_get_contents ("/proc/uptime", &uptime, NULL, NULL) ||
+      (after_name = strrchr (stat, ')')) == NULL)
+    return 0;
+  fields = g_strsplit (after_name + 2, " ", 0);
+  /* Field 22, the start time in clock ticks, is the 20th after the name. */
+  if (g_strv_length (fields) < 20)
+    return 0;
+  return g_ascii_strtod (uptime, NULL) -
+         (double) g_ascii_strtoull (fields[19], NULL, 10) / (double) sysconf (_SC_CLK_TCK);
+}
+
+void
+planar_spill_debug_memory (const char *where)
+{
+  static gsize wanted;
+  g_autofree char *status = NULL;
+  struct rusage usage;
+  guint64 spilled = 0;
+  int fd;
+
+  if (g_once_init_enter (&wanted))
+    {
+      const char *env = g_getenv ("PLANAR_DEBUG");
+
+      g_once_init_leave (&wanted, env != NULL && strstr (env, "memory") != NULL ? 2 : 1);
+    }
+  if (wanted != 2 || !g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return;
+  planar_spill_get_usage (&spilled, NULL);
+  getrusage (RUSAGE_SELF, &usage);
+  g_printerr ("planar: memory at %s (%.2f s, CPU %.2f s): rss %" G_GUINT64_FORMAT " MB (anon %"
+              G_GUINT64_FORMAT ", file %" G_GUINT64_FORMAT ", shared %" G_GUINT64_FORMAT
+              "), peak since the last %" G_GUINT64_FORMAT " MB, file-backed index %"
+              G_GUINT64_FORMAT " MB\n",
+              where, process_seconds (),
+              (double) (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+              (double) (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
+              status_kb (status, "VmRSS:") / 1024, status_kb (status, "RssAnon:") / 1024,
+              status_kb (status, "RssFile:") / 1024, status_kb (status, "RssShmem:") / 1024,
+              status_kb (status, "VmHWM:") / 1024, spilled >> 20);
+  /* "5" resets the peak (VmHWM) to the current RSS. */
+  fd = open ("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      if (write (fd, "5", 1) < 0)
+        {
+          /* An older kernel: the peak stays the process's. */
+        }
+      close (fd);
+    }
 }
 
 void

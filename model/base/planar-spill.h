@@ -58,6 +58,13 @@ gboolean planar_spill_is_mapped (gconstpointer block);
 void     planar_spill_get_usage (guint64 *n_bytes,
                                  guint   *n_blocks);
 
+/* With PLANAR_DEBUG containing "memory" (read once per process), prints
+ * to standard error the process's resident memory now (anonymous, file
+ * pages, file-backed index) and its peak since the previous call, naming
+ * @where, then starts a new peak (/proc/self/clear_refs): each line says
+ * how much the step before it needed at most. Does nothing otherwise. */
+void     planar_spill_debug_memory (const char *where);
+
 /* A growable array whose storage comes from the functions above. */
 typedef struct
 {

@@ -7,6 +7,8 @@
 #include "planar-derive-pass-private.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* XLA's StrOrRefValue(): the text of a string or reference stat. */
 static gboolean
@@ -130,6 +132,40 @@ _planar_derive_check_cancelled (DeriveContext  *dc,
   return g_cancellable_set_error_if_cancelled (dc->cancellable, error);
 }
 
+/* Files from this size on have the pages the passes read dropped behind
+ * them, as the decoder drops the pages of the lines it decoded; and every
+ * this many events read. */
+#define DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
+#define DROP_PAGES_EVERY    65536
+
+void
+_planar_derive_drop_read_pages (DeriveContext *dc)
+{
+  PlanarTrace *self = dc->self;
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guint64 begin = (dc->read_lo + page - 1) / page * page;
+  /* The last event's own bytes run past its offset: its page stays. */
+  guint64 end = dc->read_hi / page * page;
+
+  if (dc->n_read > 0 && end > begin && end <= self->size)
+    madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
+  dc->n_read = 0;
+}
+
+static void
+note_read (DeriveContext     *dc,
+           const PlanarEvent *event)
+{
+  if (dc->self->size < DROP_PAGES_MIN_SIZE || (event->flags & PLANAR_EVENT_DERIVED))
+    return;
+  if (dc->n_read == 0)
+    dc->read_lo = dc->read_hi = event->source;
+  dc->read_lo = MIN (dc->read_lo, event->source);
+  dc->read_hi = MAX (dc->read_hi, event->source);
+  if (++dc->n_read == DROP_PAGES_EVERY)
+    _planar_derive_drop_read_pages (dc);
+}
+
 /* Decodes the stats of plane @p's @event into @facts. Stats that cannot be
  * decoded (a damaged event) count as none: deriving never fails a load that
  * would succeed without it. */
@@ -140,6 +176,7 @@ _planar_derive_event_facts (DeriveContext     *dc,
                             EventFacts        *facts)
 {
   g_array_set_size (dc->stats, 0);
+  note_read (dc, event);
   if (planar_trace_get_event_stats (dc->self, plane, event, dc->stats, NULL) == 0)
     g_array_set_size (dc->stats, 0);
   read_facts (&dc->names, dc->stats, facts);
@@ -188,7 +225,7 @@ _planar_derive_collect_flow_ends (DeriveContext        *dc,
   /* A file XProf already processed carries the launch flows it made; they
    * are not made twice. */
   if (facts->has_correlation_id && !explicit_launch && (is_host || is_gpu))
-    _planar_flow_builder_add_launch (dc->flows, facts->correlation_id, is_host, ref, start_ps);
+    _planar_flow_builder_add_launch (dc->flows, facts->correlation_id, is_host, ref);
 
   if (facts->has_producer_type && facts->has_producer_id)
     {

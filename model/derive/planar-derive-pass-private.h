@@ -287,6 +287,12 @@ typedef struct
   GArray            *stats;
   PlanarFlowBuilder *flows;
   guint64            n_seen;
+  /* The file bytes the pass's stat reads went over since their pages were
+   * last dropped (_planar_derive_drop_read_pages()): the lowest and highest
+   * event offset, and how many events. */
+  guint64            read_lo;
+  guint64            read_hi;
+  guint64            n_read;
 } DeriveContext;
 
 typedef gboolean (*EventVisitor) (DeriveContext        *dc,
@@ -321,6 +327,10 @@ typedef struct _OffloadPass OffloadPass;
 
 gboolean _planar_derive_stat_int (const PlanarStat *stat,
                                   guint64          *value);
+/* Forgets the pages of the mapped file that the pass's stat reads went
+ * over (a large file only, as the decoder does): they stay in the page
+ * cache, and a later read faults them back in. */
+void _planar_derive_drop_read_pages (DeriveContext *dc);
 gboolean _planar_derive_check_cancelled (DeriveContext  *dc,
                                          GError        **error);
 void _planar_derive_event_facts (DeriveContext     *dc,

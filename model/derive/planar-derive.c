@@ -251,6 +251,7 @@ run_job (guint          i,
   if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX && job->kind != JOB_XLA_CPU)
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
+  dc.n_read = 0;
   switch (job->kind)
     {
     case JOB_HOST_TRACK:
@@ -284,6 +285,7 @@ run_job (guint          i,
       g_assert_not_reached ();
     }
   g_array_unref (dc.stats);
+  _planar_derive_drop_read_pages (&dc);
   if (dc.flows != NULL)
     {
       /* In parallel here, so that the index is built without sorting them. */
@@ -337,6 +339,7 @@ _planar_trace_derive (PlanarTrace   *self,
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
 
+  planar_spill_debug_memory ("the derive's start (the open, decode and HLO before it)");
   memset (&dc, 0, sizeof dc);
   memset (&queue, 0, sizeof queue);
   queue.results = _planar_derive_attach (self);
@@ -429,6 +432,7 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.sources = NULL;
   if (!run_jobs (&queue, scans, error))
     goto out;
+  planar_spill_debug_memory ("the derive's first round (the planes' passes)");
 
   /* The host's figures, in track order. */
   for (guint i = 0; i < scans->len; i++)
@@ -467,6 +471,7 @@ _planar_trace_derive (PlanarTrace   *self,
     }
   if (!run_jobs (&queue, finishes, error))
     goto out;
+  planar_spill_debug_memory ("the derive's second round (the GPUs' last lines, the flow index)");
 
   {
     PlanarCounterSet *counters = _planar_counter_set_build (self, cancellable, error);
@@ -475,6 +480,7 @@ _planar_trace_derive (PlanarTrace   *self,
       _planar_derived_results_set_counters (queue.results, counters);
     ok = counters != NULL;
   }
+  planar_spill_debug_memory ("the counters");
 
 out:
   for (guint i = 0; i < scans->len; i++)

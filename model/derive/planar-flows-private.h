@@ -37,8 +37,7 @@ void                   _planar_flow_builder_add              (PlanarFlowBuilder 
 void                   _planar_flow_builder_add_launch       (PlanarFlowBuilder     *self,
                                                               guint64                correlation_id,
                                                               gboolean               is_host,
-                                                              const PlanarEventRef  *event,
-                                                              gint64                 start_ps);
+                                                              const PlanarEventRef  *event);
 /* Puts the launches @self recorded in event order (plane, track, index). */
 void                   _planar_flow_builder_sort_launches    (PlanarFlowBuilder     *self);
 /* Moves the ends @other found into @self, after its own. Frees @other. */

@@ -10,6 +10,8 @@
 #include "planar-xspace-fields-private.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 gboolean
 _planar_trace_decode_stat (PlanarTrace              *self,
@@ -304,6 +306,9 @@ planar_stat_format_value (const PlanarStat *stat)
     }
 }
 
+#define COUNT_DROP_PAGES_MIN_SIZE (G_GUINT64_CONSTANT (256) << 20)
+#define COUNT_DROP_PAGES_EVERY    (G_GUINT64_CONSTANT (4) << 20)
+
 /* Damaged stats. They are rare, so one lock for every trace is enough. */
 
 struct _PlanarStatDamage
@@ -424,6 +429,22 @@ planar_trace_get_n_damaged_stats (PlanarTrace  *self,
   return n;
 }
 
+/* A large file's pages the count read are dropped behind it, every few
+ * MiB, as the decoder drops those of the lines it decoded: counting must not
+ * bring the whole file back into the process's memory. */
+static void
+drop_pages (PlanarTrace  *self,
+            const guint8 *from,
+            const guint8 *to)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guint64 begin = ((guint64) (from - self->data) + page - 1) / page * page;
+  guint64 end = (guint64) (to - self->data) / page * page;
+
+  if (self->size >= COUNT_DROP_PAGES_MIN_SIZE && end > begin)
+    madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
+}
+
 /* Counts the damaged stats of one XLine payload, noting the first. The
  * loader checked the framing of the line and of its events; should it fail
  * here anyway, the rest of the line is left alone. */
@@ -439,16 +460,23 @@ count_damaged_in_line (PlanarTrace              *self,
   guint stats_field = xf->event.number[PLANAR_XEVENT_STATS];
   PlanarWireReader r;
   PlanarWireField f;
+  const guint8 *dropped;
   guint64 n = 0;
 
   if (line->offset >= self->size || line->size > self->size - line->offset)
     return 0;
   planar_wire_reader_init (&r, self->data, self->data + line->offset, (gsize) line->size);
+  dropped = self->data + line->offset;
   while (planar_wire_next (&r, &f) > 0)
     {
       PlanarWireReader er;
       PlanarWireField ef;
 
+      if ((guint64) (f.start - dropped) >= COUNT_DROP_PAGES_EVERY)
+        {
+          drop_pages (self, dropped, f.start);
+          dropped = f.start;
+        }
       if (f.number != events_field || f.wire_type != PLANAR_WIRE_LEN)
         continue;
       planar_wire_reader_init (&er, self->data, f.data, f.len);
@@ -470,6 +498,7 @@ count_damaged_in_line (PlanarTrace              *self,
             }
         }
     }
+  drop_pages (self, dropped, self->data + line->offset + line->size);
   return n;
 }
 

@@ -461,6 +461,7 @@ test_gen (Fixture       *f,
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarFlowIndex *flows;
   guint64 n_device = 0, complete = 0, dangling = 0;
+  gint64 last_lo = G_MININT64;
   GHashTableIter iter;
   gpointer key, value;
 
@@ -500,13 +501,19 @@ test_gen (Fixture       *f,
   g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, dangling);
 
   /* Every complete flow links a host launch to a kernel of the same id,
-   * at their start times. */
+   * at their start times; the flows come sorted by the start of their
+   * span (the index puts them in that order in place). */
   for (gsize i = 0; i < planar_flow_index_get_n_flows (flows); i++)
     {
       PlanarFlow fl;
       const PlanarPlane *from_plane, *to_plane;
+      gint64 lo;
 
       planar_flow_index_get_flow (flows, i, &fl);
+      lo = planar_event_ref_is_none (&fl.from) ? fl.to_ps
+           : planar_event_ref_is_none (&fl.to) ? fl.from_ps : MIN (fl.from_ps, fl.to_ps);
+      g_assert_cmpint (lo, >=, last_lo);
+      last_lo = lo;
       if (fl.category != PLANAR_FLOW_CATEGORY_GPU_LAUNCH || planar_event_ref_is_none (&fl.from) ||
           planar_event_ref_is_none (&fl.to))
         continue;
