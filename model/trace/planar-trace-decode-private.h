@@ -45,7 +45,6 @@ typedef struct
   PlanarTrace    *self;
   GCancellable   *cancellable;
   PlanarLineJob  *line_jobs;
-  guint          *line_order;
   guint           n_line_jobs;
   PlanarTrackJob *track_jobs;
   guint           n_track_jobs;

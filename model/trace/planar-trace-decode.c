@@ -514,7 +514,7 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
   g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
   g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
   g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
-  guint reserve;
+  guint reserve, n_tracks;
 
   /* What derived metadata and lines will follow. */
   self->planes_priv[p].n_file_metadata = plane->n_metadata;
@@ -576,29 +576,24 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
   plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
   plane->n_rows = g_hash_table_size (rows);
   self->planes_priv[p].n_file_rows = plane->n_rows;
-  plane->n_tracks = plane_tracks->len;
-  self->planes_priv[p].n_file_tracks = plane->n_tracks;
+  self->planes_priv[p].n_file_tracks = plane_tracks->len;
+  n_tracks = plane_tracks->len;
   g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
   plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
+  /* The viewer may be drawing the planes decoded before this one: the
+   * count comes after the array it counts. */
+  __atomic_store_n (&plane->n_tracks, n_tracks, __ATOMIC_RELEASE);
   /* Published last: a reader that sees it sees the tracks above. */
   g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
-}
-
-static void
-plan_tracks (PlanarDecodeContext *ctx,
-             GArray        *track_jobs)
-{
-  guint job = 0;
-
-  for (guint p = 0; p < ctx->self->n_planes; p++)
-    plan_plane_tracks (ctx, p, track_jobs, &job);
 }
 
 /* Moves every decoded event by the host's offset in its session, or, for a
  * file without a profile start, so that its earliest event is at 0 (and
  * says so: planar_trace_is_aligned_at_earliest_event()). */
 static void
-align_lines (PlanarDecodeContext *ctx)
+align_lines (PlanarDecodeContext *ctx,
+             const guint         *jobs,
+             guint                n_jobs)
 {
   PlanarTrace *self = ctx->self;
   gint64 delta = self->time_offset_ps;
@@ -608,9 +603,11 @@ align_lines (PlanarDecodeContext *ctx)
       gboolean any = FALSE;
       gint64 earliest = 0;
 
-      for (guint i = 0; i < ctx->n_line_jobs; i++)
+      /* Only ever asked of every line at once (the earliest of them all). */
+      g_assert (n_jobs == ctx->n_line_jobs);
+      for (guint i = 0; i < n_jobs; i++)
         {
-          const PlanarLineJob *lj = &ctx->line_jobs[i];
+          const PlanarLineJob *lj = &ctx->line_jobs[jobs[i]];
 
           /* Lines come out of the decoder in order more often than not,
            * but the earliest start is only sure after a scan. */
@@ -633,9 +630,9 @@ align_lines (PlanarDecodeContext *ctx)
   if (delta == 0)
     return;
 
-  for (guint i = 0; i < ctx->n_line_jobs; i++)
+  for (guint i = 0; i < n_jobs; i++)
     {
-      PlanarLineJob *lj = &ctx->line_jobs[i];
+      PlanarLineJob *lj = &ctx->line_jobs[jobs[i]];
       PlanarEvent *arrays[2] = { lj->events, lj->aggregated };
       gsize counts[2] = { lj->n_events, lj->n_aggregated };
 
@@ -666,14 +663,131 @@ planar_trace_set_time_offset (PlanarTrace *self,
   return TRUE;
 }
 
+/* Where a plane sorts on the timeline, as view/planar-timeline-layout.c
+ * orders the sections (its compare_planes()): GPUs, TPUs, other devices,
+ * custom planes, the host, the rest; devices by id, the others by name. */
+static guint
+plane_display_kind (const char *name)
+{
+  if (g_str_has_prefix (name, "/device:GPU:"))
+    return 0;
+  if (g_str_has_prefix (name, "/device:TPU:"))
+    return 1;
+  if (g_str_has_prefix (name, "/device:CUSTOM:") || g_str_has_prefix (name, "/custom:"))
+    return 3;
+  if (g_str_has_prefix (name, "/device:") || g_str_has_prefix (name, "#Chip"))
+    return 2;
+  if (g_str_has_prefix (name, "/host:") || strcmp (name, "Host CPUs") == 0 || strcmp (name, "Syscalls") == 0)
+    return 4;
+  return 5;
+}
+
+static int
+compare_planes_display (gconstpointer a,
+                        gconstpointer b,
+                        gpointer      user_data)
+{
+  const PlanarTrace *self = user_data;
+  const PlanarPlane *pa = &self->planes[*(const guint *) a];
+  const PlanarPlane *pb = &self->planes[*(const guint *) b];
+  guint ka = plane_display_kind (pa->name), kb = plane_display_kind (pb->name);
+  int c;
+
+  if (ka != kb)
+    return ka < kb ? -1 : 1;
+  if (ka < 4 && pa->id != pb->id)
+    return pa->id < pb->id ? -1 : 1;
+  c = strcmp (pa->name, pb->name);
+  if (c != 0)
+    return c;
+  /* Ties in file order (the view's sort is not stable: any order of
+   * equals is one it may show). */
+  return *(const guint *) a < *(const guint *) b ? -1 : *(const guint *) a > *(const guint *) b;
+}
+
+/* Decodes the lines of @planes, aligns them, groups them into tracks and
+ * builds and publishes each track. */
+static void
+decode_planes (PlanarDecodeContext *ctx,
+               const guint         *planes,
+               guint                n_planes,
+               const guint         *first_job)
+{
+  PlanarTrace *self = ctx->self;
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  g_autofree guint *jobs = NULL;
+  g_autofree guint64 *sizes = g_new (guint64, MAX (ctx->n_line_jobs, 1));
+  guint n_jobs = 0;
+
+  for (guint i = 0; i < n_planes; i++)
+    n_jobs += self->planes[planes[i]].n_lines;
+  jobs = g_new (guint, MAX (n_jobs, 1));
+  n_jobs = 0;
+  for (guint i = 0; i < n_planes; i++)
+    for (guint l = 0; l < self->planes[planes[i]].n_lines; l++)
+      {
+        guint job = first_job[planes[i]] + l;
+
+        jobs[n_jobs++] = job;
+        sizes[job] = self->planes_priv[planes[i]].line_sizes[l];
+      }
+  /* Biggest lines first, so no worker is left with a long one at the end. */
+  g_qsort_with_data (jobs, (gint) n_jobs, sizeof (guint), compare_line_size_desc, sizes);
+
+  run_jobs (ctx, decode_job, n_jobs, jobs);
+
+  /* Times are final before any track is published, so that a reader
+   * drawing the first tracks never sees them move. */
+  if (ctx->error == NULL)
+    align_lines (ctx, jobs, n_jobs);
+
+  if (ctx->error == NULL)
+    {
+      for (guint i = 0; i < n_planes; i++)
+        {
+          guint job = first_job[planes[i]];
+
+          plan_plane_tracks (ctx, planes[i], track_jobs, &job);
+        }
+      ctx->track_jobs = (PlanarTrackJob *) (gpointer) track_jobs->data;
+      ctx->n_track_jobs = track_jobs->len;
+      run_jobs (ctx, track_job, ctx->n_track_jobs, NULL);
+      ctx->track_jobs = NULL;
+      ctx->n_track_jobs = 0;
+    }
+
+  for (guint i = 0; i < n_jobs; i++)
+    {
+      g_clear_pointer (&ctx->line_jobs[jobs[i]].events, planar_spill_free);
+      g_clear_pointer (&ctx->line_jobs[jobs[i]].aggregated, planar_spill_free);
+    }
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+}
+
+/* A decode that failed publishes nothing: the tracks of the planes done
+ * before are taken back (their arrays stay until the trace goes, for a
+ * reader drawing one now). */
+static void
+unpublish_tracks (PlanarTrace *self)
+{
+  gint **ready = g_atomic_pointer_get (&self->track_ready);
+
+  for (guint p = 0; p < self->n_planes; p++)
+    if (g_atomic_pointer_get (&ready[p]) != NULL)
+      for (guint t = 0; t < self->planes_priv[p].tracks_capacity; t++)
+        g_atomic_int_set (&ready[p][t], 0);
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, TRUE);
+}
+
 gboolean
 _planar_trace_decode_lines (PlanarTrace   *self,
                             GCancellable  *cancellable,
                             GError       **error)
 {
   PlanarDecodeContext ctx = { 0 };
-  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
-  guint n = 0;
+  g_autofree guint *first_job = NULL;
+  g_autofree guint *order = NULL;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
@@ -686,51 +800,45 @@ _planar_trace_decode_lines (PlanarTrace   *self,
   ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
   g_mutex_init (&ctx.lock);
 
+  first_job = g_new (guint, MAX (self->n_planes, 1));
+  order = g_new (guint, MAX (self->n_planes, 1));
   for (guint p = 0; p < self->n_planes; p++)
-    ctx.n_line_jobs += self->planes[p].n_lines;
+    {
+      first_job[p] = ctx.n_line_jobs;
+      order[p] = p;
+      ctx.n_line_jobs += self->planes[p].n_lines;
+    }
   ctx.line_jobs = g_new0 (PlanarLineJob, MAX (ctx.n_line_jobs, 1));
-  ctx.line_order = g_new (guint, MAX (ctx.n_line_jobs, 1));
-  {
-    g_autofree guint64 *sizes = g_new (guint64, MAX (ctx.n_line_jobs, 1));
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint l = 0; l < self->planes[p].n_lines; l++)
+      {
+        ctx.line_jobs[first_job[p] + l].plane = p;
+        ctx.line_jobs[first_job[p] + l].line = l;
+      }
+  g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
 
-    for (guint p = 0; p < self->n_planes; p++)
-      for (guint l = 0; l < self->planes[p].n_lines; l++, n++)
+  if (!self->has_start_time)
+    {
+      /* Without a profile start, the earliest event of every line is the
+       * time base: nothing is final before every line is read. */
+      decode_planes (&ctx, order, self->n_planes, first_job);
+    }
+  else
+    {
+      /* What the timeline shows first is decoded first: the planes in the
+       * order of its sections, each published whole before the next is
+       * read (docs/loader.md, "The first frame"). */
+      g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+      for (guint i = 0; i < self->n_planes && ctx.error == NULL; i++)
         {
-          ctx.line_jobs[n].plane = p;
-          ctx.line_jobs[n].line = l;
-          ctx.line_order[n] = n;
-          sizes[n] = self->planes_priv[p].line_sizes[l];
+          decode_planes (&ctx, &order[i], 1, first_job);
+          /* For tests only (planar-mapping-private.h). */
+          if (ctx.error == NULL && self->planes[order[i]].n_lines > 0)
+            _planar_trace_test_point (self, "plane-published", self->path);
         }
-    /* Biggest lines first, so no worker is left with a long one at the end. */
-    g_qsort_with_data (ctx.line_order, (gint) ctx.n_line_jobs, sizeof (guint),
-                       compare_line_size_desc, sizes);
-  }
-
-  run_jobs (&ctx, decode_job, ctx.n_line_jobs, ctx.line_order);
-
-  /* Times are final before any track is published, so that a reader
-   * drawing the first tracks never sees them move. */
-  if (ctx.error == NULL)
-    align_lines (&ctx);
-
-  if (ctx.error == NULL)
-    {
-      g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
-      plan_tracks (&ctx, track_jobs);
-      ctx.track_jobs = (PlanarTrackJob *) (gpointer) track_jobs->data;
-      ctx.n_track_jobs = track_jobs->len;
-      run_jobs (&ctx, track_job, ctx.n_track_jobs, NULL);
     }
 
-  for (guint i = 0; i < ctx.n_line_jobs; i++)
-    {
-      planar_spill_free (ctx.line_jobs[i].events);
-      planar_spill_free (ctx.line_jobs[i].aggregated);
-    }
-  for (guint i = 0; i < track_jobs->len; i++)
-    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
   g_free (ctx.line_jobs);
-  g_free (ctx.line_order);
   g_mutex_clear (&ctx.lock);
 
   /* A file cut under the decoder read as zeros from the cut on: whatever
@@ -738,6 +846,7 @@ _planar_trace_decode_lines (PlanarTrace   *self,
    * in place without a fault, its size or time says so. */
   if (_planar_trace_check_changed (self, TRUE, &ctx.error) || ctx.error != NULL)
     {
+      unpublish_tracks (self);
       g_propagate_error (error, ctx.error);
       return FALSE;
     }
@@ -832,7 +941,7 @@ _planar_trace_decode_track (PlanarTrace  *self,
   for (guint i = 0; i < ctx.n_line_jobs && ok; i++)
     ok = decode_line (&ctx, &ctx.line_jobs[i]);
   if (ok)
-    align_lines (&ctx);
+    align_lines (&ctx, tj.lines, tj.n_lines);
   ok = ok && ctx.error == NULL;
   if (ok)
     {
