@@ -578,6 +578,79 @@ build_track (PlanarDecodeContext *ctx,
 }
 
 
+static void plan_plane_tracks (PlanarDecodeContext *ctx,
+                               guint                p,
+                               GArray              *track_jobs,
+                               guint               *job);
+static void align_lines       (PlanarDecodeContext *ctx,
+                               const guint         *jobs,
+                               guint                n_jobs);
+
+/* Marks plane @p built and publishes, in the timeline's order, every plane
+ * built whose planes above are published. Any worker. */
+static void
+publish_in_order (PlanarDecodeContext *ctx,
+                  guint                p)
+{
+  PlanarTrace *self = ctx->self;
+  gboolean published = FALSE;
+
+  g_mutex_lock (&ctx->lock);
+  ctx->plane_built[p] = TRUE;
+  while (ctx->n_published < self->n_planes && ctx->plane_built[ctx->plane_order[ctx->n_published]] &&
+         !g_atomic_int_get (&ctx->failed))
+    {
+      guint q = ctx->plane_order[ctx->n_published++];
+
+      /* Drawable from now on: their times are final and nothing changes
+       * them (deriving adds tracks and metadata beside them). */
+      for (guint t = 0; t < self->planes_priv[q].n_file_tracks; t++)
+        g_atomic_int_set (&self->track_ready[q][t], 1);
+      if (self->planes[q].n_lines > 0)
+        {
+          published = TRUE;
+          /* For tests only (planar-mapping-private.h). */
+          _planar_trace_test_point (self, "plane-published", self->path);
+        }
+    }
+  g_mutex_unlock (&ctx->lock);
+  if (published)
+    _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, TRUE);
+}
+
+/* The last line of plane @p decoded: aligns its lines, builds its tracks
+ * and publishes them when the planes above are. */
+static gboolean
+finish_plane (PlanarDecodeContext *ctx,
+              guint                p)
+{
+  PlanarTrace *self = ctx->self;
+  guint n_lines = self->planes[p].n_lines;
+  g_autofree guint *jobs = g_new (guint, MAX (n_lines, 1));
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  guint job = ctx->first_job[p];
+  gboolean ok = TRUE;
+
+  for (guint l = 0; l < n_lines; l++)
+    jobs[l] = ctx->first_job[p] + l;
+  align_lines (ctx, jobs, n_lines);
+  if (g_atomic_int_get (&ctx->failed))
+    return FALSE;
+  plan_plane_tracks (ctx, p, track_jobs, &job);
+  for (guint i = 0; i < track_jobs->len && ok; i++)
+    ok = !_planar_decode_stopped (ctx) && build_track (ctx, &g_array_index (track_jobs, PlanarTrackJob, i));
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+  for (guint l = 0; l < n_lines; l++)
+    {
+      g_clear_pointer (&ctx->line_jobs[jobs[l]].events, planar_spill_free);
+      g_clear_pointer (&ctx->line_jobs[jobs[l]].aggregated, planar_spill_free);
+    }
+  if (ok)
+    publish_in_order (ctx, p);
+  return ok;
+}
+
 static gboolean
 decode_job (guint          job,
             gpointer       data,
@@ -585,8 +658,12 @@ decode_job (guint          job,
             GError       **error)
 {
   PlanarDecodeContext *ctx = data;
+  guint p = ctx->line_jobs[job].plane;
 
   if (_planar_decode_stopped (ctx) || !decode_line (ctx, &ctx->line_jobs[job]))
+    return _planar_decode_take_failure (ctx, error);
+  /* Streaming: whoever decodes a plane's last line builds the plane. */
+  if (ctx->plane_left != NULL && g_atomic_int_dec_and_test (&ctx->plane_left[p]) && !finish_plane (ctx, p))
     return _planar_decode_take_failure (ctx, error);
   return TRUE;
 }
@@ -621,6 +698,20 @@ run_jobs (PlanarDecodeContext *ctx,
 
   if (!planar_parallel_run (n_jobs, order, func, ctx, ctx->cancellable, &error))
     _planar_decode_fail (ctx, error);
+}
+
+static int
+compare_job_size_desc (gconstpointer a,
+                       gconstpointer b,
+                       gpointer      user_data)
+{
+  const PlanarDecodeContext *ctx = user_data;
+  const PlanarLineJob *ja = &ctx->line_jobs[*(const guint *) a];
+  const PlanarLineJob *jb = &ctx->line_jobs[*(const guint *) b];
+  guint64 sa = ctx->self->planes_priv[ja->plane].line_sizes[ja->line];
+  guint64 sb = ctx->self->planes_priv[jb->plane].line_sizes[jb->line];
+
+  return sa < sb ? 1 : sa > sb ? -1 : 0;
 }
 
 static int
@@ -960,16 +1051,42 @@ _planar_trace_decode_lines (PlanarTrace   *self,
     }
   else
     {
-      /* What the timeline shows first is decoded first: the planes in the
-       * order of its sections, each published whole before the next is
-       * read (docs/loader.md, "The first frame"). */
+      /* What the timeline shows first is decoded first: the lines in the
+       * order of its sections (biggest first within a plane), every
+       * worker busy; the worker that decodes a plane's last line builds
+       * its tracks, and planes are published in that order, each whole
+       * (docs/loader.md, "The first frame"). */
+      g_autofree guint *rank = g_new (guint, MAX (self->n_planes, 1));
+      g_autofree guint *jobs = g_new (guint, MAX (ctx.n_line_jobs, 1));
+      g_autofree gint *plane_left = g_new0 (gint, MAX (self->n_planes, 1));
+      g_autofree gboolean *plane_built = g_new0 (gboolean, MAX (self->n_planes, 1));
+      guint n = 0;
+
       g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
-      for (guint i = 0; i < self->n_planes && ctx.error == NULL; i++)
+      for (guint i = 0; i < self->n_planes; i++)
         {
-          decode_planes (&ctx, &order[i], 1, first_job);
-          /* For tests only (planar-mapping-private.h). */
-          if (ctx.error == NULL && self->planes[order[i]].n_lines > 0)
-            _planar_trace_test_point (self, "plane-published", self->path);
+          guint p = order[i];
+          guint first = n;
+
+          rank[p] = i;
+          plane_left[p] = (gint) self->planes[p].n_lines;
+          for (guint l = 0; l < self->planes[p].n_lines; l++)
+            jobs[n++] = first_job[p] + l;
+          g_qsort_with_data (jobs + first, (gint) (n - first), sizeof (guint), compare_job_size_desc, &ctx);
+        }
+      ctx.first_job = first_job;
+      ctx.plane_left = plane_left;
+      ctx.plane_built = plane_built;
+      ctx.plane_order = order;
+      /* Planes without lines have nothing to wait for. */
+      for (guint p = 0; p < self->n_planes; p++)
+        if (self->planes[p].n_lines == 0)
+          finish_plane (&ctx, p);
+      run_jobs (&ctx, decode_job, ctx.n_line_jobs, jobs);
+      for (guint i = 0; i < ctx.n_line_jobs; i++)
+        {
+          g_clear_pointer (&ctx.line_jobs[i].events, planar_spill_free);
+          g_clear_pointer (&ctx.line_jobs[i].aggregated, planar_spill_free);
         }
     }
 
