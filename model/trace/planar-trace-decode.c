@@ -100,11 +100,24 @@ static gboolean
 grow_events (PlanarDecodeContext  *ctx,
              PlanarEvent   **events,
              gsize          *cap,
-             gsize           line_len)
+             gsize           line_len,
+             gsize           line_read)
 {
   /* The first allocation follows the line's size (a real event takes more
    * than 8 bytes), so that many short lines do not each claim a page. */
   gsize new_cap = *cap ? *cap * 2 : MIN (256, line_len / 8 + 1);
+
+  /* Full after a few thousand events, the bytes read so far tell how many
+   * the line holds: one block of about that many (and a little more), not
+   * a doubling that copies every event again (into new pages of a spill
+   * file past 1 GiB) each time. A wrong guess only grows again. */
+  if (*cap >= 4096 && line_read > 0 && line_read < line_len)
+    {
+      double expected = (double) *cap * (double) line_len / (double) line_read * 1.125 + 1024;
+
+      if (expected > (double) new_cap && expected < (double) line_len)
+        new_cap = (gsize) expected;
+    }
 
   if (!_planar_decode_claim_memory (ctx, (new_cap - *cap) * sizeof (PlanarEvent)))
     return FALSE;
@@ -228,6 +241,7 @@ add_event (PlanarDecodeContext *ctx,
            PlanarPlanePrivate  *ppriv,
            PlanarLineJob       *job,
            gsize                line_len,
+           gsize                line_read,
            gint64               metadata_id,
            gint64               offset_ps,
            gint64               duration_ps,
@@ -245,14 +259,14 @@ add_event (PlanarDecodeContext *ctx,
   if (aggregated)
     {
       if (job->n_aggregated == job->cap_aggregated &&
-          !grow_events (ctx, &job->aggregated, &job->cap_aggregated, line_len))
+          !grow_events (ctx, &job->aggregated, &job->cap_aggregated, line_len, line_read))
         return FALSE;
       ev = &job->aggregated[job->n_aggregated++];
     }
   else
     {
       if (job->n_events == job->cap_events &&
-          !grow_events (ctx, &job->events, &job->cap_events, line_len))
+          !grow_events (ctx, &job->events, &job->cap_events, line_len, line_read))
         return FALSE;
       ev = &job->events[job->n_events++];
     }
@@ -328,8 +342,8 @@ decode_line (PlanarDecodeContext *ctx,
               read_event_fast (&xf->event, q, q + event_len, &metadata_id, &offset_ps, &duration_ps, &aggregated))
             {
               /* The stats decoder starts again at the length prefix. */
-              if (!add_event (ctx, ppriv, job, len, metadata_id, offset_ps, duration_ps, aggregated,
-                              (guint64) (r.p + 1 - self->data)))
+              if (!add_event (ctx, ppriv, job, len, (gsize) (r.p - start), metadata_id, offset_ps, duration_ps,
+                              aggregated, (guint64) (r.p + 1 - self->data)))
                 return FALSE;
               r.p = q + event_len;
               if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS) && !check_progress (ctx, &r, &last_progress, &n_since_check))
@@ -408,7 +422,8 @@ decode_line (PlanarDecodeContext *ctx,
               planar_wire_read_varint (&q, f.data, &tag);
               source = (guint64) (q - self->data);
             }
-            if (!add_event (ctx, ppriv, job, len, metadata_id, offset_ps, duration_ps, aggregated, source))
+            if (!add_event (ctx, ppriv, job, len, (gsize) (r.p - start), metadata_id, offset_ps, duration_ps,
+                            aggregated, source))
               return FALSE;
             if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS) && !check_progress (ctx, &r, &last_progress, &n_since_check))
               return FALSE;
