@@ -1,12 +1,23 @@
 /* planar-bench-frame.c: how long the timeline takes to produce a frame.
  *
- * Profiles of 1e6 and 1e7 events written by planar-gen are shown in a
- * 1600x1000 timeline at windows of the whole span times 1, 1e-2, 1e-4 and
- * 1e-6 around its middle. A frame is the widget's snapshot (the tracks
- * layer rebuilt: the view changed) rendered by the cairo renderer into a
+ * Profiles of 1e6, 1e7 and 1e8 events written by planar-gen --seed 1 (made
+ * once in PLANAR_BENCH_DIR, default $XDG_CACHE_HOME/planar-bench, as
+ * bench/open's: gen-seed1-1e8.xplane.pb) are shown in a 1600x1000
+ * timeline at windows of the whole span times 1, 1e-2, 1e-4 and 1e-6
+ * around its middle. A frame is the widget's snapshot (the tracks layer
+ * rebuilt: the view changed) rendered by the cairo renderer into a
  * texture. The level of detail should make a frame's cost follow the
- * pixels, not the events: the table ends with the ratio of the 1e7 frame
- * to the 1e6 one at each zoom.
+ * pixels, not the events: the table gives the ratio of each profile's
+ * frame to the first (smallest) one's at each zoom.
+ *
+ * Each profile is loaded as the application loads it (in a worker, the
+ * pool's threads at a lower priority, the timeline following the tracks
+ * as they are published); while the load is still under way, frames are
+ * drawn one after another at the zooms in turn (around the middle of the
+ * time window the file's structure tells) and timed apart: the "while
+ * loading" columns, from the first frame that draws a track to the end of
+ * the load, ten a second at most. Then the frames of the loaded profile
+ * are timed. No cached index is read or written.
  *
  * With --find PATTERN, the profiles are searched for PATTERN (a regular
  * expression: "." matches every event) and every hit is highlighted, as
@@ -22,6 +33,8 @@
 #include <gtk/gtk.h>
 #include <stdlib.h>
 
+#include "planar-cache.h"
+#include "planar-parallel.h"
 #include "planar-timeline-private.h"
 
 #ifndef PLANAR_GEN_PATH
@@ -43,6 +56,9 @@ typedef struct
   double snapshot_ms;
   double frame_ms;
   guint  nodes;
+  /* While the profile was loading: the median frame and how many. */
+  double streaming_ms;
+  guint  n_streaming;
 } Figures;
 
 /* With --find: the hits, and the time to index them. */
@@ -52,18 +68,21 @@ typedef struct
   double  index_ms;
 } FindFigures;
 
+/* The profile of @events events in @dir, written once by planar-gen. */
 static char *
-generate (const char *dir,
-          guint64     events)
+ensure_profile (const char *dir,
+                const char *events)
 {
-  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, events);
-  g_autofree char *name = g_strdup_printf ("gen-%s.xplane.pb", count);
+  g_autofree char *name = g_strdup_printf ("gen-seed1-%s.xplane.pb", events);
   char *path = g_build_filename (dir, name, NULL);
   g_autoptr(GError) error = NULL;
   const char *gen = g_getenv ("PLANAR_GEN") != NULL ? g_getenv ("PLANAR_GEN") : PLANAR_GEN_PATH;
   int status = 0;
 
-  g_spawn_sync (NULL, (char *[]) { (char *) gen, (char *) "--events", count, (char *) "--seed", (char *) "1",
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_printerr ("planar-bench-frame: writing %s (once)\n", path);
+  g_spawn_sync (NULL, (char *[]) { (char *) gen, (char *) "--events", (char *) events, (char *) "--seed", (char *) "1",
                                    (char *) "-o", path, NULL },
                 NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
   if (error != NULL || !g_spawn_check_wait_status (status, NULL))
@@ -123,7 +142,60 @@ wait_until_allocated (GtkWidget *widget)
     ;
 }
 
-/* Median frame at each zoom of the profile at @path. */
+/* Draws one frame of @timeline; returns its milliseconds (snapshot in
+ * @snapshot_ms) and, when @nodes is given, counts its render nodes. */
+static double
+draw_frame (PlanarTimeline *timeline,
+            GskRenderer    *renderer,
+            double         *snapshot_ms,
+            guint          *nodes)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *texture;
+  gint64 a, b, c;
+
+  _planar_timeline_invalidate_tracks (timeline);
+  a = g_get_monotonic_time ();
+  GTK_WIDGET_GET_CLASS (timeline)->snapshot (GTK_WIDGET (timeline), snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  b = g_get_monotonic_time ();
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, WIDTH, HEIGHT));
+  c = g_get_monotonic_time ();
+  if (nodes != NULL)
+    *nodes = count_nodes (node);
+  g_object_unref (texture);
+  gsk_render_node_unref (node);
+  if (snapshot_ms != NULL)
+    *snapshot_ms = (double) (b - a) / 1000.0;
+  return (double) (c - a) / 1000.0;
+}
+
+static void
+load_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!planar_profile_load_finish (PLANAR_PROFILE (object), result, &error))
+    g_error ("%s", error->message);
+  *done = TRUE;
+}
+
+/* Whether @timeline draws a track of the file. */
+static gboolean
+draws_a_track (PlanarTimeline *timeline)
+{
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (timeline->layout); r++)
+    if (planar_timeline_layout_get_row (timeline->layout, r)->kind == PLANAR_TIMELINE_ROW_TRACK)
+      return TRUE;
+  return FALSE;
+}
+
+/* Median frame at each zoom of the profile at @path, while it loads and
+ * after. */
 static void
 measure (const char  *path,
          guint        runs,
@@ -135,17 +207,14 @@ measure (const char  *path,
   g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
   g_autoptr(GError) error = NULL;
   g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
+  GArray *streaming[G_N_ELEMENTS (zooms)] = { NULL };
   GtkWidget *window;
   PlanarTimeline *timeline;
   gint64 first, last, t0;
   g_autofree double *snapshot_ms = g_new (double, runs);
   g_autofree double *frame_ms = g_new (double, runs);
-
-  t0 = g_get_monotonic_time ();
-  if (!planar_profile_load (profile, NULL, &error))
-    g_error ("%s", error->message);
-  *load_s = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-  planar_profile_get_span (profile, &first, &last);
+  gboolean done = FALSE;
+  guint turn = 0;
 
   if (!gsk_renderer_realize (renderer, NULL, &error))
     g_error ("%s", error->message);
@@ -156,6 +225,64 @@ measure (const char  *path,
   timeline = PLANAR_TIMELINE (planar_timeline_new ());
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (timeline));
   planar_timeline_set_profile (timeline, profile);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_until_allocated (GTK_WIDGET (timeline));
+
+  /* As the application loads: in a worker, its pool at a lower priority. */
+  planar_parallel_set_background (TRUE);
+  t0 = g_get_monotonic_time ();
+  planar_profile_load_async (profile, NULL, load_done, &done);
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    streaming[z] = g_array_new (FALSE, FALSE, sizeof (double));
+  while (!done)
+    {
+      PlanarTrace *trace;
+      guint64 start_ns, end_ns;
+
+      g_main_context_iteration (NULL, FALSE);
+      /* A track drawn: the host is open and its structure read. */
+      trace = !done && draws_a_track (timeline) ? planar_profile_get_trace (profile, 0) : NULL;
+      if (trace == NULL || !planar_trace_get_time_window (trace, &start_ns, &end_ns))
+        {
+          if (!done)
+            g_usleep (1000);
+          continue;
+        }
+      /* The window the structure tells, in the timeline's picoseconds. */
+      first = 0;
+      last = (gint64) (end_ns - start_ns) * 1000;
+      {
+        guint z = turn++ % G_N_ELEMENTS (zooms);
+        gint64 width = MAX ((gint64) ((double) (last - first) * zooms[z]), 1);
+        gint64 middle = first + (last - first) / 2;
+        double ms;
+
+        planar_timeline_set_view (timeline, middle - width / 2, middle - width / 2 + width);
+        ms = draw_frame (timeline, renderer, NULL, NULL);
+        if (!done)
+          g_array_append_val (streaming[z], ms);
+        /* Ten frames a second, as a person panning: the load keeps the
+         * rest of the machine. */
+        while (!done && ms < 100)
+          {
+            g_main_context_iteration (NULL, FALSE);
+            g_usleep (5000);
+            ms += 5;
+          }
+      }
+    }
+  *load_s = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  planar_parallel_set_background (FALSE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      figures[z].n_streaming = streaming[z]->len;
+      figures[z].streaming_ms = streaming[z]->len > 0 ? median ((double *) (gpointer) streaming[z]->data, streaming[z]->len) : 0;
+      g_array_unref (streaming[z]);
+    }
+  planar_profile_get_span (profile, &first, &last);
+
   if (find_pattern != NULL)
     {
       g_autoptr(PlanarSearch) search = planar_search_new (profile, find_pattern, PLANAR_SEARCH_REGEX, &error);
@@ -169,8 +296,6 @@ measure (const char  *path,
       find->n_hits = planar_search_get_n_hits (search);
       planar_timeline_set_search_hits (timeline, index);
     }
-  gtk_window_present (GTK_WINDOW (window));
-  wait_until_allocated (GTK_WIDGET (timeline));
 
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
@@ -185,27 +310,13 @@ measure (const char  *path,
        * frame reuses, as on screen. */
       for (guint r = 0; r < runs + 1; r++)
         {
-          GtkSnapshot *snapshot = gtk_snapshot_new ();
-          GskRenderNode *node;
-          GdkTexture *texture;
-          gint64 a, b, c;
+          double snap, ms = draw_frame (timeline, renderer, &snap, r == 0 ? &figures[z].nodes : NULL);
 
-          _planar_timeline_invalidate_tracks (timeline);
-          a = g_get_monotonic_time ();
-          GTK_WIDGET_GET_CLASS (timeline)->snapshot (GTK_WIDGET (timeline), snapshot);
-          node = gtk_snapshot_free_to_node (snapshot);
-          b = g_get_monotonic_time ();
-          texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, WIDTH, HEIGHT));
-          c = g_get_monotonic_time ();
           if (r > 0)
             {
-              snapshot_ms[r - 1] = (double) (b - a) / 1000.0;
-              frame_ms[r - 1] = (double) (c - a) / 1000.0;
+              snapshot_ms[r - 1] = snap;
+              frame_ms[r - 1] = ms;
             }
-          else
-            figures[z].nodes = count_nodes (node);
-          g_object_unref (texture);
-          gsk_render_node_unref (node);
         }
       figures[z].snapshot_ms = median (snapshot_ms, runs);
       figures[z].frame_ms = median (frame_ms, runs);
@@ -221,11 +332,12 @@ int
 main (int   argc,
       char *argv[])
 {
-  gint64 small = 1000000, large = 10000000;
   int runs = 9;
+  g_autofree char *sizes_arg = NULL;
+  g_autofree char *dir = NULL;
   GOptionEntry entries[] = {
-    { "events-small", 0, 0, G_OPTION_ARG_INT64, &small, "Events in the smaller profile (1e6)", "N" },
-    { "events-large", 0, 0, G_OPTION_ARG_INT64, &large, "Events in the larger profile (1e7)", "N" },
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Profile sizes in events (default 1e6,1e7,1e8)", "N,N..." },
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Where the profiles are made once (default $PLANAR_BENCH_DIR)", "DIR" },
     { "runs", 0, 0, G_OPTION_ARG_INT, &runs, "Frames measured per zoom (9)", "N" },
     { "zoom", 0, 0, G_OPTION_ARG_INT, &only_zoom, "Measure only the zoom of this index (0 to 3), to profile it", "I" },
     { "find", 0, 0, G_OPTION_ARG_STRING, &find_pattern, "Highlight the hits of this regular expression", "PATTERN" },
@@ -233,13 +345,12 @@ main (int   argc,
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- time the timeline's frames");
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *small_path = NULL;
-  g_autofree char *large_path = NULL;
-  Figures small_figures[G_N_ELEMENTS (zooms)] = { 0 };
-  Figures large_figures[G_N_ELEMENTS (zooms)] = { 0 };
-  double small_load, large_load;
-  FindFigures small_find = { 0 }, large_find = { 0 };
+  g_auto(GStrv) sizes = NULL;
+  guint n;
+  typedef Figures ZoomFigures[G_N_ELEMENTS (zooms)];
+  ZoomFigures *figures;
+  double *load_s;
+  FindFigures *find;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -247,42 +358,97 @@ main (int   argc,
       g_printerr ("%s\n", error->message);
       return 2;
     }
-  if (runs < 1 || small < 1 || large < 1)
+  sizes = g_strsplit (sizes_arg != NULL ? sizes_arg : "1e6,1e7,1e8", ",", -1);
+  n = g_strv_length (sizes);
+  if (runs < 1 || n == 0)
     {
-      g_printerr ("runs and event counts must be positive\n");
+      g_printerr ("runs must be positive, and one size at least given\n");
       return 2;
     }
-  gtk_init ();
-
-  dir = g_dir_make_tmp ("planar-bench-frame-XXXXXX", &error);
+  for (guint i = 0; i < n; i++)
+    if (g_ascii_strtod (sizes[i], NULL) < 1)
+      {
+        g_printerr ("not an event count: %s\n", sizes[i]);
+        return 2;
+      }
   if (dir == NULL)
-    g_error ("%s", error->message);
-  small_path = generate (dir, (guint64) small);
-  large_path = generate (dir, (guint64) large);
+    dir = g_strdup (g_getenv ("PLANAR_BENCH_DIR"));
+  if (dir == NULL)
+    dir = g_build_filename (g_get_user_cache_dir (), "planar-bench", NULL);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_printerr ("cannot make %s\n", dir);
+      return 3;
+    }
+  gtk_init ();
+  /* Cold loads, and no index written beside the frames timed. */
+  planar_cache_set_enabled (FALSE);
 
-  measure (small_path, (guint) runs, small_figures, &small_load, &small_find);
-  measure (large_path, (guint) runs, large_figures, &large_load, &large_find);
+  figures = g_new0 (ZoomFigures, n);
+  load_s = g_new0 (double, n);
+  find = g_new0 (FindFigures, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *path = ensure_profile (dir, sizes[i]);
+
+      measure (path, (guint) runs, figures[i], &load_s[i], &find[i]);
+    }
 
   g_print ("Frame of a %dx%d timeline (snapshot + cairo render), median of %d; profiles from planar-gen --seed 1\n"
-           "(loaded in %.2f s and %.2f s).\n\n",
-           WIDTH, HEIGHT, runs, small_load, large_load);
+           "(loaded in", WIDTH, HEIGHT, runs);
+  for (guint i = 0; i < n; i++)
+    g_print ("%s %.2f s", i == 0 ? "" : ",", load_s[i]);
+  g_print (").\n\n");
   if (find_pattern != NULL)
-    g_print ("Every hit of the regular expression \"%s\" highlighted: %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT
-             " hits, laid out for the timeline in %.0f ms and %.0f ms.\n\n",
-             find_pattern, small_find.n_hits, large_find.n_hits, small_find.index_ms, large_find.index_ms);
-  g_print ("| window (x span) | %" G_GINT64_FORMAT " events: snapshot / frame | nodes "
-           "| %" G_GINT64_FORMAT " events: snapshot / frame | nodes | frame ratio |\n", small, large);
-  g_print ("|---|---|---|---|---|---|\n");
+    {
+      g_print ("Every hit of the regular expression \"%s\" highlighted:", find_pattern);
+      for (guint i = 0; i < n; i++)
+        g_print ("%s %" G_GUINT64_FORMAT " hits laid out in %.0f ms", i == 0 ? "" : ",", find[i].n_hits, find[i].index_ms);
+      g_print (".\n\n");
+    }
+  g_print ("| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events: snapshot / frame | nodes |%s", sizes[i], i > 0 ? " frame ratio |" : "");
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    g_print ("---|---|%s", i > 0 ? "---|" : "");
+  g_print ("\n");
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
-    g_print ("| %g | %.2f / %.2f ms | %u | %.2f / %.2f ms | %u | %.2fx |\n",
-             zooms[z],
-             small_figures[z].snapshot_ms, small_figures[z].frame_ms, small_figures[z].nodes,
-             large_figures[z].snapshot_ms, large_figures[z].frame_ms, large_figures[z].nodes,
-             large_figures[z].frame_ms / small_figures[z].frame_ms);
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        {
+          g_print (" %.2f / %.2f ms | %u |", figures[i][z].snapshot_ms, figures[i][z].frame_ms, figures[i][z].nodes);
+          if (i > 0)
+            g_print (" %.2fx |", figures[i][z].frame_ms / figures[0][z].frame_ms);
+        }
+      g_print ("\n");
+    }
 
-  g_remove (small_path);
-  g_remove (large_path);
-  g_rmdir (dir);
+  g_print ("\nWhile loading (frames drawn one after another from the first track shown to the end of the load, "
+           "the zooms in turn; ratio to the loaded %s profile's frame):\n\n", sizes[0]);
+  g_print ("| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events: frame while loading | frames | ratio |", sizes[i]);
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    g_print ("---|---|---|");
+  g_print ("\n");
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        if (figures[i][z].n_streaming > 0)
+          g_print (" %.2f ms | %u | %.2fx |", figures[i][z].streaming_ms, figures[i][z].n_streaming,
+                   figures[i][z].streaming_ms / figures[0][z].frame_ms);
+        else
+          g_print (" – | 0 | – |");
+      g_print ("\n");
+    }
+
+  g_free (figures);
+  g_free (load_s);
+  g_free (find);
   g_free (find_pattern);
   return 0;
 }

@@ -4,7 +4,8 @@
  *
  * Each program runs as a child with PLANAR_BENCH_FIRST_FRAME set: Planar
  * prints "first-frame USEC" when the frame clock has painted the first
- * frame in which the timeline draws every track of the file from its
+ * frame in which the timeline draws every track of the file that its first
+ * view shows (scrolled to the top, the window's default size) from its
  * complete index (app/planar-window-first-frame.c), the bare window when
  * it has painted its rectangle; USEC is g_get_monotonic_time(), the clock
  * read here just before the child is spawned. Runs alternate between the
@@ -408,7 +409,7 @@ main (int   argc,
         printf ("|\n");
     }
   printf ("\nFirst frame: the frame clock's after-paint of the first frame drawing every track of the file "
-          "from its complete index (Planar), or the rectangle (bare window); from the spawn.\n");
+          "in the first view from its complete index (Planar), or the rectangle (bare window); from the spawn.\n");
   if (first_gen != NULL && first_gen->n_events == 1e6 && floor_s > 0)
     printf ("Target 1, first frame at 1e6 <= 1.5x the bare libadwaita window: %.2fx\n",
             median (first_gen->seconds) / floor_s);

@@ -14,6 +14,9 @@
  * Points:
  *   "trace-mapped"  a profile mapped, before its structure scan;
  *   "trace-opened"  planar_trace_decode() about to read the lines;
+ *   "plane-published" the tracks of one more plane published, the
+ *                   planes after it in the timeline's order not read yet
+ *                   (a file with a profile start; planar-trace-decode.c);
  *   "trace-deriving" the file's tracks in place, the derive pass about to
  *                   run (a test may hold the load there);
  *   "trace-decoded" planar_trace_decode() done, before anything reads stats;

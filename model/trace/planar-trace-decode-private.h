@@ -45,7 +45,6 @@ typedef struct
   PlanarTrace    *self;
   GCancellable   *cancellable;
   PlanarLineJob  *line_jobs;
-  guint          *line_order;
   guint           n_line_jobs;
   PlanarTrackJob *track_jobs;
   guint           n_track_jobs;
@@ -56,6 +55,16 @@ typedef struct
   /* The first failure, under @lock; @failed says there is one (atomic). */
   GError         *error;
   gint            failed;
+  /* Planes streamed in the timeline's order (a file with a profile start,
+   * planar-trace-decode.c), NULL otherwise: per plane its first line job
+   * and the lines left to decode (atomic), whether its tracks are built
+   * (under @lock), the planes in the timeline's order and how many of them
+   * are published (under @lock). */
+  const guint    *first_job;
+  gint           *plane_left;
+  gboolean       *plane_built;
+  const guint    *plane_order;
+  guint           n_published;
 } PlanarDecodeContext;
 
 /* Records @error (taken) as the decode's failure unless one is recorded

@@ -100,11 +100,24 @@ static gboolean
 grow_events (PlanarDecodeContext  *ctx,
              PlanarEvent   **events,
              gsize          *cap,
-             gsize           line_len)
+             gsize           line_len,
+             gsize           line_read)
 {
   /* The first allocation follows the line's size (a real event takes more
    * than 8 bytes), so that many short lines do not each claim a page. */
   gsize new_cap = *cap ? *cap * 2 : MIN (256, line_len / 8 + 1);
+
+  /* Full after a few thousand events, the bytes read so far tell how many
+   * the line holds: one block of about that many (and a little more), not
+   * a doubling that copies every event again (into new pages of a spill
+   * file past 1 GiB) each time. A wrong guess only grows again. */
+  if (*cap >= 4096 && line_read > 0 && line_read < line_len)
+    {
+      double expected = (double) *cap * (double) line_len / (double) line_read * 1.125 + 1024;
+
+      if (expected > (double) new_cap && expected < (double) line_len)
+        new_cap = (gsize) expected;
+    }
 
   if (!_planar_decode_claim_memory (ctx, (new_cap - *cap) * sizeof (PlanarEvent)))
     return FALSE;
@@ -136,6 +149,157 @@ drop_pages (PlanarTrace *self,
     madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
 }
 
+/* The fast reading of one XEvent: its fields read inline, FALSE at
+ * anything but well-formed fields of the wire types the descriptors give
+ * (the careful reader, planar_wire_next(), then reads the event again and
+ * says what is wrong). Most of a load's time is spent here. */
+static inline gboolean
+read_event_fast (const PlanarXFields *fields,
+                 const guint8        *p,
+                 const guint8        *end,
+                 gint64              *metadata_id,
+                 gint64              *offset_ps,
+                 gint64              *duration_ps,
+                 gboolean            *aggregated)
+{
+  while (p < end)
+    {
+      guint64 tag, value = 0;
+      guint kind;
+      guint wire_type;
+
+      if (!planar_wire_read_varint (&p, end, &tag) || tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+        return FALSE;
+      kind = planar_xfield_kind (fields, tag >> 3);
+      wire_type = (guint) (tag & 7);
+      if (kind != 0 && wire_type != (guint) fields->wire[kind])
+        return FALSE;
+      switch (wire_type)
+        {
+        case PLANAR_WIRE_VARINT:
+          if (!planar_wire_read_varint (&p, end, &value))
+            return FALSE;
+          break;
+        case PLANAR_WIRE_LEN:
+          if (!planar_wire_read_varint (&p, end, &value) || value > (guint64) (end - p))
+            return FALSE;
+          p += value;
+          break;
+        case PLANAR_WIRE_I64:
+          if (end - p < 8)
+            return FALSE;
+          p += 8;
+          break;
+        case PLANAR_WIRE_I32:
+          if (end - p < 4)
+            return FALSE;
+          p += 4;
+          break;
+        default:
+          return FALSE;
+        }
+      switch (kind)
+        {
+        case PLANAR_XEVENT_METADATA_ID:
+          *metadata_id = (gint64) value;
+          break;
+        case PLANAR_XEVENT_OFFSET_PS:
+          *offset_ps = (gint64) value;
+          *aggregated = FALSE;
+          break;
+        case PLANAR_XEVENT_DURATION_PS:
+          *duration_ps = (gint64) value;
+          break;
+        case PLANAR_XEVENT_NUM_OCCURRENCES:
+          /* num_occurrences shares a oneof with offset_ps; setting it
+           * erases the offset. */
+          *offset_ps = 0;
+          *aggregated = TRUE;
+          break;
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+
+/* The tag byte of XLine.events when it fits in one byte, else 0 (never a
+ * tag): the fast path looks for it. */
+static guint8
+events_tag_byte (const PlanarXSpaceFields *xf)
+{
+  for (guint n = 1; n < PLANAR_XFIELD_SLOTS; n++)
+    if (planar_xfield_kind (&xf->line, n) == PLANAR_XLINE_EVENTS)
+      return (n << 3 | PLANAR_WIRE_LEN) < 0x80 ? (guint8) (n << 3 | PLANAR_WIRE_LEN) : 0;
+  return 0;
+}
+
+/* Puts one decoded event in @job's arrays; FALSE (recorded) when the
+ * index's budget is spent. */
+static inline gboolean
+add_event (PlanarDecodeContext *ctx,
+           PlanarPlanePrivate  *ppriv,
+           PlanarLineJob       *job,
+           gsize                line_len,
+           gsize                line_read,
+           gint64               metadata_id,
+           gint64               offset_ps,
+           gint64               duration_ps,
+           gboolean             aggregated,
+           guint64              source)
+{
+  gint64 index;
+  PlanarEvent *ev;
+
+  /* A negative duration cannot be drawn or nested; it counts as an
+   * instant. */
+  if (duration_ps < 0)
+    duration_ps = 0;
+  index = _planar_id_map_lookup (&ppriv->event_map, metadata_id);
+  if (aggregated)
+    {
+      if (job->n_aggregated == job->cap_aggregated &&
+          !grow_events (ctx, &job->aggregated, &job->cap_aggregated, line_len, line_read))
+        return FALSE;
+      ev = &job->aggregated[job->n_aggregated++];
+    }
+  else
+    {
+      if (job->n_events == job->cap_events &&
+          !grow_events (ctx, &job->events, &job->cap_events, line_len, line_read))
+        return FALSE;
+      ev = &job->events[job->n_events++];
+    }
+  /* Offsets stay relative to the line until its timestamp is known for
+   * sure (a writer may put it after the events). */
+  ev->start_ps = offset_ps;
+  ev->duration_ps = duration_ps;
+  ev->metadata = index < 0 ? 0 : (guint32) index;
+  ev->depth = 0;
+  ev->flags = 0;
+  ev->source = source;
+  if (!aggregated && job->n_events > 1 && !_planar_event_before (ev - 1, ev))
+    job->sorted = FALSE;
+  return TRUE;
+}
+
+/* Every PLANAR_PROGRESS_EVENTS events: the bytes read so far, progress,
+ * and whether to stop. */
+static gboolean
+check_progress (PlanarDecodeContext *ctx,
+                PlanarWireReader    *r,
+                const guint8       **last_progress,
+                guint64             *n_since_check)
+{
+  PlanarTrace *self = ctx->self;
+
+  *n_since_check = 0;
+  __atomic_add_fetch (&self->line_bytes_done, (gint64) (r->p - *last_progress), __ATOMIC_RELAXED);
+  *last_progress = r->p;
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
+  return !_planar_decode_stopped (ctx);
+}
+
 static gboolean
 decode_line (PlanarDecodeContext *ctx,
              PlanarLineJob       *job)
@@ -156,15 +320,40 @@ decode_line (PlanarDecodeContext *ctx,
   gboolean has_display_id = FALSE;
   const char *what = "XLine";
   const PlanarXSpaceFields *xf = _planar_xspace_fields ();
-  int rc;
+  const guint8 events_tag = events_tag_byte (xf);
+  int rc = 0;
 
   line->display_id = 0;
   job->sorted = TRUE;
   planar_wire_reader_init (&r, self->data, start, len);
-  while ((rc = planar_wire_next (&r, &f)) > 0)
+  for (;;)
     {
-      guint kind = planar_xfield_kind (&xf->line, f.number);
+      guint kind;
 
+      /* An event, read the fast way. */
+      if (G_LIKELY (events_tag != 0 && r.p < r.end && r.p[0] == events_tag))
+        {
+          const guint8 *q = r.p + 1;
+          guint64 event_len;
+          gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
+          gboolean aggregated = FALSE;
+
+          if (planar_wire_read_varint (&q, r.end, &event_len) && event_len <= (guint64) (r.end - q) &&
+              read_event_fast (&xf->event, q, q + event_len, &metadata_id, &offset_ps, &duration_ps, &aggregated))
+            {
+              /* The stats decoder starts again at the length prefix. */
+              if (!add_event (ctx, ppriv, job, len, (gsize) (r.p - start), metadata_id, offset_ps, duration_ps,
+                              aggregated, (guint64) (r.p + 1 - self->data)))
+                return FALSE;
+              r.p = q + event_len;
+              if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS) && !check_progress (ctx, &r, &last_progress, &n_since_check))
+                return FALSE;
+              continue;
+            }
+        }
+      if ((rc = planar_wire_next (&r, &f)) <= 0)
+        break;
+      kind = planar_xfield_kind (&xf->line, f.number);
       if (G_UNLIKELY (kind != 0 && f.wire_type != xf->line.wire[kind]))
         goto bad_type;
       switch (kind)
@@ -173,9 +362,8 @@ decode_line (PlanarDecodeContext *ctx,
           {
             PlanarWireReader er;
             PlanarWireField ef;
-            gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0, index;
+            gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
             gboolean aggregated = FALSE;
-            PlanarEvent *ev;
             guint64 source;
             int erc;
 
@@ -224,59 +412,21 @@ decode_line (PlanarDecodeContext *ctx,
                 return FALSE;
               }
 
-            /* A negative duration cannot be drawn or nested; it counts as an
-             * instant. */
-            if (duration_ps < 0)
-              duration_ps = 0;
-
-            index = _planar_id_map_lookup (&ppriv->event_map, metadata_id);
-            /* The length prefix sits right before the payload; its offset is
-             * where the stats decoder starts again. */
-            source = (guint64) (f.start - self->data);
             {
-              /* Skip the tag to point at the length prefix. */
+              /* The length prefix sits right before the payload; its
+               * offset is where the stats decoder starts again: skip the
+               * tag to point at it. */
               const guint8 *q = f.start;
               guint64 tag;
 
               planar_wire_read_varint (&q, f.data, &tag);
               source = (guint64) (q - self->data);
             }
-
-            if (aggregated)
-              {
-                if (job->n_aggregated == job->cap_aggregated &&
-                    !grow_events (ctx, &job->aggregated, &job->cap_aggregated, len))
-                  return FALSE;
-                ev = &job->aggregated[job->n_aggregated++];
-              }
-            else
-              {
-                if (job->n_events == job->cap_events &&
-                    !grow_events (ctx, &job->events, &job->cap_events, len))
-                  return FALSE;
-                ev = &job->events[job->n_events++];
-              }
-            /* Offsets stay relative to the line until its timestamp is
-             * known for sure (a writer may put it after the events). */
-            ev->start_ps = offset_ps;
-            ev->duration_ps = duration_ps;
-            ev->metadata = index < 0 ? 0 : (guint32) index;
-            ev->depth = 0;
-            ev->flags = 0;
-            ev->source = source;
-
-            if (!aggregated && job->n_events > 1 && !_planar_event_before (ev - 1, ev))
-              job->sorted = FALSE;
-
-            if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS))
-              {
-                n_since_check = 0;
-                __atomic_add_fetch (&self->line_bytes_done, (gint64) (r.p - last_progress), __ATOMIC_RELAXED);
-                last_progress = r.p;
-                _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
-                if (_planar_decode_stopped (ctx))
-                  return FALSE;
-              }
+            if (!add_event (ctx, ppriv, job, len, (gsize) (r.p - start), metadata_id, offset_ps, duration_ps,
+                            aggregated, source))
+              return FALSE;
+            if (G_UNLIKELY (++n_since_check >= PLANAR_PROGRESS_EVENTS) && !check_progress (ctx, &r, &last_progress, &n_since_check))
+              return FALSE;
           }
           break;
 
@@ -443,6 +593,79 @@ build_track (PlanarDecodeContext *ctx,
 }
 
 
+static void plan_plane_tracks (PlanarDecodeContext *ctx,
+                               guint                p,
+                               GArray              *track_jobs,
+                               guint               *job);
+static void align_lines       (PlanarDecodeContext *ctx,
+                               const guint         *jobs,
+                               guint                n_jobs);
+
+/* Marks plane @p built and publishes, in the timeline's order, every plane
+ * built whose planes above are published. Any worker. */
+static void
+publish_in_order (PlanarDecodeContext *ctx,
+                  guint                p)
+{
+  PlanarTrace *self = ctx->self;
+  gboolean published = FALSE;
+
+  g_mutex_lock (&ctx->lock);
+  ctx->plane_built[p] = TRUE;
+  while (ctx->n_published < self->n_planes && ctx->plane_built[ctx->plane_order[ctx->n_published]] &&
+         !g_atomic_int_get (&ctx->failed))
+    {
+      guint q = ctx->plane_order[ctx->n_published++];
+
+      /* Drawable from now on: their times are final and nothing changes
+       * them (deriving adds tracks and metadata beside them). */
+      for (guint t = 0; t < self->planes_priv[q].n_file_tracks; t++)
+        g_atomic_int_set (&self->track_ready[q][t], 1);
+      if (self->planes[q].n_lines > 0)
+        {
+          published = TRUE;
+          /* For tests only (planar-mapping-private.h). */
+          _planar_trace_test_point (self, "plane-published", self->path);
+        }
+    }
+  g_mutex_unlock (&ctx->lock);
+  if (published)
+    _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, TRUE);
+}
+
+/* The last line of plane @p decoded: aligns its lines, builds its tracks
+ * and publishes them when the planes above are. */
+static gboolean
+finish_plane (PlanarDecodeContext *ctx,
+              guint                p)
+{
+  PlanarTrace *self = ctx->self;
+  guint n_lines = self->planes[p].n_lines;
+  g_autofree guint *jobs = g_new (guint, MAX (n_lines, 1));
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  guint job = ctx->first_job[p];
+  gboolean ok = TRUE;
+
+  for (guint l = 0; l < n_lines; l++)
+    jobs[l] = ctx->first_job[p] + l;
+  align_lines (ctx, jobs, n_lines);
+  if (g_atomic_int_get (&ctx->failed))
+    return FALSE;
+  plan_plane_tracks (ctx, p, track_jobs, &job);
+  for (guint i = 0; i < track_jobs->len && ok; i++)
+    ok = !_planar_decode_stopped (ctx) && build_track (ctx, &g_array_index (track_jobs, PlanarTrackJob, i));
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+  for (guint l = 0; l < n_lines; l++)
+    {
+      g_clear_pointer (&ctx->line_jobs[jobs[l]].events, planar_spill_free);
+      g_clear_pointer (&ctx->line_jobs[jobs[l]].aggregated, planar_spill_free);
+    }
+  if (ok)
+    publish_in_order (ctx, p);
+  return ok;
+}
+
 static gboolean
 decode_job (guint          job,
             gpointer       data,
@@ -450,8 +673,12 @@ decode_job (guint          job,
             GError       **error)
 {
   PlanarDecodeContext *ctx = data;
+  guint p = ctx->line_jobs[job].plane;
 
   if (_planar_decode_stopped (ctx) || !decode_line (ctx, &ctx->line_jobs[job]))
+    return _planar_decode_take_failure (ctx, error);
+  /* Streaming: whoever decodes a plane's last line builds the plane. */
+  if (ctx->plane_left != NULL && g_atomic_int_dec_and_test (&ctx->plane_left[p]) && !finish_plane (ctx, p))
     return _planar_decode_take_failure (ctx, error);
   return TRUE;
 }
@@ -489,6 +716,20 @@ run_jobs (PlanarDecodeContext *ctx,
 }
 
 static int
+compare_job_size_desc (gconstpointer a,
+                       gconstpointer b,
+                       gpointer      user_data)
+{
+  const PlanarDecodeContext *ctx = user_data;
+  const PlanarLineJob *ja = &ctx->line_jobs[*(const guint *) a];
+  const PlanarLineJob *jb = &ctx->line_jobs[*(const guint *) b];
+  guint64 sa = ctx->self->planes_priv[ja->plane].line_sizes[ja->line];
+  guint64 sb = ctx->self->planes_priv[jb->plane].line_sizes[jb->line];
+
+  return sa < sb ? 1 : sa > sb ? -1 : 0;
+}
+
+static int
 compare_line_size_desc (gconstpointer a,
                         gconstpointer b,
                         gpointer      user_data)
@@ -514,7 +755,7 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
   g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
   g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
   g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
-  guint reserve;
+  guint reserve, n_tracks;
 
   /* What derived metadata and lines will follow. */
   self->planes_priv[p].n_file_metadata = plane->n_metadata;
@@ -576,29 +817,24 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
   plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
   plane->n_rows = g_hash_table_size (rows);
   self->planes_priv[p].n_file_rows = plane->n_rows;
-  plane->n_tracks = plane_tracks->len;
-  self->planes_priv[p].n_file_tracks = plane->n_tracks;
+  self->planes_priv[p].n_file_tracks = plane_tracks->len;
+  n_tracks = plane_tracks->len;
   g_array_set_size (plane_tracks, self->planes_priv[p].tracks_capacity);
   plane->tracks = (PlanarTrack *) g_array_free (g_steal_pointer (&plane_tracks), FALSE);
+  /* The viewer may be drawing the planes decoded before this one: the
+   * count comes after the array it counts. */
+  __atomic_store_n (&plane->n_tracks, n_tracks, __ATOMIC_RELEASE);
   /* Published last: a reader that sees it sees the tracks above. */
   g_atomic_pointer_set (&self->track_ready[p], g_new0 (gint, MAX (self->planes_priv[p].tracks_capacity, 1)));
-}
-
-static void
-plan_tracks (PlanarDecodeContext *ctx,
-             GArray        *track_jobs)
-{
-  guint job = 0;
-
-  for (guint p = 0; p < ctx->self->n_planes; p++)
-    plan_plane_tracks (ctx, p, track_jobs, &job);
 }
 
 /* Moves every decoded event by the host's offset in its session, or, for a
  * file without a profile start, so that its earliest event is at 0 (and
  * says so: planar_trace_is_aligned_at_earliest_event()). */
 static void
-align_lines (PlanarDecodeContext *ctx)
+align_lines (PlanarDecodeContext *ctx,
+             const guint         *jobs,
+             guint                n_jobs)
 {
   PlanarTrace *self = ctx->self;
   gint64 delta = self->time_offset_ps;
@@ -608,9 +844,11 @@ align_lines (PlanarDecodeContext *ctx)
       gboolean any = FALSE;
       gint64 earliest = 0;
 
-      for (guint i = 0; i < ctx->n_line_jobs; i++)
+      /* Only ever asked of every line at once (the earliest of them all). */
+      g_assert (n_jobs == ctx->n_line_jobs);
+      for (guint i = 0; i < n_jobs; i++)
         {
-          const PlanarLineJob *lj = &ctx->line_jobs[i];
+          const PlanarLineJob *lj = &ctx->line_jobs[jobs[i]];
 
           /* Lines come out of the decoder in order more often than not,
            * but the earliest start is only sure after a scan. */
@@ -633,9 +871,9 @@ align_lines (PlanarDecodeContext *ctx)
   if (delta == 0)
     return;
 
-  for (guint i = 0; i < ctx->n_line_jobs; i++)
+  for (guint i = 0; i < n_jobs; i++)
     {
-      PlanarLineJob *lj = &ctx->line_jobs[i];
+      PlanarLineJob *lj = &ctx->line_jobs[jobs[i]];
       PlanarEvent *arrays[2] = { lj->events, lj->aggregated };
       gsize counts[2] = { lj->n_events, lj->n_aggregated };
 
@@ -666,14 +904,131 @@ planar_trace_set_time_offset (PlanarTrace *self,
   return TRUE;
 }
 
+/* Where a plane sorts on the timeline, as view/planar-timeline-layout.c
+ * orders the sections (its compare_planes()): GPUs, TPUs, other devices,
+ * custom planes, the host, the rest; devices by id, the others by name. */
+static guint
+plane_display_kind (const char *name)
+{
+  if (g_str_has_prefix (name, "/device:GPU:"))
+    return 0;
+  if (g_str_has_prefix (name, "/device:TPU:"))
+    return 1;
+  if (g_str_has_prefix (name, "/device:CUSTOM:") || g_str_has_prefix (name, "/custom:"))
+    return 3;
+  if (g_str_has_prefix (name, "/device:") || g_str_has_prefix (name, "#Chip"))
+    return 2;
+  if (g_str_has_prefix (name, "/host:") || strcmp (name, "Host CPUs") == 0 || strcmp (name, "Syscalls") == 0)
+    return 4;
+  return 5;
+}
+
+static int
+compare_planes_display (gconstpointer a,
+                        gconstpointer b,
+                        gpointer      user_data)
+{
+  const PlanarTrace *self = user_data;
+  const PlanarPlane *pa = &self->planes[*(const guint *) a];
+  const PlanarPlane *pb = &self->planes[*(const guint *) b];
+  guint ka = plane_display_kind (pa->name), kb = plane_display_kind (pb->name);
+  int c;
+
+  if (ka != kb)
+    return ka < kb ? -1 : 1;
+  if (ka < 4 && pa->id != pb->id)
+    return pa->id < pb->id ? -1 : 1;
+  c = strcmp (pa->name, pb->name);
+  if (c != 0)
+    return c;
+  /* Ties in file order (the view's sort is not stable: any order of
+   * equals is one it may show). */
+  return *(const guint *) a < *(const guint *) b ? -1 : *(const guint *) a > *(const guint *) b;
+}
+
+/* Decodes the lines of @planes, aligns them, groups them into tracks and
+ * builds and publishes each track. */
+static void
+decode_planes (PlanarDecodeContext *ctx,
+               const guint         *planes,
+               guint                n_planes,
+               const guint         *first_job)
+{
+  PlanarTrace *self = ctx->self;
+  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
+  g_autofree guint *jobs = NULL;
+  g_autofree guint64 *sizes = g_new (guint64, MAX (ctx->n_line_jobs, 1));
+  guint n_jobs = 0;
+
+  for (guint i = 0; i < n_planes; i++)
+    n_jobs += self->planes[planes[i]].n_lines;
+  jobs = g_new (guint, MAX (n_jobs, 1));
+  n_jobs = 0;
+  for (guint i = 0; i < n_planes; i++)
+    for (guint l = 0; l < self->planes[planes[i]].n_lines; l++)
+      {
+        guint job = first_job[planes[i]] + l;
+
+        jobs[n_jobs++] = job;
+        sizes[job] = self->planes_priv[planes[i]].line_sizes[l];
+      }
+  /* Biggest lines first, so no worker is left with a long one at the end. */
+  g_qsort_with_data (jobs, (gint) n_jobs, sizeof (guint), compare_line_size_desc, sizes);
+
+  run_jobs (ctx, decode_job, n_jobs, jobs);
+
+  /* Times are final before any track is published, so that a reader
+   * drawing the first tracks never sees them move. */
+  if (ctx->error == NULL)
+    align_lines (ctx, jobs, n_jobs);
+
+  if (ctx->error == NULL)
+    {
+      for (guint i = 0; i < n_planes; i++)
+        {
+          guint job = first_job[planes[i]];
+
+          plan_plane_tracks (ctx, planes[i], track_jobs, &job);
+        }
+      ctx->track_jobs = (PlanarTrackJob *) (gpointer) track_jobs->data;
+      ctx->n_track_jobs = track_jobs->len;
+      run_jobs (ctx, track_job, ctx->n_track_jobs, NULL);
+      ctx->track_jobs = NULL;
+      ctx->n_track_jobs = 0;
+    }
+
+  for (guint i = 0; i < n_jobs; i++)
+    {
+      g_clear_pointer (&ctx->line_jobs[jobs[i]].events, planar_spill_free);
+      g_clear_pointer (&ctx->line_jobs[jobs[i]].aggregated, planar_spill_free);
+    }
+  for (guint i = 0; i < track_jobs->len; i++)
+    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
+}
+
+/* A decode that failed publishes nothing: the tracks of the planes done
+ * before are taken back (their arrays stay until the trace goes, for a
+ * reader drawing one now). */
+static void
+unpublish_tracks (PlanarTrace *self)
+{
+  gint **ready = g_atomic_pointer_get (&self->track_ready);
+
+  for (guint p = 0; p < self->n_planes; p++)
+    if (g_atomic_pointer_get (&ready[p]) != NULL)
+      for (guint t = 0; t < self->planes_priv[p].tracks_capacity; t++)
+        g_atomic_int_set (&ready[p][t], 0);
+  _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_DECODING_LINES, TRUE);
+}
+
 gboolean
 _planar_trace_decode_lines (PlanarTrace   *self,
                             GCancellable  *cancellable,
                             GError       **error)
 {
   PlanarDecodeContext ctx = { 0 };
-  g_autoptr(GArray) track_jobs = g_array_new (FALSE, TRUE, sizeof (PlanarTrackJob));
-  guint n = 0;
+  g_autofree guint *first_job = NULL;
+  g_autofree guint *order = NULL;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
@@ -686,51 +1041,71 @@ _planar_trace_decode_lines (PlanarTrace   *self,
   ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
   g_mutex_init (&ctx.lock);
 
+  first_job = g_new (guint, MAX (self->n_planes, 1));
+  order = g_new (guint, MAX (self->n_planes, 1));
   for (guint p = 0; p < self->n_planes; p++)
-    ctx.n_line_jobs += self->planes[p].n_lines;
+    {
+      first_job[p] = ctx.n_line_jobs;
+      order[p] = p;
+      ctx.n_line_jobs += self->planes[p].n_lines;
+    }
   ctx.line_jobs = g_new0 (PlanarLineJob, MAX (ctx.n_line_jobs, 1));
-  ctx.line_order = g_new (guint, MAX (ctx.n_line_jobs, 1));
-  {
-    g_autofree guint64 *sizes = g_new (guint64, MAX (ctx.n_line_jobs, 1));
+  for (guint p = 0; p < self->n_planes; p++)
+    for (guint l = 0; l < self->planes[p].n_lines; l++)
+      {
+        ctx.line_jobs[first_job[p] + l].plane = p;
+        ctx.line_jobs[first_job[p] + l].line = l;
+      }
+  g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
 
-    for (guint p = 0; p < self->n_planes; p++)
-      for (guint l = 0; l < self->planes[p].n_lines; l++, n++)
+  if (!self->has_start_time)
+    {
+      /* Without a profile start, the earliest event of every line is the
+       * time base: nothing is final before every line is read. */
+      decode_planes (&ctx, order, self->n_planes, first_job);
+    }
+  else
+    {
+      /* What the timeline shows first is decoded first: the lines in the
+       * order of its sections (biggest first within a plane), every
+       * worker busy; the worker that decodes a plane's last line builds
+       * its tracks, and planes are published in that order, each whole
+       * (docs/loader.md, "The first frame"). */
+      g_autofree guint *rank = g_new (guint, MAX (self->n_planes, 1));
+      g_autofree guint *jobs = g_new (guint, MAX (ctx.n_line_jobs, 1));
+      g_autofree gint *plane_left = g_new0 (gint, MAX (self->n_planes, 1));
+      g_autofree gboolean *plane_built = g_new0 (gboolean, MAX (self->n_planes, 1));
+      guint n = 0;
+
+      g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+      for (guint i = 0; i < self->n_planes; i++)
         {
-          ctx.line_jobs[n].plane = p;
-          ctx.line_jobs[n].line = l;
-          ctx.line_order[n] = n;
-          sizes[n] = self->planes_priv[p].line_sizes[l];
+          guint p = order[i];
+          guint first = n;
+
+          rank[p] = i;
+          plane_left[p] = (gint) self->planes[p].n_lines;
+          for (guint l = 0; l < self->planes[p].n_lines; l++)
+            jobs[n++] = first_job[p] + l;
+          g_qsort_with_data (jobs + first, (gint) (n - first), sizeof (guint), compare_job_size_desc, &ctx);
         }
-    /* Biggest lines first, so no worker is left with a long one at the end. */
-    g_qsort_with_data (ctx.line_order, (gint) ctx.n_line_jobs, sizeof (guint),
-                       compare_line_size_desc, sizes);
-  }
-
-  run_jobs (&ctx, decode_job, ctx.n_line_jobs, ctx.line_order);
-
-  /* Times are final before any track is published, so that a reader
-   * drawing the first tracks never sees them move. */
-  if (ctx.error == NULL)
-    align_lines (&ctx);
-
-  if (ctx.error == NULL)
-    {
-      g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
-      plan_tracks (&ctx, track_jobs);
-      ctx.track_jobs = (PlanarTrackJob *) (gpointer) track_jobs->data;
-      ctx.n_track_jobs = track_jobs->len;
-      run_jobs (&ctx, track_job, ctx.n_track_jobs, NULL);
+      ctx.first_job = first_job;
+      ctx.plane_left = plane_left;
+      ctx.plane_built = plane_built;
+      ctx.plane_order = order;
+      /* Planes without lines have nothing to wait for. */
+      for (guint p = 0; p < self->n_planes; p++)
+        if (self->planes[p].n_lines == 0)
+          finish_plane (&ctx, p);
+      run_jobs (&ctx, decode_job, ctx.n_line_jobs, jobs);
+      for (guint i = 0; i < ctx.n_line_jobs; i++)
+        {
+          g_clear_pointer (&ctx.line_jobs[i].events, planar_spill_free);
+          g_clear_pointer (&ctx.line_jobs[i].aggregated, planar_spill_free);
+        }
     }
 
-  for (guint i = 0; i < ctx.n_line_jobs; i++)
-    {
-      planar_spill_free (ctx.line_jobs[i].events);
-      planar_spill_free (ctx.line_jobs[i].aggregated);
-    }
-  for (guint i = 0; i < track_jobs->len; i++)
-    g_free (g_array_index (track_jobs, PlanarTrackJob, i).lines);
   g_free (ctx.line_jobs);
-  g_free (ctx.line_order);
   g_mutex_clear (&ctx.lock);
 
   /* A file cut under the decoder read as zeros from the cut on: whatever
@@ -738,6 +1113,7 @@ _planar_trace_decode_lines (PlanarTrace   *self,
    * in place without a fault, its size or time says so. */
   if (_planar_trace_check_changed (self, TRUE, &ctx.error) || ctx.error != NULL)
     {
+      unpublish_tracks (self);
       g_propagate_error (error, ctx.error);
       return FALSE;
     }
@@ -832,7 +1208,7 @@ _planar_trace_decode_track (PlanarTrace  *self,
   for (guint i = 0; i < ctx.n_line_jobs && ok; i++)
     ok = decode_line (&ctx, &ctx.line_jobs[i]);
   if (ok)
-    align_lines (&ctx);
+    align_lines (&ctx, tj.lines, tj.n_lines);
   ok = ok && ctx.error == NULL;
   if (ok)
     {

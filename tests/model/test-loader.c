@@ -6,6 +6,7 @@
 #include "planar-cache.h"
 #include "planar-model.h"
 #include "planar-test-xspace.h"
+#include "planar-trace-loader-private.h"
 
 #include <string.h>
 #include <sys/wait.h>
@@ -376,6 +377,185 @@ test_derive_limits (Fixture       *f,
   planar_cache_set_enabled (FALSE);
 }
 
+/* A profile whose planes come in the file in another order than the
+ * timeline's (host, GPU 1, GPU 0, TPU 0; shown GPU 0, GPU 1, TPU 0, host),
+ * with a Task Environment (last, so that every other byte lies where it
+ * does without it) or without one. */
+static char *
+write_planes (Fixture    *f,
+              const char *name,
+              gboolean    task_environment)
+{
+  static const struct { gint64 id; const char *name; } planes[] = {
+    { 0, "/host:CPU" }, { 1, "/device:GPU:1" }, { 0, "/device:GPU:0" }, { 0, "/device:TPU:0" },
+  };
+  XSpace *space = planar_test_space_new ();
+
+  for (guint p = 0; p < G_N_ELEMENTS (planes); p++)
+    {
+      XPlane *plane = planar_test_space_add_plane (space, planes[p].id, planes[p].name);
+
+      planar_test_plane_add_event_metadata (plane, 1, "op", NULL);
+      planar_test_plane_add_event_metadata (plane, 2, "kernel", NULL);
+      for (gint64 l = 1; l <= 3; l++)
+        {
+          XLine *line = planar_test_plane_add_line (plane, l, l == 1 ? "main" : "worker", (gint64) p * 10);
+
+          /* Nested and out of order, so that every track is sorted and
+           * nested by the index. */
+          for (gint64 e = 0; e < 50; e++)
+            {
+              planar_test_line_add_event (line, 2, (49 - e) * 10000 + 100 * l, 5000);
+              planar_test_line_add_event (line, 1, (49 - e) * 10000, 9000);
+            }
+        }
+    }
+  /* The earliest event at 0 either way: a file without a start aligns on it. */
+  if (task_environment)
+    planar_test_add_task_environment (space, 1000000);
+  return planar_test_write_space (space, f->dir, name);
+}
+
+static const char *const display_order[] = { "/device:GPU:0", "/device:GPU:1", "/device:TPU:0", "/host:CPU" };
+
+typedef struct
+{
+  PlanarTraceLoader *loader;
+  GCancellable      *cancel_at_first;
+  guint              n_published;
+} PlaneWatch;
+
+static guint
+plane_named (PlanarTrace *trace,
+             const char  *name)
+{
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    if (strcmp (planar_trace_get_plane (trace, p)->name, name) == 0)
+      return p;
+  g_assert_not_reached ();
+}
+
+/* At each plane published: the planes above it on the timeline are ready,
+ * every track of them, and no track of those below is. */
+static void
+on_plane_published (const char *point,
+                    const char *path,
+                    gpointer    data)
+{
+  PlaneWatch *w = data;
+  PlanarTrace *trace;
+
+  if (strcmp (point, "plane-published") != 0)
+    return;
+  trace = planar_trace_loader_get_trace (w->loader);
+  w->n_published++;
+  for (guint k = 0; k < G_N_ELEMENTS (display_order); k++)
+    {
+      guint p = plane_named (trace, display_order[k]);
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      if (k < w->n_published)
+        {
+          g_assert_cmpuint (plane->n_tracks, ==, 3);
+          for (guint t = 0; t < plane->n_tracks; t++)
+            g_assert_true (planar_trace_is_track_ready (trace, p, t));
+        }
+      else
+        {
+          /* Being read or built, maybe, but not shown. */
+          for (guint t = 0; t < MAX (plane->n_tracks, 1); t++)
+            g_assert_false (planar_trace_is_track_ready (trace, p, t));
+        }
+    }
+  if (w->cancel_at_first != NULL)
+    g_cancellable_cancel (w->cancel_at_first);
+}
+
+/* The decode publishes the planes in the timeline's order, each whole;
+ * what it ends with is what a decode of every line at once makes (a file
+ * without a profile start is decoded so). */
+static void
+test_top_planes_first (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *path = write_planes (f, "streamed.xplane.pb", TRUE);
+  g_autofree char *whole_path = write_planes (f, "whole.xplane.pb", FALSE);
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  g_autoptr(PlanarTraceLoader) whole_loader = planar_trace_loader_new (whole_path);
+  PlanarTraceTestOptions options = { on_plane_published, NULL, -1 };
+  PlaneWatch w = { loader, NULL, 0 };
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *trace, *whole;
+
+  options.test_hook_data = &w;
+  _planar_trace_loader_set_test_options (loader, &options);
+  planar_trace_loader_set_derive (loader, FALSE);
+  planar_trace_loader_set_derive (whole_loader, FALSE);
+  planar_trace_loader_set_use_cache (loader, FALSE);
+  planar_trace_loader_set_use_cache (whole_loader, FALSE);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error) && planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (w.n_published, ==, G_N_ELEMENTS (display_order));
+  g_assert_true (planar_trace_loader_open (whole_loader, NULL, &error) &&
+                 planar_trace_loader_decode (whole_loader, NULL, &error));
+  g_assert_no_error (error);
+
+  trace = planar_trace_loader_get_trace (loader);
+  whole = planar_trace_loader_get_trace (whole_loader);
+  g_assert_true (planar_trace_is_aligned_at_earliest_event (whole));
+  g_assert_false (planar_trace_is_aligned_at_earliest_event (trace));
+  g_assert_cmpuint (planar_trace_get_n_events (trace), ==, planar_trace_get_n_events (whole));
+  for (guint k = 0; k < G_N_ELEMENTS (display_order); k++)
+    {
+      const PlanarPlane *a = planar_trace_get_plane (trace, plane_named (trace, display_order[k]));
+      const PlanarPlane *b = planar_trace_get_plane (whole, plane_named (whole, display_order[k]));
+
+      g_assert_cmpuint (a->n_tracks, ==, b->n_tracks);
+      for (guint t = 0; t < a->n_tracks; t++)
+        {
+          const PlanarTrack *ta = &a->tracks[t], *tb = &b->tracks[t];
+
+          g_assert_cmpint (ta->id, ==, tb->id);
+          g_assert_cmpstr (ta->name, ==, tb->name);
+          g_assert_cmpuint (ta->n_events, ==, 100);
+          g_assert_cmpuint (ta->n_events, ==, tb->n_events);
+          g_assert_cmpuint (ta->max_depth, ==, tb->max_depth);
+          g_assert_cmpint (ta->start_ps, ==, tb->start_ps);
+          g_assert_cmpint (ta->end_ps, ==, tb->end_ps);
+          g_assert_cmpmem (ta->events, ta->n_events * sizeof (PlanarEvent),
+                           tb->events, tb->n_events * sizeof (PlanarEvent));
+        }
+    }
+}
+
+/* Cancelled after the first plane is published: the load fails as
+ * cancelled and takes back what it had published. */
+static void
+test_top_planes_cancel (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = write_planes (f, "streamed.xplane.pb", TRUE);
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  PlanarTraceTestOptions options = { on_plane_published, NULL, -1 };
+  PlaneWatch w = { loader, cancellable, 0 };
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *trace;
+
+  options.test_hook_data = &w;
+  _planar_trace_loader_set_test_options (loader, &options);
+  planar_trace_loader_set_use_cache (loader, FALSE);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_false (planar_trace_loader_decode (loader, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (w.n_published, ==, 1);
+  trace = planar_trace_loader_get_trace (loader);
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    for (guint t = 0; t < planar_trace_get_plane (trace, p)->n_tracks; t++)
+      g_assert_false (planar_trace_is_track_ready (trace, p, t));
+  g_assert_false (planar_trace_is_decoded (trace));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +569,8 @@ main (int   argc,
   ADD ("/loader/failed-host", test_failed_host);
   ADD ("/loader/failed-host-cli", test_failed_host_cli);
   ADD ("/loader/derive-limits", test_derive_limits);
+  ADD ("/loader/top-planes-first", test_top_planes_first);
+  ADD ("/loader/top-planes-cancel", test_top_planes_cancel);
 #undef ADD
 
   return g_test_run ();
