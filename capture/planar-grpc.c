@@ -9,6 +9,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -31,12 +32,96 @@ planar_grpc_status_name (PlanarGrpcStatus status)
   return "UNKNOWN";
 }
 
+/* gRPC's library and the fifty it needs (abseil, OpenSSL, c-ares, re2...)
+ * are not linked: each process that starts (the application's window, a
+ * planar-cli command) would pay for loading and relocating them, about
+ * 35 ms of CPU before its first frame, though few ever make a call. They
+ * are loaded with the first call instead (PLANAR_GRPC_LIBRARY, the soname
+ * of the gRPC the build was configured with), and the functions this file
+ * calls are looked up in them once. */
+#define GRPC_FUNCTIONS(F) \
+  F (grpc_init) \
+  F (grpc_insecure_credentials_create) \
+  F (grpc_channel_create) \
+  F (grpc_channel_credentials_release) \
+  F (grpc_channel_create_call) \
+  F (grpc_channel_destroy) \
+  F (grpc_completion_queue_create_for_next) \
+  F (grpc_completion_queue_next) \
+  F (grpc_completion_queue_shutdown) \
+  F (grpc_completion_queue_destroy) \
+  F (grpc_call_start_batch) \
+  F (grpc_call_cancel) \
+  F (grpc_call_unref) \
+  F (grpc_empty_slice) \
+  F (grpc_slice_from_copied_string) \
+  F (grpc_slice_from_copied_buffer) \
+  F (grpc_slice_unref) \
+  F (grpc_raw_byte_buffer_create) \
+  F (grpc_byte_buffer_destroy) \
+  F (grpc_byte_buffer_reader_init) \
+  F (grpc_byte_buffer_reader_readall) \
+  F (grpc_byte_buffer_reader_destroy) \
+  F (grpc_metadata_array_init) \
+  F (grpc_metadata_array_destroy) \
+  F (gpr_now) \
+  F (gpr_time_add) \
+  F (gpr_time_from_millis) \
+  F (gpr_inf_future)
+
+#define GRPC_DECLARE(name) __typeof__ (&name) name;
+static struct
+{
+  GRPC_FUNCTIONS (GRPC_DECLARE)
+} grpc_lib;
+
+/* NULL once every function is found and gRPC is initialized, else why not
+ * (for the call's details). */
 static gpointer
 init_grpc (gpointer data)
 {
-  grpc_init ();
+  void *handle = dlopen (PLANAR_GRPC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+
+  if (handle == NULL)
+    return g_strdup_printf ("cannot load gRPC's library: %s", dlerror ());
+#define GRPC_LOOK_UP(name) \
+  if ((*(void **) &grpc_lib.name = dlsym (handle, #name)) == NULL) \
+    return g_strdup_printf ("gRPC's library %s has no %s", PLANAR_GRPC_LIBRARY, #name);
+  GRPC_FUNCTIONS (GRPC_LOOK_UP)
+#undef GRPC_LOOK_UP
+  grpc_lib.grpc_init ();
   return NULL;
 }
+
+/* From here on, each gRPC function this file names is the one looked up. */
+#define grpc_init (grpc_lib.grpc_init)
+#define grpc_insecure_credentials_create (grpc_lib.grpc_insecure_credentials_create)
+#define grpc_channel_create (grpc_lib.grpc_channel_create)
+#define grpc_channel_credentials_release (grpc_lib.grpc_channel_credentials_release)
+#define grpc_channel_create_call (grpc_lib.grpc_channel_create_call)
+#define grpc_channel_destroy (grpc_lib.grpc_channel_destroy)
+#define grpc_completion_queue_create_for_next (grpc_lib.grpc_completion_queue_create_for_next)
+#define grpc_completion_queue_next (grpc_lib.grpc_completion_queue_next)
+#define grpc_completion_queue_shutdown (grpc_lib.grpc_completion_queue_shutdown)
+#define grpc_completion_queue_destroy (grpc_lib.grpc_completion_queue_destroy)
+#define grpc_call_start_batch (grpc_lib.grpc_call_start_batch)
+#define grpc_call_cancel (grpc_lib.grpc_call_cancel)
+#define grpc_call_unref (grpc_lib.grpc_call_unref)
+#define grpc_empty_slice (grpc_lib.grpc_empty_slice)
+#define grpc_slice_from_copied_string (grpc_lib.grpc_slice_from_copied_string)
+#define grpc_slice_from_copied_buffer (grpc_lib.grpc_slice_from_copied_buffer)
+#define grpc_slice_unref (grpc_lib.grpc_slice_unref)
+#define grpc_raw_byte_buffer_create (grpc_lib.grpc_raw_byte_buffer_create)
+#define grpc_byte_buffer_destroy (grpc_lib.grpc_byte_buffer_destroy)
+#define grpc_byte_buffer_reader_init (grpc_lib.grpc_byte_buffer_reader_init)
+#define grpc_byte_buffer_reader_readall (grpc_lib.grpc_byte_buffer_reader_readall)
+#define grpc_byte_buffer_reader_destroy (grpc_lib.grpc_byte_buffer_reader_destroy)
+#define grpc_metadata_array_init (grpc_lib.grpc_metadata_array_init)
+#define grpc_metadata_array_destroy (grpc_lib.grpc_metadata_array_destroy)
+#define gpr_now (grpc_lib.gpr_now)
+#define gpr_time_add (grpc_lib.gpr_time_add)
+#define gpr_time_from_millis (grpc_lib.gpr_time_from_millis)
+#define gpr_inf_future (grpc_lib.gpr_inf_future)
 
 static char *
 slice_to_string (grpc_slice slice)
@@ -67,16 +152,24 @@ planar_grpc_call (const char    *target,
   grpc_metadata_array initial_metadata;
   grpc_metadata_array trailing_metadata;
   grpc_status_code status = GRPC_STATUS_UNKNOWN;
-  grpc_slice status_details = grpc_empty_slice ();
+  grpc_slice status_details;
   grpc_op ops[6];
   gpr_timespec deadline;
   gboolean cancelled = FALSE;
   gsize len = 0;
   const void *data = g_bytes_get_data (request, &len);
+  const char *unloaded;
 
-  g_once (&once, init_grpc, NULL);
   if (response != NULL)
     *response = NULL;
+  unloaded = g_once (&once, init_grpc, NULL);
+  if (unloaded != NULL)
+    {
+      if (details != NULL)
+        *details = g_strdup (unloaded);
+      return PLANAR_GRPC_INTERNAL;
+    }
+  status_details = grpc_empty_slice ();
 
   /* Profiles are large: no limit on what comes back. No proxy (a profiler
    * server is on the user's network, and http_proxy would send it away),

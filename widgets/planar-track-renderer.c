@@ -99,6 +99,9 @@ struct _PlanarTrackRenderer
   GCond        cond;
 };
 
+/* The key of a frame's image on the recording that paints it. */
+static const cairo_user_data_key_t image_key;
+
 static void helper_thread (gpointer data,
                            gpointer user_data);
 
@@ -254,6 +257,13 @@ planar_track_renderer_end (PlanarTrackRenderer *self,
   cr = gtk_snapshot_append_cairo (snapshot, &self->bounds);
   cairo_set_source_surface (cr, self->surface, self->bounds.origin.x, self->bounds.origin.y);
   cairo_paint (cr);
+  /* The node's recording refers to the image without copying it; were the
+   * image freed now, cairo would copy all of it (megabytes, every frame)
+   * for the recording to keep. The recording holds it instead, and frees
+   * it after its own reference is gone, when the node is freed. */
+  if (cairo_surface_set_user_data (cairo_get_target (cr), &image_key, self->surface,
+                                   (cairo_destroy_func_t) cairo_surface_destroy) == CAIRO_STATUS_SUCCESS)
+    self->surface = NULL;
   cairo_destroy (cr);
   g_clear_pointer (&self->surface, cairo_surface_destroy);
   self->image = NULL;
