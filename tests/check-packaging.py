@@ -328,7 +328,7 @@ MODULE_PROVIDES = {
 # lists its pkg-config modules); older ones are end of life.
 MIN_GNOME_RUNTIME = 50
 # dependency() names that are not pkg-config modules.
-NOT_PKG_CONFIG = {"threads"}
+NOT_PKG_CONFIG = {"threads", "dl"}
 
 
 def meson_dependencies(root):
