@@ -612,8 +612,11 @@ publish_in_order (PlanarDecodeContext *ctx,
 
   g_mutex_lock (&ctx->lock);
   ctx->plane_built[p] = TRUE;
+  /* A cancel stops the publishing too: the planes built by then are not
+   * shown, and the decode takes back what it had published. */
   while (ctx->n_published < self->n_planes && ctx->plane_built[ctx->plane_order[ctx->n_published]] &&
-         !g_atomic_int_get (&ctx->failed))
+         !g_atomic_int_get (&ctx->failed) &&
+         !(ctx->cancellable != NULL && g_cancellable_is_cancelled (ctx->cancellable)))
     {
       guint q = ctx->plane_order[ctx->n_published++];
 
