@@ -170,9 +170,11 @@ typedef struct
   char         *source;
 } InstructionCosts;
 
-/* The last resolution made for events of one metadata, and the stats it
- * was made from: hlo_op, program_id and hlo_module may be each event's
- * own, so an entry serves the next event only when they match. */
+/* The last resolution made for events of one metadata (of those sharing
+ * its slot), and the stats it was made from: hlo_op, program_id and
+ * hlo_module may be each event's own, so an entry serves the next event
+ * only when they match. What it resolves to depends on nothing else, so
+ * events of another metadata or plane that match may use it too. */
 typedef struct
 {
   gboolean                    valid;
@@ -188,6 +190,10 @@ typedef struct
   InstructionCosts           *costs;
 } MetadataEntry;
 
+/* Entries, by event metadata index: a fixed size, whatever the plane's
+ * metadata count (a power of two). */
+#define N_ENTRIES 1024
+
 struct _PlanarOpCostReader
 {
   PlanarTrace          *trace;
@@ -196,7 +202,6 @@ struct _PlanarOpCostReader
   /* The index the caches were made with (it appears once the loader has
    * read the HLO). */
   const PlanarHloIndex *index;
-  const PlanarPlane    *plane;
   MetadataEntry        *entries;
   /* PlanarHloInstruction -> InstructionCosts. */
   GHashTable           *instructions;
@@ -227,6 +232,7 @@ planar_op_cost_reader_new (PlanarTrace        *trace,
   self->trace = g_object_ref (trace);
   self->flags = flags;
   self->stats = g_array_new (FALSE, FALSE, sizeof (PlanarStat));
+  self->entries = g_new0 (MetadataEntry, N_ENTRIES);
   self->instructions = g_hash_table_new_full (NULL, NULL, NULL, instruction_costs_free);
   self->framework_op = g_string_new (NULL);
   self->source = g_string_new (NULL);
@@ -326,24 +332,16 @@ same_text (const char *a,
   return a_len == b_len && (a == b || memcmp (a, b, a_len) == 0);
 }
 
-/* Forgets what was made with another index or for another plane. */
+/* Forgets what was made with another index. */
 static void
-use_plane_and_index (PlanarOpCostReader   *self,
-                     const PlanarPlane    *plane,
-                     const PlanarHloIndex *index)
+use_index (PlanarOpCostReader   *self,
+           const PlanarHloIndex *index)
 {
-  if (index != self->index)
-    {
-      g_hash_table_remove_all (self->instructions);
-      self->index = index;
-      self->plane = NULL;
-    }
-  if (plane != self->plane)
-    {
-      g_free (self->entries);
-      self->entries = g_new0 (MetadataEntry, MAX (plane->n_metadata, 1));
-      self->plane = plane;
-    }
+  if (index == self->index)
+    return;
+  memset (self->entries, 0, N_ENTRIES * sizeof (MetadataEntry));
+  g_hash_table_remove_all (self->instructions);
+  self->index = index;
 }
 
 /* Resolves as planar_trace_resolve_hlo() does, from the stats it reads
@@ -356,7 +354,7 @@ resolve (PlanarOpCostReader        *self,
          const PlanarStat          *hlo_module,
          const PlanarHloResolution *hlo)
 {
-  MetadataEntry *entry = &self->entries[event->metadata];
+  MetadataEntry *entry = &self->entries[event->metadata & (N_ENTRIES - 1)];
   const char *module_name = NULL;
   gsize module_len = 0;
   const char *name;
@@ -501,7 +499,7 @@ planar_op_cost_reader_read (PlanarOpCostReader *self,
     }
 
   index = planar_trace_get_hlo_index (self->trace);
-  use_plane_and_index (self, plane, index);
+  use_index (self, index);
   if (index != NULL && hlo_op != NULL && hlo_op->str.len > 0)
     {
       const MetadataEntry *entry = resolve (self, event, hlo_op, hlo_module, &out->hlo);

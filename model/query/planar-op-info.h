@@ -106,10 +106,11 @@ typedef struct
 } PlanarOpCosts;
 
 /* Reads the costs of many events of @trace: each event's stats once, its
- * HLO instruction through a cache per event metadata (checked against the
- * event's own hlo_op, program_id and hlo_module, which may be the event's
- * stats rather than its metadata's), the instruction's estimate, op name
- * and source once per instruction; no stack. One thread at a time. */
+ * HLO instruction through a small cache by event metadata (each entry
+ * checked against the event's own hlo_op, program_id and hlo_module, which
+ * may be the event's stats rather than its metadata's), the instruction's
+ * estimate, op name and source once per instruction; no stack. One
+ * thread at a time. */
 typedef struct _PlanarOpCostReader PlanarOpCostReader;
 
 PlanarOpCostReader *planar_op_cost_reader_new  (PlanarTrace        *trace,
