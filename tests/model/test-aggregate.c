@@ -801,6 +801,7 @@ set_metadata_stats (PlanarTestPlane    *b,
     }
   for (gsize i = 0; i < scratch.n_stats; i++)
     PLANAR_TEST_APPEND (md->stats, md->n_stats, scratch.stats[i]);
+  g_free (scratch.stats);
 }
 
 /* The reader (what Op Stats reads) gives what planar_op_info_init() does
