@@ -2,14 +2,18 @@
  * (planar-gen --hlo), against its own baseline in the same run: the table
  * by name without costs (what the page shows at once) and the tables
  * with costs that a worker reads (FLOPs and bytes through the HLO: by
- * name, by framework op, by source line), for every device plane; and how
- * soon a cancelled worker lets go.
+ * name, by framework op, by source line), for every device plane; the
+ * table by name with each event read through planar_op_info_init() as Op
+ * Stats read it before PlanarOpCostReader (stats read twice, strings
+ * made, the estimate made again per event); and how soon a cancelled
+ * worker lets go.
  *
  * Usage: planar-bench-opstats [--sizes 1e6,1e7] [--hlo-instructions N]
  *        [--data-dir DIR]
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-aggregate-private.h"
 #include "planar-cache.h"
 #include "planar-model.h"
 
@@ -26,6 +30,8 @@ typedef enum
   TABLE_COSTS_BY_NAME,
   TABLE_BY_FRAMEWORK_OP,
   TABLE_BY_SOURCE,
+  /* By name, through planar_op_info_init(). */
+  TABLE_COSTS_FULL,
   N_TABLES
 } Table;
 
@@ -60,9 +66,10 @@ time_table (PlanarTrace *trace,
         continue;
       if (table != TABLE_PLAIN)
         planar_aggregator_set_costs (aggregator, trace,
-                                     table == TABLE_COSTS_BY_NAME ? PLANAR_AGGREGATE_KEY_NAME
-                                     : table == TABLE_BY_FRAMEWORK_OP ? PLANAR_AGGREGATE_KEY_FRAMEWORK_OP
-                                                                      : PLANAR_AGGREGATE_KEY_SOURCE);
+                                     table == TABLE_BY_FRAMEWORK_OP ? PLANAR_AGGREGATE_KEY_FRAMEWORK_OP
+                                     : table == TABLE_BY_SOURCE     ? PLANAR_AGGREGATE_KEY_SOURCE
+                                                                    : PLANAR_AGGREGATE_KEY_NAME);
+      _planar_aggregator_set_full_op_info (aggregator, table == TABLE_COSTS_FULL);
       for (guint t = 0; t < plane->n_tracks; t++)
         if (!plane->tracks[t].derived)
           planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
@@ -188,8 +195,8 @@ main (int    argc,
 
   printf ("| events | HLO instructions | device events | rows by name | plain table s | with costs by name s "
           "| costs / plain | by framework op s | / plain | by source line s | / plain | costs ns/event "
-          "| cancel to callback s |\n");
-  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| by name through op info s | op info / costs | cancel to callback s |\n");
+  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (guint i = 0; sizes[i] != NULL; i++)
     {
       guint64 events = (guint64) g_ascii_strtod (sizes[i], NULL);
@@ -226,12 +233,13 @@ main (int    argc,
         }
       cancel = time_cancel (trace);
       printf ("| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %u | %.3f | %.3f | %.1fx "
-              "| %.3f | %.1fx | %.3f | %.1fx | %.0f | %.4f |\n",
+              "| %.3f | %.1fx | %.3f | %.1fx | %.0f | %.3f | %.1fx | %.4f |\n",
               events, instructions, device_events, name_rows, medians[TABLE_PLAIN], medians[TABLE_COSTS_BY_NAME],
               medians[TABLE_COSTS_BY_NAME] / medians[TABLE_PLAIN], medians[TABLE_BY_FRAMEWORK_OP],
               medians[TABLE_BY_FRAMEWORK_OP] / medians[TABLE_PLAIN], medians[TABLE_BY_SOURCE],
               medians[TABLE_BY_SOURCE] / medians[TABLE_PLAIN],
-              device_events > 0 ? medians[TABLE_COSTS_BY_NAME] * 1e9 / (double) device_events : 0.0, cancel);
+              device_events > 0 ? medians[TABLE_COSTS_BY_NAME] * 1e9 / (double) device_events : 0.0,
+              medians[TABLE_COSTS_FULL], medians[TABLE_COSTS_FULL] / medians[TABLE_COSTS_BY_NAME], cancel);
       fflush (stdout);
     }
   return 0;

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-aggregate.h"
+#include "planar-aggregate-private.h"
 #include "planar-op-info.h"
 #include "planar-span-index.h"
 
@@ -31,6 +31,11 @@ struct _PlanarAggregator
   /* With planar_aggregator_set_costs(). */
   PlanarTrace       *trace;
   PlanarAggregateKey key;
+  /* Reads each event's costs (planar-op-info.h); with @full_op_info,
+   * planar_op_info_init() does instead (the reference a test compares
+   * the reader with). */
+  PlanarOpCostReader *reader;
+  gboolean           full_op_info;
   /* The first stats read that failed (with costs). */
   GError            *error;
   /* With planar_aggregator_collect_events(): the name of the row whose
@@ -96,6 +101,7 @@ planar_aggregator_free (PlanarAggregator *self)
   g_array_unref (self->run_parts);
   g_free (self->slots);
   g_clear_object (&self->trace);
+  g_clear_pointer (&self->reader, planar_op_cost_reader_free);
   g_clear_error (&self->error);
   g_free (self->collect_name);
   g_clear_pointer (&self->collect_refs, g_array_unref);
@@ -246,6 +252,20 @@ planar_aggregator_set_costs (PlanarAggregator  *self,
 
   g_set_object (&self->trace, trace);
   self->key = key;
+  g_clear_pointer (&self->reader, planar_op_cost_reader_free);
+  self->reader = planar_op_cost_reader_new (trace, key == PLANAR_AGGREGATE_KEY_FRAMEWORK_OP ? PLANAR_OP_COSTS_FRAMEWORK_OP
+                                                   : key == PLANAR_AGGREGATE_KEY_SOURCE     ? PLANAR_OP_COSTS_SOURCE
+                                                                                            : PLANAR_OP_COSTS_DEFAULT);
+}
+
+void
+_planar_aggregator_set_full_op_info (PlanarAggregator *self,
+                                     gboolean          full)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->rows->len == 0);
+
+  self->full_op_info = full;
 }
 
 void
@@ -330,12 +350,12 @@ flush_run (PlanarAggregator *self,
 
 /* Adds @ev's HLO estimate (@info) for @row to the run it belongs to. */
 static void
-add_to_run (PlanarAggregator   *self,
-            const PlanarPlane  *plane,
-            const PlanarTrack  *track,
-            gsize               index,
-            const PlanarOpInfo *info,
-            PlanarAggregate    *row)
+add_to_run (PlanarAggregator    *self,
+            const PlanarPlane   *plane,
+            const PlanarTrack   *track,
+            gsize                index,
+            const PlanarOpCosts *info,
+            PlanarAggregate     *row)
 {
   const PlanarEvent *ev = &track->events[index];
   gboolean contiguous = track == self->next_track && index == self->next_index;
@@ -364,6 +384,24 @@ add_to_run (PlanarAggregator   *self,
   g_array_append_val (self->run_parts, part);
 }
 
+/* @ev's costs through planar_op_info_init() (@full, released by the
+ * caller), the reference for the reader's. */
+static gboolean
+read_full_op_info (PlanarAggregator  *self,
+                   const PlanarPlane *plane,
+                   const PlanarEvent *ev,
+                   PlanarOpInfo      *full,
+                   PlanarOpCosts     *info)
+{
+  if (!planar_op_info_init (full, self->trace, plane, ev, self->error == NULL ? &self->error : NULL))
+    return FALSE;
+  *info = (PlanarOpCosts) {
+    full->hlo, full->framework_op, full->framework_op_from, full->source, full->source_from, full->flops,
+    full->flops_from, full->bytes, full->bytes_from, full->transcendentals, full->flops_unknown,
+  };
+  return TRUE;
+}
+
 /* The row of event @index of @track with its costs added, through the
  * HLO. */
 static PlanarAggregate *
@@ -374,9 +412,12 @@ row_with_costs (PlanarAggregator  *self,
 {
   const PlanarEvent *ev = &track->events[index];
   PlanarAggregate *row;
-  PlanarOpInfo info;
+  PlanarOpCosts info;
+  g_auto(PlanarOpInfo) full = { 0 };
 
-  if (!planar_op_info_init (&info, self->trace, plane, ev, self->error == NULL ? &self->error : NULL))
+  if (self->full_op_info ? !read_full_op_info (self, plane, ev, &full, &info)
+                         : !planar_op_cost_reader_read (self->reader, plane, ev, &info,
+                                                        self->error == NULL ? &self->error : NULL))
     return self->key == PLANAR_AGGREGATE_KEY_NAME ? row_for (self, plane, ev->metadata) : row_for_value (self, NULL);
   switch (self->key)
     {
@@ -414,7 +455,6 @@ row_with_costs (PlanarAggregator  *self,
     ; /* Between two kernels of a run (planar_op_run_extend()'s rule). */
   else if (self->in_run)
     flush_run (self, !(track == self->next_track && index == self->next_index));
-  planar_op_info_clear (&info);
   return row;
 }
 

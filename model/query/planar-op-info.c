@@ -140,6 +140,418 @@ planar_op_info_clear (PlanarOpInfo *info)
   g_clear_pointer (&info->stack, g_free);
 }
 
+/* ------------------------------------------------------------------------
+ * The costs of many events (PlanarOpCostReader)
+ * ------------------------------------------------------------------------ */
+
+/* The last "::"-separated part of an hlo_op, the instruction's name, as
+ * planar_trace_resolve_hlo() takes it. */
+static void
+last_part (const char  *data,
+           gsize        len,
+           const char **part,
+           gsize       *part_len)
+{
+  gsize start = 0;
+
+  for (gsize i = 0; i + 1 < len; i++)
+    if (data[i] == ':' && data[i + 1] == ':' && i + 2 < len)
+      start = i + 2;
+  *part = data + start;
+  *part_len = len - start;
+}
+
+/* What depends on an instruction alone, made once. */
+typedef struct
+{
+  PlanarHloCost cost;
+  gboolean      names_made;
+  char         *op_full_name;
+  char         *source;
+} InstructionCosts;
+
+/* The last resolution made for events of one metadata (of those sharing
+ * its slot), and the stats it was made from: hlo_op, program_id and
+ * hlo_module may be each event's own, so an entry serves the next event
+ * only when they match. What it resolves to depends on nothing else, so
+ * events of another metadata or plane that match may use it too. */
+typedef struct
+{
+  gboolean                    valid;
+  const char                 *op;
+  gsize                       op_len;
+  /* hlo_module, when the event has no program_id (NULL: none). */
+  const char                 *module_name;
+  gsize                       module_len;
+  gboolean                    has_program_id;
+  guint64                     program_id;
+  const PlanarHloModule      *module;
+  const PlanarHloInstruction *instruction;
+  InstructionCosts           *costs;
+} MetadataEntry;
+
+/* Entries, by event metadata index: a fixed size, whatever the plane's
+ * metadata count (a power of two). */
+#define N_ENTRIES 1024
+
+struct _PlanarOpCostReader
+{
+  PlanarTrace          *trace;
+  PlanarOpCostsFlags    flags;
+  GArray               *stats;
+  /* The index the caches were made with (it appears once the loader has
+   * read the HLO). */
+  const PlanarHloIndex *index;
+  MetadataEntry        *entries;
+  /* PlanarHloInstruction -> InstructionCosts. */
+  GHashTable           *instructions;
+  /* The profile's tf_op and source, NUL-terminated. */
+  GString              *framework_op;
+  GString              *source;
+};
+
+static void
+instruction_costs_free (gpointer data)
+{
+  InstructionCosts *ic = data;
+
+  g_free (ic->op_full_name);
+  g_free (ic->source);
+  g_free (ic);
+}
+
+PlanarOpCostReader *
+planar_op_cost_reader_new (PlanarTrace        *trace,
+                           PlanarOpCostsFlags  flags)
+{
+  PlanarOpCostReader *self;
+
+  g_return_val_if_fail (PLANAR_IS_TRACE (trace), NULL);
+
+  self = g_new0 (PlanarOpCostReader, 1);
+  self->trace = g_object_ref (trace);
+  self->flags = flags;
+  self->stats = g_array_new (FALSE, FALSE, sizeof (PlanarStat));
+  self->entries = g_new0 (MetadataEntry, N_ENTRIES);
+  self->instructions = g_hash_table_new_full (NULL, NULL, NULL, instruction_costs_free);
+  self->framework_op = g_string_new (NULL);
+  self->source = g_string_new (NULL);
+  return self;
+}
+
+void
+planar_op_cost_reader_free (PlanarOpCostReader *self)
+{
+  if (self == NULL)
+    return;
+  g_object_unref (self->trace);
+  g_array_unref (self->stats);
+  g_free (self->entries);
+  g_hash_table_unref (self->instructions);
+  g_string_free (self->framework_op, TRUE);
+  g_string_free (self->source, TRUE);
+  g_free (self);
+}
+
+/* The stats the reader looks at. */
+typedef enum
+{
+  STAT_OTHER,
+  STAT_TF_OP,
+  STAT_SOURCE,
+  STAT_FLOPS,
+  STAT_BYTES,
+  STAT_HLO_OP,
+  STAT_HLO_MODULE,
+  STAT_PROGRAM_ID,
+} StatName;
+
+static StatName
+stat_name (const char *name)
+{
+  switch (name[0])
+    {
+    case 't':
+      return strcmp (name, "tf_op") == 0 ? STAT_TF_OP : STAT_OTHER;
+    case 's':
+      return strcmp (name, "source") == 0 ? STAT_SOURCE : STAT_OTHER;
+    case 'f':
+      return strcmp (name, "flops") == 0 ? STAT_FLOPS : STAT_OTHER;
+    case 'b':
+      return strcmp (name, "bytes_accessed") == 0 ? STAT_BYTES : STAT_OTHER;
+    case 'h':
+      return strcmp (name, "hlo_op") == 0 ? STAT_HLO_OP : strcmp (name, "hlo_module") == 0 ? STAT_HLO_MODULE : STAT_OTHER;
+    case 'p':
+      return strcmp (name, "program_id") == 0 ? STAT_PROGRAM_ID : STAT_OTHER;
+    default:
+      return STAT_OTHER;
+    }
+}
+
+/* A program_id stat as planar_trace_resolve_hlo() reads it. */
+static gboolean
+stat_uint (const PlanarStat *stat,
+           guint64          *out)
+{
+  switch (stat->kind)
+    {
+    case PLANAR_STAT_INT64:
+      if (stat->v.i64 < 0)
+        return FALSE;
+      *out = (guint64) stat->v.i64;
+      return TRUE;
+    case PLANAR_STAT_UINT64:
+      *out = stat->v.u64;
+      return TRUE;
+    case PLANAR_STAT_STRING:
+    case PLANAR_STAT_REF:
+      {
+        char buf[24];
+        char *end = NULL;
+
+        if (stat->str.len == 0 || stat->str.len >= sizeof buf)
+          return FALSE;
+        memcpy (buf, stat->str.data, stat->str.len);
+        buf[stat->str.len] = '\0';
+        *out = g_ascii_strtoull (buf, &end, 10);
+        return end != NULL && *end == '\0' && g_ascii_isdigit (buf[0]);
+      }
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+same_text (const char *a,
+           gsize       a_len,
+           const char *b,
+           gsize       b_len)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return a_len == b_len && (a == b || memcmp (a, b, a_len) == 0);
+}
+
+/* Forgets what was made with another index. */
+static void
+use_index (PlanarOpCostReader   *self,
+           const PlanarHloIndex *index)
+{
+  if (index == self->index)
+    return;
+  memset (self->entries, 0, N_ENTRIES * sizeof (MetadataEntry));
+  g_hash_table_remove_all (self->instructions);
+  self->index = index;
+}
+
+/* Resolves as planar_trace_resolve_hlo() does, from the stats it reads
+ * (@hlo_op not empty): the entry of @event's metadata, made again when
+ * the stats differ from the ones it was made from. */
+static const MetadataEntry *
+resolve (PlanarOpCostReader        *self,
+         const PlanarEvent         *event,
+         const PlanarStat          *hlo_op,
+         const PlanarStat          *hlo_module,
+         const PlanarHloResolution *hlo)
+{
+  MetadataEntry *entry = &self->entries[event->metadata & (N_ENTRIES - 1)];
+  const char *module_name = NULL;
+  gsize module_len = 0;
+  const char *name;
+  gsize name_len;
+
+  if (!hlo->has_program_id && hlo_module != NULL)
+    {
+      module_name = hlo_module->str.data;
+      module_len = hlo_module->str.len;
+    }
+  if (entry->valid && entry->has_program_id == hlo->has_program_id
+      && (!hlo->has_program_id || entry->program_id == hlo->program_id)
+      && same_text (entry->module_name, entry->module_len, module_name, module_len)
+      && same_text (entry->op, entry->op_len, hlo_op->str.data, hlo_op->str.len))
+    return entry;
+
+  memset (entry, 0, sizeof *entry);
+  entry->valid = TRUE;
+  entry->op = hlo_op->str.data;
+  entry->op_len = hlo_op->str.len;
+  entry->module_name = module_name;
+  entry->module_len = module_len;
+  entry->has_program_id = hlo->has_program_id;
+  entry->program_id = hlo->program_id;
+  if (hlo->has_program_id)
+    entry->module = planar_hlo_index_find_module (self->index, hlo->program_id);
+  else if (module_name != NULL)
+    {
+      g_autofree char *copy = g_strndup (module_name, module_len);
+
+      entry->module = planar_hlo_index_find_module_by_name (self->index, copy);
+    }
+  if (entry->module == NULL)
+    return entry;
+  last_part (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
+  entry->instruction = planar_hlo_module_find_instruction (entry->module, name, (gssize) name_len);
+  if (entry->instruction == NULL)
+    {
+      entry->module = NULL;
+      return entry;
+    }
+  entry->costs = g_hash_table_lookup (self->instructions, entry->instruction);
+  if (entry->costs == NULL)
+    {
+      entry->costs = g_new0 (InstructionCosts, 1);
+      planar_hlo_instruction_estimate_cost (entry->module, entry->instruction, &entry->costs->cost);
+      g_hash_table_insert (self->instructions, (gpointer) entry->instruction, entry->costs);
+    }
+  return entry;
+}
+
+static const char *
+set_text (GString          *buffer,
+          const PlanarStat *stat)
+{
+  g_string_truncate (buffer, 0);
+  g_string_append_len (buffer, stat->str.data, (gssize) stat->str.len);
+  return buffer->str;
+}
+
+gboolean
+planar_op_cost_reader_read (PlanarOpCostReader *self,
+                            const PlanarPlane  *plane,
+                            const PlanarEvent  *event,
+                            PlanarOpCosts      *out,
+                            GError            **error)
+{
+  const PlanarStat *tf_op = NULL, *source = NULL, *hlo_op = NULL, *hlo_module = NULL;
+  const PlanarHloIndex *index;
+  GError *local = NULL;
+
+  g_return_val_if_fail (self != NULL && plane != NULL && event != NULL && out != NULL, FALSE);
+
+  memset (out, 0, sizeof *out);
+  g_array_set_size (self->stats, 0);
+  planar_trace_get_event_stats (self->trace, plane, event, self->stats, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  /* The rules of planar_op_info_init() and planar_trace_resolve_hlo() in
+   * one pass: the first tf_op (not the placeholder) and source, the last
+   * flops, bytes_accessed, hlo_op, hlo_module and program_id. */
+  for (guint i = 0; i < self->stats->len; i++)
+    {
+      const PlanarStat *stat = &g_array_index (self->stats, PlanarStat, i);
+      gboolean text = stat_text (stat);
+      double number;
+
+      switch (stat_name (stat->name))
+        {
+        case STAT_TF_OP:
+          if (text && stat->str.len > 0 && tf_op == NULL && !planar_op_info_is_placeholder (stat->str.data, stat->str.len))
+            tf_op = stat;
+          break;
+        case STAT_SOURCE:
+          if (text && stat->str.len > 0 && source == NULL)
+            source = stat;
+          break;
+        case STAT_FLOPS:
+          if (!(text && stat->str.len > 0) && stat_number (stat, &number) && number > 0)
+            {
+              out->flops = number;
+              out->flops_from = PLANAR_OP_VALUE_PROFILE;
+            }
+          break;
+        case STAT_BYTES:
+          if (!(text && stat->str.len > 0) && stat_number (stat, &number) && number > 0)
+            {
+              out->bytes = number;
+              out->bytes_from = PLANAR_OP_VALUE_PROFILE;
+            }
+          break;
+        case STAT_HLO_OP:
+          if (text)
+            hlo_op = stat;
+          break;
+        case STAT_HLO_MODULE:
+          if (text)
+            hlo_module = stat;
+          break;
+        case STAT_PROGRAM_ID:
+          out->hlo.has_program_id = stat_uint (stat, &out->hlo.program_id);
+          break;
+        case STAT_OTHER:
+        default:
+          break;
+        }
+    }
+  if (tf_op != NULL)
+    {
+      out->framework_op_from = PLANAR_OP_VALUE_PROFILE;
+      if (self->flags & PLANAR_OP_COSTS_FRAMEWORK_OP)
+        out->framework_op = set_text (self->framework_op, tf_op);
+    }
+  if (source != NULL)
+    {
+      out->source_from = PLANAR_OP_VALUE_PROFILE;
+      if (self->flags & PLANAR_OP_COSTS_SOURCE)
+        out->source = set_text (self->source, source);
+    }
+
+  index = planar_trace_get_hlo_index (self->trace);
+  use_index (self, index);
+  if (index != NULL && hlo_op != NULL && hlo_op->str.len > 0)
+    {
+      const MetadataEntry *entry = resolve (self, event, hlo_op, hlo_module, &out->hlo);
+      InstructionCosts *ic = entry->costs;
+
+      if (entry->instruction != NULL)
+        {
+          const PlanarHloInstruction *in = entry->instruction;
+
+          out->hlo.module = entry->module;
+          out->hlo.instruction = in;
+          if ((self->flags & (PLANAR_OP_COSTS_FRAMEWORK_OP | PLANAR_OP_COSTS_SOURCE)) != 0 && !ic->names_made)
+            {
+              ic->op_full_name = planar_hlo_instruction_dup_op_full_name (in);
+              ic->source = planar_hlo_instruction_dup_source (in);
+              ic->names_made = TRUE;
+            }
+          /* Always one: "op_name:op_type". */
+          if (tf_op == NULL)
+            {
+              out->framework_op_from = PLANAR_OP_VALUE_HLO;
+              if (self->flags & PLANAR_OP_COSTS_FRAMEWORK_OP)
+                out->framework_op = ic->op_full_name;
+            }
+          /* None without a source file. */
+          if (source == NULL && in->source_file[0] != '\0')
+            {
+              out->source_from = PLANAR_OP_VALUE_HLO;
+              if (self->flags & PLANAR_OP_COSTS_SOURCE)
+                out->source = ic->source;
+            }
+          if (out->flops_from == PLANAR_OP_VALUE_NONE)
+            {
+              if (ic->cost.flops_known)
+                {
+                  out->flops = (double) ic->cost.flops;
+                  out->flops_from = PLANAR_OP_VALUE_HLO;
+                  out->transcendentals = ic->cost.transcendentals;
+                }
+              else
+                out->flops_unknown = TRUE;
+            }
+          if (out->bytes_from == PLANAR_OP_VALUE_NONE && ic->cost.bytes > 0)
+            {
+              out->bytes = (double) ic->cost.bytes;
+              out->bytes_from = PLANAR_OP_VALUE_HLO;
+            }
+        }
+    }
+  return TRUE;
+}
+
 /* Module events looked at before the one that starts last before an
  * event, for one that holds it (they do not overlap on a device's line). */
 #define MAX_MODULE_LOOKBACK 64
@@ -207,11 +619,14 @@ static gboolean
 is_helper_kernel (const char *name)
 {
   static const char * const words[] = { "fill", "memset", "memcpy", "copybuffer" };
-  g_autofree char *lower = g_ascii_strdown (name != NULL ? name : "", -1);
 
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    if (strstr (lower, words[i]) != NULL)
-      return TRUE;
+  /* Any case, without a lowered copy: Op Stats asks this of every
+   * kernel. */
+  /* Each word starts with 'c', 'f' or 'm'. */
+  for (const char *p = name != NULL ? name : ""; *(p += strcspn (p, "cCfFmM")) != '\0'; p++)
+    for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+      if (g_ascii_strncasecmp (p, words[i], strlen (words[i])) == 0)
+        return TRUE;
   return FALSE;
 }
 

@@ -73,6 +73,59 @@ gboolean planar_op_info_init  (PlanarOpInfo      *info,
                                GError           **error);
 void     planar_op_info_clear (PlanarOpInfo      *info);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlanarOpInfo, planar_op_info_clear)
+
+/* What Op Stats reads of an event, event after event: the values of
+ * PlanarOpInfo that a table of costs uses, the same as
+ * planar_op_info_init() gives, made cheaply by a PlanarOpCostReader. */
+typedef enum
+{
+  PLANAR_OP_COSTS_DEFAULT      = 0,
+  /* Fill PlanarOpCosts.framework_op. */
+  PLANAR_OP_COSTS_FRAMEWORK_OP = 1 << 0,
+  /* Fill PlanarOpCosts.source. */
+  PLANAR_OP_COSTS_SOURCE       = 1 << 1,
+} PlanarOpCostsFlags;
+
+typedef struct
+{
+  /* As PlanarOpInfo's. */
+  PlanarHloResolution  hlo;
+  /* The strings only with their flag (NULL without it; the *_from fields
+   * are set either way). Owned by the reader: valid until its next read. */
+  const char          *framework_op;
+  PlanarOpValueSource  framework_op_from;
+  const char          *source;
+  PlanarOpValueSource  source_from;
+  double               flops;
+  PlanarOpValueSource  flops_from;
+  double               bytes;
+  PlanarOpValueSource  bytes_from;
+  guint64              transcendentals;
+  gboolean             flops_unknown;
+} PlanarOpCosts;
+
+/* Reads the costs of many events of @trace: each event's stats once, its
+ * HLO instruction through a small cache by event metadata (each entry
+ * checked against the event's own hlo_op, program_id and hlo_module, which
+ * may be the event's stats rather than its metadata's), the instruction's
+ * estimate, op name and source once per instruction; no stack. One
+ * thread at a time. */
+typedef struct _PlanarOpCostReader PlanarOpCostReader;
+
+PlanarOpCostReader *planar_op_cost_reader_new  (PlanarTrace        *trace,
+                                                PlanarOpCostsFlags  flags);
+void                planar_op_cost_reader_free (PlanarOpCostReader *reader);
+/* Fills @out for @event of @plane as planar_op_info_init() would fill
+ * the same fields (FALSE with @error as it). */
+gboolean            planar_op_cost_reader_read (PlanarOpCostReader *reader,
+                                                const PlanarPlane  *plane,
+                                                const PlanarEvent  *event,
+                                                PlanarOpCosts      *out,
+                                                GError            **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanarOpCostReader, planar_op_cost_reader_free)
+
 /* One execution of an instruction that ran as several kernels
  * (TransformerEngine's attention, a cuDNN call, a GEMM with a split-K
  * reduction): the kernels of one track (stream) in a row that resolve to

@@ -1,12 +1,14 @@
 /* test-aggregate.c: the per-name statistics of the selection table and the
  * op tables (model/query/planar-aggregate.c): count, wall, self, min and
- * max per row, the range rule, grouping by kind, the sort orders, and the
- * rules the total row under the table relies on.
+ * max per row, the range rule, grouping by kind, the sort orders, the
+ * rules the total row under the table relies on, and the costs read for
+ * the op tables (PlanarOpCostReader) against planar_op_info_init().
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-aggregate.h"
+#include "planar-aggregate-private.h"
 #include "planar-op-info.h"
+#include "planar-test-hlo.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
@@ -571,6 +573,368 @@ test_add_plane_async (PlanarTestFixture *f,
   }
 }
 
+/* ------------------------------------------------------------------------
+ * The costs reader against planar_op_info_init()
+ * ------------------------------------------------------------------------ */
+
+/* @ev's costs from @reader are planar_op_info_init()'s. */
+static void
+assert_reader_as_op_info (PlanarTrace        *trace,
+                          const PlanarPlane  *plane,
+                          const PlanarEvent  *ev,
+                          PlanarOpCostReader *reader,
+                          gboolean            strings)
+{
+  g_auto(PlanarOpInfo) info = { 0 };
+  PlanarOpCosts costs;
+
+  g_assert_true (planar_op_info_init (&info, trace, plane, ev, NULL));
+  g_assert_true (planar_op_cost_reader_read (reader, plane, ev, &costs, NULL));
+  g_assert_true (costs.hlo.module == info.hlo.module);
+  g_assert_true (costs.hlo.instruction == info.hlo.instruction);
+  g_assert_cmpint (costs.hlo.has_program_id, ==, info.hlo.has_program_id);
+  g_assert_cmpuint (costs.hlo.program_id, ==, info.hlo.program_id);
+  g_assert_cmpint (costs.framework_op_from, ==, info.framework_op_from);
+  g_assert_cmpint (costs.source_from, ==, info.source_from);
+  g_assert_cmpstr (costs.framework_op, ==, strings ? info.framework_op : NULL);
+  g_assert_cmpstr (costs.source, ==, strings ? info.source : NULL);
+  g_assert_cmpint (costs.flops_from, ==, info.flops_from);
+  g_assert_cmpint (costs.bytes_from, ==, info.bytes_from);
+  g_assert_cmpfloat (costs.flops, ==, info.flops);
+  g_assert_cmpfloat (costs.bytes, ==, info.bytes);
+  g_assert_cmpuint (costs.transcendentals, ==, info.transcendentals);
+  g_assert_cmpint (costs.flops_unknown, ==, info.flops_unknown);
+}
+
+static int
+compare_row_names (gconstpointer a,
+                   gconstpointer b)
+{
+  const PlanarAggregate *x = a, *y = b;
+  int c = g_strcmp0 (x->kind, y->kind);
+
+  return c != 0 ? c : strcmp (x->name, y->name);
+}
+
+/* The table of @plane's tracks (@track, or every track not derived when
+ * negative) over [@t0, @t1] by @key, through the reader or (@full)
+ * planar_op_info_init(): the aggregator (its rows' names are its) and in
+ * @rows the rows sorted by kind and name. */
+static PlanarAggregator *
+costs_table (GArray            **rows,
+             PlanarTrace        *trace,
+             const PlanarPlane  *plane,
+             int                 track,
+             PlanarAggregateKey  key,
+             gboolean            by_kind,
+             gint64              t0,
+             gint64              t1,
+             gboolean            full)
+{
+  PlanarAggregator *agg = planar_aggregator_new ();
+
+  planar_aggregator_set_group_by_kind (agg, by_kind);
+  planar_aggregator_set_costs (agg, trace, key);
+  _planar_aggregator_set_full_op_info (agg, full);
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (track < 0 ? !plane->tracks[t].derived : (guint) track == t)
+      planar_aggregator_add_track (agg, plane, &plane->tracks[t], t0, t1);
+  *rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+  g_array_sort (*rows, compare_row_names);
+  return agg;
+}
+
+static void
+assert_same_tables (PlanarTrace       *trace,
+                    const PlanarPlane *plane,
+                    int                track,
+                    gint64             t0,
+                    gint64             t1)
+{
+  static const PlanarAggregateKey keys[] = { PLANAR_AGGREGATE_KEY_NAME, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP,
+                                             PLANAR_AGGREGATE_KEY_SOURCE };
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (int by_kind = 0; by_kind < 2; by_kind++)
+      {
+        g_autoptr(GArray) fast = NULL;
+        g_autoptr(GArray) full = NULL;
+        g_autoptr(PlanarAggregator) fast_agg = costs_table (&fast, trace, plane, track, keys[k], by_kind, t0, t1, FALSE);
+        g_autoptr(PlanarAggregator) full_agg = costs_table (&full, trace, plane, track, keys[k], by_kind, t0, t1, TRUE);
+
+        g_assert_cmpuint (fast->len, ==, full->len);
+        for (guint i = 0; i < fast->len; i++)
+          {
+            const PlanarAggregate *x = &g_array_index (fast, PlanarAggregate, i);
+            const PlanarAggregate *y = &g_array_index (full, PlanarAggregate, i);
+
+            g_assert_cmpstr (x->kind, ==, y->kind);
+            g_assert_cmpstr (x->name, ==, y->name);
+            g_assert_cmpuint (x->count, ==, y->count);
+            g_assert_cmpint (x->total_ps, ==, y->total_ps);
+            g_assert_cmpfloat (x->flops, ==, y->flops);
+            g_assert_cmpint (x->flops_ps, ==, y->flops_ps);
+            g_assert_cmpfloat (x->bytes, ==, y->bytes);
+            g_assert_cmpint (x->bytes_ps, ==, y->bytes_ps);
+            g_assert_cmpint (x->estimated, ==, y->estimated);
+          }
+      }
+}
+
+/* Every event of @trace read by the reader as by planar_op_info_init(),
+ * and each device plane's tables the same both ways: every track, each
+ * track alone (derived ones too), the middle third of the plane's time.
+ * Returns how many events resolved. */
+static guint64
+assert_reader_on_trace (PlanarTrace *trace)
+{
+  g_autoptr(PlanarOpCostReader) all = planar_op_cost_reader_new (trace, PLANAR_OP_COSTS_FRAMEWORK_OP | PLANAR_OP_COSTS_SOURCE);
+  g_autoptr(PlanarOpCostReader) none = planar_op_cost_reader_new (trace, PLANAR_OP_COSTS_DEFAULT);
+  guint64 resolved = 0;
+
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+      gint64 first = G_MAXINT64, last = G_MININT64;
+
+      for (guint t = 0; t < plane->n_tracks; t++)
+        {
+          const PlanarTrack *track = &plane->tracks[t];
+
+          for (gsize i = 0; i < track->n_events; i++)
+            {
+              PlanarOpCosts costs;
+
+              assert_reader_as_op_info (trace, plane, &track->events[i], all, TRUE);
+              assert_reader_as_op_info (trace, plane, &track->events[i], none, FALSE);
+              g_assert_true (planar_op_cost_reader_read (all, plane, &track->events[i], &costs, NULL));
+              resolved += costs.hlo.instruction != NULL;
+            }
+          if (track->n_events > 0)
+            {
+              first = MIN (first, track->start_ps);
+              last = MAX (last, track->end_ps);
+            }
+        }
+      if (!g_str_has_prefix (plane->name, "/device:") || first > last)
+        continue;
+      assert_same_tables (trace, plane, -1, G_MININT64, G_MAXINT64);
+      assert_same_tables (trace, plane, -1, first + (last - first) / 3, last - (last - first) / 3);
+      for (guint t = 0; t < plane->n_tracks; t++)
+        assert_same_tables (trace, plane, (int) t, G_MININT64, G_MAXINT64);
+    }
+  return resolved;
+}
+
+/* An XStat of bytes. */
+static XStat *
+stat_bytes (gint64        metadata_id,
+            const guint8 *data,
+            gsize         len)
+{
+  XStat *stat = planar_test_stat_str (metadata_id, "");
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+  stat->bytes_value.data = planar_test_keep (g_memdup2 (data, len));
+  stat->bytes_value.len = len;
+  return stat;
+}
+
+/* A kernel of metadata @name on @line with @n stats "name=value" (a
+ * value "#N" is an unsigned integer, "-N" a signed one, "~N" a double,
+ * "'TEXT" an inline string, anything else a reference). */
+static XEvent *
+add_kernel (PlanarTestPlane    *b,
+            XLine              *line,
+            const char         *name,
+            gint64              at,
+            gint64              duration,
+            const char * const *stats)
+{
+  XEvent *ev = planar_test_line_add_event (line, planar_test_named_plane_event_id (b, name), at, duration);
+
+  for (guint i = 0; stats != NULL && stats[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (stats[i], "=", 2);
+
+      if (kv[1][0] == '#')
+        planar_test_named_plane_add_uint (b, ev, kv[0], g_ascii_strtoull (kv[1] + 1, NULL, 10));
+      else if (kv[1][0] == '-')
+        planar_test_named_plane_add_int (b, ev, kv[0], g_ascii_strtoll (kv[1], NULL, 10));
+      else if (kv[1][0] == '~')
+        PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                            planar_test_stat_double (planar_test_named_plane_stat_id (b, kv[0]),
+                                                     g_ascii_strtod (kv[1] + 1, NULL)));
+      else if (kv[1][0] == '\'')
+        planar_test_named_plane_add_str (b, ev, kv[0], kv[1] + 1);
+      else
+        planar_test_named_plane_add_ref (b, ev, kv[0], kv[1]);
+    }
+  return ev;
+}
+
+/* The stats of @b's event metadata @name (made with the next id), as
+ * add_kernel() writes them on an event. */
+static void
+set_metadata_stats (PlanarTestPlane    *b,
+                    const char         *name,
+                    const char * const *stats)
+{
+  gint64 id = planar_test_named_plane_event_id (b, name);
+  XEventMetadata *md = NULL;
+  XEvent scratch = TENSORFLOW__PROFILER__XEVENT__INIT;
+
+  for (gsize i = 0; i < b->plane->n_event_metadata; i++)
+    if (b->plane->event_metadata[i]->key == id)
+      md = b->plane->event_metadata[i]->value;
+  g_assert_nonnull (md);
+  for (guint i = 0; stats[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (stats[i], "=", 2);
+
+      if (kv[1][0] == '#')
+        planar_test_named_plane_add_uint (b, &scratch, kv[0], g_ascii_strtoull (kv[1] + 1, NULL, 10));
+      else if (kv[1][0] == '\'')
+        planar_test_named_plane_add_str (b, &scratch, kv[0], kv[1] + 1);
+      else
+        planar_test_named_plane_add_ref (b, &scratch, kv[0], kv[1]);
+    }
+  for (gsize i = 0; i < scratch.n_stats; i++)
+    PLANAR_TEST_APPEND (md->stats, md->n_stats, scratch.stats[i]);
+  g_free (scratch.stats);
+}
+
+/* The reader (what Op Stats reads) gives what planar_op_info_init() does
+ * for every event, and the tables made with it are the same, on a GPU
+ * profile with two programs whose resolution stats are each event's own,
+ * its metadata's, or the metadata's overridden by the event: the same
+ * metadata resolving to different instructions, the same hlo_op in two
+ * programs, by module name, program ids as text, "::" parts, unknown
+ * programs and instructions, the profile's own values, a custom call with
+ * unknown FLOPs, helper kernels and runs. */
+static void
+test_costs_reader (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  static const gint64 ops[] = { 1, 2 };
+  static const PlanarTestHloIns ins_f[] = {
+    { "p0", "parameter", 1, 11, { 256 }, 1 },
+    { "p1", "parameter", 2, 11, { 256 }, 1, .parameter_number = 1 },
+    { "add.3", "add", 3, 11, { 256 }, 1, ops, 2, NULL, 0, "", "jit(f)/add", "/src/f.py", 3 },
+    { "multiply.4", "multiply", 4, 11, { 256 }, 1, ops, 2, NULL, 0, "Mul", "jit(f)/mul", NULL, 0 },
+    { "custom-call.5", "custom-call", 5, 11, { 256 }, 1, ops, 2, NULL, 0, "", "jit(f)/attn", "/src/f.py", 5 },
+  };
+  static const PlanarTestHloIns ins_g[] = {
+    { "q0", "parameter", 1, 11, { 64, 64 }, 2 },
+    { "add.3", "add", 3, 11, { 64, 64 }, 2, ops, 2, NULL, 0, "", "jit(g)/add", "/src/g.py", 7 },
+  };
+  static const gint64 ops_g[] = { 1, 1 };
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *b = planar_test_named_plane_new (space, 1, "/device:GPU:0");
+  XLine *s7 = planar_test_plane_add_line (b->plane, 7, "Stream #7(Compute)", 0);
+  XLine *s8 = planar_test_plane_add_line (b->plane, 8, "Stream #8(Compute)", 0);
+  XLine *mods = planar_test_plane_add_line (b->plane, 9, "XLA Modules", 0);
+  g_autoptr(GByteArray) proto_f = planar_test_hlo_simple ("jit_f", 3, ins_f, G_N_ELEMENTS (ins_f));
+  g_autoptr(GByteArray) proto_g = NULL;
+  PlanarTestHloIns g_fixed[G_N_ELEMENTS (ins_g)];
+  XPlane *meta;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  gint64 at = 0;
+  static const char * const on_metadata[] = { "hlo_op=add.3", "program_id=#3", "tf_op=XlaModule:", NULL };
+  static const char * const kernels[][6] = {
+    /* Metadata "k.meta" resolves through its own stats... */
+    { "k.meta", NULL },
+    { "k.meta", NULL },
+    /* ... and an event of it overrides them. */
+    { "k.meta", "hlo_op=multiply.4", NULL },
+    { "k.meta", "program_id=#5", NULL },
+    { "k.meta", NULL },
+    /* One metadata, each event its own instruction. */
+    { "k.each", "hlo_op=add.3", "program_id=#3", NULL },
+    { "k.each", "hlo_op=multiply.4", "program_id=#3", NULL },
+    { "k.each", "hlo_op=add.3", "program_id=#5", NULL },
+    { "k.each", "hlo_op='add.3", "program_id='5", NULL },
+    { "k.each", "hlo_op=fusion.9::add.3", "program_id=-3", NULL },
+    { "k.each", "hlo_op=add.3", "hlo_module=jit_g", NULL },
+    { "k.each", "hlo_op=multiply.4", "hlo_module='jit_f", NULL },
+    { "k.each", "hlo_op=add.3", "hlo_module=jit_h", NULL },
+    { "k.each", "hlo_op=add.3", "program_id=#42", NULL },
+    { "k.each", "hlo_op=nope.9", "program_id=#3", NULL },
+    { "k.each", "hlo_op='", "program_id=#3", NULL },
+    { "k.each", "hlo_op=add.3", "program_id=-7", "hlo_module=jit_g", NULL },
+    { "k.each", "hlo_op=add.3", "program_id='x5", "hlo_module=jit_f", NULL },
+    /* The profile's own values win. */
+    { "k.own", "hlo_op=add.3", "program_id=#3", "tf_op='jit(f)/own", "source='own.py:1", NULL },
+    { "k.own", "hlo_op=add.3", "program_id=#3", "flops=#1000", "bytes_accessed=~2.5e3", NULL },
+    { "k.own", "hlo_op=multiply.4", "program_id=#3", "flops=#0", "tf_op='XlaModule: ", NULL },
+    { "k.own", "flops=-5", "bytes_accessed=#7", "tf_op=jit(f)/loose", NULL },
+    /* Unknown FLOPs; runs of kernels with helpers between. */
+    { "attn_fill.kd", "hlo_op=custom-call.5", "program_id=#3", NULL },
+    { "attn_fwd.kd", "hlo_op=custom-call.5", "program_id=#3", NULL },
+    { "memset.kd", NULL },
+    { "attn_fwd.kd", "hlo_op=custom-call.5", "program_id=#3", NULL },
+    { "__amd_FillBuffer.kd", "hlo_op=add.3", "program_id=#3", NULL },
+    { "loop.kd", "hlo_op=add.3", "program_id=#3", NULL },
+    { "loop.kd", "hlo_op=add.3", "program_id=#3", NULL },
+    { "bare.kd", NULL },
+  };
+  const gint64 ids[] = { 3, 5 };
+  GByteArray *protos[2];
+
+  memcpy (g_fixed, ins_g, sizeof ins_g);
+  g_fixed[1].operands = ops_g;
+  proto_g = planar_test_hlo_simple ("jit_g", 5, g_fixed, G_N_ELEMENTS (g_fixed));
+  protos[0] = proto_f;
+  protos[1] = proto_g;
+  planar_test_add_task_environment (space, 1000);
+  set_metadata_stats (b, "k.meta", on_metadata);
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+    {
+      /* Both streams, the second later and shorter. */
+      add_kernel (b, s7, kernels[i][0], at, 10 + (gint64) i, &kernels[i][1]);
+      add_kernel (b, s8, kernels[i][0], at + 5, 3, &kernels[i][1]);
+      at += 30;
+    }
+  add_kernel (b, mods, "jit_f", 0, at / 2, NULL);
+  add_kernel (b, mods, "jit_f", at / 2 + 1, at / 2, NULL);
+  planar_test_named_plane_done (b);
+
+  meta = planar_test_space_add_plane (space, 99, "/host:metadata");
+  planar_test_plane_add_stat_metadata (meta, 1, "Hlo Proto");
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("jit(%" G_GINT64_FORMAT ")", ids[i]);
+      XEventMetadata *md = planar_test_plane_add_event_metadata (meta, ids[i], name, NULL);
+
+      PLANAR_TEST_APPEND (md->stats, md->n_stats, stat_bytes (1, protos[i]->data, protos[i]->len));
+    }
+
+  path = planar_test_write_space (space, f->dir, "reader.xplane.pb");
+  trace = planar_test_load_ok (path);
+  g_assert_nonnull (planar_trace_get_hlo_index (trace));
+  g_assert_cmpuint (assert_reader_on_trace (trace), >, 20);
+}
+
+/* The same on the samples with HloProtos. */
+static void
+test_costs_reader_samples (void)
+{
+  static const char * const names[] = { "tracelens_mi300_jax08_attention_tw003.xplane.pb",
+                                        "tracelens_jax_te_fused_attn_934987a2fc2f.xplane.pb" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = planar_test_sample_path (names[i]);
+      g_autoptr(PlanarTrace) trace = NULL;
+
+      if (path == NULL)
+        return;
+      trace = planar_test_load_ok (path);
+      g_assert_cmpuint (assert_reader_on_trace (trace), >, 0);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -585,5 +949,7 @@ main (int   argc,
   g_test_add_func ("/aggregate/costs", test_costs);
   PLANAR_TEST_ADD ("/aggregate/collect", test_collect);
   PLANAR_TEST_ADD ("/aggregate/add-plane-async", test_add_plane_async);
+  PLANAR_TEST_ADD ("/aggregate/costs-reader", test_costs_reader);
+  g_test_add_func ("/aggregate/costs-reader-samples", test_costs_reader_samples);
   return g_test_run ();
 }
