@@ -106,9 +106,6 @@ struct _PlanarWindow
   gboolean              first_frame_armed;
   gboolean              first_frame_painted;
   guint                 n_frames_painted;
-  /* planar-window-first-frame.c: the profile's derive step is held until
-   * the frame after the file's tracks were published is painted. */
-  gboolean              derive_release_armed;
 };
 
 /* The keys of the message bar's lines, in the order they are first set:
@@ -132,10 +129,6 @@ void      _planar_window_init_actions    (PlanarWindow        *self);
  * PLANAR_BENCH_FIRST_FRAME set (nothing otherwise). */
 void      _planar_window_watch_first_frame (PlanarWindow      *self);
 void      _planar_window_bench_mark      (const char          *what);
-/* planar-window-first-frame.c: holds the new profile's derive step until
- * the window has painted the file's tracks (planar_profile_hold_derive()).
- * Before its load starts. */
-void      _planar_window_hold_derive     (PlanarWindow        *self);
 /* planar-window-export.c: win.export-profile, and the export it runs. */
 void      _planar_window_init_export_actions (PlanarWindow    *self);
 void      _planar_window_export_profile_async (PlanarWindow         *self,
