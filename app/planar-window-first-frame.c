@@ -6,7 +6,8 @@
  * first view shows (scrolled to the top) from its complete index, and the
  * process ends there. Set to "verbose", it also
  * prints on stderr when each step of the way to that frame was reached
- * (_planar_window_bench_mark()).
+ * (_planar_window_bench_mark()). Set to "all", the frame measured is the
+ * first that draws every track of the file, in the first view or below.
  *
  * The tracks in the frame are those the timeline's layout took from the
  * profile on its tracks-changed; this watch looks at the model on the same
@@ -110,6 +111,9 @@ visible_tracks_ready (PlanarWindow  *self,
 
   if (file_tracks_ready (profile))
     return TRUE;
+  /* "all": the frame with every track of the file, in view or not. */
+  if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "all") == 0)
+    return FALSE;
   for (guint tr = 0; tr < planar_profile_get_n_traces (profile); tr++)
     if (planar_profile_get_trace_state (profile, tr) != PLANAR_PROFILE_TRACE_PENDING)
       n_decoding++;
@@ -192,6 +196,23 @@ tracks_changed (PlanarWindow  *self,
   self->first_frame_armed = TRUE;
 }
 
+/* Verbose: when each load step begins, to tell whether the derived lines
+ * started before the measured frame. */
+static void
+message_changed (PlanarWindow  *self,
+                 GParamSpec    *pspec,
+                 PlanarProfile *profile)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *what = NULL;
+
+  if (profile != self->profile)
+    return;
+  g_object_get (profile, "message", &message, NULL);
+  what = g_strdup_printf ("load step: %s", message != NULL ? message : "(none)");
+  _planar_window_bench_mark (what);
+}
+
 void
 _planar_window_watch_first_frame (PlanarWindow *self)
 {
@@ -206,4 +227,7 @@ _planar_window_watch_first_frame (PlanarWindow *self)
   /* Before the timeline's own handler (planar_timeline_set_profile()). */
   g_signal_connect_object (self->profile, "tracks-changed", G_CALLBACK (tracks_changed), self,
                            G_CONNECT_SWAPPED);
+  if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
+    g_signal_connect_object (self->profile, "notify::message", G_CALLBACK (message_changed), self,
+                             G_CONNECT_SWAPPED);
 }
