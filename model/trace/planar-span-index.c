@@ -341,6 +341,36 @@ query_depth (const PlanarTrack *track,
           column_end = next > G_MAXINT64 ? G_MAXINT64 : (gint64) next;
         }
 
+      /* The columns ahead are known: ask for their cells, and for the
+       * starts and order entries the next one's cell points at, before
+       * they are needed, so that the misses of several columns overlap
+       * instead of following one another. */
+      if (g.cells != NULL)
+        {
+          __int128 ahead = (__int128) column_end + 4 * (__int128) ps_per_px;
+          __int128 next = (__int128) column_end + ps_per_px;
+
+          if (ahead < G_MAXINT64)
+            {
+              guint64 c = ((guint64) (gint64) ahead - (guint64) g.starts[0]) / g.cell_ps;
+
+              if (c < g.n_cells)
+                __builtin_prefetch (&g.cells[c]);
+            }
+          if (next < G_MAXINT64)
+            {
+              guint64 c = ((guint64) (gint64) next - (guint64) g.starts[0]) / g.cell_ps;
+
+              visit (&g, 1);
+              if (c < g.n_cells && g.cells[c] < g.n)
+                {
+                  __builtin_prefetch (&g.starts[g.cells[c]]);
+                  if (g.order != NULL)
+                    __builtin_prefetch (&g.order[g.cells[c]]);
+                }
+            }
+        }
+
       /* Events past the window's end stay out even when their column
        * straddles it. */
       j = last_starting_before (&g, k, t1 == G_MAXINT64 ? column_end : MIN (column_end, t1 + 1));
