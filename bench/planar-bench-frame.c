@@ -24,6 +24,10 @@
  * the find bar does: the frames then include the hits' marks, and the
  * time to lay the hits out for the timeline is printed.
  *
+ * With PLANAR_BENCH_PERF_CTL set to the control FIFO of a
+ * `perf record -D -1 --control fifo:FIFO`, perf records only the frames of
+ * the loaded profiles (it is enabled before them and disabled after).
+ *
  * Prints figures; asserts nothing. Needs a display: run it under xvfb-run,
  *   xvfb-run -a -s '-screen 0 1920x1200x24' build/bench/planar-bench-frame [--events-small N] [--events-large N] [--runs N]
  *
@@ -88,6 +92,19 @@ ensure_profile (const char *dir,
   if (error != NULL || !g_spawn_check_wait_status (status, NULL))
     g_error ("planar-gen failed: %s", error != NULL ? error->message : "exit status");
   return path;
+}
+
+/* Sends @command ("enable", "disable") to perf's control FIFO, if any. */
+static void
+perf_control (const char *command)
+{
+  const char *fifo = g_getenv ("PLANAR_BENCH_PERF_CTL");
+  FILE *f;
+
+  if (fifo == NULL || (f = fopen (fifo, "w")) == NULL)
+    return;
+  fprintf (f, "%s\n", command);
+  fclose (f);
 }
 
 static int
@@ -297,6 +314,7 @@ measure (const char  *path,
       planar_timeline_set_search_hits (timeline, index);
     }
 
+  perf_control ("enable");
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       gint64 span = last - first;
@@ -321,6 +339,7 @@ measure (const char  *path,
       figures[z].snapshot_ms = median (snapshot_ms, runs);
       figures[z].frame_ms = median (frame_ms, runs);
     }
+  perf_control ("disable");
 
   gtk_window_destroy (GTK_WINDOW (window));
   while (g_main_context_iteration (NULL, FALSE))

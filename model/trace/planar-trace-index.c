@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-trace-decode-private.h"
+#include "planar-span-index-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,10 @@ index_depths (PlanarDecodeContext *ctx,
                                             ctx->self->spill);
   for (gsize k = 0; k < track->n_events; k++)
     track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
+
+  if (!_planar_decode_claim_memory (ctx, _planar_track_cells_size (track)))
+    return FALSE;
+  _planar_track_build_cells (track, ctx->self->spill);
 
   for (guint d = 0; d < n_depths; d++)
     {

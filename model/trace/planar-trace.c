@@ -56,6 +56,7 @@ _planar_track_clear_arrays (PlanarTrack *track)
   g_clear_pointer (&track->depth_offsets, g_free);
   g_clear_pointer (&track->depth_ends_sorted, g_free);
   g_clear_pointer (&track->depth_starts, planar_spill_free);
+  g_clear_pointer (&track->depth_cells, planar_spill_free);
   g_clear_pointer (&track->children, planar_spill_free);
   track->n_children = 0;
 }

@@ -157,6 +157,11 @@ typedef struct
    * column's events touches 8 bytes an event, not a 32-byte record
    * through an index. */
   gint64      *depth_starts;
+  /* Each depth group's directory by time (built and read by
+   * planar-span-index.c): the ranks of evenly spaced times, so that a
+   * query finds a pixel column's last event among a few neighbours
+   * instead of searching the group. NULL until the track is indexed. */
+  gpointer     depth_cells;
   /* (index, ps of direct children) for each event with children, by index. */
   struct {
     guint64 index;

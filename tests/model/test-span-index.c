@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-span-index-private.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
@@ -635,6 +636,99 @@ test_query_while_loading (void)
   g_test_message ("queried %u ready tracks while loading", queried);
 }
 
+/* Steps of @per_step events each (a root and a nested chain under it),
+ * STEP_PS apart, on one line: the shape of a longer profile is that of a
+ * shorter one, only with more steps. */
+#define STEP_PS 4000000
+
+static char *
+write_steps (guint n_steps,
+             guint per_step)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane;
+  XLine *line;
+  g_autofree char *name = g_strdup_printf ("steps-%u.xplane.pb", n_steps);
+
+  planar_test_add_task_environment (space, 1000);
+  plane = planar_test_space_add_plane (space, 0, "/host:CPU");
+  for (guint m = 1; m <= 8; m++)
+    {
+      g_autofree char *md = g_strdup_printf ("op%u", m);
+
+      planar_test_plane_add_event_metadata (plane, m, md, NULL);
+    }
+  line = planar_test_plane_add_line (plane, 1, "thread", 0);
+  for (guint s = 0; s < n_steps; s++)
+    {
+      gint64 t = (gint64) s * STEP_PS;
+
+      /* A root over most of the step, then per_step - 1 events nested two
+       * deep under it, short ones packed in its first half. */
+      planar_test_line_add_event (line, 1, t, STEP_PS * 3 / 4);
+      for (guint e = 1; e < per_step; e++)
+        planar_test_line_add_event (line, 2 + e % 7, t + (gint64) e * 20000, 10000 + (e % 3) * 3000);
+    }
+  return planar_test_write_space (space, tmp_dir, name);
+}
+
+static guint64
+count_visits (guint n_steps,
+              guint columns)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
+  const PlanarTrack *track = NULL;
+  const PlanarPlane *plane;
+  guint64 visited = 0;
+  gint64 span;
+
+  planar_test_scratch_begin ();
+  path = write_steps (n_steps, 40);
+  planar_test_scratch_end ();
+  trace = planar_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    {
+      plane = planar_trace_get_plane (trace, p);
+      for (guint t = 0; t < plane->n_tracks; t++)
+        if (plane->tracks[t].n_events > 0)
+          track = &plane->tracks[t];
+    }
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_events, ==, (guint64) n_steps * 40);
+
+  /* The whole span, and its middle half, at a fixed width: each column
+   * holds the events of a few steps at least. */
+  span = track->end_ps - track->start_ps;
+  _planar_track_query_spans_counted (track, track->start_ps, track->end_ps, MAX (span / columns, 1),
+                                     0, G_MAXUINT, spans, &visited);
+  _planar_track_query_spans_counted (track, track->start_ps + span / 4, track->end_ps - span / 4,
+                                     MAX (span / 2 / columns, 1), 0, G_MAXUINT, spans, &visited);
+  g_assert_cmpuint (spans->len, <=, 2 * 2 * columns * (track->max_depth + 1));
+  /* And the answers are still the exact ones. */
+  check_query (track, track->start_ps, track->end_ps, MAX ((track->end_ps - track->start_ps) / columns, 1));
+  g_test_message ("%u steps, %" G_GSIZE_FORMAT " events: %u spans, %" G_GUINT64_FORMAT " entries read",
+                  n_steps, track->n_events, spans->len, visited);
+  return visited;
+}
+
+/* What a zoomed-out query reads follows the pixel columns, not the events
+ * behind them: ten times the events in the same columns reads about as
+ * much. A search through each column's events reads O(log events per
+ * column) entries a column, so that a frame grew with the file. */
+static void
+test_visits_per_column (void)
+{
+  const guint columns = 400;
+  guint64 small = count_visits (2000, columns);
+  guint64 large = count_visits (20000, columns);
+
+  g_assert_cmpuint (large, <=, small + small / 4);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -652,6 +746,7 @@ main (int    argc,
   g_test_add_func ("/span-index/generated", test_generated);
   g_test_add_func ("/span-index/concurrent-readers", test_concurrent_readers);
   g_test_add_func ("/span-index/query-while-loading", test_query_while_loading);
+  g_test_add_func ("/span-index/visits-per-column", test_visits_per_column);
 
   status = g_test_run ();
   planar_test_remove_tree (tmp_dir);
