@@ -144,23 +144,6 @@ planar_op_info_clear (PlanarOpInfo *info)
  * The costs of many events (PlanarOpCostReader)
  * ------------------------------------------------------------------------ */
 
-/* The last "::"-separated part of an hlo_op, the instruction's name, as
- * planar_trace_resolve_hlo() takes it. */
-static void
-last_part (const char  *data,
-           gsize        len,
-           const char **part,
-           gsize       *part_len)
-{
-  gsize start = 0;
-
-  for (gsize i = 0; i + 1 < len; i++)
-    if (data[i] == ':' && data[i + 1] == ':' && i + 2 < len)
-      start = i + 2;
-  *part = data + start;
-  *part_len = len - start;
-}
-
 /* What depends on an instruction alone, made once. */
 typedef struct
 {
@@ -288,39 +271,6 @@ stat_name (const char *name)
     }
 }
 
-/* A program_id stat as planar_trace_resolve_hlo() reads it. */
-static gboolean
-stat_uint (const PlanarStat *stat,
-           guint64          *out)
-{
-  switch (stat->kind)
-    {
-    case PLANAR_STAT_INT64:
-      if (stat->v.i64 < 0)
-        return FALSE;
-      *out = (guint64) stat->v.i64;
-      return TRUE;
-    case PLANAR_STAT_UINT64:
-      *out = stat->v.u64;
-      return TRUE;
-    case PLANAR_STAT_STRING:
-    case PLANAR_STAT_REF:
-      {
-        char buf[24];
-        char *end = NULL;
-
-        if (stat->str.len == 0 || stat->str.len >= sizeof buf)
-          return FALSE;
-        memcpy (buf, stat->str.data, stat->str.len);
-        buf[stat->str.len] = '\0';
-        *out = g_ascii_strtoull (buf, &end, 10);
-        return end != NULL && *end == '\0' && g_ascii_isdigit (buf[0]);
-      }
-    default:
-      return FALSE;
-    }
-}
-
 static gboolean
 same_text (const char *a,
            gsize       a_len,
@@ -389,7 +339,7 @@ resolve (PlanarOpCostReader        *self,
     }
   if (entry->module == NULL)
     return entry;
-  last_part (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
+  planar_hlo_op_instruction_name (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
   entry->instruction = planar_hlo_module_find_instruction (entry->module, name, (gssize) name_len);
   if (entry->instruction == NULL)
     {
@@ -478,7 +428,7 @@ planar_op_cost_reader_read (PlanarOpCostReader *self,
             hlo_module = stat;
           break;
         case STAT_PROGRAM_ID:
-          out->hlo.has_program_id = stat_uint (stat, &out->hlo.program_id);
+          out->hlo.has_program_id = planar_hlo_stat_get_program_id (stat, &out->hlo.program_id);
           break;
         case STAT_OTHER:
         default:

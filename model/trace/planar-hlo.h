@@ -376,6 +376,17 @@ gboolean                    planar_trace_resolve_hlo        (PlanarTrace        
                                                              const PlanarEvent   *event,
                                                              PlanarHloResolution *out);
 
+/* The two rules of that resolution, for readers that resolve many events
+ * with a cache of their own: a `program_id` stat's value (an unsigned
+ * integer, or a string of decimal digits), and the instruction name an
+ * `hlo_op` names (its last "::"-separated part). */
+gboolean                    planar_hlo_stat_get_program_id  (const PlanarStat    *stat,
+                                                             guint64             *out);
+void                        planar_hlo_op_instruction_name  (const char          *hlo_op,
+                                                             gsize                len,
+                                                             const char         **name,
+                                                             gsize               *name_len);
+
 /* XProf's op_full_name: "op_name:op_type" ("jit(f)/dot_general:" for JAX,
  * which leaves op_type empty; ":" for an instruction without metadata,
  * which XProf's Framework Ops line shows as it is). Returns: (transfer

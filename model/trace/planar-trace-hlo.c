@@ -89,9 +89,9 @@ planar_trace_get_hlo_errors (PlanarTrace *trace)
   return (const char * const *) trace->hlo_errors;
 }
 
-static gboolean
-stat_uint (const PlanarStat *stat,
-           guint64          *out)
+gboolean
+planar_hlo_stat_get_program_id (const PlanarStat *stat,
+                                guint64          *out)
 {
   switch (stat->kind)
     {
@@ -123,11 +123,11 @@ stat_uint (const PlanarStat *stat,
 
 /* The last "::"-separated part of an hlo_op (XProf resolves the
  * innermost). */
-static void
-last_part (const char  *data,
-           gsize        len,
-           const char **part,
-           gsize       *part_len)
+void
+planar_hlo_op_instruction_name (const char  *data,
+                                gsize        len,
+                                const char **part,
+                                gsize       *part_len)
 {
   gsize start = 0;
 
@@ -171,7 +171,7 @@ planar_trace_resolve_hlo (PlanarTrace         *trace,
       else if (text && strcmp (stat->name, "hlo_module") == 0)
         hlo_module = stat;
       else if (strcmp (stat->name, "program_id") == 0)
-        out->has_program_id = stat_uint (stat, &out->program_id);
+        out->has_program_id = planar_hlo_stat_get_program_id (stat, &out->program_id);
     }
   if (index == NULL || hlo_op == NULL || hlo_op->str.len == 0)
     return FALSE;
@@ -186,7 +186,7 @@ planar_trace_resolve_hlo (PlanarTrace         *trace,
     }
   if (module == NULL)
     return FALSE;
-  last_part (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
+  planar_hlo_op_instruction_name (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
   out->instruction = planar_hlo_module_find_instruction (module, name, (gssize) name_len);
   if (out->instruction == NULL)
     return FALSE;
