@@ -166,6 +166,19 @@ planar_test_stat_str (gint64      metadata_id,
 }
 
 XStat *
+planar_test_stat_bytes (gint64        metadata_id,
+                        const guint8 *data,
+                        gsize         len)
+{
+  XStat *stat = stat_new (metadata_id);
+
+  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+  stat->bytes_value.data = planar_test_keep (g_memdup2 (data, len));
+  stat->bytes_value.len = len;
+  return stat;
+}
+
+XStat *
 planar_test_stat_double (gint64 metadata_id,
              double value)
 {

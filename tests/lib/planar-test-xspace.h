@@ -42,6 +42,7 @@ XStat          *planar_test_stat_int           (gint64 metadata_id, gint64 value
 XStat          *planar_test_stat_ref           (gint64 metadata_id, guint64 ref);
 XStat          *planar_test_stat_str           (gint64 metadata_id, const char *value);
 XStat          *planar_test_stat_double        (gint64 metadata_id, double value);
+XStat          *planar_test_stat_bytes         (gint64 metadata_id, const guint8 *data, gsize len);
 /* Serializes @space into @dir/@name and frees it. Returns: (transfer full): the path. */
 char           *planar_test_write_space        (XSpace *space, const char *dir, const char *name);
 /* Reads and unpacks the XSpace at @path (free it with

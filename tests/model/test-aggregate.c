@@ -726,20 +726,6 @@ assert_reader_on_trace (PlanarTrace *trace)
   return resolved;
 }
 
-/* An XStat of bytes. */
-static XStat *
-stat_bytes (gint64        metadata_id,
-            const guint8 *data,
-            gsize         len)
-{
-  XStat *stat = planar_test_stat_str (metadata_id, "");
-
-  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-  stat->bytes_value.data = planar_test_keep (g_memdup2 (data, len));
-  stat->bytes_value.len = len;
-  return stat;
-}
-
 /* A kernel of metadata @name on @line with @n stats "name=value" (a
  * value "#N" is an unsigned integer, "-N" a signed one, "~N" a double,
  * "'TEXT" an inline string, anything else a reference). */
@@ -907,7 +893,7 @@ test_costs_reader (PlanarTestFixture *f,
       g_autofree char *name = g_strdup_printf ("jit(%" G_GINT64_FORMAT ")", ids[i]);
       XEventMetadata *md = planar_test_plane_add_event_metadata (meta, ids[i], name, NULL);
 
-      PLANAR_TEST_APPEND (md->stats, md->n_stats, stat_bytes (1, protos[i]->data, protos[i]->len));
+      PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (1, protos[i]->data, protos[i]->len));
     }
 
   path = planar_test_write_space (space, f->dir, "reader.xplane.pb");

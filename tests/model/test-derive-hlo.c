@@ -47,20 +47,6 @@ add_xla_kernel (Builder    *b,
   return ev;
 }
 
-/* An XStat of bytes. */
-static XStat *
-stat_bytes (gint64        metadata_id,
-            const guint8 *data,
-            gsize         len)
-{
-  XStat *stat = planar_test_stat_str (metadata_id, "");
-
-  stat->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-  stat->bytes_value.data = planar_test_keep (g_memdup2 (data, len));
-  stat->bytes_value.len = len;
-  return stat;
-}
-
 /* `/host:metadata` with one event metadata per program: id = program id,
  * stat "Hlo Proto" = the bytes. */
 static void
@@ -77,7 +63,7 @@ add_metadata_plane (XSpace            *space,
       g_autofree char *name = g_strdup_printf ("jit_f(%" G_GINT64_FORMAT ")", program_ids[i]);
       XEventMetadata *md = planar_test_plane_add_event_metadata (plane, program_ids[i], name, NULL);
 
-      PLANAR_TEST_APPEND (md->stats, md->n_stats, stat_bytes (1, protos[i]->data, protos[i]->len));
+      PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (1, protos[i]->data, protos[i]->len));
     }
 }
 
