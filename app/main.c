@@ -13,6 +13,7 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(PlanarApplication) application = NULL;
+  int status;
 
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
@@ -22,5 +23,9 @@ main (int   argc,
   g_set_application_name ("Planar");
 
   application = planar_application_new ();
-  return g_application_run (G_APPLICATION (application), argc, argv);
+  /* `planar PATH`: the load begins now, beside GTK's start. */
+  planar_application_start_early_load (application, argc, argv);
+  status = g_application_run (G_APPLICATION (application), argc, argv);
+  planar_application_end_early_load (application);
+  return status;
 }

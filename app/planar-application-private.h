@@ -7,7 +7,19 @@
 
 #include <glib.h>
 
+#include "planar-application.h"
+#include "planar-early-load-private.h"
+
 G_BEGIN_DECLS
+
+/* The early load of @path (planar_application_start_early_load()), for the
+ * first window that opens it and no other. Returns: (transfer full)
+ * (nullable). */
+PlanarEarlyLoad *_planar_application_claim_early_load (PlanarApplication *self,
+                                                       const char        *path);
+/* The early load, claimed or not, until planar_application_end_early_load().
+ * Returns: (transfer none) (nullable). */
+PlanarEarlyLoad *_planar_application_get_early_load   (PlanarApplication *self);
 
 /* The build tree the running program was built in, when it runs from there
  * (its folder's parent holds meson-private), else %NULL: where the schema

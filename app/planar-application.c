@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "planar-cache.h"
+#include "planar-early-load-private.h"
 #include "planar-parallel.h"
 #include "planar-preferences.h"
 #include "planar-sandbox.h"
@@ -25,6 +26,10 @@ struct _PlanarApplication
   AdwApplication  parent_instance;
 
   GSettings      *settings;
+  /* `planar PATH`'s load, started before GTK (planar_application_start_early_load()),
+   * until the application ends; claimed by the window that opens PATH. */
+  PlanarEarlyLoad *early_load;
+  gboolean         early_load_claimed;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarApplication, planar_application, ADW_TYPE_APPLICATION)
@@ -327,6 +332,21 @@ static const GActionEntry debug_entries[] = {
   { .name = "debug-screenshot", .activate = debug_screenshot_activated, .parameter_type = "s" },
 };
 
+/* What every load of the application's depends on, set once: before GTK
+ * starts for an early load, else at startup. */
+static void
+prepare_loads (PlanarApplication *self)
+{
+  if (self->settings != NULL)
+    return;
+  /* Loads leave the main thread a core: it draws their tracks as they come. */
+  planar_parallel_set_background (TRUE);
+  self->settings = settings_new ();
+  apply_cache_settings (self->settings, NULL, NULL);
+  g_signal_connect (self->settings, "changed::cache-enabled", G_CALLBACK (apply_cache_settings), NULL);
+  g_signal_connect (self->settings, "changed::cache-size-mb", G_CALLBACK (apply_cache_settings), NULL);
+}
+
 static void
 planar_application_startup (GApplication *application)
 {
@@ -337,12 +357,7 @@ planar_application_startup (GApplication *application)
   G_APPLICATION_CLASS (planar_application_parent_class)->startup (application);
   _planar_window_bench_mark ("GTK and libadwaita started");
 
-  /* Loads leave the main thread a core: it draws their tracks as they come. */
-  planar_parallel_set_background (TRUE);
-  self->settings = settings_new ();
-  apply_cache_settings (self->settings, NULL, NULL);
-  g_signal_connect (self->settings, "changed::cache-enabled", G_CALLBACK (apply_cache_settings), NULL);
-  g_signal_connect (self->settings, "changed::cache-size-mb", G_CALLBACK (apply_cache_settings), NULL);
+  prepare_loads (self);
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_entries, G_N_ELEMENTS (app_entries), self);
   if (g_getenv ("PLANAR_DEBUG_ACTIONS") != NULL)
     g_action_map_add_action_entries (G_ACTION_MAP (self), debug_entries, G_N_ELEMENTS (debug_entries), self);
@@ -358,6 +373,17 @@ planar_application_startup (GApplication *application)
   _planar_window_bench_mark ("settings and actions");
 }
 
+/* No window opened the early load's path: nothing may run on unseen. */
+static void
+drop_unclaimed_early_load (PlanarApplication *self)
+{
+  if (self->early_load != NULL && !self->early_load_claimed)
+    {
+      self->early_load_claimed = TRUE;
+      _planar_early_load_cancel (self->early_load);
+    }
+}
+
 static void
 planar_application_activate (GApplication *application)
 {
@@ -367,6 +393,7 @@ planar_application_activate (GApplication *application)
   if (window == NULL)
     window = GTK_WINDOW (planar_application_new_window (self));
   gtk_window_present (window);
+  drop_unclaimed_early_load (self);
 }
 
 static void
@@ -397,6 +424,7 @@ planar_application_open (GApplication  *application,
       gtk_window_present (GTK_WINDOW (window));
       _planar_window_bench_mark ("window presented");
     }
+  drop_unclaimed_early_load (self);
 }
 
 static void
@@ -414,6 +442,9 @@ planar_application_dispose (GObject *object)
   PlanarApplication *self = (PlanarApplication *) object;
 
   g_clear_object (&self->settings);
+  if (self->early_load != NULL)
+    _planar_early_load_cancel (self->early_load);
+  g_clear_pointer (&self->early_load, _planar_early_load_unref);
 
   G_OBJECT_CLASS (planar_application_parent_class)->dispose (object);
 }
@@ -495,4 +526,67 @@ planar_application_open_file (PlanarApplication *self,
     window = planar_application_new_window (self);
   planar_window_open (window, file);
   return window;
+}
+
+gboolean
+planar_application_start_early_load (PlanarApplication  *self,
+                                     int                 argc,
+                                     char              **argv)
+{
+  g_autoptr(GFile) file = NULL;
+
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), FALSE);
+  g_return_val_if_fail (self->early_load == NULL, FALSE);
+
+  /* One path and nothing else: an option may change what is done, and
+   * several paths open several windows. */
+  if (argc != 2 || argv[1][0] == '-' || g_strcmp0 (g_getenv ("PLANAR_EARLY_LOAD"), "0") == 0)
+    return FALSE;
+  /* The file GApplication passes to open() for the same argument. */
+  file = g_file_new_for_commandline_arg (argv[1]);
+  if (g_file_peek_path (file) == NULL)
+    return FALSE;
+
+  prepare_loads (self);
+  self->early_load = _planar_early_load_start (g_file_peek_path (file));
+  self->early_load_claimed = FALSE;
+  _planar_window_bench_mark ("early load started");
+  return TRUE;
+}
+
+void
+planar_application_end_early_load (PlanarApplication *self)
+{
+  g_return_if_fail (PLANAR_IS_APPLICATION (self));
+
+  if (self->early_load == NULL)
+    return;
+  /* Not claimed: the path went to the instance already running, or no
+   * window opened it. */
+  self->early_load_claimed = TRUE;
+  _planar_early_load_cancel (self->early_load);
+  _planar_early_load_wait (self->early_load);
+  g_clear_pointer (&self->early_load, _planar_early_load_unref);
+}
+
+PlanarEarlyLoad *
+_planar_application_claim_early_load (PlanarApplication *self,
+                                      const char        *path)
+{
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (self->early_load == NULL || self->early_load_claimed ||
+      g_strcmp0 (_planar_early_load_get_path (self->early_load), path) != 0)
+    return NULL;
+  self->early_load_claimed = TRUE;
+  return _planar_early_load_ref (self->early_load);
+}
+
+PlanarEarlyLoad *
+_planar_application_get_early_load (PlanarApplication *self)
+{
+  g_return_val_if_fail (PLANAR_IS_APPLICATION (self), NULL);
+
+  return self->early_load;
 }

@@ -32,4 +32,18 @@ PlanarWindow      *planar_application_open_file  (PlanarApplication *self,
                                                   GFile             *file,
                                                   PlanarWindow      *window);
 
+/* From main(), before g_application_run() with the same arguments: when
+ * they name one path and nothing else, begins to load it as the window that
+ * opens it would (its catalog, session and hosts), so that the decode runs
+ * while GTK starts; that window adopts the load instead of starting its
+ * own. PLANAR_EARLY_LOAD=0 in the environment turns it off. Returns: whether
+ * it began. */
+gboolean           planar_application_start_early_load (PlanarApplication  *self,
+                                                        int                 argc,
+                                                        char              **argv);
+/* From main(), after g_application_run(): cancels the early load if no
+ * window adopted it (the path went to the instance already running) and
+ * waits until nothing of it runs. */
+void               planar_application_end_early_load   (PlanarApplication  *self);
+
 G_END_DECLS

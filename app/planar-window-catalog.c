@@ -8,6 +8,9 @@
 
 #include "planar-window-private.h"
 
+#include "planar-application.h"
+#include "planar-application-private.h"
+
 #include <string.h>
 
 /* How long a run folder must be quiet before it is read again, ms: a
@@ -62,8 +65,69 @@ _planar_window_dup_session_keys (PlanarCatalog *catalog)
 }
 
 /* ------------------------------------------------------------------------
+ * The hosts to load
+ * ------------------------------------------------------------------------ */
+
+GStrv
+_planar_window_choose_hosts (PlanarCatalogSession *session,
+                             const char * const   *hosts)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; i < session->hosts->len; i++)
+    {
+      PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
+
+      if (host->supported && (hosts == NULL || hosts[0] == NULL || g_strv_contains (hosts, host->name)))
+        g_strv_builder_add (builder, host->name);
+    }
+  return g_strv_builder_end (builder);
+}
+
+GStrv
+_planar_window_dup_host_paths (PlanarCatalogSession *session,
+                               const char * const   *chosen)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; chosen[i] != NULL; i++)
+    for (guint h = 0; h < session->hosts->len; h++)
+      {
+        PlanarCatalogHost *host = g_ptr_array_index (session->hosts, h);
+
+        if (host->supported && strcmp (host->name, chosen[i]) == 0)
+          g_strv_builder_add (builder, host->path);
+      }
+  return g_strv_builder_end (builder);
+}
+
+guint
+_planar_window_lazy_hosts_threshold (void)
+{
+  const char *env = g_getenv ("PLANAR_LAZY_HOSTS");
+
+  return env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : PLANAR_PROFILE_LAZY_HOSTS;
+}
+
+/* ------------------------------------------------------------------------
  * Finding the sessions under a path
  * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  char            *path;
+  PlanarEarlyLoad *early_load;
+} Discovery;
+
+static void
+discovery_free (gpointer data)
+{
+  Discovery *discovery = data;
+
+  g_free (discovery->path);
+  g_clear_pointer (&discovery->early_load, _planar_early_load_unref);
+  g_free (discovery);
+}
 
 static void
 discover_thread (GTask        *task,
@@ -71,8 +135,16 @@ discover_thread (GTask        *task,
                  gpointer      task_data,
                  GCancellable *cancellable)
 {
+  Discovery *discovery = task_data;
   GError *error = NULL;
-  PlanarCatalogResolution *result = planar_catalog_resolve (task_data, cancellable, &error);
+  PlanarCatalogResolution *result = NULL;
+
+  /* What the early load found; when it found nothing, the path is read
+   * again here and its error said as always. */
+  if (discovery->early_load != NULL)
+    result = _planar_early_load_take_resolution (discovery->early_load, cancellable);
+  if (result == NULL)
+    result = planar_catalog_resolve (discovery->path, cancellable, &error);
 
   if (result == NULL)
     g_task_return_error (task, error);
@@ -87,10 +159,19 @@ _planar_window_discover_async (PlanarWindow        *self,
                                GAsyncReadyCallback  callback)
 {
   g_autoptr(GTask) task = NULL;
+  GtkApplication *application = gtk_window_get_application (GTK_WINDOW (self));
+  Discovery *discovery = g_new0 (Discovery, 1);
+
+  discovery->path = g_strdup (path);
+  g_clear_pointer (&self->early_load, _planar_early_load_drop);
+  if (application != NULL)
+    self->early_load = _planar_application_claim_early_load (PLANAR_APPLICATION (application), path);
+  if (self->early_load != NULL)
+    discovery->early_load = _planar_early_load_ref (self->early_load);
 
   task = g_task_new (self, cancellable, callback, NULL);
   g_task_set_source_tag (task, _planar_window_discover_async);
-  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_set_task_data (task, discovery, discovery_free);
   g_task_run_in_thread (task, discover_thread);
 }
 

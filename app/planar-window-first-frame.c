@@ -10,10 +10,13 @@
  * first that draws every track of the file, in the first view or below.
  *
  * The tracks in the frame are those the timeline's layout took from the
- * profile on its tracks-changed; this watch looks at the model on the same
- * signal just before the timeline does, so that a track published after
- * its look is never counted as drawn. The lines the model derives (XLA
- * Ops, Steps, ...) arrive after the first frame and are not waited for.
+ * profile when it was given the profile and on each tracks-changed since;
+ * this watch looks at the model at the same moments just before the
+ * timeline does, so that a track published after its look is never counted
+ * as drawn. A look taken before the timeline has a height (the profile of
+ * an early load, given to a window not shown yet) is kept, and judged
+ * when the first frame is painted. The lines the model derives (XLA Ops,
+ * Steps, ...) arrive after the first frame and are not waited for.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -69,6 +72,41 @@ plane_complete (PlanarTrace *trace,
   return TRUE;
 }
 
+/* What the model held when the timeline took its tracks: the planes
+ * complete then, and whether every track of the file was there. */
+typedef struct
+{
+  GHashTable *complete;
+  gboolean    file_ready;
+} Look;
+
+static gpointer
+plane_key (guint trace,
+           guint plane)
+{
+  return GUINT_TO_POINTER ((trace << 16 | plane) + 1);
+}
+
+static void
+look_free (Look *look)
+{
+  g_hash_table_unref (look->complete);
+  g_free (look);
+}
+
+/* Whether plane @p of host @tr was complete when @look was taken (now, when
+ * @look is NULL). */
+static gboolean
+plane_ready (PlanarProfile *profile,
+             Look          *look,
+             guint          tr,
+             guint          p)
+{
+  if (look != NULL)
+    return g_hash_table_contains (look->complete, plane_key (tr, p));
+  return plane_complete (planar_profile_get_trace (profile, tr), p);
+}
+
 /* Whether every track of the file is in place in each host decoded or
  * being decoded (the hosts of a lazy profile not asked for aside). */
 static gboolean
@@ -92,6 +130,26 @@ file_tracks_ready (PlanarProfile *profile)
   return any;
 }
 
+static Look *
+look_take (PlanarProfile *profile)
+{
+  Look *look = g_new0 (Look, 1);
+
+  look->complete = g_hash_table_new (NULL, NULL);
+  look->file_ready = file_tracks_ready (profile);
+  for (guint tr = 0; tr < planar_profile_get_n_traces (profile); tr++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, tr);
+
+      if (planar_profile_get_trace_state (profile, tr) == PLANAR_PROFILE_TRACE_PENDING)
+        continue;
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        if (plane_complete (trace, p))
+          g_hash_table_add (look->complete, plane_key (tr, p));
+    }
+  return look;
+}
+
 /* Whether every track of the file that the timeline shows in its first
  * view (scrolled to the top, the window's size) is in place. The model
  * decodes a host's planes in the order of the timeline's sections and
@@ -102,14 +160,15 @@ file_tracks_ready (PlanarProfile *profile)
  * order says less: every track is waited for there. */
 static gboolean
 visible_tracks_ready (PlanarWindow  *self,
-                      PlanarProfile *profile)
+                      PlanarProfile *profile,
+                      Look          *look)
 {
   g_autoptr(PlanarTimelineLayout) layout = NULL;
   PlanarViewState *state = planar_timeline_get_view_state (self->timeline);
   int height = gtk_widget_get_height (GTK_WIDGET (self->timeline));
   guint n_decoding = 0;
 
-  if (file_tracks_ready (profile))
+  if (look != NULL ? look->file_ready : file_tracks_ready (profile))
     return TRUE;
   /* "all": the frame with every track of the file, in view or not. */
   if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "all") == 0)
@@ -134,7 +193,7 @@ visible_tracks_ready (PlanarWindow  *self,
         continue;
       if (planar_timeline_layout_get_row (layout, section->row)->y >= height)
         break;
-      if (!plane_complete (planar_profile_get_trace (profile, section->trace), section->plane))
+      if (!plane_ready (profile, look, section->trace, section->plane))
         return FALSE;
     }
   if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
@@ -159,6 +218,20 @@ after_paint (GdkFrameClock *clock,
       self->first_frame_painted = TRUE;
     }
   self->n_frames_painted++;
+  /* A look taken before the timeline had a height: judged now that this
+   * frame drew what it took. */
+  if (!self->first_frame_armed && gtk_widget_get_mapped (GTK_WIDGET (self->timeline)))
+    {
+      Look *look = g_object_steal_data (G_OBJECT (self), "planar-first-frame-look");
+
+      if (look != NULL && self->profile != NULL && visible_tracks_ready (self, self->profile, look))
+        {
+          _planar_window_bench_mark ("every track of the file in the first view was there when the "
+                                     "timeline took them");
+          self->first_frame_armed = TRUE;
+        }
+      g_clear_pointer (&look, look_free);
+    }
   if (!self->first_frame_armed || !gtk_widget_get_mapped (GTK_WIDGET (self->timeline)))
     return;
   if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
@@ -177,18 +250,27 @@ watch_frames (PlanarWindow *self)
                     G_CALLBACK (after_paint), self);
 }
 
+/* The timeline is about to take the profile's tracks. */
 static void
 tracks_changed (PlanarWindow  *self,
                 PlanarProfile *profile)
 {
   if (profile != self->profile || self->first_frame_armed)
     return;
-  if (!self->first_frame_marked)
+  if (!self->first_frame_marked && planar_profile_get_n_traces (profile) > 0)
     {
       _planar_window_bench_mark ("first tracks published");
       self->first_frame_marked = TRUE;
     }
-  if (!visible_tracks_ready (self, profile))
+  /* Not laid out yet: what the timeline takes now is judged at the first
+   * frame, when the view's height is known. */
+  if (gtk_widget_get_height (GTK_WIDGET (self->timeline)) <= 0)
+    {
+      g_object_set_data_full (G_OBJECT (self), "planar-first-frame-look", look_take (profile),
+                              (GDestroyNotify) look_free);
+      return;
+    }
+  if (!visible_tracks_ready (self, profile, NULL))
     return;
   _planar_window_bench_mark ("every track of the file in the first view published");
   /* The timeline, next on this signal, lays them out and queues its draw;
@@ -227,6 +309,9 @@ _planar_window_watch_first_frame (PlanarWindow *self)
   /* Before the timeline's own handler (planar_timeline_set_profile()). */
   g_signal_connect_object (self->profile, "tracks-changed", G_CALLBACK (tracks_changed), self,
                            G_CONNECT_SWAPPED);
+  /* The timeline is given the profile next, and takes the tracks an early
+   * load may have published already. */
+  tracks_changed (self, self->profile);
   if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
     g_signal_connect_object (self->profile, "notify::message", G_CALLBACK (message_changed), self,
                              G_CONNECT_SWAPPED);

@@ -9,6 +9,7 @@
 
 #include "planar-catalog.h"
 #include "planar-details-pane.h"
+#include "planar-early-load-private.h"
 #include "planar-export.h"
 #include "planar-find-bar.h"
 #include "planar-find-results.h"
@@ -63,6 +64,9 @@ struct _PlanarWindow
   char                 *catalog_root;
   PlanarCatalog        *catalog;
   GCancellable         *open_cancellable;
+  /* The load `planar PATH` started before the window existed, taken with
+   * the path's resolution, until the window's load adopts it or not. */
+  PlanarEarlyLoad      *early_load;
 
   /* The session and hosts shown, and their profile while it loads and once
    * it has. */
@@ -192,7 +196,9 @@ void      _planar_window_cancel          (PlanarWindow        *self);
 void      _planar_window_load_all_hosts  (PlanarWindow        *self);
 
 /* planar-window-catalog.c: resolves @path (planar_catalog_resolve()) in a
- * worker. */
+ * worker; a path `planar PATH` began to load early is taken from its early
+ * load (_planar_application_claim_early_load()), which the window keeps in
+ * early_load for its load. */
 void      _planar_window_discover_async  (PlanarWindow        *self,
                                           const char          *path,
                                           GCancellable        *cancellable,
@@ -200,6 +206,17 @@ void      _planar_window_discover_async  (PlanarWindow        *self,
 PlanarCatalogResolution *_planar_window_discover_finish (PlanarWindow  *self,
                                                          GAsyncResult  *result,
                                                          GError       **error);
+/* The hosts of @session to load for @hosts (host names, in any order):
+ * the session's order, hosts it does not have or cannot read left out,
+ * none or %NULL meaning all. Returns: (transfer full): possibly empty. */
+GStrv     _planar_window_choose_hosts    (PlanarCatalogSession *session,
+                                          const char * const  *hosts);
+/* The files of the hosts @chosen of @session. Returns: (transfer full). */
+GStrv     _planar_window_dup_host_paths  (PlanarCatalogSession *session,
+                                          const char * const  *chosen);
+/* PLANAR_PROFILE_LAZY_HOSTS, or PLANAR_LAZY_HOSTS from the environment
+ * (the tests lower it; 0 loads every host at once). */
+guint     _planar_window_lazy_hosts_threshold (void);
 /* The keys planar_catalog_find_session() takes, of every session of every
  * run, newest first. Returns: (transfer full). */
 GStrv     _planar_window_dup_session_keys (PlanarCatalog      *catalog);

@@ -617,6 +617,7 @@ open_done (GObject      *source,
 
   if (opened == NULL)
     {
+      g_clear_pointer (&self->early_load, _planar_early_load_drop);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _planar_window_show_error (self, _("Could Not Open the Profile"),
                                    g_file_peek_path (self->file), error);
@@ -633,6 +634,8 @@ open_done (GObject      *source,
   /* Recent Profiles gets it once a session of it has loaded (load_done()):
    * a file that fails to open is not offered again. */
   _planar_window_select_session (self, session, (const char * const *) hosts);
+  /* Not adopted by its load (none started): nothing may run on unseen. */
+  g_clear_pointer (&self->early_load, _planar_early_load_drop);
 }
 
 /* ------------------------------------------------------------------------
@@ -851,23 +854,15 @@ load_done (GObject      *source,
   _planar_window_show_error (self, _("Could Not Load the Profile"), path, error);
 }
 
-/* PLANAR_PROFILE_LAZY_HOSTS, or PLANAR_LAZY_HOSTS from the environment
- * (the tests lower it; 0 loads every host at once). */
-static guint
-lazy_hosts_threshold (void)
-{
-  const char *env = g_getenv ("PLANAR_LAZY_HOSTS");
-
-  return env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : PLANAR_PROFILE_LAZY_HOSTS;
-}
-
 static void
 load (PlanarWindow *self)
 {
   PlanarCatalogSession *session = current_session (self);
-  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  g_auto(GStrv) paths = NULL;
   g_autofree char *hosts = NULL;
   g_autofree char *label = NULL;
+  guint lazy_hosts = _planar_window_lazy_hosts_threshold ();
+  gboolean adopted;
 
   g_assert (session != NULL);
   g_assert (self->hosts != NULL && self->hosts[0] != NULL);
@@ -877,25 +872,27 @@ load (PlanarWindow *self)
   g_cancellable_cancel (self->load_cancellable);
   g_clear_object (&self->load_cancellable);
 
-  for (guint i = 0; self->hosts[i] != NULL; i++)
-    for (guint h = 0; h < session->hosts->len; h++)
-      {
-        PlanarCatalogHost *host = g_ptr_array_index (session->hosts, h);
-
-        if (host->supported && strcmp (host->name, self->hosts[i]) == 0)
-          g_ptr_array_add (paths, host->path);
-      }
-  g_ptr_array_add (paths, NULL);
-  g_assert (paths->len > 1);
+  paths = _planar_window_dup_host_paths (session, (const char * const *) self->hosts);
+  g_assert (paths[0] != NULL);
 
   g_set_object (&self->profile, NULL);
   planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CHANGED);
   planar_message_bar_remove (self->message_bar, MESSAGE_HOST_ALIGNMENT);
   planar_message_bar_remove (self->message_bar, MESSAGE_FILE_CUT);
-  self->profile = planar_profile_new ((const char * const *) paths->pdata);
-  /* Many hosts: the first is shown at once, the others when asked for. */
-  planar_profile_set_lazy_hosts (self->profile, lazy_hosts_threshold ());
-  self->load_cancellable = g_cancellable_new ();
+  /* The load `planar PATH` started before the window existed, when it is
+   * this one: adopted, its load_done() as this window's own. */
+  if (self->early_load != NULL)
+    self->profile = _planar_early_load_adopt (self->early_load, (const char * const *) paths, lazy_hosts,
+                                              &self->load_cancellable, load_done, g_object_ref (self));
+  g_clear_pointer (&self->early_load, _planar_early_load_drop);
+  adopted = self->profile != NULL;
+  if (!adopted)
+    {
+      self->profile = planar_profile_new ((const char * const *) paths);
+      /* Many hosts: the first is shown at once, the others when asked for. */
+      planar_profile_set_lazy_hosts (self->profile, lazy_hosts);
+      self->load_cancellable = g_cancellable_new ();
+    }
   g_cancellable_cancel (self->hosts_cancellable);
   g_clear_object (&self->hosts_cancellable);
   self->hosts_cancellable = g_cancellable_new ();
@@ -918,7 +915,8 @@ load (PlanarWindow *self)
   _planar_window_start_progress (self, label);
   update_controls (self);
 
-  planar_profile_load_async (self->profile, self->load_cancellable, load_done, g_object_ref (self));
+  if (!adopted)
+    planar_profile_load_async (self->profile, self->load_cancellable, load_done, g_object_ref (self));
 }
 
 void
@@ -955,7 +953,6 @@ _planar_window_select_hosts (PlanarWindow       *self,
                              const char * const *hosts)
 {
   PlanarCatalogSession *session = current_session (self);
-  g_autoptr(GStrvBuilder) builder = NULL;
   g_auto(GStrv) chosen = NULL;
 
   g_return_if_fail (PLANAR_IS_WINDOW (self));
@@ -963,17 +960,7 @@ _planar_window_select_hosts (PlanarWindow       *self,
   if (session == NULL)
     return;
 
-  /* The session's order, whatever order they were asked for in; hosts it
-   * does not have (or cannot read) are left out, and none means all. */
-  builder = g_strv_builder_new ();
-  for (guint i = 0; i < session->hosts->len; i++)
-    {
-      PlanarCatalogHost *host = g_ptr_array_index (session->hosts, i);
-
-      if (host->supported && (hosts == NULL || hosts[0] == NULL || g_strv_contains (hosts, host->name)))
-        g_strv_builder_add (builder, host->name);
-    }
-  chosen = g_strv_builder_end (builder);
+  chosen = _planar_window_choose_hosts (session, hosts);
   if (chosen[0] == NULL)
     {
       /* Only .xplane.riegeli files: listed, so that the user learns why. */
@@ -1200,6 +1187,7 @@ planar_window_dispose (GObject *object)
   g_cancellable_cancel (self->load_cancellable);
   g_cancellable_cancel (self->hosts_cancellable);
   g_cancellable_cancel (self->rescan_cancellable);
+  g_clear_pointer (&self->early_load, _planar_early_load_drop);
   g_clear_object (&self->open_cancellable);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->hosts_cancellable);

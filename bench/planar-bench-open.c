@@ -14,7 +14,9 @@
  * once in a folder outside the repository (PLANAR_BENCH_DIR, default
  * $XDG_CACHE_HOME/planar-bench); the 1e8 one (~4 GB) is skipped, with the
  * reason, when the disk has no room for it. No cached index is used
- * (PLANAR_CACHE=0): this is the cold open.
+ * (PLANAR_CACHE=0): this is the cold open. Beside each time, the CPU time
+ * the child used up to that frame (every thread's user + system time, read
+ * with getrusage (RUSAGE_CHILDREN) once it has ended: it ends at the frame). 
  *
  * It needs a display and a session bus, as the application does:
  *   xvfb-run -a -s '-screen 0 1920x1200x24' dbus-run-session -- planar-bench-open
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 
 /* A run that has not painted by then is stopped and reported. */
@@ -39,6 +42,7 @@ typedef struct
   double  n_events; /* 0 for the bare window and real samples */
   guint64 size;
   GArray *seconds;  /* double */
+  GArray *cpu;      /* double, the child's CPU seconds to the same frame */
   char   *skipped;  /* why, or NULL */
 } Target;
 
@@ -67,11 +71,23 @@ watchdog_thread (gpointer data)
   return NULL;
 }
 
+static double
+children_cpu_seconds (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_CHILDREN, &usage) != 0)
+    return 0.0;
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 /* Starts @argv with the first-frame watch on and returns the seconds from
- * the spawn to the first frame, or a negative number on failure. */
+ * the spawn to the first frame, or a negative number on failure; *@cpu_s is
+ * the CPU time the child used. */
 static double
 time_first_frame (const char * const *argv,
-                  gboolean             verbose)
+                  gboolean             verbose,
+                  double              *cpu_s)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_autoptr(GSubprocess) child = NULL;
@@ -81,6 +97,7 @@ time_first_frame (const char * const *argv,
   GThread *thread;
   const char *line;
   gint64 t0, t1 = 0;
+  double cpu0 = children_cpu_seconds ();
 
   g_subprocess_launcher_setenv (launcher, "PLANAR_BENCH_FIRST_FRAME", verbose ? "verbose" : "1", TRUE);
   g_subprocess_launcher_setenv (launcher, "PLANAR_CACHE", "0", TRUE);
@@ -111,6 +128,8 @@ time_first_frame (const char * const *argv,
   g_mutex_clear (&w.lock);
   g_cond_clear (&w.cond);
   g_subprocess_wait (child, NULL, NULL);
+  /* Reaped: its CPU time is counted among the children's. */
+  *cpu_s = children_cpu_seconds () - cpu0;
 
   line = out != NULL ? strstr (out, "first-frame ") : NULL;
   if (line != NULL)
@@ -231,6 +250,7 @@ target_free (gpointer data)
   g_free (t->path);
   g_free (t->skipped);
   g_array_unref (t->seconds);
+  g_array_unref (t->cpu);
   g_free (t);
 }
 
@@ -245,6 +265,7 @@ target_new (const char *label,
   t->app = g_strdup (app);
   t->path = g_strdup (path);
   t->seconds = g_array_new (FALSE, FALSE, sizeof (double));
+  t->cpu = g_array_new (FALSE, FALSE, sizeof (double));
   return t;
 }
 
@@ -292,7 +313,7 @@ main (int   argc,
   g_auto(GStrv) sizes = NULL;
   g_autofree char *sample = NULL;
   Target *window, *first_gen = NULL, *big = NULL, *one;
-  double floor_s;
+  double floor_s, floor_cpu;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -365,23 +386,26 @@ main (int   argc,
         Target *t = g_ptr_array_index (targets, i);
         const char *adw_argv[] = { PLANAR_ADW_WINDOW_PATH, NULL };
         const char *app_argv[] = { t->app, t->path, NULL };
-        double s;
+        double s, cpu = 0.0;
 
         if (t->skipped != NULL || r >= (t->n_events >= 1e8 ? big_runs : runs))
           continue;
-        s = time_first_frame (t->app == NULL ? adw_argv : app_argv, verbose);
+        s = time_first_frame (t->app == NULL ? adw_argv : app_argv, verbose, &cpu);
         if (s < 0)
           {
             t->skipped = g_strdup ("failed: no first frame (see above)");
             continue;
           }
         g_array_append_val (t->seconds, s);
-        g_printerr ("planar-bench-open: run %d: %s: %.3f s\n", r + 1, t->label, s);
+        g_array_append_val (t->cpu, cpu);
+        g_printerr ("planar-bench-open: run %d: %s: %.3f s, CPU %.3f s\n", r + 1, t->label, s, cpu);
       }
 
   floor_s = median (window->seconds);
-  printf ("| program | file MB | runs | first frame s (median) | min s | max s | / bare window | / 1e6 |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  floor_cpu = median (window->cpu);
+  printf ("| program | file MB | runs | first frame s (median) | min s | max s | / bare window | / 1e6 "
+          "| process CPU s (median) | CPU / bare window |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (guint i = 0; i < targets->len; i++)
     {
       Target *t = g_ptr_array_index (targets, i);
@@ -390,7 +414,7 @@ main (int   argc,
 
       if (t->skipped != NULL)
         {
-          printf ("| %s | %.1f | 0 | %s | | | | |\n", t->label, t->size / 1e6, t->skipped);
+          printf ("| %s | %.1f | 0 | %s | | | | | | |\n", t->label, t->size / 1e6, t->skipped);
           continue;
         }
       for (guint k = 0; k < t->seconds->len; k++)
@@ -404,9 +428,10 @@ main (int   argc,
               floor_s > 0 ? m / floor_s : 0.0);
       one = t->n_events > 0 ? find_target (targets, t->app, 1e6) : NULL;
       if (one != NULL && one->seconds->len > 0)
-        printf ("%.2fx |\n", m / median (one->seconds));
+        printf ("%.2fx | ", m / median (one->seconds));
       else
-        printf ("|\n");
+        printf ("| ");
+      printf ("%.3f | %.2fx |\n", median (t->cpu), floor_cpu > 0 ? median (t->cpu) / floor_cpu : 0.0);
     }
   printf ("\nFirst frame: the frame clock's after-paint of the first frame drawing every track of the file "
           "in the first view from its complete index (Planar), or the rectangle (bare window); from the spawn.\n");

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "planar-application.h"
+#include "planar-application-private.h"
 #include "planar-shortcuts.h"
 #include "planar-timeline-private.h"
 #include "planar-welcome-page.h"
@@ -304,6 +305,163 @@ test_path_opens_profile_page (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (empty->stack), ==, "welcome");
 
   destroy_all_windows ();
+}
+
+static char *
+generate_profile (const char *name,
+                  const char *events)
+{
+  g_autofree char *dir = g_build_filename (tmp_dir, "early-load", NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  const char *argv[] = { g_getenv ("PLANAR_GEN"), "--events", events, "-o", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static gboolean
+profile_idle (gpointer data)
+{
+  return !planar_profile_is_busy (data);
+}
+
+/* `planar PATH` starts PATH's load before GTK starts, and the window that
+ * opens PATH adopts it: one load, whose tracks, end and errors the window
+ * gets as from its own. Any other path is loaded by the window, and the
+ * early load is cancelled. */
+static void
+test_early_load (void)
+{
+  g_autofree char *demo = g_build_filename (tmp_dir, "early-load", "logs", NULL);
+  g_autofree char *other = generate_profile ("other.xplane.pb", "2000");
+  g_autofree char *bad = g_build_filename (broken_dir, "bad.xplane.pb", NULL);
+  const char *gen_argv[] = { g_getenv ("PLANAR_GEN"), "--demo", demo, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarProfile) early = NULL;
+  PlanarEarlyLoad *early_load;
+  PlanarWindow *window;
+  AdwMessageDialog *dialog;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) gen_argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  /* Options, several paths, or none: no early load. */
+  {
+    char *none[] = { (char *) "planar", NULL };
+    char *version[] = { (char *) "planar", (char *) "--version", NULL };
+    char *two[] = { (char *) "planar", demo, other, NULL };
+
+    g_assert_false (planar_application_start_early_load (app, 1, none));
+    g_assert_false (planar_application_start_early_load (app, 2, version));
+    g_assert_false (planar_application_start_early_load (app, 3, two));
+    g_assert_null (_planar_application_get_early_load (app));
+  }
+
+  /* A log folder (its newest session, both hosts): the load runs before
+   * any window exists, and the window adopts it. */
+  {
+    char *argv[] = { (char *) "planar", demo, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+  }
+  early_load = _planar_application_get_early_load (app);
+  g_assert_nonnull (early_load);
+  early = _planar_early_load_dup_profile (early_load);
+  g_assert_nonnull (early);
+  g_assert_cmpuint (count_planar_windows (), ==, 0);
+  window = open_path (demo);
+  wait_loaded (window);
+  g_assert_true (planar_window_get_profile (window) == early);
+  g_assert_true (_planar_early_load_is_adopted (early_load));
+  g_assert_cmpuint (planar_profile_get_n_traces (early), ==, 2);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "trace-viewer");
+  g_assert_cmpuint (planar_timeline_layout_get_n_sections (window->timeline->layout), >, 0);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "reload"));
+  planar_application_end_early_load (app);
+  g_assert_null (_planar_application_get_early_load (app));
+  /* Reload is the window's own load, as always. */
+  activate (window, "reload", NULL);
+  wait_loaded (window);
+  g_assert_true (planar_window_get_profile (window) != early);
+  destroy_all_windows ();
+  g_clear_object (&early);
+
+  /* A load that ended before the window was made: its end reaches the
+   * window all the same. */
+  {
+    char *argv[] = { (char *) "planar", other, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+  }
+  early_load = _planar_application_get_early_load (app);
+  early = _planar_early_load_dup_profile (early_load);
+  wait_for (profile_idle, early, 30, "the early load to end");
+  for (guint i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+  window = open_path (other);
+  wait_loaded (window);
+  g_assert_true (planar_window_get_profile (window) == early);
+  g_assert_cmpuint (planar_profile_get_n_events (early), >, 0);
+  planar_application_end_early_load (app);
+  destroy_all_windows ();
+  g_clear_object (&early);
+
+  /* Another path is the window's own load; the early one is cancelled. */
+  {
+    char *argv[] = { (char *) "planar", demo, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+  }
+  early_load = _planar_application_get_early_load (app);
+  early = _planar_early_load_dup_profile (early_load);
+  window = open_path (other);
+  wait_loaded (window);
+  g_assert_true (planar_window_get_profile (window) != early);
+  g_assert_false (_planar_early_load_is_adopted (early_load));
+  planar_application_end_early_load (app);
+  g_assert_false (planar_profile_is_busy (early));
+  destroy_all_windows ();
+  g_clear_object (&early);
+
+  /* A file that is no profile: the error is the window's, as always. */
+  {
+    char *argv[] = { (char *) "planar", bad, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+  }
+  early_load = _planar_application_get_early_load (app);
+  window = open_path (bad);
+  wait_for (has_message_dialog, window, 30, "the error dialog");
+  dialog = find_message_dialog (window);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), bad));
+  g_assert_true (_planar_early_load_is_adopted (early_load));
+  g_assert_null (planar_window_get_profile (window));
+  g_assert_false (planar_window_get_loading (window));
+  planar_application_end_early_load (app);
+  destroy_all_windows ();
+
+  /* A path that does not exist: no load to adopt; the window says so. */
+  {
+    g_autofree char *missing = g_build_filename (tmp_dir, "early-load", "missing", NULL);
+    char *argv[] = { (char *) "planar", missing, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+    early_load = _planar_application_get_early_load (app);
+    g_assert_null (_planar_early_load_dup_profile (early_load));
+    window = open_path (missing);
+    wait_for (has_message_dialog, window, 30, "the error dialog");
+    g_assert_nonnull (strstr (adw_message_dialog_get_body (find_message_dialog (window)), missing));
+    g_assert_true (planar_window_is_empty (window));
+    planar_application_end_early_load (app);
+    destroy_all_windows ();
+  }
 }
 
 static GtkWindow *
@@ -4543,6 +4701,7 @@ main (int   argc,
   g_test_add_func ("/app/welcome", test_welcome);
   g_test_add_func ("/app/file-chooser", test_file_chooser);
   g_test_add_func ("/app/path-opens-profile-page", test_path_opens_profile_page);
+  g_test_add_func ("/app/early-load", test_early_load);
   planar_test_add_func_with_samples ("/app/drop", test_drop);
   planar_test_add_func_with_samples ("/app/open-logdir", test_open_logdir);
   planar_test_add_func_with_samples ("/app/open-several", test_open_several);
