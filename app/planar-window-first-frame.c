@@ -266,8 +266,17 @@ tracks_changed (PlanarWindow  *self,
    * frame, when the view's height is known. */
   if (gtk_widget_get_height (GTK_WIDGET (self->timeline)) <= 0)
     {
-      g_object_set_data_full (G_OBJECT (self), "planar-first-frame-look", look_take (profile),
-                              (GDestroyNotify) look_free);
+      Look *look = look_take (profile);
+
+      if (g_strcmp0 (g_getenv ("PLANAR_BENCH_FIRST_FRAME"), "verbose") == 0)
+        {
+          g_autofree char *what = g_strdup_printf ("tracks taken before the first layout: %u planes complete%s",
+                                                   g_hash_table_size (look->complete),
+                                                   look->file_ready ? ", every track of the file" : "");
+
+          _planar_window_bench_mark (what);
+        }
+      g_object_set_data_full (G_OBJECT (self), "planar-first-frame-look", look, (GDestroyNotify) look_free);
       return;
     }
   if (!visible_tracks_ready (self, profile, NULL))
