@@ -18,6 +18,12 @@
 
 #include "planar-window-private.h"
 
+/* How long the derive step of an early load waits at most, once the file's
+ * tracks are published, for the window to paint them: GTK's start, which
+ * the decode runs beside, takes about a quarter of a second of CPU, and
+ * several times that in wall-clock time on a busy machine. */
+#define EARLY_DERIVE_HOLD_MAX_MS 2000
+
 struct _PlanarEarlyLoad
 {
   gatomicrefcount          ref_count;
@@ -125,6 +131,11 @@ early_load_thread (gpointer data)
       paths = _planar_window_dup_host_paths (session, (const char * const *) chosen);
       profile = planar_profile_new ((const char * const *) paths);
       planar_profile_set_lazy_hosts (profile, lazy_hosts);
+      /* The derived lines wait until the window has painted the file's
+       * tracks (_planar_window_hold_derive()): GTK's start, the window and
+       * its first frame take the main thread meanwhile, and the derive pass
+       * would take the cores from it. */
+      planar_profile_hold_derive (profile, EARLY_DERIVE_HOLD_MAX_MS);
       g_debug ("Early load of %s started: %u hosts of session %s", self->path, g_strv_length (paths),
                resolution->session);
     }

@@ -325,3 +325,59 @@ _planar_window_watch_first_frame (PlanarWindow *self)
     g_signal_connect_object (self->profile, "notify::message", G_CALLBACK (message_changed), self,
                              G_CONNECT_SWAPPED);
 }
+
+/* ------------------------------------------------------------------------
+ * The derive step held until the file's tracks are painted
+ * ------------------------------------------------------------------------ */
+
+/* How long a load waits at most for the window to paint its tracks before
+ * it derives anyway (a window that is hidden or gets no frames). */
+#define DERIVE_HOLD_MAX_MS 300
+
+static void
+release_after_paint (GdkFrameClock *clock,
+                     PlanarWindow  *self)
+{
+  g_signal_handlers_disconnect_by_func (clock, release_after_paint, self);
+  if (!self->derive_release_armed)
+    return;
+  self->derive_release_armed = FALSE;
+  _planar_window_bench_mark ("the file's tracks painted: derive released");
+  planar_profile_release_derive (self->profile);
+}
+
+/* Before the timeline's own handler: when every track of the file is in
+ * place, the frame the timeline queues now draws them all; once it is
+ * painted the derived lines may take the cores. A window without a frame
+ * clock draws nothing: it lets the load go at once. */
+static void
+hold_tracks_changed (PlanarWindow  *self,
+                     PlanarProfile *profile)
+{
+  GdkFrameClock *clock;
+
+  if (profile != self->profile || self->derive_release_armed || !file_tracks_ready (profile))
+    return;
+  g_signal_handlers_disconnect_by_func (profile, hold_tracks_changed, self);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+  if (clock == NULL)
+    {
+      planar_profile_release_derive (profile);
+      return;
+    }
+  self->derive_release_armed = TRUE;
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (release_after_paint), self, 0);
+}
+
+void
+_planar_window_hold_derive (PlanarWindow *self,
+                            gboolean      held)
+{
+  self->derive_release_armed = FALSE;
+  if (!held)
+    planar_profile_hold_derive (self->profile, DERIVE_HOLD_MAX_MS);
+  g_signal_connect_object (self->profile, "tracks-changed", G_CALLBACK (hold_tracks_changed), self,
+                           G_CONNECT_SWAPPED);
+  /* An early load's tracks may all be in place already. */
+  hold_tracks_changed (self, self->profile);
+}

@@ -110,6 +110,9 @@ struct _PlanarWindow
   gboolean              first_frame_armed;
   gboolean              first_frame_painted;
   guint                 n_frames_painted;
+  /* planar-window-first-frame.c: the profile's derive step is held until
+   * the frame after the file's tracks were published is painted. */
+  gboolean              derive_release_armed;
 };
 
 /* The keys of the message bar's lines, in the order they are first set:
@@ -133,6 +136,12 @@ void      _planar_window_init_actions    (PlanarWindow        *self);
  * PLANAR_BENCH_FIRST_FRAME set (nothing otherwise). */
 void      _planar_window_watch_first_frame (PlanarWindow      *self);
 void      _planar_window_bench_mark      (const char          *what);
+/* planar-window-first-frame.c: holds the new profile's derive step until
+ * the window has painted the file's tracks (planar_profile_hold_derive()),
+ * before its load starts; or, @held, releases the hold an early load's
+ * profile was given (_planar_early_load_start()) once they are painted. */
+void      _planar_window_hold_derive     (PlanarWindow        *self,
+                                          gboolean             held);
 /* planar-window-export.c: win.export-profile, and the export it runs. */
 void      _planar_window_init_export_actions (PlanarWindow    *self);
 void      _planar_window_export_profile_async (PlanarWindow         *self,

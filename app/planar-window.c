@@ -900,6 +900,7 @@ load (PlanarWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROFILE]);
 
   _planar_window_watch_first_frame (self);
+  _planar_window_hold_derive (self, adopted);
   /* The timeline shows the tracks as they are decoded, arranged as they
    * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);

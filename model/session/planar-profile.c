@@ -15,6 +15,9 @@ struct _PlanarProfile
   /* PlanarTraceLoader, in @paths order: one per host, made with the
    * profile (on its thread, where they notify). */
   GPtrArray *loaders;
+  /* Held while @loaders is read off the loading thread
+   * (planar_profile_release_derive()) or changed by the load. */
+  GMutex     loaders_lock;
   /* PlanarTrace, in @paths order; filled while loading. */
   GPtrArray *traces;
   /* Per host: why its decode failed (NULL while it did not). */
@@ -91,6 +94,7 @@ planar_profile_finalize (GObject *object)
   g_clear_pointer (&self->paths, g_strfreev);
   g_clear_pointer (&self->states, g_free);
   g_clear_pointer (&self->skipped, g_ptr_array_unref);
+  g_mutex_clear (&self->loaders_lock);
 
   G_OBJECT_CLASS (planar_profile_parent_class)->finalize (object);
 }
@@ -161,6 +165,7 @@ planar_profile_init (PlanarProfile *self)
   self->loaders = g_ptr_array_new_with_free_func (g_object_unref);
   self->failures = g_ptr_array_new_with_free_func (error_free0);
   self->skipped = g_ptr_array_new_with_free_func (skipped_host_free);
+  g_mutex_init (&self->loaders_lock);
 }
 
 /* The loaders' notifications, on the profile's thread. */
@@ -226,6 +231,28 @@ planar_profile_set_lazy_hosts (PlanarProfile *self,
   g_return_if_fail (PLANAR_IS_PROFILE (self));
   g_return_if_fail (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open));
   self->lazy_min_hosts = min_hosts;
+}
+
+void
+planar_profile_hold_derive (PlanarProfile *self,
+                            guint          max_wait_ms)
+{
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+  g_return_if_fail (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open));
+  for (guint i = 0; i < self->loaders->len; i++)
+    planar_trace_loader_hold_derive (g_ptr_array_index (self->loaders, i), max_wait_ms);
+}
+
+void
+planar_profile_release_derive (PlanarProfile *self)
+{
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+  /* The load drops the loaders of hosts that could not be opened while a
+   * release may run on another thread: under the lock. */
+  g_mutex_lock (&self->loaders_lock);
+  for (guint i = 0; i < self->loaders->len; i++)
+    planar_trace_loader_release_derive (g_ptr_array_index (self->loaders, i));
+  g_mutex_unlock (&self->loaders_lock);
 }
 
 gboolean
@@ -580,8 +607,10 @@ planar_profile_load (PlanarProfile  *self,
       g_strfreev (self->paths);
       self->paths = g_strv_builder_end (opened);
       self->n_paths = traces->len;
+      g_mutex_lock (&self->loaders_lock);
       g_ptr_array_set_size (self->loaders, 0);
       g_ptr_array_extend_and_steal (self->loaders, g_steal_pointer (&loaders));
+      g_mutex_unlock (&self->loaders_lock);
       g_ptr_array_set_size (self->failures, self->n_paths);
     }
 

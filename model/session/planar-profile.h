@@ -46,6 +46,15 @@ PlanarProfile *planar_profile_new               (const char * const  *paths);
 #define PLANAR_PROFILE_LAZY_HOSTS 8
 void           planar_profile_set_lazy_hosts    (PlanarProfile       *self,
                                                  guint                min_hosts);
+/* Holds every host's derive step until planar_profile_release_derive(),
+ * or at most @max_wait_ms after that host's tracks were published
+ * (planar_trace_loader_hold_derive()): a window holds it until it has
+ * drawn the first tracks. The release is for every host, the hosts
+ * decoded later included, so that with several hosts only the first one
+ * can wait. Set before loading; release from any thread, any time. */
+void           planar_profile_hold_derive       (PlanarProfile       *self,
+                                                 guint                max_wait_ms);
+void           planar_profile_release_derive    (PlanarProfile       *self);
 /* Whether the load left hosts to decode on demand. */
 gboolean       planar_profile_is_lazy           (PlanarProfile       *self);
 

@@ -51,6 +51,13 @@ struct _PlanarTraceLoader
   gboolean         finished;
   gboolean         tracks_changed;
   GSource         *notify_source;
+  /* Under @lock: whether the derive step waits (planar_trace_loader_hold_derive())
+   * and for how long at most, whether it was let go, and the condition a
+   * waiting load sleeps on (woken by the release and by a cancellation). */
+  gboolean         hold_derive;
+  guint            hold_max_wait_ms;
+  gboolean         derive_released;
+  GCond            hold_cond;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarTraceLoader, planar_trace_loader, G_TYPE_OBJECT)
@@ -210,6 +217,7 @@ planar_trace_loader_finalize (GObject *object)
   g_clear_object (&self->trace);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->path, g_free);
+  g_cond_clear (&self->hold_cond);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (planar_trace_loader_parent_class)->finalize (object);
@@ -329,6 +337,7 @@ static void
 planar_trace_loader_init (PlanarTraceLoader *self)
 {
   g_mutex_init (&self->lock);
+  g_cond_init (&self->hold_cond);
   self->test_options.spill = -1;
   self->derive = TRUE;
   self->use_cache = TRUE;
@@ -380,6 +389,78 @@ planar_trace_loader_set_use_cache (PlanarTraceLoader *self,
     return;
   self->use_cache = use_cache;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_USE_CACHE]);
+}
+
+void
+planar_trace_loader_hold_derive (PlanarTraceLoader *self,
+                                 guint              max_wait_ms)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+
+  g_mutex_lock (&self->lock);
+  self->hold_derive = TRUE;
+  self->hold_max_wait_ms = max_wait_ms;
+  g_mutex_unlock (&self->lock);
+}
+
+void
+planar_trace_loader_release_derive (PlanarTraceLoader *self)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+
+  g_mutex_lock (&self->lock);
+  self->derive_released = TRUE;
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->lock);
+}
+
+/* A cancellation wakes a held load (on the cancelling thread, or on the
+ * waiting one when it was cancelled already). */
+static void
+hold_cancelled (GCancellable      *cancellable,
+                PlanarTraceLoader *self)
+{
+  g_mutex_lock (&self->lock);
+  g_cond_broadcast (&self->hold_cond);
+  g_mutex_unlock (&self->lock);
+}
+
+/* On the load's thread, the file's tracks published: waits while the
+ * load is held (see planar_trace_loader_hold_derive()). @self may be
+ * NULL: planar_trace_load() never holds. */
+static void
+wait_for_release (PlanarTraceLoader *self,
+                  PlanarTrace       *trace,
+                  GCancellable      *cancellable)
+{
+  gulong handler = 0;
+  gint64 deadline;
+
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  if (!self->hold_derive || self->derive_released)
+    {
+      g_mutex_unlock (&self->lock);
+      return;
+    }
+  deadline = g_get_monotonic_time () + (gint64) self->hold_max_wait_ms * G_TIME_SPAN_MILLISECOND;
+  g_mutex_unlock (&self->lock);
+
+  /* For tests only (planar-mapping-private.h). */
+  _planar_trace_test_point (trace, "derive-held", trace->path);
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (hold_cancelled), self, NULL);
+  g_mutex_lock (&self->lock);
+  /* The cancellation's handler takes the lock before it wakes us: it
+   * cannot slip between the check and the wait. */
+  while (!self->derive_released && !g_cancellable_is_cancelled (cancellable))
+    if (!g_cond_wait_until (&self->hold_cond, &self->lock, deadline))
+      break;
+  /* Past the deadline the hold is over for good. */
+  self->derive_released = TRUE;
+  g_mutex_unlock (&self->lock);
+  g_cancellable_disconnect (cancellable, handler);
 }
 
 double
@@ -642,12 +723,14 @@ hlo_step (PlanarTrace   *trace,
   return !_planar_trace_check_changed (trace, FALSE, error);
 }
 
+/* @loader (nullable): the load that may hold the derive step. */
 static gboolean
-decode_steps (PlanarTrace   *trace,
-              gboolean       derive,
-              gboolean       use_cache,
-              GCancellable  *cancellable,
-              GError       **error)
+decode_steps (PlanarTrace        *trace,
+              PlanarTraceLoader  *loader,
+              gboolean            derive,
+              gboolean            use_cache,
+              GCancellable       *cancellable,
+              GError            **error)
 {
   gboolean restored = FALSE;
 
@@ -664,8 +747,10 @@ decode_steps (PlanarTrace   *trace,
     {
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_NONE, TRUE);
       /* The cached index holds the lines derived from the HLO, not the
-       * HLO itself, which the details of an op still want. */
-      if (!hlo_step (trace, cancellable, error))
+       * HLO itself, which the details of an op still want; read once the
+       * tracks are drawn, when the load is held. */
+      wait_for_release (loader, trace, cancellable);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error) || !hlo_step (trace, cancellable, error))
         return FALSE;
       _planar_trace_test_point (trace, "trace-decoded", trace->path);
       return TRUE;
@@ -682,6 +767,11 @@ decode_steps (PlanarTrace   *trace,
    * every file track in place. */
   if (derive)
     {
+      /* A held load waits here until a viewer has drawn the file's
+       * tracks (planar_trace_loader_hold_derive()). */
+      wait_for_release (loader, trace, cancellable);
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
       /* The GPU lines resolve kernels through the HLO, read once the
        * file's tracks are shown. */
       if (!hlo_step (trace, cancellable, error))
@@ -719,7 +809,7 @@ planar_trace_loader_decode (PlanarTraceLoader  *self,
 
   /* The cached index holds what an unlimited derive pass made: a load
    * with limits neither restores nor stores it. */
-  ok = decode_steps (self->trace, self->derive,
+  ok = decode_steps (self->trace, self, self->derive,
                      self->use_cache && self->derive_budget < 0 &&
                      self->derive_max_tracks_per_plane == G_MAXUINT,
                      cancellable, error);
@@ -780,7 +870,7 @@ planar_trace_load (const char    *path,
   g_return_val_if_fail (path != NULL, NULL);
 
   trace = open_any (path, NULL, error);
-  if (trace == NULL || !decode_steps (trace, TRUE, TRUE, cancellable, error))
+  if (trace == NULL || !decode_steps (trace, NULL, TRUE, TRUE, cancellable, error))
     return NULL;
   return g_steal_pointer (&trace);
 }
@@ -791,5 +881,5 @@ planar_trace_decode (PlanarTrace   *trace,
                      GError       **error)
 {
   g_return_val_if_fail (PLANAR_IS_TRACE (trace), FALSE);
-  return decode_steps (trace, TRUE, TRUE, cancellable, error);
+  return decode_steps (trace, NULL, TRUE, TRUE, cancellable, error);
 }

@@ -46,6 +46,23 @@ void               planar_trace_loader_set_derive    (PlanarTraceLoader   *self,
 void               planar_trace_loader_set_use_cache (PlanarTraceLoader   *self,
                                                       gboolean             use_cache);
 
+/* Holding the derive step until a viewer has drawn the file's tracks.
+ * Once the decode has published the file's tracks, a held load waits
+ * before reading the HLO and deriving lines until
+ * planar_trace_loader_release_derive() is called, the load is cancelled,
+ * or @max_wait_ms pass from the moment the tracks were published, so that
+ * nothing waits for a viewer that never draws. A window calls it before
+ * the load so that the frames drawing the first tracks do not share the
+ * cores with the derive pass; planar_trace_load() and planar-cli never
+ * hold. A restore from the cached index holds its HLO read likewise. Set
+ * before the decode, from the thread that made the loader. */
+void               planar_trace_loader_hold_derive   (PlanarTraceLoader   *self,
+                                                      guint                max_wait_ms);
+/* Lets a held load go on (now, or at once when it reaches the hold).
+ * Any thread, any time: before the load, during, after it ended or was
+ * cancelled; a second call does nothing. */
+void               planar_trace_loader_release_derive (PlanarTraceLoader  *self);
+
 /* The open step. Any thread; blocks. */
 gboolean           planar_trace_loader_open          (PlanarTraceLoader   *self,
                                                       GCancellable        *cancellable,

@@ -556,6 +556,224 @@ test_top_planes_cancel (Fixture       *f,
   g_assert_false (planar_trace_is_decoded (trace));
 }
 
+/* A load held by planar_trace_loader_hold_derive(): what the test hook
+ * saw, told from the load's thread. */
+typedef struct
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean held;
+  gboolean deriving;
+  /* Set by the test just before it releases the load. */
+  gboolean released;
+  /* Whether the derive pass began while the test had not released it. */
+  gboolean derived_before_release;
+  GCancellable *cancel_when_held;
+} HoldWatch;
+
+static void
+on_hold_point (const char *point,
+               const char *path,
+               gpointer    data)
+{
+  HoldWatch *w = data;
+
+  g_mutex_lock (&w->lock);
+  if (strcmp (point, "derive-held") == 0)
+    w->held = TRUE;
+  else if (strcmp (point, "trace-deriving") == 0)
+    {
+      w->deriving = TRUE;
+      w->derived_before_release |= !w->released;
+    }
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+  if (w->cancel_when_held != NULL && strcmp (point, "derive-held") == 0)
+    g_cancellable_cancel (w->cancel_when_held);
+}
+
+static PlanarTraceLoader *
+held_loader (Fixture    *f,
+             HoldWatch  *w,
+             guint       max_wait_ms)
+{
+  g_autofree char *path = write_host (f, "host0.xplane.pb", 1000);
+  PlanarTraceLoader *loader = planar_trace_loader_new (path);
+  PlanarTraceTestOptions options = { on_hold_point, NULL, -1 };
+
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  options.test_hook_data = w;
+  _planar_trace_loader_set_test_options (loader, &options);
+  planar_trace_loader_set_use_cache (loader, FALSE);
+  planar_trace_loader_hold_derive (loader, max_wait_ms);
+  return loader;
+}
+
+static void
+hold_watch_clear (HoldWatch *w)
+{
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+}
+
+typedef struct
+{
+  PlanarTraceLoader *loader;
+  GCancellable      *cancellable;
+  gboolean           ok;
+  GError            *error;
+} HeldLoad;
+
+static gpointer
+held_load_thread (gpointer data)
+{
+  HeldLoad *load = data;
+
+  load->ok = planar_trace_loader_open (load->loader, NULL, &load->error) &&
+             planar_trace_loader_decode (load->loader, load->cancellable, &load->error);
+  return NULL;
+}
+
+/* A held load publishes the file's tracks and waits, its derive pass not
+ * begun, until it is released; a release after the load is harmless. The
+ * wait has no deadline that could end it in this test (an hour). */
+static void
+test_hold_derive (Fixture       *f,
+                  gconstpointer  data)
+{
+  HoldWatch w = { 0 };
+  g_autoptr(PlanarTraceLoader) loader = held_loader (f, &w, 3600 * 1000);
+  HeldLoad load = { loader, NULL, FALSE, NULL };
+  g_autofree char *message = NULL;
+  PlanarTrace *trace;
+  GThread *thread;
+  guint cpu;
+
+  thread = g_thread_new ("held-load", held_load_thread, &load);
+  g_mutex_lock (&w.lock);
+  /* A load that did not hold derives without waiting: that fails here. */
+  while (!w.held && !w.deriving)
+    g_cond_wait (&w.cond, &w.lock);
+  g_assert_true (w.held);
+  g_assert_false (w.deriving);
+  g_mutex_unlock (&w.lock);
+
+  /* Held: the file's tracks are there, the load is not done. */
+  trace = planar_trace_loader_get_trace (loader);
+  g_assert_nonnull (trace);
+  g_assert_false (planar_trace_is_decoded (trace));
+  cpu = plane_named (trace, "/host:CPU");
+  g_assert_cmpuint (planar_trace_get_plane (trace, cpu)->n_tracks, >=, 2);
+  for (guint t = 0; t < planar_trace_get_plane (trace, cpu)->n_tracks; t++)
+    if (!planar_trace_get_plane (trace, cpu)->tracks[t].derived)
+      g_assert_true (planar_trace_is_track_ready (trace, cpu, t));
+  message = planar_trace_loader_dup_message (loader);
+  g_assert_cmpstr (message, ==, "Decoding lines");
+
+  g_mutex_lock (&w.lock);
+  w.released = TRUE;
+  g_mutex_unlock (&w.lock);
+  planar_trace_loader_release_derive (loader);
+  g_thread_join (thread);
+  g_assert_no_error (load.error);
+  g_assert_true (load.ok);
+  g_assert_true (w.deriving);
+  g_assert_false (w.derived_before_release);
+  g_assert_true (planar_trace_is_decoded (trace));
+  /* Again, after the load: nothing happens. */
+  planar_trace_loader_release_derive (loader);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  hold_watch_clear (&w);
+}
+
+/* A held load that nobody releases derives once its deadline passes. */
+static void
+test_hold_derive_deadline (Fixture       *f,
+                           gconstpointer  data)
+{
+  HoldWatch w = { 0 };
+  g_autoptr(PlanarTraceLoader) loader = held_loader (f, &w, 20);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (w.held);
+  g_assert_true (w.deriving);
+  g_assert_true (planar_trace_is_decoded (planar_trace_loader_get_trace (loader)));
+  /* A release after the deadline did it: nothing happens. */
+  planar_trace_loader_release_derive (loader);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  hold_watch_clear (&w);
+}
+
+/* A held load cancelled while it waits ends at once as cancelled (no
+ * deadline would end it in this test), never derives, and a release
+ * after that is safe. */
+static void
+test_hold_derive_cancel (Fixture       *f,
+                         gconstpointer  data)
+{
+  HoldWatch w = { 0 };
+  g_autoptr(PlanarTraceLoader) loader = held_loader (f, &w, 3600 * 1000);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  HeldLoad load = { loader, cancellable, FALSE, NULL };
+  GThread *thread;
+
+  w.cancel_when_held = cancellable;
+  thread = g_thread_new ("held-load", held_load_thread, &load);
+  g_thread_join (thread);
+  g_assert_false (load.ok);
+  g_assert_error (load.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&load.error);
+  g_assert_true (w.held);
+  g_assert_false (w.deriving);
+  g_assert_false (planar_trace_is_decoded (planar_trace_loader_get_trace (loader)));
+  planar_trace_loader_release_derive (loader);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  hold_watch_clear (&w);
+}
+
+/* Released before the load reaches the hold, and never held by
+ * planar_trace_load(): neither waits (an hour's deadline would hang the
+ * test). A profile's release reaches each host's loader. */
+static void
+test_hold_derive_released_early (Fixture       *f,
+                                 gconstpointer  data)
+{
+  HoldWatch w = { 0 };
+  g_autoptr(PlanarTraceLoader) loader = held_loader (f, &w, 3600 * 1000);
+  g_autofree char *path = write_host (f, "host1.xplane.pb", 2000);
+  const char *paths[] = { path, NULL };
+  g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+
+  planar_trace_loader_release_derive (loader);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (w.held);
+  g_assert_true (w.deriving);
+
+  trace = planar_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (planar_trace_is_decoded (trace));
+
+  planar_profile_hold_derive (profile, 3600 * 1000);
+  planar_profile_release_derive (profile);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (planar_profile_is_loaded (profile));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  hold_watch_clear (&w);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -571,6 +789,10 @@ main (int   argc,
   ADD ("/loader/derive-limits", test_derive_limits);
   ADD ("/loader/top-planes-first", test_top_planes_first);
   ADD ("/loader/top-planes-cancel", test_top_planes_cancel);
+  ADD ("/loader/hold-derive", test_hold_derive);
+  ADD ("/loader/hold-derive-deadline", test_hold_derive_deadline);
+  ADD ("/loader/hold-derive-cancel", test_hold_derive_cancel);
+  ADD ("/loader/hold-derive-released-early", test_hold_derive_released_early);
 #undef ADD
 
   return g_test_run ();
