@@ -747,10 +747,8 @@ decode_steps (PlanarTrace        *trace,
     {
       _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_NONE, TRUE);
       /* The cached index holds the lines derived from the HLO, not the
-       * HLO itself, which the details of an op still want; read once the
-       * tracks are drawn, when the load is held. */
-      wait_for_release (loader, trace, cancellable);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error) || !hlo_step (trace, cancellable, error))
+       * HLO itself, which the details of an op still want. */
+      if (!hlo_step (trace, cancellable, error))
         return FALSE;
       _planar_trace_test_point (trace, "trace-decoded", trace->path);
       return TRUE;
@@ -767,14 +765,15 @@ decode_steps (PlanarTrace        *trace,
    * every file track in place. */
   if (derive)
     {
+      /* The GPU lines resolve kernels through the HLO, read once the
+       * file's tracks are shown; a viewer predicts the lines to come from
+       * it (planar_trace_predict_derived_lines()). */
+      if (!hlo_step (trace, cancellable, error))
+        return FALSE;
       /* A held load waits here until a viewer has drawn the file's
        * tracks (planar_trace_loader_hold_derive()). */
       wait_for_release (loader, trace, cancellable);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-      /* The GPU lines resolve kernels through the HLO, read once the
-       * file's tracks are shown. */
-      if (!hlo_step (trace, cancellable, error))
         return FALSE;
       /* For tests only (planar-mapping-private.h). */
       _planar_trace_test_point (trace, "trace-deriving", trace->path);

@@ -47,15 +47,16 @@ void               planar_trace_loader_set_use_cache (PlanarTraceLoader   *self,
                                                       gboolean             use_cache);
 
 /* Holding the derive step until a viewer has drawn the file's tracks.
- * Once the decode has published the file's tracks, a held load waits
- * before reading the HLO and deriving lines until
+ * Once the decode has published the file's tracks and read the HLO (from
+ * which a viewer predicts the derived lines to come), a held load waits
+ * before deriving lines until
  * planar_trace_loader_release_derive() is called, the load is cancelled,
  * or @max_wait_ms pass from the moment the tracks were published, so that
  * nothing waits for a viewer that never draws. A window calls it before
  * the load so that the frames drawing the first tracks do not share the
  * cores with the derive pass; planar_trace_load() and planar-cli never
- * hold. A restore from the cached index holds its HLO read likewise. Set
- * before the decode, from the thread that made the loader. */
+ * hold. A restore from the cached index derives nothing and never waits.
+ * Set before the decode, from the thread that made the loader. */
 void               planar_trace_loader_hold_derive   (PlanarTraceLoader   *self,
                                                       guint                max_wait_ms);
 /* Lets a held load go on (now, or at once when it reaches the hold).
