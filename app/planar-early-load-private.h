@@ -50,6 +50,8 @@ PlanarProfile           *_planar_early_load_adopt           (PlanarEarlyLoad    
                                                              GAsyncReadyCallback   callback,
                                                              gpointer              user_data);
 gboolean                 _planar_early_load_is_adopted      (PlanarEarlyLoad      *self);
+/* On the main thread: whether the profile's load has returned. */
+gboolean                 _planar_early_load_has_returned    (PlanarEarlyLoad      *self);
 /* For the tests: blocks until the early load has started its profile's
  * load, or found none to start. Returns: (transfer full) (nullable). */
 PlanarProfile           *_planar_early_load_dup_profile     (PlanarEarlyLoad      *self);

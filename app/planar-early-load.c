@@ -294,6 +294,14 @@ _planar_early_load_dup_profile (PlanarEarlyLoad *self)
 }
 
 gboolean
+_planar_early_load_has_returned (PlanarEarlyLoad *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->returned;
+}
+
+gboolean
 _planar_early_load_is_adopted (PlanarEarlyLoad *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
