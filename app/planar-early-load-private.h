@@ -40,9 +40,9 @@ PlanarCatalogResolution *_planar_early_load_take_resolution (PlanarEarlyLoad    
  * @paths with @lazy_hosts (planar_profile_set_lazy_hosts()) and neither
  * adopted nor dropped before; %NULL otherwise. From then on it is the
  * caller's: @callback is called once, on the main thread, when its load
- * returns, with the load's result (for planar_profile_load_finish()), and
- * *@cancellable (transfer full) cancels the load. Returns: (transfer full)
- * (nullable). */
+ * returns, with the load's result (for planar_profile_load_finish()) and
+ * @user_data (left alone when %NULL is returned), and *@cancellable
+ * (transfer full) cancels the load. Returns: (transfer full) (nullable). */
 PlanarProfile           *_planar_early_load_adopt           (PlanarEarlyLoad      *self,
                                                              const char * const   *paths,
                                                              guint                 lazy_hosts,

@@ -883,10 +883,13 @@ load (PlanarWindow *self)
    * this one: adopted, its load_done() as this window's own. */
   if (self->early_load != NULL)
     self->profile = _planar_early_load_adopt (self->early_load, (const char * const *) paths, lazy_hosts,
-                                              &self->load_cancellable, load_done, g_object_ref (self));
+                                              &self->load_cancellable, load_done, self);
   g_clear_pointer (&self->early_load, _planar_early_load_drop);
   adopted = self->profile != NULL;
-  if (!adopted)
+  /* load_done() holds the window, as for a load of its own. */
+  if (adopted)
+    g_object_ref (self);
+  else
     {
       self->profile = planar_profile_new ((const char * const *) paths);
       /* Many hosts: the first is shown at once, the others when asked for. */

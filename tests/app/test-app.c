@@ -325,6 +325,12 @@ generate_profile (const char *name,
 }
 
 static gboolean
+pointer_cleared (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static gboolean
 early_load_returned (gpointer data)
 {
   return _planar_early_load_has_returned (data);
@@ -429,6 +435,28 @@ test_early_load (void)
   planar_application_end_early_load (app);
   g_assert_false (planar_profile_is_busy (early));
   destroy_all_windows ();
+  g_clear_object (&early);
+
+  /* A load the window does not adopt though it took its path's resolution
+   * (here the lazy threshold changed since the early load began): the
+   * window loads it itself, and the early load keeps nothing of it. */
+  {
+    char *argv[] = { (char *) "planar", demo, NULL };
+
+    g_assert_true (planar_application_start_early_load (app, 2, argv));
+  }
+  early_load = _planar_application_get_early_load (app);
+  early = _planar_early_load_dup_profile (early_load);
+  g_setenv ("PLANAR_LAZY_HOSTS", "100", TRUE);
+  window = open_path (demo);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  wait_loaded (window);
+  g_unsetenv ("PLANAR_LAZY_HOSTS");
+  g_assert_true (planar_window_get_profile (window) != early);
+  g_assert_false (_planar_early_load_is_adopted (early_load));
+  planar_application_end_early_load (app);
+  destroy_all_windows ();
+  wait_for (pointer_cleared, &window, 30, "the window to be finalized");
   g_clear_object (&early);
 
   /* A file that is no profile: the error is the window's, as always. */
