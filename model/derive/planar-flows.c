@@ -25,9 +25,14 @@
  * over blocks of flows, so that a window query visits only subtrees holding
  * a flow that reaches the window.
  *
- * Times are stored as they were when the index was built; the trace may
+ * A flow is 32 bytes: its id with the category in the top byte, and its
+ * two ends. Its times are its events' starts, read from the trace's
+ * tracks when a query needs them, not stored (they were 16 more bytes a
+ * flow, 53 MiB of a 10^7-event profile's memory). The tree's latest span
+ * ends are stored as they were when the index was built; the trace may
  * move every event by the same amount later (planar_trace_shift_time()),
- * so queries read how far one event (the anchor) has moved and apply that.
+ * so queries read how far one event (the anchor) has moved and apply that
+ * to them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -76,14 +81,22 @@ struct _PlanarFlowBuilder
   PlanarSpillArray *launches;
 };
 
-/* A flow as stored; its times are in the index's from_ps and to_ps. */
+/* A flow as stored: @key is category << 56 | id; its times are its
+ * events' starts (flow_times()). */
 typedef struct
 {
-  guint64        id;
+  guint64        key;
   PlanarEventRef from;
   PlanarEventRef to;
-  guint32        category;
 } Flow;
+
+G_STATIC_ASSERT (sizeof (Flow) == 32);
+
+static inline guint
+flow_category (const Flow *f)
+{
+  return (guint) (f->key >> 56);
+}
 
 /* Flows sorted by the start of their time span, with a max tree over
  * blocks of TIME_BLOCK of them: node k covers nodes 2k and 2k + 1, the
@@ -100,12 +113,12 @@ typedef struct
 
 struct _PlanarFlowIndex
 {
+  /* Sorted by the start of their time span (the earlier of their ends'
+   * starts, flow_times()). */
   Flow              *flows;
-  /* The starts of each flow's ends when the index was built (a missing
-   * end has the other's); flows are sorted by the smaller. */
-  gint64            *from_ps;
-  gint64            *to_ps;
   gsize              n_flows;
+  /* The trace's planes, where the flows' times are read. */
+  const PlanarPlane *planes;
   guint32           *by_from;
   gsize              n_by_from;
   guint32           *by_to;
@@ -117,7 +130,7 @@ struct _PlanarFlowIndex
   TimeIndex          all;
   /* NULL for a category without flows; &all for one that has them all. */
   TimeIndex         *by_category[PLANAR_FLOW_N_CATEGORIES];
-  /* An event whose start was @anchor_ps when the index was built. */
+  /* An event whose start was @anchor_ps when the tree was built. */
   const PlanarEvent *anchor;
   gint64             anchor_ps;
 };
@@ -314,8 +327,6 @@ compare_refs (const PlanarEventRef *a,
 typedef struct
 {
   PlanarSpillArray flows;
-  PlanarSpillArray from_ps;
-  PlanarSpillArray to_ps;
   /* Per flow: the next flow of the same from end (for by_from), or
    * NO_FLOW. */
   PlanarSpillArray next_from;
@@ -326,25 +337,16 @@ add_flow (Paired               *paired,
           guint64               id,
           guint                 category,
           const PlanarEventRef *from,
-          gint64                from_ps,
-          const PlanarEventRef *to,
-          gint64                to_ps)
+          const PlanarEventRef *to)
 {
   guint32 none = NO_FLOW;
   Flow f;
 
   memset (&f, 0, sizeof f);
-  f.id = id;
-  f.category = category;
+  f.key = (guint64) category << 56 | (id & FLOW_ID_MASK);
   f.from = from != NULL ? *from : no_event;
   f.to = to != NULL ? *to : no_event;
-  if (from == NULL)
-    from_ps = to_ps;
-  if (to == NULL)
-    to_ps = from_ps;
   planar_spill_array_append (&paired->flows, &f, 1);
-  planar_spill_array_append (&paired->from_ps, &from_ps, 1);
-  planar_spill_array_append (&paired->to_ps, &to_ps, 1);
   planar_spill_array_append (&paired->next_from, &none, 1);
   return paired->flows.len - 1;
 }
@@ -444,12 +446,11 @@ pair_group (const FlowEnd *ends,
             from = first_out != (gssize) i ? first_out : second_out;
           if (from >= 0)
             {
-              add_flow (paired, id, category, &ends[from].ref, ends[from].start_ps,
-                        &ends[i].ref, ends[i].start_ps);
+              add_flow (paired, id, category, &ends[from].ref, &ends[i].ref);
               used[from] = 1;
             }
           else
-            add_flow (paired, id, category, NULL, 0, &ends[i].ref, ends[i].start_ps);
+            add_flow (paired, id, category, NULL, &ends[i].ref);
         }
       if (ends[i].direction & PLANAR_FLOW_DIRECTION_OUT)
         last_out = (gssize) i;
@@ -457,7 +458,7 @@ pair_group (const FlowEnd *ends,
 
   for (gsize i = begin; i < end; i++)
     if ((ends[i].direction & PLANAR_FLOW_DIRECTION_OUT) && !used[i])
-      add_flow (paired, id, category, &ends[i].ref, ends[i].start_ps, NULL, 0);
+      add_flow (paired, id, category, &ends[i].ref, NULL);
 }
 
 static void
@@ -562,15 +563,13 @@ pair_launches (PlanarSpillArray *launches_array,
       if (end->is_host)
         continue;
       if (slot == 0)
-        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, 0, &end->ref,
-                  launch_start (trace, &end->ref));
+        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, &end->ref);
       else
         {
           gsize k = slot - 1;
           const LaunchEnd *host = &launches[host_of[k]];
           guint32 f = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host->ref,
-                                          launch_start (trace, &host->ref), &end->ref,
-                                          launch_start (trace, &end->ref));
+                                          &end->ref);
 
           /* Chained per host end, for the by_from order. */
           if (last_flow[k] == NO_FLOW)
@@ -592,7 +591,7 @@ pair_launches (PlanarSpillArray *launches_array,
       if (first_flow[k] == NO_FLOW && slots != NULL &&
           slots[host->correlation_id - min] != G_MAXUINT32)
         first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH,
-                                            &host->ref, launch_start (trace, &host->ref), NULL, 0);
+                                            &host->ref, NULL);
     }
   return first_flow;
 }
@@ -600,18 +599,43 @@ pair_launches (PlanarSpillArray *launches_array,
 /* ------------------------------------------------------------------------ */
 /* Indices */
 
+/* The starts of flow @i's ends as the trace has them now; a missing end
+ * has the other's. */
+static inline void
+flow_times (const PlanarFlowIndex *self,
+            gsize                  i,
+            gint64                *from_ps,
+            gint64                *to_ps)
+{
+  const Flow *f = &self->flows[i];
+  const PlanarEventRef *from = &f->from, *to = &f->to;
+
+  if (planar_event_ref_is_none (from))
+    from = to;
+  else if (planar_event_ref_is_none (to))
+    to = from;
+  *from_ps = self->planes[from->plane].tracks[from->track].events[from->index].start_ps;
+  *to_ps = from == to ? *from_ps : self->planes[to->plane].tracks[to->track].events[to->index].start_ps;
+}
+
 static inline gint64
 span_lo (const PlanarFlowIndex *self,
          gsize                  i)
 {
-  return MIN (self->from_ps[i], self->to_ps[i]);
+  gint64 from_ps, to_ps;
+
+  flow_times (self, i, &from_ps, &to_ps);
+  return MIN (from_ps, to_ps);
 }
 
 static inline gint64
 span_hi (const PlanarFlowIndex *self,
          gsize                  i)
 {
-  return MAX (self->from_ps[i], self->to_ps[i]);
+  gint64 from_ps, to_ps;
+
+  flow_times (self, i, &from_ps, &to_ps);
+  return MAX (from_ps, to_ps);
 }
 
 static void
@@ -667,10 +691,10 @@ gather (gpointer        array,
   return out;
 }
 
-/* Puts the flows and their times in the order @order gives (flow i
- * becomes what flow order[i].value was), in place, following each cycle of the
- * permutation: copies of the three arrays would add 56 bytes a flow to the
- * load's peak memory. @order is left as the identity. */
+/* Puts the flows in the order @order gives (flow i becomes what flow
+ * order[i].value was), in place, following each cycle of the permutation:
+ * a copy would add 32 bytes a flow to the load's peak memory. @order is
+ * left as the identity. */
 static void
 permute_flows (PlanarFlowIndex *self,
                SortItem        *order)
@@ -678,14 +702,11 @@ permute_flows (PlanarFlowIndex *self,
   for (gsize i = 0; i < self->n_flows; i++)
     {
       Flow flow;
-      gint64 from_ps, to_ps;
       gsize j = i;
 
       if (order[i].value == i)
         continue;
       flow = self->flows[i];
-      from_ps = self->from_ps[i];
-      to_ps = self->to_ps[i];
       for (;;)
         {
           gsize k = (gsize) order[j].value;
@@ -694,13 +715,9 @@ permute_flows (PlanarFlowIndex *self,
           if (k == i)
             {
               self->flows[j] = flow;
-              self->from_ps[j] = from_ps;
-              self->to_ps[j] = to_ps;
               break;
             }
           self->flows[j] = self->flows[k];
-          self->from_ps[j] = self->from_ps[k];
-          self->to_ps[j] = self->to_ps[k];
           j = k;
         }
     }
@@ -878,13 +895,10 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
 
   /* Every end makes at most one flow. */
   reserve = MIN (builder->launches->len + builder->ends->len, G_MAXUINT);
+  self->planes = trace->planes;
   planar_spill_array_init (&paired.flows, sizeof (Flow), spill);
-  planar_spill_array_init (&paired.from_ps, sizeof (gint64), spill);
-  planar_spill_array_init (&paired.to_ps, sizeof (gint64), spill);
   planar_spill_array_init (&paired.next_from, sizeof (guint32), spill);
   planar_spill_array_reserve (&paired.flows, reserve);
-  planar_spill_array_reserve (&paired.from_ps, reserve);
-  planar_spill_array_reserve (&paired.to_ps, reserve);
   planar_spill_array_reserve (&paired.next_from, reserve);
 
   /* Launches first: their flows come out in the order of their device ends
@@ -900,6 +914,9 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
         for (guint32 f = first_flow_of_host[k++]; f != NO_FLOW; f = next_from[f])
           g_array_append_val (launch_by_from, f);
       }
+  /* Done with before the other ends are sorted, which need memory too. */
+  planar_spill_array_clear (builder->launches);
+  g_clear_pointer (&first_flow_of_host, g_free);
   for (gsize f = 0; f < n_launch_flows; f++)
     if (!planar_event_ref_is_none (&planar_spill_array_index (&paired.flows, Flow, f).to))
       {
@@ -907,9 +924,6 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
 
         g_array_append_val (launch_by_to, v);
       }
-  /* Done with before the other ends are sorted, which need memory too. */
-  planar_spill_array_clear (builder->launches);
-  g_clear_pointer (&first_flow_of_host, g_free);
 
   pair_generic (builder->ends, &paired);
   planar_spill_debug_memory ("the flows' pairing");
@@ -918,11 +932,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   self->n_flows = paired.flows.len;
   /* Never NULL, as the cache reader's copies are not. */
   planar_spill_array_reserve (&paired.flows, 1);
-  planar_spill_array_reserve (&paired.from_ps, 1);
-  planar_spill_array_reserve (&paired.to_ps, 1);
   self->flows = paired.flows.data;
-  self->from_ps = paired.from_ps.data;
-  self->to_ps = paired.to_ps.data;
   planar_spill_array_clear (&paired.next_from);
 
   generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE, spill);
@@ -955,13 +965,8 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[items[i].value] = (guint32) i;
-  if (planar_spill_is_mapped (self->flows) || planar_spill_is_mapped (self->from_ps) ||
-      planar_spill_is_mapped (self->to_ps))
-    {
-      self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows, spill);
-      self->from_ps = gather (self->from_ps, sizeof (gint64), items, self->n_flows, spill);
-      self->to_ps = gather (self->to_ps, sizeof (gint64), items, self->n_flows, spill);
-    }
+  if (planar_spill_is_mapped (self->flows))
+    self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows, spill);
   else
     permute_flows (self, items);
   planar_spill_free (items);
@@ -989,26 +994,25 @@ index_finish (PlanarFlowIndex *self,
 
       if (!planar_event_ref_is_none (&f->from) && !planar_event_ref_is_none (&f->to))
         {
-          self->n_complete[f->category]++;
+          self->n_complete[flow_category (f)]++;
           self->n_complete_all++;
         }
       else
         {
-          self->n_dangling[f->category]++;
+          self->n_dangling[flow_category (f)]++;
           self->n_dangling_all++;
         }
-      n_by_category[f->category]++;
+      n_by_category[flow_category (f)]++;
     }
 
   if (self->n_flows > 0)
     {
       const Flow *f = &self->flows[0];
-      gboolean has_from = !planar_event_ref_is_none (&f->from);
-      const PlanarEventRef *ref = has_from ? &f->from : &f->to;
+      const PlanarEventRef *ref = !planar_event_ref_is_none (&f->from) ? &f->from : &f->to;
       const PlanarPlane *plane = &trace->planes[ref->plane];
 
       self->anchor = &plane->tracks[ref->track].events[ref->index];
-      self->anchor_ps = has_from ? self->from_ps[0] : self->to_ps[0];
+      self->anchor_ps = self->anchor->start_ps;
     }
   time_index_build (&self->all, self, NULL, self->n_flows);
   for (guint c = 0; c < PLANAR_FLOW_N_CATEGORIES; c++)
@@ -1025,7 +1029,7 @@ index_finish (PlanarFlowIndex *self,
         }
       order = g_new (guint32, n_by_category[c]);
       for (gsize i = 0; i < self->n_flows; i++)
-        if (self->flows[i].category == c)
+        if (flow_category (&self->flows[i]) == c)
           order[n++] = (guint32) i;
       self->by_category[c] = g_new0 (TimeIndex, 1);
       time_index_build (self->by_category[c], self, order, n);
@@ -1035,7 +1039,8 @@ index_finish (PlanarFlowIndex *self,
 /* ------------------------------------------------------------------------ */
 /* The cached index (planar-cache.c) */
 
-/* n_flows, n_by_from, n_by_to, then the arrays as they are in memory. */
+/* n_flows, n_by_from, n_by_to, then the arrays as they are in memory (the
+ * flows, 32 bytes each, and the two orders by end). */
 void
 _planar_flow_index_serialize (const PlanarFlowIndex *self,
                               void                 (*sink) (gpointer, const void *, gsize),
@@ -1045,8 +1050,6 @@ _planar_flow_index_serialize (const PlanarFlowIndex *self,
 
   sink (data, counts, sizeof counts);
   sink (data, self->flows, self->n_flows * sizeof (Flow));
-  sink (data, self->from_ps, self->n_flows * sizeof (gint64));
-  sink (data, self->to_ps, self->n_flows * sizeof (gint64));
   sink (data, self->by_from, self->n_by_from * sizeof (guint32));
   sink (data, self->by_to, self->n_by_to * sizeof (guint32));
 }
@@ -1090,17 +1093,16 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
   memcpy (counts, data, sizeof counts);
   if (counts[0] > G_MAXUINT32 || counts[1] > counts[0] || counts[2] > counts[0])
     goto bad;
-  need = sizeof counts + counts[0] * (sizeof (Flow) + 2 * sizeof (gint64)) + (counts[1] + counts[2]) * sizeof (guint32);
+  need = sizeof counts + counts[0] * sizeof (Flow) + (counts[1] + counts[2]) * sizeof (guint32);
   if (len != need)
     goto bad;
   self = g_new0 (PlanarFlowIndex, 1);
   self->n_flows = counts[0];
   self->n_by_from = counts[1];
   self->n_by_to = counts[2];
+  self->planes = trace->planes;
   data += sizeof counts;
   self->flows = take (&data, self->n_flows, sizeof (Flow), trace->spill);
-  self->from_ps = take (&data, self->n_flows, sizeof (gint64), trace->spill);
-  self->to_ps = take (&data, self->n_flows, sizeof (gint64), trace->spill);
   self->by_from = take (&data, self->n_by_from, sizeof (guint32), trace->spill);
   self->by_to = take (&data, self->n_by_to, sizeof (guint32), trace->spill);
 
@@ -1110,7 +1112,7 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
     {
       const Flow *f = &self->flows[i];
 
-      if (f->category >= PLANAR_FLOW_N_CATEGORIES || !ref_valid (trace, &f->from) || !ref_valid (trace, &f->to)
+      if (flow_category (f) >= PLANAR_FLOW_N_CATEGORIES || !ref_valid (trace, &f->from) || !ref_valid (trace, &f->to)
           || (planar_event_ref_is_none (&f->from) && planar_event_ref_is_none (&f->to))
           || (i > 0 && time_key (span_lo (self, i - 1)) > time_key (span_lo (self, i))))
         goto bad_index;
@@ -1137,8 +1139,6 @@ _planar_flow_index_free (PlanarFlowIndex *self)
   if (self == NULL)
     return;
   planar_spill_free (self->flows);
-  planar_spill_free (self->from_ps);
-  planar_spill_free (self->to_ps);
   planar_spill_free (self->by_from);
   planar_spill_free (self->by_to);
   for (guint c = 0; c < PLANAR_FLOW_N_CATEGORIES; c++)
@@ -1161,7 +1161,7 @@ planar_trace_get_flows (PlanarTrace *self)
   return _planar_derived_results_get_flows (_planar_derived_results_get (self));
 }
 
-/* How far the trace's events moved since the index was built. */
+/* How far the trace's events moved since the tree was built. */
 static inline gint64
 time_shift (const PlanarFlowIndex *self)
 {
@@ -1171,28 +1171,25 @@ time_shift (const PlanarFlowIndex *self)
 static inline void
 copy_flow (const PlanarFlowIndex *self,
            gsize                  i,
-           gint64                 shift,
            PlanarFlow            *out)
 {
   const Flow *f = &self->flows[i];
 
-  out->id = f->id;
+  out->id = f->key & FLOW_ID_MASK;
   out->from = f->from;
   out->to = f->to;
-  out->category = f->category;
-  out->from_ps = self->from_ps[i] + shift;
-  out->to_ps = self->to_ps[i] + shift;
+  out->category = flow_category (f);
+  flow_times (self, i, &out->from_ps, &out->to_ps);
 }
 
 static inline void
 append_flow (const PlanarFlowIndex *self,
              gsize                  i,
-             gint64                 shift,
              GArray                *out)
 {
   PlanarFlow flow;
 
-  copy_flow (self, i, shift, &flow);
+  copy_flow (self, i, &flow);
   g_array_append_val (out, flow);
 }
 
@@ -1232,7 +1229,7 @@ planar_flow_index_get_flow (const PlanarFlowIndex *self,
   g_return_if_fail (i < self->n_flows);
   g_return_if_fail (flow != NULL);
 
-  copy_flow (self, i, time_shift (self), flow);
+  copy_flow (self, i, flow);
 }
 
 /* The first position in @order (sorted by the from or to end) whose end
@@ -1265,20 +1262,18 @@ planar_flow_index_query_event (const PlanarFlowIndex *self,
                                GArray                *out)
 {
   guint before;
-  gint64 shift;
 
   g_return_val_if_fail (self != NULL, 0);
   g_return_val_if_fail (event != NULL, 0);
   g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarFlow), 0);
 
   before = out->len;
-  shift = time_shift (self);
   for (gsize k = lower_bound_ref (self, self->by_from, self->n_by_from, TRUE, event);
        k < self->n_by_from && compare_refs (&self->flows[self->by_from[k]].from, event) == 0; k++)
-    append_flow (self, self->by_from[k], shift, out);
+    append_flow (self, self->by_from[k], out);
   for (gsize k = lower_bound_ref (self, self->by_to, self->n_by_to, FALSE, event);
        k < self->n_by_to && compare_refs (&self->flows[self->by_to[k]].to, event) == 0; k++)
-    append_flow (self, self->by_to[k], shift, out);
+    append_flow (self, self->by_to[k], out);
   return out->len - before;
 }
 
@@ -1290,7 +1285,7 @@ planar_flow_index_query_range (const PlanarFlowIndex *self,
                                GArray                *out)
 {
   const TimeIndex *ti;
-  gint64 shift, t0, t1;
+  gint64 shift, t0;
   gsize stack[2 * 64], sp = 0, k, lo = 0, hi;
   guint before;
 
@@ -1307,12 +1302,10 @@ planar_flow_index_query_range (const PlanarFlowIndex *self,
   if (ti->n == 0 || t1_ps < t0_ps)
     return 0;
 
-  /* Into the times the index was built with. */
+  /* The tree's ends are the times it was built with. */
   shift = time_shift (self);
   if (__builtin_sub_overflow (t0_ps, shift, &t0))
     t0 = shift > 0 ? G_MININT64 : G_MAXINT64;
-  if (__builtin_sub_overflow (t1_ps, shift, &t1))
-    t1 = shift > 0 ? G_MININT64 : G_MAXINT64;
 
   /* Candidates start at or before the window's end: a prefix. */
   hi = ti->n;
@@ -1320,7 +1313,7 @@ planar_flow_index_query_range (const PlanarFlowIndex *self,
     {
       gsize mid = lo + (hi - lo) / 2;
 
-      if (span_lo (self, ti->order != NULL ? ti->order[mid] : mid) <= t1)
+      if (span_lo (self, ti->order != NULL ? ti->order[mid] : mid) <= t1_ps)
         lo = mid + 1;
       else
         hi = mid;
@@ -1346,8 +1339,8 @@ planar_flow_index_query_range (const PlanarFlowIndex *self,
             {
               gsize f = ti->order != NULL ? ti->order[i] : i;
 
-              if (span_hi (self, f) >= t0)
-                append_flow (self, f, shift, out);
+              if (span_hi (self, f) >= t0_ps)
+                append_flow (self, f, out);
             }
           continue;
         }

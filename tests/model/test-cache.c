@@ -364,6 +364,54 @@ test_same_profile (PlanarTestFixture *f,
     }
 }
 
+/* An index written in an older format (version 4 had 40-byte flows with
+ * their two times beside them, 24-byte derived sources): not used, never
+ * misread; the profile is decoded and its index written again in the
+ * current format. */
+static void
+test_old_version (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *good = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  guint32 version;
+  gsize len;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "5000", "5");
+  cache = planar_cache_get_path (path);
+  cold = load_cold (path);
+  g_assert_nonnull (planar_trace_get_flows (cold));
+  g_assert_cmpuint (planar_flow_index_get_n_flows (planar_trace_get_flows (cold)), >, 0);
+  g_object_unref (load_twice (path));
+  planar_cache_wait ();
+  g_assert_true (g_file_get_contents (cache, &good, &len, NULL));
+  /* The header: an 8-byte magic, then the version. */
+  g_assert_cmpuint (len, >, 12);
+  memcpy (&version, good + 8, sizeof version);
+  g_assert_cmpuint (version, >=, 5);
+
+  for (guint32 old = 1; old < version; old++)
+    {
+      g_autofree char *bad = g_memdup2 (good, len);
+      g_autofree char *rewritten = NULL;
+      g_autoptr(PlanarTrace) loaded = NULL;
+      gsize rewritten_len;
+
+      memcpy (bad + 8, &old, sizeof old);
+      g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+      loaded = planar_test_load_ok (path);
+      g_assert_false (_planar_cache_was_restored (loaded));
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
+      g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
+      g_assert_cmpuint (rewritten_len, ==, len);
+      g_assert_true (memcmp (rewritten, good, len) == 0);
+    }
+}
+
 /* A changed profile, or the same one at another place in its session:
  * its cache is stale and is not used. */
 static void
@@ -1022,6 +1070,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   CACHE_TEST_ADD ("/cache/same-profile", test_same_profile);
   CACHE_TEST_ADD ("/cache/stale", test_stale);
+  CACHE_TEST_ADD ("/cache/old-version", test_old_version);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
               cache_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
