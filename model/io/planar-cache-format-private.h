@@ -23,7 +23,9 @@ G_BEGIN_DECLS
  * them). */
 /* 5: flows are 32 bytes (the category in the id's top byte) without their
  * two times, read from their events instead (version 4 had 40-byte flows
- * followed by 16 bytes of times each). */
+ * followed by 16 bytes of times each); a plane's derived sources are
+ * 16 bytes, their group ids in a table of the distinct ones before them
+ * (they were 24 bytes each). */
 #define VERSION 5
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
