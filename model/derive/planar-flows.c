@@ -62,23 +62,37 @@ typedef struct
 
 G_STATIC_ASSERT (sizeof (FlowEnd) == 32);
 
-/* One end of a launch flow. Its time is its event's start, read from the
- * trace when it is paired: a launch end is most of a profile's flow ends
- * (one per kernel and one per launch call), and 8 bytes fewer each is
- * 56 MB fewer at the pairing of a 10^7-event profile. */
+/* One end of a launch flow: the correlation id and the event's track and
+ * index; its plane and whether it is a host end are its run's (LaunchRun:
+ * a job's ends all share them), and its time is its event's start, read
+ * from the trace when it is paired. Launch ends are most of a profile's
+ * flow ends (one per kernel and one per launch call), 7 million at 10^7
+ * events: at 16 bytes, not 32 with a time and a whole reference, they
+ * are 107 MB fewer at the pairing. */
 typedef struct
 {
-  guint64        correlation_id;
-  PlanarEventRef ref;
-  guint32        is_host;
+  guint64 correlation_id;
+  guint32 track;
+  guint32 index;
 } LaunchEnd;
 
-G_STATIC_ASSERT (sizeof (LaunchEnd) == 24);
+G_STATIC_ASSERT (sizeof (LaunchEnd) == 16);
+
+/* The launch ends [first, next run's first) are of @plane, host ends or
+ * not. */
+typedef struct
+{
+  gsize   first;
+  guint16 plane;
+  guint16 is_host;
+} LaunchRun;
 
 struct _PlanarFlowBuilder
 {
   PlanarSpillArray *ends;
   PlanarSpillArray *launches;
+  /* LaunchRun, by first. */
+  GArray           *runs;
 };
 
 /* A flow as stored: @key is category << 56 | id; its times are its
@@ -179,6 +193,7 @@ _planar_flow_builder_new (gboolean spill)
 
   self->ends = planar_spill_array_new (sizeof (FlowEnd), spill);
   self->launches = planar_spill_array_new (sizeof (LaunchEnd), spill);
+  self->runs = g_array_new (FALSE, FALSE, sizeof (LaunchRun));
   return self;
 }
 
@@ -189,6 +204,7 @@ _planar_flow_builder_free (PlanarFlowBuilder *self)
     return;
   planar_spill_array_free (self->ends);
   planar_spill_array_free (self->launches);
+  g_array_unref (self->runs);
   g_free (self);
 }
 
@@ -220,19 +236,85 @@ _planar_flow_builder_add_launch (PlanarFlowBuilder    *self,
                                  const PlanarEventRef *event)
 {
   LaunchEnd end;
+  LaunchRun run;
 
   end.correlation_id = correlation_id;
-  end.ref = *event;
-  end.is_host = is_host != FALSE;
+  end.track = event->track;
+  end.index = event->index;
+  run.first = self->launches->len;
+  run.plane = event->plane;
+  run.is_host = is_host != FALSE;
+  if (self->runs->len == 0 || g_array_index (self->runs, LaunchRun, self->runs->len - 1).plane != run.plane
+      || g_array_index (self->runs, LaunchRun, self->runs->len - 1).is_host != run.is_host)
+    g_array_append_val (self->runs, run);
   planar_spill_array_append (self->launches, &end, 1);
+}
+
+/* The run of launch end @i. */
+static inline const LaunchRun *
+run_of (const PlanarFlowBuilder *self,
+        gsize                    i)
+{
+  const LaunchRun *runs = (const LaunchRun *) (gpointer) self->runs->data;
+  guint lo = 0, hi = self->runs->len;
+
+  /* The last run whose first is at or before @i. */
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (runs[mid].first <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return &runs[lo];
+}
+
+static inline PlanarEventRef
+launch_ref (const LaunchRun *run,
+            const LaunchEnd *end)
+{
+  PlanarEventRef ref = { run->plane, 0, end->track, end->index };
+
+  return ref;
+}
+
+/* Moves every array of @other after @self's (taking it whole when @self
+ * has none: no copy). */
+static void
+take_array (PlanarSpillArray *self,
+            PlanarSpillArray *other)
+{
+  if (self->len == 0 && self->spill == other->spill)
+    {
+      PlanarSpillArray swap = *self;
+
+      *self = *other;
+      *other = swap;
+      return;
+    }
+  planar_spill_array_append (self, other->data, other->len);
 }
 
 void
 _planar_flow_builder_take (PlanarFlowBuilder *self,
                            PlanarFlowBuilder *other)
 {
-  planar_spill_array_append (self->ends, other->ends->data, other->ends->len);
-  planar_spill_array_append (self->launches, other->launches->data, other->launches->len);
+  gsize offset = self->launches->len;
+
+  take_array (self->ends, other->ends);
+  take_array (self->launches, other->launches);
+  for (guint r = 0; r < other->runs->len; r++)
+    {
+      LaunchRun run = g_array_index (other->runs, LaunchRun, r);
+      const LaunchRun *last = self->runs->len > 0
+        ? &g_array_index (self->runs, LaunchRun, self->runs->len - 1) : NULL;
+
+      run.first += offset;
+      if (last == NULL || last->plane != run.plane || last->is_host != run.is_host)
+        g_array_append_val (self->runs, run);
+    }
   _planar_flow_builder_free (other);
 }
 
@@ -492,36 +574,48 @@ launch_start (PlanarTrace          *trace,
 }
 
 static guint32 *
-pair_launches (PlanarSpillArray *launches_array,
-               PlanarTrace      *trace,
-               guint64           host_id,
-               Paired           *paired,
-               PlanarSpillArray *generic)
+pair_launches (PlanarFlowBuilder *builder,
+               PlanarTrace       *trace,
+               guint64            host_id,
+               Paired            *paired,
+               PlanarSpillArray  *generic)
 {
-  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
-  gsize n = launches_array->len, n_host = 0;
+  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) builder->launches->data;
+  const LaunchRun *runs = (const LaunchRun *) (gpointer) builder->runs->data;
+  gsize n = builder->launches->len, n_host = 0;
   guint64 min = G_MAXUINT64, max = 0;
   g_autofree guint32 *slots = NULL;
   g_autofree guint32 *host_of = NULL;
   g_autofree guint32 *last_flow = NULL;
   guint32 *first_flow;
   guint64 range;
+  guint r;
 
-  for (gsize i = 0; i < n; i++)
-    if (launches[i].is_host)
+  for (r = 0; r < builder->runs->len; r++)
+    if (runs[r].is_host)
       {
-        n_host++;
-        min = MIN (min, launches[i].correlation_id);
-        max = MAX (max, launches[i].correlation_id);
+        gsize end = r + 1 < builder->runs->len ? runs[r + 1].first : n;
+
+        for (gsize i = runs[r].first; i < end; i++)
+          {
+            n_host++;
+            min = MIN (min, launches[i].correlation_id);
+            max = MAX (max, launches[i].correlation_id);
+          }
       }
   first_flow = g_new (guint32, MAX (n_host, 1));
   last_flow = g_new (guint32, MAX (n_host, 1));
   host_of = g_new (guint32, MAX (n_host, 1));
-  for (gsize i = 0, k = 0; i < n; i++)
-    if (launches[i].is_host)
+  for (gsize r2 = 0, k = 0; r2 < builder->runs->len; r2++)
+    if (runs[r2].is_host)
       {
-        first_flow[k] = last_flow[k] = NO_FLOW;
-        host_of[k++] = (guint32) i;
+        gsize end = r2 + 1 < builder->runs->len ? runs[r2 + 1].first : n;
+
+        for (gsize i = runs[r2].first; i < end; i++)
+          {
+            first_flow[k] = last_flow[k] = NO_FLOW;
+            host_of[k++] = (guint32) i;
+          }
       }
 
   /* A direct table (slot = host ordinal + 1, 0 when empty, G_MAXUINT32 for
@@ -539,13 +633,18 @@ pair_launches (PlanarSpillArray *launches_array,
         }
     }
 
+  r = 0;
   for (gsize i = 0; i < n; i++)
     {
       const LaunchEnd *end = &launches[i];
       guint64 id = _planar_flow_make_id (host_id, end->correlation_id,
                                          PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
       guint32 slot = G_MAXUINT32;
+      PlanarEventRef ref;
 
+      while (r + 1 < builder->runs->len && runs[r + 1].first <= i)
+        r++;
+      ref = launch_ref (&runs[r], end);
       if (slots != NULL)
         slot = end->correlation_id >= min && end->correlation_id <= max
           ? slots[end->correlation_id - min] : 0;
@@ -554,22 +653,21 @@ pair_launches (PlanarSpillArray *launches_array,
           FlowEnd fe;
 
           fe.key = (guint64) PLANAR_FLOW_CATEGORY_GPU_LAUNCH << 56 | id;
-          fe.start_ps = launch_start (trace, &end->ref);
-          fe.ref = end->ref;
-          fe.direction = end->is_host ? PLANAR_FLOW_DIRECTION_OUT : PLANAR_FLOW_DIRECTION_IN;
+          fe.start_ps = launch_start (trace, &ref);
+          fe.ref = ref;
+          fe.direction = runs[r].is_host ? PLANAR_FLOW_DIRECTION_OUT : PLANAR_FLOW_DIRECTION_IN;
           planar_spill_array_append (generic, &fe, 1);
           continue;
         }
-      if (end->is_host)
+      if (runs[r].is_host)
         continue;
       if (slot == 0)
-        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, &end->ref);
+        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, &ref);
       else
         {
           gsize k = slot - 1;
-          const LaunchEnd *host = &launches[host_of[k]];
-          guint32 f = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host->ref,
-                                          &end->ref);
+          PlanarEventRef host = launch_ref (run_of (builder, host_of[k]), &launches[host_of[k]]);
+          guint32 f = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host, &ref);
 
           /* Chained per host end, for the by_from order. */
           if (last_flow[k] == NO_FLOW)
@@ -579,19 +677,22 @@ pair_launches (PlanarSpillArray *launches_array,
           last_flow[k] = f;
         }
     }
+  g_clear_pointer (&last_flow, g_free);
 
   /* Host ends that fed nothing. */
   for (gsize k = 0; k < n_host; k++)
     {
-      const LaunchEnd *host = &launches[host_of[k]];
-
-      guint64 id = _planar_flow_make_id (host_id, host->correlation_id,
+      const LaunchEnd *end = &launches[host_of[k]];
+      guint64 id = _planar_flow_make_id (host_id, end->correlation_id,
                                          PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
 
       if (first_flow[k] == NO_FLOW && slots != NULL &&
-          slots[host->correlation_id - min] != G_MAXUINT32)
-        first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH,
-                                            &host->ref, NULL);
+          slots[end->correlation_id - min] != G_MAXUINT32)
+        {
+          PlanarEventRef host = launch_ref (run_of (builder, host_of[k]), end);
+
+          first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host, NULL);
+        }
     }
   return first_flow;
 }
@@ -791,21 +892,77 @@ merge_by_end (const Flow    *flows,
 }
 
 static gboolean
-launches_in_ref_order (PlanarSpillArray *launches_array)
+launches_in_ref_order (PlanarFlowBuilder *self)
 {
-  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) launches_array->data;
+  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) self->launches->data;
+  const LaunchRun *runs = (const LaunchRun *) (gpointer) self->runs->data;
+  PlanarEventRef previous = no_event;
+  guint r = 0;
 
-  for (gsize i = 1; i < launches_array->len; i++)
-    if (compare_refs (&launches[i - 1].ref, &launches[i].ref) > 0)
-      return FALSE;
+  for (gsize i = 0; i < self->launches->len; i++)
+    {
+      PlanarEventRef ref;
+
+      while (r + 1 < self->runs->len && runs[r + 1].first <= i)
+        r++;
+      ref = launch_ref (&runs[r], &launches[i]);
+      if (i > 0 && compare_refs (&previous, &ref) > 0)
+        return FALSE;
+      previous = ref;
+    }
   return TRUE;
 }
 
-static int
-compare_launch_refs (const void *pa,
-                     const void *pb)
+/* A launch end with its run's plane and kind, for the sort of ends of
+ * several runs. */
+typedef struct
 {
-  return compare_refs (&((const LaunchEnd *) pa)->ref, &((const LaunchEnd *) pb)->ref);
+  LaunchEnd      end;
+  PlanarEventRef ref;
+  guint32        is_host;
+} FullLaunchEnd;
+
+static int
+compare_full_launches (const void *pa,
+                       const void *pb)
+{
+  return compare_refs (&((const FullLaunchEnd *) pa)->ref, &((const FullLaunchEnd *) pb)->ref);
+}
+
+/* Sorts the launch ends of several runs: through copies with their
+ * plane (a builder's ends all have one plane, so only a merged builder
+ * out of order comes here). */
+static void
+sort_launch_runs (PlanarFlowBuilder *self)
+{
+  LaunchEnd *launches = (LaunchEnd *) (gpointer) self->launches->data;
+  gsize n = self->launches->len;
+  FullLaunchEnd *full = g_new (FullLaunchEnd, n);
+  guint r = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const LaunchRun *runs = (const LaunchRun *) (gpointer) self->runs->data;
+
+      while (r + 1 < self->runs->len && runs[r + 1].first <= i)
+        r++;
+      full[i].end = launches[i];
+      full[i].ref = launch_ref (&runs[r], &launches[i]);
+      full[i].is_host = runs[r].is_host;
+    }
+  /* One launch end per event: no two compare equal. */
+  qsort (full, n, sizeof (FullLaunchEnd), compare_full_launches);
+  g_array_set_size (self->runs, 0);
+  for (gsize i = 0; i < n; i++)
+    {
+      LaunchRun run = { i, full[i].ref.plane, (guint16) full[i].is_host };
+
+      launches[i] = full[i].end;
+      if (self->runs->len == 0 || g_array_index (self->runs, LaunchRun, self->runs->len - 1).plane != run.plane
+          || g_array_index (self->runs, LaunchRun, self->runs->len - 1).is_host != run.is_host)
+        g_array_append_val (self->runs, run);
+    }
+  g_free (full);
 }
 
 void
@@ -815,25 +972,19 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   gsize n = self->launches->len;
   gboolean spill = self->launches->spill;
   SortItem *items;
-  gboolean fits = TRUE;
 
-  if (launches_in_ref_order (self->launches))
+  if (launches_in_ref_order (self))
     return;
-  for (gsize i = 0; i < n; i++)
-    fits = fits && launches[i].ref.track <= G_MAXUINT16;
-  /* Every real trace has fewer than 2^16 planes and tracks per plane, so
-   * a reference fits one radix key. */
-  if (!fits)
+  if (self->runs->len > 1)
     {
-      qsort (launches, n, sizeof (LaunchEnd), compare_launch_refs);
+      sort_launch_runs (self);
       return;
     }
+  /* One run, one plane: (track, index) is the whole order. */
   items = planar_spill_alloc (n * sizeof (SortItem), spill);
   for (gsize i = 0; i < n; i++)
     {
-      const PlanarEventRef *ref = &launches[i].ref;
-
-      items[i].key = (guint64) ref->plane << 48 | (guint64) ref->track << 32 | ref->index;
+      items[i].key = (guint64) launches[i].track << 32 | launches[i].index;
       items[i].value = i;
     }
   radix_sort (items, n, spill);
@@ -885,7 +1036,6 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   g_autoptr(GArray) launch_by_to = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) generic_by_from = NULL;
   g_autoptr(GArray) generic_by_to = NULL;
-  const LaunchEnd *launches;
   guint32 *next_from;
   gsize n_launch_flows;
   guint reserve;
@@ -904,18 +1054,25 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   /* Launches first: their flows come out in the order of their device ends
    * (the launches' order), and chained per host end. */
   _planar_flow_builder_sort_launches (builder);
-  first_flow_of_host = pair_launches (builder->launches, trace, host_id, &paired, builder->ends);
+  first_flow_of_host = pair_launches (builder, trace, host_id, &paired, builder->ends);
   n_launch_flows = paired.flows.len;
-  launches = (const LaunchEnd *) (gpointer) builder->launches->data;
   next_from = (guint32 *) paired.next_from.data;
-  for (gsize i = 0, k = 0; i < builder->launches->len; i++)
-    if (launches[i].is_host)
-      {
+  /* Host ends in the launches' order are host ordinals 0, 1, 2... */
+  for (gsize i = 0, k = 0; i < builder->runs->len; i++)
+    {
+      const LaunchRun *run = &g_array_index (builder->runs, LaunchRun, i);
+      gsize end = i + 1 < builder->runs->len ? g_array_index (builder->runs, LaunchRun, i + 1).first
+                                             : builder->launches->len;
+
+      if (!run->is_host)
+        continue;
+      for (gsize e = run->first; e < end; e++)
         for (guint32 f = first_flow_of_host[k++]; f != NO_FLOW; f = next_from[f])
           g_array_append_val (launch_by_from, f);
-      }
+    }
   /* Done with before the other ends are sorted, which need memory too. */
   planar_spill_array_clear (builder->launches);
+  g_array_set_size (builder->runs, 0);
   g_clear_pointer (&first_flow_of_host, g_free);
   for (gsize f = 0; f < n_launch_flows; f++)
     if (!planar_event_ref_is_none (&planar_spill_array_index (&paired.flows, Flow, f).to))
