@@ -792,27 +792,88 @@ gather (gpointer        array,
   return out;
 }
 
+/* gather() with the order as flow indices. */
+static gpointer
+gather_flows (Flow          *flows,
+              const guint32 *order,
+              gsize          n,
+              gboolean       spill)
+{
+  Flow *out = planar_spill_alloc (MAX (n, 1) * sizeof (Flow), spill);
+
+  for (gsize i = 0; i < n; i++)
+    out[i] = flows[order[i]];
+  planar_spill_free (flows);
+  return out;
+}
+
+/* Sorts @order (@n flow indices) by @keys[order[i]], stably: a radix sort
+ * of 4-byte indices by 11-bit digits that reads each key through its
+ * index, so that the sort costs 16 bytes a flow with the keys, where
+ * (key, index) pairs and their copy took 32. @tmp holds @n indices. */
+static void
+sort_by_keys (guint32       *order,
+              guint32       *tmp,
+              const guint64 *keys,
+              gsize          n)
+{
+  g_autofree gsize *count = g_new (gsize, 2048);
+  guint32 *src = order, *dst = tmp;
+  guint64 min = G_MAXUINT64, max = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      min = MIN (min, keys[i]);
+      max = MAX (max, keys[i]);
+    }
+  for (guint shift = 0; n > 1 && shift < 64 && ((max - min) >> shift) != 0; shift += 11)
+    {
+      gsize at = 0;
+
+      memset (count, 0, 2048 * sizeof (gsize));
+      for (gsize i = 0; i < n; i++)
+        count[((keys[i] - min) >> shift) & 2047]++;
+      for (guint b = 0; b < 2048; b++)
+        {
+          gsize c = count[b];
+
+          count[b] = at;
+          at += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        dst[count[((keys[src[i]] - min) >> shift) & 2047]++] = src[i];
+      {
+        guint32 *swap = src;
+
+        src = dst;
+        dst = swap;
+      }
+    }
+  if (src != order)
+    memcpy (order, src, n * sizeof (guint32));
+}
+
 /* Puts the flows in the order @order gives (flow i becomes what flow
- * order[i].value was), in place, following each cycle of the permutation:
- * a copy would add 32 bytes a flow to the load's peak memory. @order is
+ * order[i] was), in place, following each cycle of the permutation: a
+ * copy would add 32 bytes a flow to the load's peak memory. @order is
  * left as the identity. */
 static void
 permute_flows (PlanarFlowIndex *self,
-               SortItem        *order)
+               guint32         *order)
 {
   for (gsize i = 0; i < self->n_flows; i++)
     {
       Flow flow;
       gsize j = i;
 
-      if (order[i].value == i)
+      if (order[i] == i)
         continue;
       flow = self->flows[i];
       for (;;)
         {
-          gsize k = (gsize) order[j].value;
+          gsize k = order[j];
 
-          order[j].value = j;
+          order[j] = (guint32) j;
           if (k == i)
             {
               self->flows[j] = flow;
@@ -889,6 +950,30 @@ merge_by_end (const Flow    *flows,
                                from ? &flows[b[j]].from : &flows[b[j]].to) <= 0;
       out[k++] = take_a ? a[i++] : b[j++];
     }
+}
+
+/* The order by end of the launch flows (*@launch_order, taken) merged with
+ * that of the others: the launch flows' own array when there are no
+ * others (no copy). */
+static guint32 *
+merged_by_end (const Flow  *flows,
+               GArray     **launch_order,
+               GArray      *generic_order,
+               gboolean     from,
+               gboolean     spill)
+{
+  gsize n = (*launch_order)->len + generic_order->len;
+  guint32 *out;
+
+  if (generic_order->len == 0 && !spill && n > 0)
+    return (guint32 *) (gpointer) g_array_free (g_steal_pointer (launch_order), FALSE);
+  out = planar_spill_alloc (MAX (n, 1) * sizeof (guint32), spill);
+  merge_by_end (flows,
+                (guint32 *) (gpointer) (*launch_order)->data, (*launch_order)->len,
+                (guint32 *) (gpointer) generic_order->data, generic_order->len,
+                from, out);
+  g_clear_pointer (launch_order, g_array_unref);
+  return out;
 }
 
 static gboolean
@@ -1031,7 +1116,8 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
 {
   PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
   g_autofree guint32 *first_flow_of_host = NULL;
-  guint32 *new_index;
+  guint32 *new_index, *order;
+  guint64 *keys;
   g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) launch_by_to = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) generic_by_from = NULL;
@@ -1039,7 +1125,6 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   guint32 *next_from;
   gsize n_launch_flows;
   guint reserve;
-  SortItem *items;
   Paired paired;
   gboolean spill = trace->spill;
 
@@ -1096,37 +1181,31 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE, spill);
   self->n_by_from = launch_by_from->len + generic_by_from->len;
   self->n_by_to = launch_by_to->len + generic_by_to->len;
-  self->by_from = planar_spill_alloc (MAX (self->n_by_from, 1) * sizeof (guint32), spill);
-  self->by_to = planar_spill_alloc (MAX (self->n_by_to, 1) * sizeof (guint32), spill);
-  merge_by_end (self->flows,
-                (guint32 *) (gpointer) launch_by_from->data, launch_by_from->len,
-                (guint32 *) (gpointer) generic_by_from->data, generic_by_from->len,
-                TRUE, self->by_from);
-  merge_by_end (self->flows,
-                (guint32 *) (gpointer) launch_by_to->data, launch_by_to->len,
-                (guint32 *) (gpointer) generic_by_to->data, generic_by_to->len,
-                FALSE, self->by_to);
+  self->by_from = merged_by_end (self->flows, &launch_by_from, generic_by_from, TRUE, spill);
+  self->by_to = merged_by_end (self->flows, &launch_by_to, generic_by_to, FALSE, spill);
 
   planar_spill_debug_memory ("the flows' orders by end");
   /* Sorted by the start of their time span, the flows array is the "all"
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), spill);
-  for (gsize i = 0; i < self->n_flows; i++)
-    {
-      items[i].key = time_key (span_lo (self, i));
-      items[i].value = i;
-    }
-  radix_sort (items, self->n_flows, spill);
+  keys = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint64), spill);
+  order = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
   new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
   for (gsize i = 0; i < self->n_flows; i++)
-    new_index[items[i].value] = (guint32) i;
+    {
+      keys[i] = time_key (span_lo (self, i));
+      order[i] = (guint32) i;
+    }
+  sort_by_keys (order, new_index, keys, self->n_flows);
+  planar_spill_free (keys);
+  for (gsize i = 0; i < self->n_flows; i++)
+    new_index[order[i]] = (guint32) i;
   if (planar_spill_is_mapped (self->flows))
-    self->flows = gather (self->flows, sizeof (Flow), items, self->n_flows, spill);
+    self->flows = gather_flows (self->flows, order, self->n_flows, spill);
   else
-    permute_flows (self, items);
-  planar_spill_free (items);
+    permute_flows (self, order);
+  planar_spill_free (order);
   for (gsize i = 0; i < self->n_by_from; i++)
     self->by_from[i] = new_index[self->by_from[i]];
   for (gsize i = 0; i < self->n_by_to; i++)
