@@ -998,6 +998,66 @@ launches_in_ref_order (PlanarFlowBuilder *self)
   return TRUE;
 }
 
+/* Puts @n launch ends of one plane in event order, in place, when each
+ * track's come in index order (as a pass visiting the plane in time order
+ * records them): a stable counting sort by track, 4 bytes a launch end
+ * where a radix sort's (key, index) pairs and their copy take 32 (the
+ * GPU passes sort in parallel, 56 MB each at 10^7 events). FALSE, with
+ * @launches untouched, when a track's ends are out of order. */
+static gboolean
+sort_launches_by_track (LaunchEnd *launches,
+                        gsize      n)
+{
+  g_autofree gsize *next = NULL;
+  g_autofree guint32 *last = NULL;
+  g_autofree guint32 *dest = NULL;
+  guint32 max_track = 0;
+  gsize at = 0;
+
+  if (n >= G_MAXUINT32)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    max_track = MAX (max_track, launches[i].track);
+  /* A table per track: no bigger than the ends. */
+  if ((gsize) max_track >= n)
+    return FALSE;
+  next = g_new0 (gsize, (gsize) max_track + 1);
+  last = g_new (guint32, (gsize) max_track + 1);
+  memset (last, 0xff, ((gsize) max_track + 1) * sizeof (guint32));
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 t = launches[i].track;
+
+      if (last[t] != G_MAXUINT32 && launches[i].index <= last[t])
+        return FALSE;
+      last[t] = launches[i].index;
+      next[t]++;
+    }
+  for (gsize t = 0; t <= max_track; t++)
+    {
+      gsize c = next[t];
+
+      next[t] = at;
+      at += c;
+    }
+  dest = g_new (guint32, n);
+  for (gsize i = 0; i < n; i++)
+    dest[i] = (guint32) next[launches[i].track]++;
+  /* Each swap puts one end in its place. */
+  for (gsize i = 0; i < n; i++)
+    while (dest[i] != i)
+      {
+        guint32 j = dest[i];
+        LaunchEnd swap = launches[j];
+
+        launches[j] = launches[i];
+        launches[i] = swap;
+        dest[i] = dest[j];
+        dest[j] = j;
+      }
+  return TRUE;
+}
+
 /* A launch end with its run's plane and kind, for the sort of ends of
  * several runs. */
 typedef struct
@@ -1065,6 +1125,8 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       sort_launch_runs (self);
       return;
     }
+  if (!planar_spill_is_mapped (launches) && sort_launches_by_track (launches, n))
+    return;
   /* One run, one plane: (track, index) is the whole order. */
   items = planar_spill_alloc (n * sizeof (SortItem), spill);
   for (gsize i = 0; i < n; i++)
