@@ -573,6 +573,23 @@ launch_start (PlanarTrace          *trace,
   return trace->planes[ref->plane].tracks[ref->track].events[ref->index].start_ps;
 }
 
+/* The slot of @end's correlation id (see pair_launches()), G_MAXUINT32
+ * without a table. */
+static inline guint32
+launch_slot (const guint32   *slots,
+             guint64          min,
+             guint64          max,
+             const LaunchEnd *end)
+{
+  if (slots == NULL)
+    return G_MAXUINT32;
+  return end->correlation_id >= min && end->correlation_id <= max ? slots[end->correlation_id - min] : 0;
+}
+
+/* How many launch ends (of 16 bytes: 8 MiB) the pairing gives back at a
+ * time. */
+#define SHRINK_EVERY ((gsize) 1 << 19)
+
 static guint32 *
 pair_launches (PlanarFlowBuilder *builder,
                PlanarTrace       *trace,
@@ -580,16 +597,18 @@ pair_launches (PlanarFlowBuilder *builder,
                Paired            *paired,
                PlanarSpillArray  *generic)
 {
-  const LaunchEnd *launches = (const LaunchEnd *) (gpointer) builder->launches->data;
+  LaunchEnd *launches = (LaunchEnd *) (gpointer) builder->launches->data;
   const LaunchRun *runs = (const LaunchRun *) (gpointer) builder->runs->data;
   gsize n = builder->launches->len, n_host = 0;
   guint64 min = G_MAXUINT64, max = 0;
   g_autofree guint32 *slots = NULL;
   g_autofree guint32 *host_of = NULL;
-  g_autofree guint32 *last_flow = NULL;
-  guint32 *first_flow;
+  guint32 *first_flow, *next_from;
   guint64 range;
-  guint r;
+  guint r, n_runs = builder->runs->len;
+  gsize n_device = 0, first, at, host_end = 0, kept = n;
+  gboolean shrink = !planar_spill_is_mapped (launches) && n > 0;
+  Flow *flows;
 
   for (r = 0; r < builder->runs->len; r++)
     if (runs[r].is_host)
@@ -604,7 +623,6 @@ pair_launches (PlanarFlowBuilder *builder,
           }
       }
   first_flow = g_new (guint32, MAX (n_host, 1));
-  last_flow = g_new (guint32, MAX (n_host, 1));
   host_of = g_new (guint32, MAX (n_host, 1));
   for (gsize r2 = 0, k = 0; r2 < builder->runs->len; r2++)
     if (runs[r2].is_host)
@@ -613,8 +631,9 @@ pair_launches (PlanarFlowBuilder *builder,
 
         for (gsize i = runs[r2].first; i < end; i++)
           {
-            first_flow[k] = last_flow[k] = NO_FLOW;
+            first_flow[k] = NO_FLOW;
             host_of[k++] = (guint32) i;
+            host_end = i + 1;
           }
       }
 
@@ -633,51 +652,81 @@ pair_launches (PlanarFlowBuilder *builder,
         }
     }
 
+  /* The ends the table cannot serve go to the other ends, in order; the
+   * device ends it serves are counted. */
   r = 0;
   for (gsize i = 0; i < n; i++)
     {
       const LaunchEnd *end = &launches[i];
-      guint64 id = _planar_flow_make_id (host_id, end->correlation_id,
-                                         PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
-      guint32 slot = G_MAXUINT32;
-      PlanarEventRef ref;
 
-      while (r + 1 < builder->runs->len && runs[r + 1].first <= i)
+      while (r + 1 < n_runs && runs[r + 1].first <= i)
         r++;
-      ref = launch_ref (&runs[r], end);
-      if (slots != NULL)
-        slot = end->correlation_id >= min && end->correlation_id <= max
-          ? slots[end->correlation_id - min] : 0;
-      if (slot == G_MAXUINT32)
+      if (launch_slot (slots, min, max, end) == G_MAXUINT32)
         {
+          PlanarEventRef ref = launch_ref (&runs[r], end);
           FlowEnd fe;
 
-          fe.key = (guint64) PLANAR_FLOW_CATEGORY_GPU_LAUNCH << 56 | id;
+          fe.key = (guint64) PLANAR_FLOW_CATEGORY_GPU_LAUNCH << 56
+                   | _planar_flow_make_id (host_id, end->correlation_id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
           fe.start_ps = launch_start (trace, &ref);
           fe.ref = ref;
           fe.direction = runs[r].is_host ? PLANAR_FLOW_DIRECTION_OUT : PLANAR_FLOW_DIRECTION_IN;
           planar_spill_array_append (generic, &fe, 1);
-          continue;
         }
-      if (runs[r].is_host)
+      else if (!runs[r].is_host)
+        n_device++;
+    }
+
+  /* One flow per device end served, in the ends' order: made from the
+   * last end back, so that the ends behind it (past the last host end)
+   * can be given back as the flows take their place, and chained per host
+   * end in that order by putting each in front. */
+  first = paired->flows.len;
+  planar_spill_array_reserve (&paired->flows, n_device);
+  planar_spill_array_reserve (&paired->next_from, n_device);
+  paired->flows.len += n_device;
+  paired->next_from.len += n_device;
+  flows = (Flow *) (gpointer) paired->flows.data;
+  next_from = (guint32 *) (gpointer) paired->next_from.data;
+  at = first + n_device;
+  r = n_runs > 0 ? n_runs - 1 : 0;
+  for (gsize i = n; i-- > 0;)
+    {
+      const LaunchEnd *end = &launches[i];
+      guint32 slot;
+      Flow *f;
+
+      while (r > 0 && runs[r].first > i)
+        r--;
+      if (shrink && i >= host_end && kept - i >= SHRINK_EVERY)
+        {
+          /* Large heap blocks are mapped: realloc() gives the tail back. */
+          launches = g_realloc (launches, MAX (i + 1, 1) * sizeof (LaunchEnd));
+          builder->launches->data = (guint8 *) launches;
+          builder->launches->len = builder->launches->capacity = kept = i + 1;
+          end = &launches[i];
+        }
+      if (runs[r].is_host || (slot = launch_slot (slots, min, max, end)) == G_MAXUINT32)
         continue;
+      f = &flows[--at];
+      f->key = (guint64) PLANAR_FLOW_CATEGORY_GPU_LAUNCH << 56
+               | _planar_flow_make_id (host_id, end->correlation_id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+      f->to = launch_ref (&runs[r], end);
       if (slot == 0)
-        add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, NULL, &ref);
+        {
+          f->from = no_event;
+          next_from[at] = NO_FLOW;
+        }
       else
         {
           gsize k = slot - 1;
-          PlanarEventRef host = launch_ref (run_of (builder, host_of[k]), &launches[host_of[k]]);
-          guint32 f = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host, &ref);
 
-          /* Chained per host end, for the by_from order. */
-          if (last_flow[k] == NO_FLOW)
-            first_flow[k] = f;
-          else
-            planar_spill_array_index (&paired->next_from, guint32, last_flow[k]) = f;
-          last_flow[k] = f;
+          f->from = launch_ref (run_of (builder, host_of[k]), &launches[host_of[k]]);
+          next_from[at] = first_flow[k];
+          first_flow[k] = (guint32) at;
         }
     }
-  g_clear_pointer (&last_flow, g_free);
+  g_assert (at == first);
 
   /* Host ends that fed nothing. */
   for (gsize k = 0; k < n_host; k++)
