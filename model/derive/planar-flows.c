@@ -67,8 +67,8 @@ G_STATIC_ASSERT (sizeof (FlowEnd) == 32);
  * a job's ends all share them), and its time is its event's start, read
  * from the trace when it is paired. Launch ends are most of a profile's
  * flow ends (one per kernel and one per launch call), 7 million at 10^7
- * events: at 16 bytes, not 32 with a time and a whole reference, they
- * are 107 MB fewer at the pairing. */
+ * events: at 16 bytes, not 24 with a whole reference, they are 56 MB
+ * fewer at the pairing. */
 typedef struct
 {
   guint64 correlation_id;
@@ -560,11 +560,6 @@ pair_generic (PlanarSpillArray *ends_array,
     }
 }
 
-/* Pairs the launch ends: each device end with the host end of its
- * correlation id. Ends whose id the table cannot serve (sparse ids, or one
- * id on several host events) go to @generic. Returns, per host end in the
- * launches' order, its first flow (NO_FLOW if none; the others follow
- * through paired->next_from). */
 /* The start of the (file) event @ref names: a launch end's time. */
 static inline gint64
 launch_start (PlanarTrace          *trace,
@@ -590,19 +585,27 @@ launch_slot (const guint32   *slots,
  * time. */
 #define SHRINK_EVERY ((gsize) 1 << 19)
 
+/* Pairs the launch ends: each device end with the host end of its
+ * correlation id. Ends whose id the table cannot serve (sparse ids, or one
+ * id on several host events) go to @generic. Returns, per host end in the
+ * launches' order, its first flow (NO_FLOW if none; the others follow
+ * through paired->next_from), and their number in *@n_host_out. The
+ * launch ends past the last host end are given back as their flows are
+ * made. */
 static guint32 *
 pair_launches (PlanarFlowBuilder *builder,
                PlanarTrace       *trace,
                guint64            host_id,
                Paired            *paired,
-               PlanarSpillArray  *generic)
+               PlanarSpillArray  *generic,
+               gsize             *n_host_out)
 {
   LaunchEnd *launches = (LaunchEnd *) (gpointer) builder->launches->data;
   const LaunchRun *runs = (const LaunchRun *) (gpointer) builder->runs->data;
   gsize n = builder->launches->len, n_host = 0;
   guint64 min = G_MAXUINT64, max = 0;
   g_autofree guint32 *slots = NULL;
-  g_autofree guint32 *host_of = NULL;
+  g_autofree gsize *host_base = g_new (gsize, MAX (builder->runs->len, 1));
   guint32 *first_flow, *next_from;
   guint64 range;
   guint r, n_runs = builder->runs->len;
@@ -610,46 +613,48 @@ pair_launches (PlanarFlowBuilder *builder,
   gboolean shrink = !planar_spill_is_mapped (launches) && n > 0;
   Flow *flows;
 
-  for (r = 0; r < builder->runs->len; r++)
-    if (runs[r].is_host)
-      {
-        gsize end = r + 1 < builder->runs->len ? runs[r + 1].first : n;
+  /* Host ends are numbered 0, 1, 2... in the launches' order: the k-th
+   * is in the host run r with host_base[r] <= k. */
+  for (r = 0; r < n_runs; r++)
+    {
+      host_base[r] = n_host;
+      if (runs[r].is_host)
+        {
+          gsize end = r + 1 < n_runs ? runs[r + 1].first : n;
 
-        for (gsize i = runs[r].first; i < end; i++)
-          {
-            n_host++;
-            min = MIN (min, launches[i].correlation_id);
-            max = MAX (max, launches[i].correlation_id);
-          }
-      }
+          for (gsize i = runs[r].first; i < end; i++)
+            {
+              n_host++;
+              min = MIN (min, launches[i].correlation_id);
+              max = MAX (max, launches[i].correlation_id);
+            }
+          if (end > runs[r].first)
+            host_end = end;
+        }
+    }
   first_flow = g_new (guint32, MAX (n_host, 1));
-  host_of = g_new (guint32, MAX (n_host, 1));
-  for (gsize r2 = 0, k = 0; r2 < builder->runs->len; r2++)
-    if (runs[r2].is_host)
-      {
-        gsize end = r2 + 1 < builder->runs->len ? runs[r2 + 1].first : n;
+  for (gsize k = 0; k < n_host; k++)
+    first_flow[k] = NO_FLOW;
 
-        for (gsize i = runs[r2].first; i < end; i++)
-          {
-            first_flow[k] = NO_FLOW;
-            host_of[k++] = (guint32) i;
-            host_end = i + 1;
-          }
-      }
-
-  /* A direct table (slot = host ordinal + 1, 0 when empty, G_MAXUINT32 for
-   * an id on several host ends) when it costs at most a few words per
-   * launch. */
+  /* A direct table (slot = the host end's index in the launches + 1, 0
+   * when empty, G_MAXUINT32 for an id on several host ends) when it costs
+   * at most a few words per launch. */
   range = n_host > 0 ? max - min : 0;
-  if (n_host > 0 && n_host < G_MAXUINT32 - 1 && range < (guint64) n_host * 4 + 1024)
+  if (n_host > 0 && n < G_MAXUINT32 - 1 && range < (guint64) n_host * 4 + 1024)
     {
       slots = g_new0 (guint32, range + 1);
-      for (gsize k = 0; k < n_host; k++)
-        {
-          guint32 *slot = &slots[launches[host_of[k]].correlation_id - min];
+      for (r = 0; r < n_runs; r++)
+        if (runs[r].is_host)
+          {
+            gsize end = r + 1 < n_runs ? runs[r + 1].first : n;
 
-          *slot = *slot == 0 ? (guint32) (k + 1) : G_MAXUINT32;
-        }
+            for (gsize i = runs[r].first; i < end; i++)
+              {
+                guint32 *slot = &slots[launches[i].correlation_id - min];
+
+                *slot = *slot == 0 ? (guint32) (i + 1) : G_MAXUINT32;
+              }
+          }
     }
 
   /* The ends the table cannot serve go to the other ends, in order; the
@@ -719,9 +724,11 @@ pair_launches (PlanarFlowBuilder *builder,
         }
       else
         {
-          gsize k = slot - 1;
+          gsize host = slot - 1;
+          const LaunchRun *hr = run_of (builder, host);
+          gsize k = host_base[hr - runs] + (host - hr->first);
 
-          f->from = launch_ref (run_of (builder, host_of[k]), &launches[host_of[k]]);
+          f->from = launch_ref (hr, &launches[host]);
           next_from[at] = first_flow[k];
           first_flow[k] = (guint32) at;
         }
@@ -729,20 +736,27 @@ pair_launches (PlanarFlowBuilder *builder,
   g_assert (at == first);
 
   /* Host ends that fed nothing. */
-  for (gsize k = 0; k < n_host; k++)
-    {
-      const LaunchEnd *end = &launches[host_of[k]];
-      guint64 id = _planar_flow_make_id (host_id, end->correlation_id,
-                                         PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+  for (r = 0; r < n_runs && slots != NULL; r++)
+    if (runs[r].is_host)
+      {
+        gsize end = r + 1 < n_runs ? runs[r + 1].first : n;
 
-      if (first_flow[k] == NO_FLOW && slots != NULL &&
-          slots[end->correlation_id - min] != G_MAXUINT32)
-        {
-          PlanarEventRef host = launch_ref (run_of (builder, host_of[k]), end);
+        for (gsize i = runs[r].first; i < end; i++)
+          {
+            const LaunchEnd *host = &launches[i];
+            gsize k = host_base[r] + (i - runs[r].first);
 
-          first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &host, NULL);
-        }
-    }
+            if (first_flow[k] == NO_FLOW && slots[host->correlation_id - min] != G_MAXUINT32)
+              {
+                PlanarEventRef ref = launch_ref (&runs[r], host);
+                guint64 id = _planar_flow_make_id (host_id, host->correlation_id,
+                                                   PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+
+                first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &ref, NULL);
+              }
+          }
+      }
+  *n_host_out = n_host;
   return first_flow;
 }
 
@@ -1234,7 +1248,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   g_autoptr(GArray) generic_by_from = NULL;
   g_autoptr(GArray) generic_by_to = NULL;
   guint32 *next_from;
-  gsize n_launch_flows;
+  gsize n_launch_flows, n_host;
   guint reserve;
   Paired paired;
   gboolean spill = trace->spill;
@@ -1250,25 +1264,16 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   /* Launches first: their flows come out in the order of their device ends
    * (the launches' order), and chained per host end. */
   _planar_flow_builder_sort_launches (builder);
-  first_flow_of_host = pair_launches (builder, trace, host_id, &paired, builder->ends);
+  first_flow_of_host = pair_launches (builder, trace, host_id, &paired, builder->ends, &n_host);
   n_launch_flows = paired.flows.len;
-  next_from = (guint32 *) paired.next_from.data;
-  /* Host ends in the launches' order are host ordinals 0, 1, 2... */
-  for (gsize i = 0, k = 0; i < builder->runs->len; i++)
-    {
-      const LaunchRun *run = &g_array_index (builder->runs, LaunchRun, i);
-      gsize end = i + 1 < builder->runs->len ? g_array_index (builder->runs, LaunchRun, i + 1).first
-                                             : builder->launches->len;
-
-      if (!run->is_host)
-        continue;
-      for (gsize e = run->first; e < end; e++)
-        for (guint32 f = first_flow_of_host[k++]; f != NO_FLOW; f = next_from[f])
-          g_array_append_val (launch_by_from, f);
-    }
-  /* Done with before the other ends are sorted, which need memory too. */
+  /* Done with before the orders and the other ends, which need memory
+   * too. */
   planar_spill_array_clear (builder->launches);
   g_array_set_size (builder->runs, 0);
+  next_from = (guint32 *) paired.next_from.data;
+  for (gsize k = 0; k < n_host; k++)
+    for (guint32 f = first_flow_of_host[k]; f != NO_FLOW; f = next_from[f])
+      g_array_append_val (launch_by_from, f);
   g_clear_pointer (&first_flow_of_host, g_free);
   for (gsize f = 0; f < n_launch_flows; f++)
     if (!planar_event_ref_is_none (&planar_spill_array_index (&paired.flows, Flow, f).to))
