@@ -290,9 +290,10 @@ _planar_plane_context_add_event (PlaneContext         *ctx,
       return -1;
     }
   ctx->quota--;
-  src.ref = *ref;
-  src.has_group_id = group.has;
-  src.group_id = group.id;
+  src.plane = ref->plane;
+  src.track = ref->track;
+  src.index = ref->index;
+  src.group = group.has ? _planar_derive_sources_intern_group (ctx->sources, group.id) : NO_GROUP;
   ev.start_ps = start_ps;
   ev.duration_ps = end_ps - start_ps;
   ev.metadata = metadata;

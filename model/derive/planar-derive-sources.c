@@ -18,13 +18,71 @@
 PlanarSpillArray *
 _planar_derive_sources_new (PlanarTrace *self)
 {
-  return planar_spill_array_new (sizeof (DerivedSource), self->spill);
+  DerivedSources *sources = g_new0 (DerivedSources, 1);
+
+  planar_spill_array_init (&sources->entries, sizeof (DerivedSource), self->spill);
+  sources->groups = g_array_new (FALSE, FALSE, sizeof (gint64));
+  return &sources->entries;
 }
 
 void
 _planar_derive_sources_free (gpointer data)
 {
-  planar_spill_array_free (data);
+  DerivedSources *sources = data;
+
+  if (sources == NULL)
+    return;
+  planar_spill_array_clear (&sources->entries);
+  g_array_unref (sources->groups);
+  g_free (sources->group_slots);
+  g_free (sources);
+}
+
+static inline gsize
+group_slot (gint64 group_id,
+            gsize  mask)
+{
+  guint64 h = (guint64) group_id * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+
+  return (gsize) (h >> 32) & mask;
+}
+
+guint32
+_planar_derive_sources_intern_group (PlanarSpillArray *table,
+                                     gint64            group_id)
+{
+  DerivedSources *sources = (DerivedSources *) table;
+  const gint64 *groups = (const gint64 *) (gpointer) sources->groups->data;
+  gsize mask, at;
+
+  /* Consecutive events mostly share their group. */
+  if (sources->groups->len > 0 && groups[sources->groups->len - 1] == group_id)
+    return sources->groups->len - 1;
+  if ((sources->groups->len + 1) * 2 > sources->n_group_slots)
+    {
+      gsize n = MAX (sources->n_group_slots * 2, 64);
+
+      g_free (sources->group_slots);
+      sources->group_slots = g_new0 (guint32, n);
+      sources->n_group_slots = n;
+      for (guint i = 0; i < sources->groups->len; i++)
+        {
+          for (at = group_slot (groups[i], n - 1); sources->group_slots[at] != 0; at = (at + 1) & (n - 1))
+            ;
+          sources->group_slots[at] = i + 1;
+        }
+    }
+  mask = sources->n_group_slots - 1;
+  for (at = group_slot (group_id, mask); sources->group_slots[at] != 0; at = (at + 1) & mask)
+    if (groups[sources->group_slots[at] - 1] == group_id)
+      return sources->group_slots[at] - 1;
+  /* A table has fewer entries than NO_GROUP (SOURCE_INDEX_MASK bounds
+   * it lower still only in bits, so check). */
+  if (sources->groups->len >= NO_GROUP - 1)
+    return NO_GROUP;
+  g_array_append_val (sources->groups, group_id);
+  sources->group_slots[at] = sources->groups->len;
+  return sources->groups->len - 1;
 }
 
 
@@ -54,17 +112,20 @@ _planar_trace_add_derived_stats (PlanarTrace       *self,
                                  guint              first)
 {
   const DerivedSource *src = find_source (self, event);
+  const DerivedSources *sources;
   g_autoptr(GHashTable) seen = NULL;
   PlanarStat stat = { 0 };
 
-  if (src == NULL || !src->has_group_id)
+  if (src == NULL || src->group == NO_GROUP)
     return;
+  sources = (const DerivedSources *) _planar_derived_results_get_sources (_planar_derived_results_get (self),
+                                                                          (guint) (event->source >> SOURCE_PLANE_SHIFT));
   g_mutex_lock (&self->strings_lock);
   stat.name = planar_string_table_intern (self->strings, "group_id");
   g_mutex_unlock (&self->strings_lock);
   stat.metadata_id = -1;
   stat.kind = PLANAR_STAT_INT64;
-  stat.v.i64 = src->group_id;
+  stat.v.i64 = g_array_index (sources->groups, gint64, src->group);
   _planar_stats_add (out, first, &stat, &seen);
 }
 
@@ -79,10 +140,15 @@ planar_trace_get_derived_source (PlanarTrace       *self,
   g_return_val_if_fail (event != NULL, FALSE);
 
   src = find_source (self, event);
-  if (src == NULL || planar_event_ref_is_none (&src->ref))
+  if (src == NULL || src->plane == PLANAR_EVENT_REF_NONE)
     return FALSE;
   if (source != NULL)
-    *source = src->ref;
+    {
+      source->plane = src->plane;
+      source->trace = 0;
+      source->track = src->track;
+      source->index = src->index;
+    }
   return TRUE;
 }
 
@@ -96,16 +162,23 @@ planar_trace_get_n_dropped_derived_lines (PlanarTrace *self)
 /* ------------------------------------------------------------------------ */
 /* The cached index (planar-cache.c) */
 
+/* The number of group ids (8 bytes), the group ids, then the entries as
+ * they are in memory; nothing for a plane without derived events. */
 void
 _planar_trace_serialize_derived_sources (PlanarTrace    *self,
                                          guint           p,
                                          PlanarByteSink  sink,
                                          gpointer        data)
 {
-  PlanarSpillArray *sources = _planar_derived_results_get_sources (_planar_derived_results_get (self), p);
+  DerivedSources *sources = (DerivedSources *) _planar_derived_results_get_sources (_planar_derived_results_get (self), p);
+  guint64 n_groups;
 
-  if (sources != NULL)
-    sink (data, sources->data, (gsize) sources->len * sizeof (DerivedSource));
+  if (sources == NULL || sources->entries.len == 0)
+    return;
+  n_groups = sources->groups->len;
+  sink (data, &n_groups, sizeof n_groups);
+  sink (data, sources->groups->data, (gsize) n_groups * sizeof (gint64));
+  sink (data, sources->entries.data, (gsize) sources->entries.len * sizeof (DerivedSource));
 }
 
 gboolean
@@ -115,20 +188,34 @@ _planar_trace_restore_derived_sources (PlanarTrace   *self,
                                        gsize          len,
                                        GError       **error)
 {
-  gsize n = len / sizeof (DerivedSource);
+  guint64 n_groups = 0;
+  gsize n = 0;
   PlanarSpillArray *sources;
   const PlanarPlane *plane = &self->planes[p];
 
-  if (len % sizeof (DerivedSource) != 0 || n > SOURCE_INDEX_MASK)
-    goto bad;
+  if (len > 0)
+    {
+      if (len < sizeof n_groups)
+        goto bad;
+      memcpy (&n_groups, data, sizeof n_groups);
+      if (n_groups > (len - sizeof n_groups) / sizeof (gint64) || n_groups >= NO_GROUP)
+        goto bad;
+      data += sizeof n_groups;
+      len -= sizeof n_groups;
+      n = (len - n_groups * sizeof (gint64)) / sizeof (DerivedSource);
+      if ((len - n_groups * sizeof (gint64)) % sizeof (DerivedSource) != 0 || n > SOURCE_INDEX_MASK)
+        goto bad;
+    }
   sources = _planar_derive_sources_new (self);
-  planar_spill_array_append (sources, data, n);
+  g_array_append_vals (((DerivedSources *) sources)->groups, data, (guint) n_groups);
+  planar_spill_array_append (sources, data + n_groups * sizeof (gint64), n);
   for (gsize i = 0; i < n; i++)
     {
-      const PlanarEventRef *ref = &planar_spill_array_index (sources, DerivedSource, i).ref;
+      const DerivedSource *src = &planar_spill_array_index (sources, DerivedSource, i);
 
-      if (ref->plane >= self->n_planes || ref->track >= self->planes[ref->plane].n_tracks
-          || ref->index >= self->planes[ref->plane].tracks[ref->track].n_events)
+      if (src->plane >= self->n_planes || src->track >= self->planes[src->plane].n_tracks
+          || src->index >= self->planes[src->plane].tracks[src->track].n_events
+          || (src->group != NO_GROUP && src->group >= n_groups))
         {
           _planar_derive_sources_free (sources);
           goto bad;

@@ -21,7 +21,12 @@ G_BEGIN_DECLS
 /* 4: GPU planes have Framework Ops, Framework Name Scope and Source code
  * lines of XLA ops resolved through the HLO (an index of version 3 lacks
  * them). */
-#define VERSION 4
+/* 5: flows are 32 bytes (the category in the id's top byte) without their
+ * two times, read from their events instead (version 4 had 40-byte flows
+ * followed by 16 bytes of times each); a plane's derived sources are
+ * 16 bytes, their group ids in a table of the distinct ones before them
+ * (they were 24 bytes each). */
+#define VERSION 5
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1

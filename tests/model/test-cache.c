@@ -364,6 +364,54 @@ test_same_profile (PlanarTestFixture *f,
     }
 }
 
+/* An index written in an older format (version 4 had 40-byte flows with
+ * their two times beside them, 24-byte derived sources): not used, never
+ * misread; the profile is decoded and its index written again in the
+ * current format. */
+static void
+test_old_version (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *good = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  guint32 version;
+  gsize len;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "5000", "5");
+  cache = planar_cache_get_path (path);
+  cold = load_cold (path);
+  g_assert_nonnull (planar_trace_get_flows (cold));
+  g_assert_cmpuint (planar_flow_index_get_n_flows (planar_trace_get_flows (cold)), >, 0);
+  g_object_unref (load_twice (path));
+  planar_cache_wait ();
+  g_assert_true (g_file_get_contents (cache, &good, &len, NULL));
+  /* The header: an 8-byte magic, then the version. */
+  g_assert_cmpuint (len, >, 12);
+  memcpy (&version, good + 8, sizeof version);
+  g_assert_cmpuint (version, >=, 5);
+
+  for (guint32 old = 1; old < version; old++)
+    {
+      g_autofree char *bad = g_memdup2 (good, len);
+      g_autofree char *rewritten = NULL;
+      g_autoptr(PlanarTrace) loaded = NULL;
+      gsize rewritten_len;
+
+      memcpy (bad + 8, &old, sizeof old);
+      g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+      loaded = planar_test_load_ok (path);
+      g_assert_false (_planar_cache_was_restored (loaded));
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
+      g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
+      g_assert_cmpuint (rewritten_len, ==, len);
+      g_assert_true (memcmp (rewritten, good, len) == 0);
+    }
+}
+
 /* A changed profile, or the same one at another place in its session:
  * its cache is stale and is not used. */
 static void
@@ -683,6 +731,72 @@ typedef struct
   guint32 kind, plane, track, reserved;
   guint64 offset, size, raw_size;
 } TestSection;
+
+/* The bytes the cached index gives each flow and each derived source, as
+ * they are in memory: a flow 32 (no times: they are read from its events),
+ * its places in the two orders by end 4 each; a derived source 16, after
+ * the plane's distinct group ids (8 each). */
+static void
+test_format_sizes (PlanarTestFixture *f,
+                   gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *index = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  const PlanarFlowIndex *flows;
+  gsize index_len, n_flows, n_ends;
+  guint32 header_size, n_sections;
+  guint n_sources_sections = 0;
+  gboolean seen_flows = FALSE;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "4000", "5");
+  cache = planar_cache_get_path (path);
+  cold = load_cold (path);
+  flows = planar_trace_get_flows (cold);
+  g_assert_nonnull (flows);
+  n_flows = planar_flow_index_get_n_flows (flows);
+  g_assert_cmpuint (n_flows, >, 0);
+  /* A complete flow is in both orders, a dangling one in one. */
+  n_ends = 2 * planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_ALL)
+           + planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_ALL);
+  g_object_unref (load_twice (path));
+  planar_cache_wait ();
+  g_assert_true (g_file_get_contents (cache, &index, &index_len, NULL));
+  memcpy (&header_size, index + 12, sizeof header_size);
+  memcpy (&n_sections, index + 20, sizeof n_sections);
+  for (guint i = 0; i < n_sections; i++)
+    {
+      TestSection s;
+
+      memcpy (&s, index + header_size + i * sizeof s, sizeof s);
+      if (s.kind == 4)
+        {
+          /* The three counts, the flows, the orders. */
+          g_assert_cmpuint (s.raw_size, ==, 3 * 8 + 32 * n_flows + 4 * n_ends);
+          seen_flows = TRUE;
+        }
+      else if (s.kind == 3 && s.raw_size > 0)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (cold, s.plane);
+          guint64 n_derived = 0, rest;
+
+          for (guint t = 0; t < plane->n_tracks; t++)
+            if (plane->tracks[t].derived)
+              n_derived += plane->tracks[t].n_events;
+          g_assert_cmpuint (n_derived, >, 0);
+          g_assert_cmpuint (s.raw_size, >=, 8 + 16 * n_derived);
+          rest = s.raw_size - 8 - 16 * n_derived;
+          /* Group ids: 8 bytes each, at most one per derived event. */
+          g_assert_cmpuint (rest % 8, ==, 0);
+          g_assert_cmpuint (rest / 8, <=, n_derived);
+          n_sources_sections++;
+        }
+    }
+  g_assert_true (seen_flows);
+  g_assert_cmpuint (n_sources_sections, >, 0);
+}
 
 /* A cached index that fails once tracks are out (a track's frame damaged,
  * and the profile's line behind it no longer decoding) does not abort the
@@ -1022,6 +1136,8 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   CACHE_TEST_ADD ("/cache/same-profile", test_same_profile);
   CACHE_TEST_ADD ("/cache/stale", test_stale);
+  CACHE_TEST_ADD ("/cache/old-version", test_old_version);
+  CACHE_TEST_ADD ("/cache/format-sizes", test_format_sizes);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
               cache_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
