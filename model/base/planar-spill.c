@@ -202,12 +202,14 @@ remap_anonymous (gpointer block,
     }
   else
     {
+      /* An aligned place for it; the old mapping, grown, replaces it
+       * there: its pages move (huge ones whole, both places being
+       * aligned), and the block stays one mapping, which the next
+       * mremap() needs. */
       moved = map_anonymous_aligned (new_len);
       if (moved == NULL)
         return NULL;
-      /* The old pages take the new block's first part; both are aligned,
-       * so huge pages move whole. */
-      if (mremap (block, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, moved) == MAP_FAILED)
+      if (mremap (block, len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, moved) == MAP_FAILED)
         {
           memcpy (moved, block, MIN (used_bytes, len));
           munmap (block, len);

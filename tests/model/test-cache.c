@@ -1003,6 +1003,12 @@ test_spill_memory_blocks (PlanarTestFixture *f,
     g_assert_cmpint (block[i], ==, 0x3c);
   g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN - 1], ==, 0x3c);
   memset (block + PLANAR_SPILL_HUGE_MIN, 0xc3, 2 * PLANAR_SPILL_HUGE_MIN + 4096 + 17);
+  /* Again: a block grown once grows like any other. */
+  block = planar_spill_renew (block, 3 * PLANAR_SPILL_HUGE_MIN + 4096 + 17, 7 * PLANAR_SPILL_HUGE_MIN,
+                              PLANAR_SPILL_NEVER);
+  g_assert_cmpuint ((guintptr) block % huge_page, ==, 0);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN - 1], ==, 0x3c);
+  g_assert_cmpint (block[3 * PLANAR_SPILL_HUGE_MIN + 4096 + 16], ==, (guint8) 0xc3);
 
   /* Shrunk in place. */
   block = planar_spill_renew (block, 3 * PLANAR_SPILL_HUGE_MIN, 2 * PLANAR_SPILL_HUGE_MIN + 1, PLANAR_SPILL_NEVER);
