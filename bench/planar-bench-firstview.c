@@ -7,7 +7,10 @@
  * rest, without the derived lines). One load per process; run it several
  * times, alternating builds, and read medians.
  *
- *   planar-bench-firstview [--planes N] [--full] [--verbose] PATH
+ *   planar-bench-firstview [--planes N] [--full] [--first-heap BYTES] [--verbose] PATH
+ *
+ * --first-heap spills the index as a file past 1 GiB does, keeping BYTES of
+ * it in memory (0: none, as before the first view's index was kept there).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -87,12 +90,14 @@ main (int    argc,
   PlanarTraceTestOptions options = { 0 };
   Bench bench = { 0 };
   int planes = 3;
+  gint64 first_heap = -1;
   gboolean full = FALSE, verbose = FALSE, ok;
   double open_s, end_s, user, sys;
   GOptionEntry entries[] = {
     { "planes", 0, 0, G_OPTION_ARG_INT, &planes, "Planes in the first view (default 3)", "N" },
     { "full", 0, 0, G_OPTION_ARG_NONE, &full, "Decode every line (no derived lines)", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Print each plane's publication", NULL },
+    { "first-heap", 0, 0, G_OPTION_ARG_INT64, &first_heap, "Spill the index, keeping BYTES in memory", "BYTES" },
     { NULL }
   };
 
@@ -111,7 +116,8 @@ main (int    argc,
   bench.verbose = verbose;
   options.test_hook = hook;
   options.test_hook_data = &bench;
-  options.spill = -1;
+  options.spill = first_heap >= 0 ? PLANAR_SPILL_LARGE : -1;
+  options.first_heap = first_heap;
   loader = planar_trace_loader_new (argv[1]);
   planar_trace_loader_set_derive (loader, FALSE);
   planar_trace_loader_set_use_cache (loader, FALSE);
