@@ -10,7 +10,8 @@
  *   planar-bench-firstview [--planes N] [--full] [--first-heap BYTES] [--verbose] PATH
  *
  * --first-heap spills the index as a file past 1 GiB does, keeping BYTES of
- * it in memory (0: none, as before the first view's index was kept there).
+ * it in memory, the first planes' in the timeline's order (0: none, what
+ * every load of such a file does).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1096,8 +1096,8 @@ _planar_trace_decode_lines (PlanarTrace   *self,
    * file made of empty events runs out, and is refused. */
   ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
   /* Spilled, the index of the planes decoded first (those the timeline
-   * shows first) stays in memory up to this, where a fresh page costs far
-   * less than a fresh page of a file (docs/loader.md, "The first frame"). */
+   * shows first) may stay in memory up to this: 0 but where a test or a
+   * benchmark asks (docs/loader.md, "The first frame", has what it did). */
   ctx.heap_left = (gint64) MIN (self->first_heap, (guint64) G_MAXINT64);
   g_mutex_init (&ctx.lock);
   plane_heap = plan_first_heap (&ctx);

@@ -131,8 +131,9 @@ typedef struct
   /* A PlanarSpillMode, or -1: as the file's size (and PLANAR_SPILL) say. */
   gint                  spill;
   /* Bytes of the index that stay in memory when it spills (the first
-   * planes' in the timeline's order), or -1: as _planar_trace_first_heap()
-   * says. Only with @spill set. */
+   * planes' in the timeline's order); 0 or -1: none, as in every load that
+   * sets no test options (docs/loader.md, "The first frame", says why).
+   * Only with @spill set. */
   gint64                first_heap;
 } PlanarTraceTestOptions;
 
@@ -202,8 +203,9 @@ struct _PlanarTrace
   /* Whether the index's large arrays go to file-backed memory
    * (planar-spill.h): set for large files by the structure scan, unless
    * @test_options say otherwise. Even then the decoder keeps the first
-   * @first_heap bytes of the index in memory: those of the planes the
-   * timeline shows first (docs/loader.md, "The first frame"). */
+   * @first_heap bytes of the index in memory, those of the planes the
+   * timeline shows first: 0 but for a test's or a benchmark's load
+   * (docs/loader.md, "The first frame"). */
   PlanarSpillMode     spill;
   guint64             first_heap;
 
@@ -317,11 +319,6 @@ void     _planar_trace_clear_plane (PlanarTrace  *self,
  * _planar_trace_loader_set_spill(), planar-trace-loader-private.h). */
 #define PLANAR_SPILL_FILE_MIN ((guint64) 1 << 30)
 PlanarSpillMode _planar_trace_wants_spill (guint64 size);
-/* How much of a spilled index stays in memory, the first planes' in the
- * timeline's order: as much as the index of a file just under
- * PLANAR_SPILL_FILE_MIN takes (three times the file), and at most a sixth
- * of the machine's memory. */
-guint64         _planar_trace_first_heap  (void);
 /* Frees a track's events and indices (planar_spill_free() blocks), leaving
  * its header. */
 void     _planar_track_clear_arrays (PlanarTrack *track);

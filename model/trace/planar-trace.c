@@ -47,17 +47,6 @@ _planar_trace_wants_spill (guint64 size)
   return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_LARGE : PLANAR_SPILL_NEVER;
 }
 
-guint64
-_planar_trace_first_heap (void)
-{
-  long pages = sysconf (_SC_PHYS_PAGES), page_size = sysconf (_SC_PAGESIZE);
-  guint64 heap = 3 * PLANAR_SPILL_FILE_MIN;
-
-  if (pages > 0 && page_size > 0)
-    heap = MIN (heap, (guint64) pages * (guint64) page_size / 6);
-  return heap;
-}
-
 void
 _planar_track_clear_arrays (PlanarTrack *track)
 {
