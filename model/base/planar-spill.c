@@ -3,8 +3,9 @@
  * Each spilled block is its own unlinked file, reserved with fallocate() and
  * mapped shared; the descriptor is closed at once (the mapping keeps the file
  * alive, and unmapping it frees it with its pages, dirty or not, so nothing
- * is left on disk even after a crash). A table of the mapped blocks tells
- * planar_spill_free() which are which.
+ * is left on disk even after a crash). Large blocks that stay in memory are
+ * anonymous mappings of their own, aligned for transparent huge pages. A
+ * table of the mapped blocks tells planar_spill_free() which are which.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,9 +26,17 @@
 #endif
 
 static GMutex      spill_lock;
-/* Block -> its mapped length. */
+/* Block -> its mapped length, with SPILL_ANONYMOUS set for a block in
+ * memory (an anonymous mapping) rather than in a file. */
 static GHashTable *spill_blocks;
 static guint64     spill_bytes;
+
+#define SPILL_ANONYMOUS ((gsize) 1)
+
+/* The size of a huge page on the machines Planar runs on (x86-64 and
+ * arm64 with 4 kB pages); elsewhere the alignment is only wasted address
+ * space. */
+#define HUGE_PAGE ((gsize) 2 << 20)
 
 /* An unlinked file in the spill folder, or -1. The folder is looked at
  * each time (it may have been removed with the rest of the cache); one on
@@ -99,19 +108,118 @@ map_block (gsize n_bytes)
   return block;
 }
 
-/* The mapped length of @block, or 0 when it is not mapped here. */
-static gsize
-mapped_length (gconstpointer block)
+/* @len bytes of anonymous memory at a huge page's boundary, marked for
+ * transparent huge pages, or NULL. Where the kernel gives huge pages to
+ * regions that ask (`madvise` in /sys/kernel/mm/transparent_hugepage/
+ * enabled, the default of most distributions), a fresh 2 MiB of the index
+ * costs one page fault instead of 512: on a virtual machine, where each
+ * fault is dear, the larger part of the time the decoder spends writing new
+ * events (docs/loader.md, "The first frame"). */
+static gpointer
+map_anonymous_aligned (gsize len)
 {
-  gsize len = 0;
+  guint8 *region, *block;
+  gsize head, tail;
+
+  region = mmap (NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED)
+    return NULL;
+  block = (guint8 *) (((guintptr) region + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1));
+  head = (gsize) (block - region);
+  tail = HUGE_PAGE - head;
+  if (head > 0)
+    munmap (region, head);
+  if (tail > 0)
+    munmap (block + len, tail);
+#ifdef MADV_HUGEPAGE
+  /* Refused where the kernel has no such pages: 4 kB pages, as before. */
+  madvise (block, len, MADV_HUGEPAGE);
+#endif
+  madvise (block, len, MADV_DONTFORK);
+  return block;
+}
+
+/* A block of at least @n_bytes in anonymous memory of its own, or NULL. */
+static gpointer
+map_anonymous (gsize n_bytes)
+{
+  gsize len = page_round (n_bytes);
+  gpointer block = map_anonymous_aligned (len);
+
+  if (block == NULL)
+    return NULL;
+  g_mutex_lock (&spill_lock);
+  if (spill_blocks == NULL)
+    spill_blocks = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (spill_blocks, block, GSIZE_TO_POINTER (len | SPILL_ANONYMOUS));
+  g_mutex_unlock (&spill_lock);
+  return block;
+}
+
+/* What the table says of @block: its mapped length with SPILL_ANONYMOUS
+ * for one in memory, or 0 when it is from the heap (or NULL). */
+static gsize
+block_entry (gconstpointer block)
+{
+  gsize entry = 0;
 
   if (block == NULL)
     return 0;
   g_mutex_lock (&spill_lock);
   if (spill_blocks != NULL)
-    len = GPOINTER_TO_SIZE (g_hash_table_lookup (spill_blocks, block));
+    entry = GPOINTER_TO_SIZE (g_hash_table_lookup (spill_blocks, block));
   g_mutex_unlock (&spill_lock);
-  return len;
+  return entry;
+}
+
+/* The mapped length of @block, or 0 when it is not in a file. */
+static gsize
+mapped_length (gconstpointer block)
+{
+  gsize entry = block_entry (block);
+
+  return (entry & SPILL_ANONYMOUS) ? 0 : entry;
+}
+
+/* Grows or shrinks the anonymous block @block of @len mapped bytes to
+ * @n_bytes, its first @used_bytes kept: its pages move to a new aligned
+ * place (no copy) when it grows. NULL when the address space is short. */
+static gpointer
+remap_anonymous (gpointer block,
+                 gsize    len,
+                 gsize    used_bytes,
+                 gsize    n_bytes)
+{
+  gsize new_len = page_round (n_bytes);
+  gpointer moved;
+
+  if (new_len <= len)
+    {
+      /* Shrunk in place: the pages past the end go back. */
+      if (new_len < len)
+        munmap ((guint8 *) block + new_len, len - new_len);
+      moved = block;
+    }
+  else
+    {
+      /* An aligned place for it; the old mapping, grown, replaces it
+       * there: its pages move (huge ones whole, both places being
+       * aligned), and the block stays one mapping, which the next
+       * mremap() needs. */
+      moved = map_anonymous_aligned (new_len);
+      if (moved == NULL)
+        return NULL;
+      if (mremap (block, len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, moved) == MAP_FAILED)
+        {
+          memcpy (moved, block, MIN (used_bytes, len));
+          munmap (block, len);
+        }
+    }
+  g_mutex_lock (&spill_lock);
+  g_hash_table_remove (spill_blocks, block);
+  g_hash_table_insert (spill_blocks, moved, GSIZE_TO_POINTER (new_len | SPILL_ANONYMOUS));
+  g_mutex_unlock (&spill_lock);
+  return moved;
 }
 
 static gboolean
@@ -130,13 +238,23 @@ wants_file (gsize           n_bytes,
     }
 }
 
+/* A block of @n_bytes in memory: an aligned mapping of its own from
+ * PLANAR_SPILL_HUGE_MIN bytes, else (or when that fails) the heap's. */
+static gpointer
+alloc_memory (gsize n_bytes)
+{
+  gpointer block = n_bytes >= PLANAR_SPILL_HUGE_MIN ? map_anonymous (n_bytes) : NULL;
+
+  return block != NULL ? block : g_malloc (MAX (n_bytes, 1));
+}
+
 gpointer
 planar_spill_alloc (gsize           n_bytes,
                     PlanarSpillMode spill)
 {
   gpointer block = wants_file (n_bytes, spill) ? map_block (n_bytes) : NULL;
 
-  return block != NULL ? block : g_malloc (MAX (n_bytes, 1));
+  return block != NULL ? block : alloc_memory (n_bytes);
 }
 
 gpointer
@@ -145,18 +263,32 @@ planar_spill_renew (gpointer        block,
                     gsize           n_bytes,
                     PlanarSpillMode spill)
 {
-  gsize len = mapped_length (block);
+  gsize entry = block_entry (block);
+  gsize len = (entry & SPILL_ANONYMOUS) ? 0 : entry;
   gpointer moved;
 
   if (len > 0 && n_bytes <= len)
     return block;
   if (len == 0 && !wants_file (n_bytes, spill))
-    return g_realloc (block, MAX (n_bytes, 1));
-
-  /* A block in a file stays in one. */
-  moved = wants_file (n_bytes, spill == PLANAR_SPILL_EVERY ? spill : PLANAR_SPILL_LARGE) ? map_block (n_bytes) : NULL;
-  if (moved == NULL)
-    moved = g_malloc (MAX (n_bytes, 1));
+    {
+      if (entry & SPILL_ANONYMOUS)
+        {
+          moved = remap_anonymous (block, entry & ~SPILL_ANONYMOUS, used_bytes, n_bytes);
+          if (moved != NULL)
+            return moved;
+        }
+      else if (n_bytes < PLANAR_SPILL_HUGE_MIN)
+        return g_realloc (block, MAX (n_bytes, 1));
+      moved = alloc_memory (n_bytes);
+    }
+  else
+    {
+      /* A block in a file stays in one. */
+      moved = wants_file (n_bytes, spill == PLANAR_SPILL_EVERY ? spill : PLANAR_SPILL_LARGE)
+              ? map_block (n_bytes) : NULL;
+      if (moved == NULL)
+        moved = alloc_memory (n_bytes);
+    }
   if (block != NULL)
     memcpy (moved, block, MIN (used_bytes, n_bytes));
   planar_spill_free (block);
@@ -176,7 +308,7 @@ planar_spill_take (gpointer        heap_block,
   if (block == NULL)
     return heap_block;
   memcpy (block, heap_block, n_bytes);
-  g_free (heap_block);
+  planar_spill_free (heap_block);
   return block;
 }
 
@@ -188,11 +320,12 @@ planar_spill_free (gpointer block)
   if (block == NULL)
     return;
   g_mutex_lock (&spill_lock);
-  if (spill_blocks != NULL && g_hash_table_steal_extended (spill_blocks, block, NULL, (gpointer *) &len))
+  if (spill_blocks != NULL && g_hash_table_steal_extended (spill_blocks, block, NULL, (gpointer *) &len) &&
+      !(len & SPILL_ANONYMOUS))
     spill_bytes -= len;
   g_mutex_unlock (&spill_lock);
   if (len > 0)
-    munmap (block, len);
+    munmap (block, len & ~SPILL_ANONYMOUS);
   else
     g_free (block);
 }
@@ -211,7 +344,19 @@ planar_spill_get_usage (guint64 *n_bytes,
   if (n_bytes != NULL)
     *n_bytes = spill_bytes;
   if (n_blocks != NULL)
-    *n_blocks = spill_blocks != NULL ? g_hash_table_size (spill_blocks) : 0;
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      *n_blocks = 0;
+      if (spill_blocks != NULL)
+        {
+          g_hash_table_iter_init (&iter, spill_blocks);
+          while (g_hash_table_iter_next (&iter, NULL, &value))
+            if (!(GPOINTER_TO_SIZE (value) & SPILL_ANONYMOUS))
+              (*n_blocks)++;
+        }
+    }
   g_mutex_unlock (&spill_lock);
 }
 

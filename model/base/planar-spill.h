@@ -22,6 +22,10 @@ G_BEGIN_DECLS
 
 /* Blocks smaller than this stay on the heap even when a trace spills. */
 #define PLANAR_SPILL_MIN_BLOCK ((gsize) 1 << 20)
+/* Blocks in memory from this size up are anonymous mappings of their own,
+ * aligned and marked for transparent huge pages (still "in memory" to
+ * planar_spill_is_mapped() and planar_spill_get_usage()). */
+#define PLANAR_SPILL_HUGE_MIN ((gsize) 4 << 20)
 
 /* What may go to a file: the @spill argument below. FALSE and TRUE are
  * the first two. */
@@ -36,7 +40,7 @@ typedef enum
 } PlanarSpillMode;
 
 /* Returns a block of @n_bytes (uninitialized), file-backed when @spill
- * wants a block of that size, else from the heap. */
+ * wants a block of that size, else in memory. */
 gpointer planar_spill_alloc  (gsize           n_bytes,
                               PlanarSpillMode spill);
 /* Resizes @block (NULL, from the heap or from here) whose first @used_bytes

@@ -51,6 +51,11 @@ typedef struct
   /* Bytes the index has claimed so far against @budget (atomic). */
   gint64          allocated;
   guint64         budget;
+  /* While the index spills: which planes may keep theirs in memory (the
+   * first in the timeline's order, NULL: none) and what is left of the
+   * trace's first_heap for them (atomic). */
+  gboolean       *plane_heap;
+  gint64          heap_left;
   GMutex          lock;
   /* The first failure, under @lock; @failed says there is one (atomic). */
   GError         *error;
@@ -80,9 +85,18 @@ gboolean _planar_decode_take_failure  (PlanarDecodeContext  *ctx,
 gboolean _planar_decode_claim_memory  (PlanarDecodeContext  *ctx,
                                        gsize                 bytes);
 
+/* Where @bytes more of plane @p's index go: in memory (PLANAR_SPILL_NEVER)
+ * when the plane may stay there and @ctx's heap_left lasts, claiming them,
+ * else where the trace's index goes. @p may be G_MAXUINT: no plane. */
+PlanarSpillMode _planar_decode_spill_mode (PlanarDecodeContext *ctx,
+                                           guint                p,
+                                           gsize                bytes);
+
 /* planar-trace-index.c: sorts a track's events unless @sorted, nests them
- * and builds its depth index and span. */
+ * and builds its depth index and span; @p is its plane (for
+ * _planar_decode_spill_mode()). */
 gboolean _planar_decode_finish_track  (PlanarDecodeContext  *ctx,
+                                       guint                 p,
                                        PlanarTrack          *track,
                                        gboolean              sorted);
 

@@ -96,8 +96,23 @@ _planar_decode_claim_memory (PlanarDecodeContext *ctx,
   return TRUE;
 }
 
+PlanarSpillMode
+_planar_decode_spill_mode (PlanarDecodeContext *ctx,
+                           guint                p,
+                           gsize                bytes)
+{
+  if (ctx->self->spill == PLANAR_SPILL_NEVER)
+    return PLANAR_SPILL_NEVER;
+  if (ctx->plane_heap != NULL && p < ctx->self->n_planes && ctx->plane_heap[p] &&
+      __atomic_load_n (&ctx->heap_left, __ATOMIC_RELAXED) >= (gint64) bytes &&
+      __atomic_sub_fetch (&ctx->heap_left, (gint64) bytes, __ATOMIC_RELAXED) >= 0)
+    return PLANAR_SPILL_NEVER;
+  return ctx->self->spill;
+}
+
 static gboolean
 grow_events (PlanarDecodeContext  *ctx,
+             guint           p,
              PlanarEvent   **events,
              gsize          *cap,
              gsize           line_len,
@@ -123,8 +138,8 @@ grow_events (PlanarDecodeContext  *ctx,
     return FALSE;
   /* Large heap blocks are mmap()ed by the allocator, so realloc() moves
    * pages instead of copying and does not double the peak. */
-  *events = planar_spill_renew (*events, *cap * sizeof (PlanarEvent),
-                                new_cap * sizeof (PlanarEvent), ctx->self->spill);
+  *events = planar_spill_renew (*events, *cap * sizeof (PlanarEvent), new_cap * sizeof (PlanarEvent),
+                                _planar_decode_spill_mode (ctx, p, (new_cap - *cap) * sizeof (PlanarEvent)));
   *cap = new_cap;
   return TRUE;
 }
@@ -259,14 +274,14 @@ add_event (PlanarDecodeContext *ctx,
   if (aggregated)
     {
       if (job->n_aggregated == job->cap_aggregated &&
-          !grow_events (ctx, &job->aggregated, &job->cap_aggregated, line_len, line_read))
+          !grow_events (ctx, job->plane, &job->aggregated, &job->cap_aggregated, line_len, line_read))
         return FALSE;
       ev = &job->aggregated[job->n_aggregated++];
     }
   else
     {
       if (job->n_events == job->cap_events &&
-          !grow_events (ctx, &job->events, &job->cap_events, line_len, line_read))
+          !grow_events (ctx, job->plane, &job->events, &job->cap_events, line_len, line_read))
         return FALSE;
       ev = &job->events[job->n_events++];
     }
@@ -556,8 +571,11 @@ build_track (PlanarDecodeContext *ctx,
 
       if (!_planar_decode_claim_memory (ctx, (n + n_agg) * sizeof (PlanarEvent)))
         return FALSE;
-      track->events = planar_spill_alloc (MAX (n, 1) * sizeof (PlanarEvent), self->spill);
-      track->aggregated = n_agg ? planar_spill_alloc (n_agg * sizeof (PlanarEvent), self->spill) : NULL;
+      track->events = planar_spill_alloc (MAX (n, 1) * sizeof (PlanarEvent),
+                                          _planar_decode_spill_mode (ctx, tj->plane, MAX (n, 1) * sizeof (PlanarEvent)));
+      track->aggregated = n_agg ? planar_spill_alloc (n_agg * sizeof (PlanarEvent),
+                                                      _planar_decode_spill_mode (ctx, tj->plane, n_agg * sizeof (PlanarEvent)))
+                                : NULL;
       for (guint i = 0; i < tj->n_lines; i++)
         {
           PlanarLineJob *lj = &ctx->line_jobs[tj->lines[i]];
@@ -578,18 +596,19 @@ build_track (PlanarDecodeContext *ctx,
     }
   track->n_events = n;
   track->n_aggregated = n_agg;
-  /* A file-backed block keeps its size: the pages past the events were
-   * never touched. */
+  /* Trimmed where it is: a file-backed block keeps its size (the pages
+   * past the events were never touched), one in memory gives the rest
+   * back. */
   if (n > 0)
     track->events = planar_spill_renew (track->events, n * sizeof (PlanarEvent),
-                                        n * sizeof (PlanarEvent), self->spill);
+                                        n * sizeof (PlanarEvent), PLANAR_SPILL_NEVER);
   else
     g_clear_pointer (&track->events, planar_spill_free);
   if (n_agg > 0)
     track->aggregated = planar_spill_renew (track->aggregated, n_agg * sizeof (PlanarEvent),
-                                            n_agg * sizeof (PlanarEvent), self->spill);
+                                            n_agg * sizeof (PlanarEvent), PLANAR_SPILL_NEVER);
 
-  return _planar_decode_finish_track (ctx, track, sorted);
+  return _planar_decode_finish_track (ctx, tj->plane, track, sorted);
 }
 
 
@@ -949,6 +968,39 @@ compare_planes_display (gconstpointer a,
   return *(const guint *) a < *(const guint *) b ? -1 : *(const guint *) a > *(const guint *) b;
 }
 
+/* Which planes may keep their index in memory while it spills: the first in
+ * the timeline's order whose lines' bytes add up to no more than the trace's
+ * first_heap (an index takes about as many bytes as the events it comes
+ * from; the claims against @ctx's heap_left bound it where it takes more).
+ * NULL when the index does not spill or nothing stays. */
+static gboolean *
+plan_first_heap (PlanarDecodeContext *ctx)
+{
+  PlanarTrace *self = ctx->self;
+  g_autofree guint *order = NULL;
+  gboolean *plane_heap;
+  guint64 bytes = 0;
+
+  if (self->spill == PLANAR_SPILL_NEVER || ctx->heap_left <= 0 || self->n_planes == 0)
+    return NULL;
+  order = g_new (guint, self->n_planes);
+  for (guint p = 0; p < self->n_planes; p++)
+    order[p] = p;
+  g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+  plane_heap = g_new0 (gboolean, self->n_planes);
+  for (guint i = 0; i < self->n_planes; i++)
+    {
+      guint p = order[i];
+
+      for (guint l = 0; l < self->planes[p].n_lines; l++)
+        bytes += self->planes_priv[p].line_sizes[l];
+      if (bytes > (guint64) ctx->heap_left)
+        break;
+      plane_heap[p] = TRUE;
+    }
+  return plane_heap;
+}
+
 /* Decodes the lines of @planes, aligns them, groups them into tracks and
  * builds and publishes each track. */
 static void
@@ -1032,6 +1084,7 @@ _planar_trace_decode_lines (PlanarTrace   *self,
   PlanarDecodeContext ctx = { 0 };
   g_autofree guint *first_job = NULL;
   g_autofree guint *order = NULL;
+  g_autofree gboolean *plane_heap = NULL;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
@@ -1042,7 +1095,13 @@ _planar_trace_decode_lines (PlanarTrace   *self,
    * the index and at least ~8 on the wire in any real profile, so only a
    * file made of empty events runs out, and is refused. */
   ctx.budget = self->memory_budget - MIN (self->memory_claimed, self->memory_budget);
+  /* Spilled, the index of the planes decoded first (those the timeline
+   * shows first) may stay in memory up to this: 0 but where a test or a
+   * benchmark asks (docs/loader.md, "The first frame", has what it did). */
+  ctx.heap_left = (gint64) MIN (self->first_heap, (guint64) G_MAXINT64);
   g_mutex_init (&ctx.lock);
+  plane_heap = plan_first_heap (&ctx);
+  ctx.plane_heap = plane_heap;
 
   first_job = g_new (guint, MAX (self->n_planes, 1));
   order = g_new (guint, MAX (self->n_planes, 1));

@@ -45,6 +45,7 @@ compare_child_time (const void *pa,
  * same walk sums each event's direct children for self times. */
 static gboolean
 assign_depths (PlanarDecodeContext *ctx,
+               guint          p,
                PlanarTrack   *track)
 {
   typedef struct { gint64 end; guint64 index; gint64 children_ps; } Open;
@@ -128,7 +129,8 @@ assign_depths (PlanarDecodeContext *ctx,
       qsort (children->data, children->len, sizeof (ChildTime), compare_child_time);
       track->n_children = children->len;
       track->children = planar_spill_take (g_array_free (g_steal_pointer (&children), FALSE),
-                                           track->n_children * sizeof (ChildTime), ctx->self->spill);
+                                           track->n_children * sizeof (ChildTime),
+                                           _planar_decode_spill_mode (ctx, p, track->n_children * sizeof (ChildTime)));
     }
   return TRUE;
 }
@@ -137,6 +139,7 @@ assign_depths (PlanarDecodeContext *ctx,
  * track's start order) for the level-of-detail and range queries. */
 static gboolean
 index_depths (PlanarDecodeContext *ctx,
+              guint          p,
               PlanarTrack   *track)
 {
   guint n_depths = track->max_depth + 1;
@@ -162,7 +165,7 @@ index_depths (PlanarDecodeContext *ctx,
       if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (guint32)))
         return FALSE;
       track->depth_order = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (guint32),
-                                               ctx->self->spill);
+                                               _planar_decode_spill_mode (ctx, p, track->n_events * sizeof (guint32)));
       fill = g_memdup2 (track->depth_offsets, n_depths * sizeof (gsize));
       for (gsize i = 0; i < track->n_events; i++)
         track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
@@ -171,13 +174,13 @@ index_depths (PlanarDecodeContext *ctx,
   if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (gint64)))
     return FALSE;
   track->depth_starts = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (gint64),
-                                            ctx->self->spill);
+                                            _planar_decode_spill_mode (ctx, p, track->n_events * sizeof (gint64)));
   for (gsize k = 0; k < track->n_events; k++)
     track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
 
   if (!_planar_decode_claim_memory (ctx, _planar_track_cells_size (track)))
     return FALSE;
-  _planar_track_build_cells (track, ctx->self->spill);
+  _planar_track_build_cells (track, _planar_decode_spill_mode (ctx, p, _planar_track_cells_size (track)));
 
   for (guint d = 0; d < n_depths; d++)
     {
@@ -216,6 +219,7 @@ set_span (PlanarTrack *track)
 
 gboolean
 _planar_decode_finish_track (PlanarDecodeContext *ctx,
+              guint          p,
               PlanarTrack   *track,
               gboolean       sorted)
 {
@@ -232,7 +236,7 @@ _planar_decode_finish_track (PlanarDecodeContext *ctx,
   if (!sorted)
     qsort (track->events, n, sizeof (PlanarEvent), event_compare);
 
-  if (!assign_depths (ctx, track) || !index_depths (ctx, track))
+  if (!assign_depths (ctx, p, track) || !index_depths (ctx, p, track))
     return FALSE;
   set_span (track);
   return TRUE;
@@ -255,7 +259,7 @@ finish_track_alone (PlanarTrace  *self,
    * allowed when they were decoded. */
   ctx.budget = G_MAXUINT64;
   g_mutex_init (&ctx.lock);
-  ok = nest ? _planar_decode_finish_track (&ctx, track, FALSE) : index_depths (&ctx, track);
+  ok = nest ? _planar_decode_finish_track (&ctx, G_MAXUINT, track, FALSE) : index_depths (&ctx, G_MAXUINT, track);
   g_mutex_clear (&ctx.lock);
   if (!ok)
     {

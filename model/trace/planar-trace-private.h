@@ -130,6 +130,11 @@ typedef struct
   gpointer              test_hook_data;
   /* A PlanarSpillMode, or -1: as the file's size (and PLANAR_SPILL) say. */
   gint                  spill;
+  /* Bytes of the index that stay in memory when it spills (the first
+   * planes' in the timeline's order); 0 or -1: none, as in every load that
+   * sets no test options (docs/loader.md, "The first frame", says why).
+   * Only with @spill set. */
+  gint64                first_heap;
 } PlanarTraceTestOptions;
 
 /* Derived lines a device plane can receive: XProf derives at most 16
@@ -197,8 +202,12 @@ struct _PlanarTrace
 
   /* Whether the index's large arrays go to file-backed memory
    * (planar-spill.h): set for large files by the structure scan, unless
-   * @test_options say otherwise. */
+   * @test_options say otherwise. Even then the decoder keeps the first
+   * @first_heap bytes of the index in memory, those of the planes the
+   * timeline shows first: 0 but for a test's or a benchmark's load
+   * (docs/loader.md, "The first frame"). */
   PlanarSpillMode     spill;
+  guint64             first_heap;
 
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;

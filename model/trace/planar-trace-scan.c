@@ -692,6 +692,8 @@ _planar_trace_scan (PlanarTrace  *self,
   self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
   self->spill = self->test_options.spill >= 0 ? (PlanarSpillMode) self->test_options.spill
                                               : _planar_trace_wants_spill (self->size);
+  self->first_heap = self->test_options.spill >= 0 && self->test_options.first_heap > 0
+                     ? (guint64) self->test_options.first_heap : 0;
   /* A PlanarEventRef names a plane in 16 bits. */
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {

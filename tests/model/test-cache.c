@@ -252,6 +252,25 @@ generate (const char *dir,
 }
 
 /* A load of @path whose index spills as @spill says (-1: as its size
+ * says), keeping @first_heap bytes of it in memory, through a loader of
+ * its own. */
+static PlanarTrace *
+load_spilled_first_heap (const char *path,
+                         gint        spill,
+                         gint64      first_heap)
+{
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  PlanarTraceTestOptions options = { NULL, NULL, spill, first_heap };
+  g_autoptr(GError) error = NULL;
+
+  _planar_trace_loader_set_test_options (loader, &options);
+  g_assert_true (planar_trace_loader_open (loader, NULL, &error));
+  g_assert_true (planar_trace_loader_decode (loader, NULL, &error));
+  g_assert_no_error (error);
+  return g_object_ref (planar_trace_loader_get_trace (loader));
+}
+
+/* A load of @path whose index spills as @spill says (-1: as its size
  * says), through a loader of its own. */
 static PlanarTrace *
 load_spilled (const char *path,
@@ -1067,6 +1086,150 @@ test_spill_blocks (PlanarTestFixture *f,
   g_assert_cmpuint (blocks, ==, blocks0);
 }
 
+/* Large blocks in memory are anonymous mappings of their own, aligned for
+ * huge pages: they keep their bytes when they grow (their pages move),
+ * shrink or go to a file, and count nowhere as file-backed. */
+static void
+test_spill_memory_blocks (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  const gsize huge_page = (gsize) 2 << 20;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+  guint8 *block, *small;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  planar_spill_get_usage (&bytes0, &blocks0);
+
+  block = planar_spill_alloc (PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_NEVER);
+  g_assert_false (planar_spill_is_mapped (block));
+  /* Before, a block from the heap: never at a huge page's boundary. */
+  g_assert_cmpuint ((guintptr) block % huge_page, ==, 0);
+  memset (block, 0x3c, PLANAR_SPILL_HUGE_MIN);
+
+  /* Grown: the same bytes at another aligned place. */
+  block = planar_spill_renew (block, PLANAR_SPILL_HUGE_MIN, 3 * PLANAR_SPILL_HUGE_MIN + 4096 + 17,
+                              PLANAR_SPILL_NEVER);
+  g_assert_false (planar_spill_is_mapped (block));
+  g_assert_cmpuint ((guintptr) block % huge_page, ==, 0);
+  for (gsize i = 0; i < PLANAR_SPILL_HUGE_MIN; i += 4093)
+    g_assert_cmpint (block[i], ==, 0x3c);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN - 1], ==, 0x3c);
+  memset (block + PLANAR_SPILL_HUGE_MIN, 0xc3, 2 * PLANAR_SPILL_HUGE_MIN + 4096 + 17);
+  /* Again: a block grown once grows like any other. */
+  block = planar_spill_renew (block, 3 * PLANAR_SPILL_HUGE_MIN + 4096 + 17, 7 * PLANAR_SPILL_HUGE_MIN,
+                              PLANAR_SPILL_NEVER);
+  g_assert_cmpuint ((guintptr) block % huge_page, ==, 0);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN - 1], ==, 0x3c);
+  g_assert_cmpint (block[3 * PLANAR_SPILL_HUGE_MIN + 4096 + 16], ==, (guint8) 0xc3);
+
+  /* Shrunk in place. */
+  block = planar_spill_renew (block, 3 * PLANAR_SPILL_HUGE_MIN, 2 * PLANAR_SPILL_HUGE_MIN + 1, PLANAR_SPILL_NEVER);
+  g_assert_cmpint (block[0], ==, 0x3c);
+  g_assert_cmpint (block[2 * PLANAR_SPILL_HUGE_MIN], ==, (guint8) 0xc3);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+
+  /* Into a file when a spilling index grows it. */
+  block = planar_spill_renew (block, 2 * PLANAR_SPILL_HUGE_MIN + 1, 4 * PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_LARGE);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_cmpint (block[17], ==, 0x3c);
+  g_assert_cmpint (block[2 * PLANAR_SPILL_HUGE_MIN], ==, (guint8) 0xc3);
+  planar_spill_free (block);
+
+  /* A heap block grown past the size moves to a mapping of its own. */
+  small = planar_spill_alloc (4096, PLANAR_SPILL_NEVER);
+  memset (small, 0x11, 4096);
+  small = planar_spill_renew (small, 4096, 2 * PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_NEVER);
+  g_assert_cmpuint ((guintptr) small % huge_page, ==, 0);
+  g_assert_cmpint (small[4095], ==, 0x11);
+  /* ...and taken into a file with its bytes. */
+  small = planar_spill_take (small, 2 * PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_LARGE);
+  g_assert_true (planar_spill_is_mapped (small));
+  g_assert_cmpint (small[4095], ==, 0x11);
+  planar_spill_free (small);
+
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+}
+
+/* A spilling index keeps in memory the first planes in the timeline's
+ * order that its first_heap holds (the GPUs of a planar-gen profile, at
+ * the top of the timeline), the others in files, and is the same index. */
+static void
+test_spilled_first_planes (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  guint64 gpu_bytes = 0, next_bytes = G_MAXUINT64;
+  guint n_in_memory = 0, n_in_files = 0;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  path = generate (f->dir, "20000", "3");
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  /* The GPUs' lines come first; then the TPU's. */
+  for (guint p = 0; p < heap->n_planes; p++)
+    {
+      guint64 bytes = 0;
+
+      for (guint l = 0; l < heap->planes_priv[p].n_file_lines; l++)
+        bytes += heap->planes_priv[p].line_sizes[l];
+      if (g_str_has_prefix (heap->planes[p].name, "/device:GPU:"))
+        gpu_bytes += bytes;
+      else if (g_str_has_prefix (heap->planes[p].name, "/device:TPU:"))
+        next_bytes = MIN (next_bytes, bytes);
+    }
+  g_assert_cmpuint (gpu_bytes, >, 0);
+  g_assert_cmpuint (next_bytes, <, G_MAXUINT64);
+
+  {
+    g_autoptr(PlanarTrace) cold = NULL;
+
+    planar_cache_set_enabled (FALSE);
+    cold = load_spilled_first_heap (path, PLANAR_SPILL_EVERY, (gint64) (gpu_bytes + next_bytes / 2));
+    planar_cache_set_enabled (TRUE);
+    for (guint p = 0; p < cold->n_planes; p++)
+      for (guint t = 0; t < cold->planes_priv[p].n_file_tracks; t++)
+        {
+          const PlanarTrack *track = &cold->planes[p].tracks[t];
+
+          if (track->n_events == 0)
+            continue;
+          if (!g_str_has_prefix (cold->planes[p].name, "/device:GPU:"))
+            {
+              /* Past the first planes: files, as every block of an index
+               * spilled through and through. */
+              g_assert_true (planar_spill_is_mapped (track->events));
+              g_assert_true (planar_spill_is_mapped (track->depth_starts));
+              n_in_files++;
+            }
+          else if (!planar_spill_is_mapped (track->events))
+            n_in_memory++;
+        }
+    g_assert_cmpuint (n_in_memory, >, 0);
+    g_assert_cmpuint (n_in_files, >, 0);
+    compare_traces (heap, cold);
+  }
+  {
+    g_autoptr(PlanarTrace) cold = NULL;
+
+    /* Room for every plane: nothing in files. */
+    planar_cache_set_enabled (FALSE);
+    cold = load_spilled_first_heap (path, PLANAR_SPILL_EVERY, G_MAXINT64);
+    planar_cache_set_enabled (TRUE);
+    for (guint p = 0; p < cold->n_planes; p++)
+      for (guint t = 0; t < cold->planes_priv[p].n_file_tracks; t++)
+        if (cold->planes[p].tracks[t].n_events > 0)
+          g_assert_false (planar_spill_is_mapped (cold->planes[p].tracks[t].events));
+    compare_traces (heap, cold);
+  }
+}
+
 /* A trace whose every block is file-backed is the trace on the heap, cold
  * and restored from its cache, and its files go with it. */
 static void
@@ -1148,5 +1311,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/eviction", test_eviction);
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
+  CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
+  CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   return g_test_run ();
 }
