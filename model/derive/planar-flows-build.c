@@ -553,8 +553,10 @@ pair_launches (PlanarFlowBuilder *builder,
         r--;
       if (shrink && i >= host_end && kept - i >= SHRINK_EVERY)
         {
-          /* Large heap blocks are mapped: realloc() gives the tail back. */
-          launches = g_realloc (launches, MAX (i + 1, 1) * sizeof (LaunchEnd));
+          /* A block in memory shrinks in place: its tail goes back. */
+          launches = planar_spill_renew (launches, (i + 1) * sizeof (LaunchEnd),
+                                         MAX (i + 1, 1) * sizeof (LaunchEnd),
+                                         PLANAR_SPILL_NEVER);
           builder->launches->data = (guint8 *) launches;
           builder->launches->len = builder->launches->capacity = kept = i + 1;
           end = &launches[i];
