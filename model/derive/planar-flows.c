@@ -228,6 +228,13 @@ _planar_flow_builder_take (PlanarFlowBuilder *self,
  * 11-bit digits, skipping the digits every key shares. glibc's qsort()
  * moves whole elements through a generic merge sort and compares through a
  * function pointer; this is a few linear passes. */
+/* The sorts' scratch and the other arrays that live only while the flow
+ * index is built (the sort items, the new positions, the launch chains)
+ * are on the heap even when the index is in files (planar-spill.c): they
+ * are written in scattered order, which in a file-backed mapping faults
+ * and dirties its pages at random and gives the kernel writeback to do
+ * for memory freed moments later. Only the arrays the index keeps go to
+ * files, written in order. */
 
 typedef struct
 {
@@ -237,8 +244,7 @@ typedef struct
 
 static void
 radix_sort (SortItem *items,
-            gsize     n,
-            gboolean  spill)
+            gsize     n)
 {
   SortItem *tmp;
   g_autofree gsize *count = NULL;
@@ -252,7 +258,7 @@ radix_sort (SortItem *items,
       min = MIN (min, items[i].key);
       max = MAX (max, items[i].key);
     }
-  tmp = planar_spill_alloc (n * sizeof (SortItem), spill);
+  tmp = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_NEVER);
   count = g_new (gsize, 2048);
   dst = tmp;
   /* Keys relative to the smallest need only the digits of max - min. */
@@ -374,14 +380,13 @@ end_bucket (const FlowEnd *end)
  * all the pairing needs. */
 static void
 sort_ends (FlowEnd  *ends,
-           gsize     n,
-           gboolean  spill)
+           gsize     n)
 {
   FlowEnd *tmp;
 
   if (n < 2)
     return;
-  tmp = planar_spill_alloc (n * sizeof (FlowEnd), spill);
+  tmp = planar_spill_alloc (n * sizeof (FlowEnd), PLANAR_SPILL_NEVER);
   for (guint shift = 0; shift < 16; shift += 8)
     {
       const FlowEnd *src = shift == 0 ? ends : tmp;
@@ -468,7 +473,7 @@ pair_generic (PlanarSpillArray *ends_array,
   gsize n = ends_array->len;
   g_autofree guint8 *used = g_new0 (guint8, MAX (n, 1));
 
-  sort_ends (ends, n, ends_array->spill);
+  sort_ends (ends, n);
   for (gsize begin = 0, end; begin < n; begin = end)
     {
       for (end = begin + 1; end < n && ends[end].key == ends[begin].key; end++)
@@ -712,10 +717,9 @@ static GArray *
 sorted_by_end (const Flow *flows,
                gsize       first,
                gsize       n,
-               gboolean    from,
-               gboolean    spill)
+               gboolean    from)
 {
-  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), spill);
+  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), PLANAR_SPILL_NEVER);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
   gsize m = 0;
 
@@ -730,7 +734,7 @@ sorted_by_end (const Flow *flows,
       m++;
     }
   /* Least significant field first; the sort is stable. */
-  radix_sort (items, m, spill);
+  radix_sort (items, m);
   for (gsize i = 0; i < m; i++)
     {
       const Flow *f = &flows[items[i].value];
@@ -738,7 +742,7 @@ sorted_by_end (const Flow *flows,
 
       items[i].key = (guint64) ref->plane << 32 | ref->track;
     }
-  radix_sort (items, m, spill);
+  radix_sort (items, m);
   for (gsize i = 0; i < m; i++)
     {
       guint32 v = (guint32) items[i].value;
@@ -811,7 +815,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       qsort (launches, n, sizeof (LaunchEnd), compare_launch_refs);
       return;
     }
-  items = planar_spill_alloc (n * sizeof (SortItem), spill);
+  items = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_NEVER);
   for (gsize i = 0; i < n; i++)
     {
       const PlanarEventRef *ref = &launches[i].ref;
@@ -819,7 +823,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       items[i].key = (guint64) ref->plane << 48 | (guint64) ref->track << 32 | ref->index;
       items[i].value = i;
     }
-  radix_sort (items, n, spill);
+  radix_sort (items, n);
   if (planar_spill_is_mapped (launches))
     {
       self->launches->data = gather (launches, sizeof (LaunchEnd), items, n, spill);
@@ -881,7 +885,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   planar_spill_array_init (&paired.flows, sizeof (Flow), spill);
   planar_spill_array_init (&paired.from_ps, sizeof (gint64), spill);
   planar_spill_array_init (&paired.to_ps, sizeof (gint64), spill);
-  planar_spill_array_init (&paired.next_from, sizeof (guint32), spill);
+  planar_spill_array_init (&paired.next_from, sizeof (guint32), PLANAR_SPILL_NEVER);
   planar_spill_array_reserve (&paired.flows, reserve);
   planar_spill_array_reserve (&paired.from_ps, reserve);
   planar_spill_array_reserve (&paired.to_ps, reserve);
@@ -925,8 +929,8 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   self->to_ps = paired.to_ps.data;
   planar_spill_array_clear (&paired.next_from);
 
-  generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE, spill);
-  generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE, spill);
+  generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE);
+  generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE);
   self->n_by_from = launch_by_from->len + generic_by_from->len;
   self->n_by_to = launch_by_to->len + generic_by_to->len;
   self->by_from = planar_spill_alloc (MAX (self->n_by_from, 1) * sizeof (guint32), spill);
@@ -945,14 +949,14 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), spill);
+  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), PLANAR_SPILL_NEVER);
   for (gsize i = 0; i < self->n_flows; i++)
     {
       items[i].key = time_key (span_lo (self, i));
       items[i].value = i;
     }
-  radix_sort (items, self->n_flows, spill);
-  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
+  radix_sort (items, self->n_flows);
+  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), PLANAR_SPILL_NEVER);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[items[i].value] = (guint32) i;
   if (planar_spill_is_mapped (self->flows) || planar_spill_is_mapped (self->from_ps) ||
