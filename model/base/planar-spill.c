@@ -123,7 +123,7 @@ mapped_length (gconstpointer block)
  * page fault every 4 KiB on first touch and a page walk that misses the
  * caches on most random accesses; in 2 MiB pages, 512 times fewer of both.
  * Below HUGE_MIN, the allocator's own. */
-#define HUGE_MIN  ((gsize) 4 << 20)
+#define HUGE_MIN  ((gsize) 8 << 20)
 #define HUGE_PAGE ((gsize) 2 << 20)
 
 static gsize

@@ -230,10 +230,11 @@ _planar_flow_builder_take (PlanarFlowBuilder *self,
  * function pointer; this is a few linear passes. */
 /* The sorts' scratch and the other arrays that live only while the flow
  * index is built (the sort items, the new positions, the launch chains)
- * are on the heap even when the index is in files (planar-spill.c): they
- * are written in scattered order, which in a file-backed mapping faults
- * and dirties its pages at random and gives the kernel writeback to do
- * for memory freed moments later. Only the arrays the index keeps go to
+ * are on the heap even when the index is in files (planar-spill.c), unless
+ * the system is short of memory (PLANAR_SPILL_WHEN_SHORT): they are
+ * written in scattered order, which in a file-backed mapping faults and
+ * dirties its pages at random and gives the kernel writeback to do for
+ * memory freed moments later. Only the arrays the index keeps go to
  * files, written in order. */
 
 typedef struct
@@ -258,7 +259,7 @@ radix_sort (SortItem *items,
       min = MIN (min, items[i].key);
       max = MAX (max, items[i].key);
     }
-  tmp = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_NEVER);
+  tmp = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_WHEN_SHORT);
   count = g_new (gsize, 2048);
   dst = tmp;
   /* Keys relative to the smallest need only the digits of max - min. */
@@ -386,7 +387,7 @@ sort_ends (FlowEnd  *ends,
 
   if (n < 2)
     return;
-  tmp = planar_spill_alloc (n * sizeof (FlowEnd), PLANAR_SPILL_NEVER);
+  tmp = planar_spill_alloc (n * sizeof (FlowEnd), PLANAR_SPILL_WHEN_SHORT);
   for (guint shift = 0; shift < 16; shift += 8)
     {
       const FlowEnd *src = shift == 0 ? ends : tmp;
@@ -719,7 +720,7 @@ sorted_by_end (const Flow *flows,
                gsize       n,
                gboolean    from)
 {
-  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), PLANAR_SPILL_NEVER);
+  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), PLANAR_SPILL_WHEN_SHORT);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
   gsize m = 0;
 
@@ -815,7 +816,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       qsort (launches, n, sizeof (LaunchEnd), compare_launch_refs);
       return;
     }
-  items = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_NEVER);
+  items = planar_spill_alloc (n * sizeof (SortItem), PLANAR_SPILL_WHEN_SHORT);
   for (gsize i = 0; i < n; i++)
     {
       const PlanarEventRef *ref = &launches[i].ref;
@@ -885,7 +886,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   planar_spill_array_init (&paired.flows, sizeof (Flow), spill);
   planar_spill_array_init (&paired.from_ps, sizeof (gint64), spill);
   planar_spill_array_init (&paired.to_ps, sizeof (gint64), spill);
-  planar_spill_array_init (&paired.next_from, sizeof (guint32), PLANAR_SPILL_NEVER);
+  planar_spill_array_init (&paired.next_from, sizeof (guint32), PLANAR_SPILL_WHEN_SHORT);
   planar_spill_array_reserve (&paired.flows, reserve);
   planar_spill_array_reserve (&paired.from_ps, reserve);
   planar_spill_array_reserve (&paired.to_ps, reserve);
@@ -949,14 +950,14 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), PLANAR_SPILL_NEVER);
+  items = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (SortItem), PLANAR_SPILL_WHEN_SHORT);
   for (gsize i = 0; i < self->n_flows; i++)
     {
       items[i].key = time_key (span_lo (self, i));
       items[i].value = i;
     }
   radix_sort (items, self->n_flows);
-  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), PLANAR_SPILL_NEVER);
+  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), PLANAR_SPILL_WHEN_SHORT);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[items[i].value] = (guint32) i;
   if (planar_spill_is_mapped (self->flows) || planar_spill_is_mapped (self->from_ps) ||

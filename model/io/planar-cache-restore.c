@@ -177,14 +177,16 @@ read_section (const Table  *table,
   content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
   if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
     goto bad;
-  raw = g_malloc (MAX ((gsize) s->raw_size, 1));
+  /* A large section (the flows, a plane's derived sources) in huge pages
+   * (planar-spill.c): it is read once, in order, and freed. */
+  raw = planar_spill_alloc (MAX ((gsize) s->raw_size, 1), PLANAR_SPILL_NEVER);
   n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);
   if (ZSTD_isError (n) || n != s->raw_size)
     {
-      g_free (raw);
+      planar_spill_free (raw);
       goto bad;
     }
-  return g_bytes_new_take (raw, (gsize) s->raw_size);
+  return g_bytes_new_with_free_func (raw, (gsize) s->raw_size, planar_spill_free, raw);
 
 bad:
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is damaged"), kind, plane,

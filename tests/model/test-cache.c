@@ -1024,41 +1024,41 @@ test_spill_huge_blocks (PlanarTestFixture *f,
   block = planar_spill_alloc (mb, PLANAR_SPILL_NEVER);
   g_assert_false (_planar_spill_is_huge (block));
   memset (block, 1, mb);
-  /* Grown past 4 MiB: a mapping of its own, with the bytes it had. */
-  block = planar_spill_renew (block, mb, 5 * mb, PLANAR_SPILL_NEVER);
+  /* Grown past 8 MiB: a mapping of its own, with the bytes it had. */
+  block = planar_spill_renew (block, mb, 9 * mb, PLANAR_SPILL_NEVER);
   g_assert_true (_planar_spill_is_huge (block));
   g_assert_false (planar_spill_is_mapped (block));
   g_assert_cmpuint ((guintptr) block % (2 * mb), ==, 0);
   g_assert_cmpint (block[0], ==, 1);
   g_assert_cmpint (block[mb - 1], ==, 1);
-  memset (block + mb, 2, 4 * mb);
+  memset (block + mb, 2, 8 * mb);
   /* Grown again, then shrunk: the same bytes. */
-  block = planar_spill_renew (block, 5 * mb, 64 * mb + 3, PLANAR_SPILL_NEVER);
+  block = planar_spill_renew (block, 9 * mb, 68 * mb + 3, PLANAR_SPILL_NEVER);
   g_assert_true (_planar_spill_is_huge (block));
   g_assert_cmpint (block[mb - 1], ==, 1);
-  g_assert_cmpint (block[5 * mb - 1], ==, 2);
-  block[64 * mb + 2] = 3;
-  block = planar_spill_renew (block, 64 * mb + 3, 5 * mb, PLANAR_SPILL_NEVER);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
+  block[68 * mb + 2] = 3;
+  block = planar_spill_renew (block, 68 * mb + 3, 9 * mb, PLANAR_SPILL_NEVER);
   g_assert_cmpint (block[0], ==, 1);
-  g_assert_cmpint (block[5 * mb - 1], ==, 2);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
   /* Into a file when the trace spills, bytes and all. */
-  block = planar_spill_renew (block, 5 * mb, 6 * mb, PLANAR_SPILL_LARGE);
+  block = planar_spill_renew (block, 9 * mb, 10 * mb, PLANAR_SPILL_LARGE);
   g_assert_true (planar_spill_is_mapped (block));
   g_assert_false (_planar_spill_is_huge (block));
   g_assert_cmpint (block[mb - 1], ==, 1);
-  g_assert_cmpint (block[5 * mb - 1], ==, 2);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
   planar_spill_free (block);
 
   /* Allocated large at once; taken into a file. */
-  block = planar_spill_alloc (8 * mb, PLANAR_SPILL_NEVER);
+  block = planar_spill_alloc (12 * mb, PLANAR_SPILL_NEVER);
   g_assert_true (_planar_spill_is_huge (block));
-  memset (block, 9, 8 * mb);
-  block = planar_spill_take (block, 8 * mb, PLANAR_SPILL_LARGE);
+  memset (block, 9, 12 * mb);
+  block = planar_spill_take (block, 12 * mb, PLANAR_SPILL_LARGE);
   g_assert_true (planar_spill_is_mapped (block));
-  g_assert_cmpint (block[8 * mb - 1], ==, 9);
+  g_assert_cmpint (block[12 * mb - 1], ==, 9);
   planar_spill_free (block);
 
-  /* An array appended past 4 MiB on the heap keeps every element. */
+  /* An array appended past 8 MiB on the heap keeps every element. */
   planar_spill_array_init (&array, sizeof (guint64), PLANAR_SPILL_NEVER);
   for (guint64 i = 0; i < 3 * mb; i++)
     planar_spill_array_append (&array, &i, 1);
