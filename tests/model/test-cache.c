@@ -365,6 +365,26 @@ test_same_profile (PlanarTestFixture *f,
     }
 }
 
+/* A reopen that gives back the cache file's pages as it reads them (as
+ * one of a large profile does) restores the same profile. */
+static void
+test_drop_pages (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  g_autoptr(PlanarTrace) cached = NULL;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "200000", "7");
+  cold = load_cold (path);
+  _planar_cache_set_drop_pages_min (0);
+  cached = load_twice (path);
+  _planar_cache_set_drop_pages_min (G_MAXUINT64);
+  g_assert_true (_planar_cache_was_restored (cached));
+  compare_traces (cold, cached);
+}
+
 /* A changed profile, or the same one at another place in its session:
  * its cache is stale and is not used. */
 static void
@@ -1170,6 +1190,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   CACHE_TEST_ADD ("/cache/same-profile", test_same_profile);
   CACHE_TEST_ADD ("/cache/stale", test_stale);
+  CACHE_TEST_ADD ("/cache/drop-pages", test_drop_pages);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
               cache_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
