@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-spill.h"
+#include "planar-spill-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -222,6 +223,47 @@ remap_anonymous (gpointer block,
   return moved;
 }
 
+gboolean
+_planar_spill_is_huge (gconstpointer block)
+{
+  return (block_entry (block) & SPILL_ANONYMOUS) != 0;
+}
+
+static guint64 status_kb (const char *text,
+                          const char *key);
+
+/* What the tests say is available, or G_MAXUINT64: the system's. */
+static guint64 available_for_test = G_MAXUINT64;
+
+void
+_planar_spill_set_available_memory (guint64 n_bytes)
+{
+  available_for_test = n_bytes;
+}
+
+gboolean
+planar_spill_memory_is_short (gsize n_bytes)
+{
+  g_autofree char *meminfo = NULL;
+  guint64 available, total, reserve;
+
+  if (available_for_test != G_MAXUINT64)
+    {
+      available = available_for_test;
+      total = available_for_test;
+    }
+  else if (g_file_get_contents ("/proc/meminfo", &meminfo, NULL, NULL)
+           && strstr (meminfo, "MemAvailable:") != NULL)
+    {
+      available = status_kb (meminfo, "MemAvailable:") << 10;
+      total = status_kb (meminfo, "MemTotal:") << 10;
+    }
+  else
+    return TRUE;
+  reserve = MAX (total / 8, (guint64) 1 << 30);
+  return available < reserve || available - reserve < n_bytes;
+}
+
 static gboolean
 wants_file (gsize           n_bytes,
             PlanarSpillMode spill)
@@ -232,6 +274,8 @@ wants_file (gsize           n_bytes,
       return FALSE;
     case PLANAR_SPILL_EVERY:
       return TRUE;
+    case PLANAR_SPILL_WHEN_SHORT:
+      return n_bytes >= PLANAR_SPILL_MIN_BLOCK && planar_spill_memory_is_short (n_bytes);
     case PLANAR_SPILL_LARGE:
     default:
       return n_bytes >= PLANAR_SPILL_MIN_BLOCK;

@@ -25,7 +25,7 @@ G_BEGIN_DECLS
 /* Blocks in memory from this size up are anonymous mappings of their own,
  * aligned and marked for transparent huge pages (still "in memory" to
  * planar_spill_is_mapped() and planar_spill_get_usage()). */
-#define PLANAR_SPILL_HUGE_MIN ((gsize) 4 << 20)
+#define PLANAR_SPILL_HUGE_MIN ((gsize) 8 << 20)
 
 /* What may go to a file: the @spill argument below. FALSE and TRUE are
  * the first two. */
@@ -37,6 +37,10 @@ typedef enum
   /* Every block, however small (for the tests: a small profile spilled
    * through and through). */
   PLANAR_SPILL_EVERY = 2,
+  /* Blocks of PLANAR_SPILL_MIN_BLOCK bytes or more while the system is
+   * short of memory (planar_spill_memory_is_short()), the heap while it
+   * is not. */
+  PLANAR_SPILL_WHEN_SHORT = 3,
 } PlanarSpillMode;
 
 /* Returns a block of @n_bytes (uninitialized), file-backed when @spill
@@ -58,6 +62,12 @@ gpointer planar_spill_take   (gpointer        heap_block,
 void     planar_spill_free   (gpointer block);
 /* Whether @block is file-backed. */
 gboolean planar_spill_is_mapped (gconstpointer block);
+/* Whether taking @n_bytes more from the heap would leave the system less
+ * than it keeps in reserve (an eighth of its memory, at least 1 GiB), by
+ * /proc/meminfo's MemAvailable (what can be had without swapping: free
+ * memory and page cache that can be dropped). TRUE when that is not
+ * known. */
+gboolean planar_spill_memory_is_short (gsize n_bytes);
 /* Bytes and blocks file-backed right now, process-wide. */
 void     planar_spill_get_usage (guint64 *n_bytes,
                                  guint   *n_blocks);

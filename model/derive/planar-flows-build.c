@@ -200,10 +200,18 @@ typedef struct
   guint64 value;
 } SortItem;
 
+/* The sorts' scratch and the other arrays that live only while the flow
+ * index is built (sort items, new positions, keys, chains) stay on the
+ * heap even when the index is in files, unless the system is short of
+ * memory: they are written in scattered order, which in a file-backed
+ * mapping faults and dirties pages at random and leaves the kernel
+ * writeback to do for memory freed moments later. Only the arrays the
+ * index keeps go to files, written in order. */
+#define SCRATCH PLANAR_SPILL_WHEN_SHORT
+
 static void
 radix_sort (SortItem *items,
-            gsize     n,
-            gboolean  spill)
+            gsize     n)
 {
   SortItem *tmp;
   g_autofree gsize *count = NULL;
@@ -217,7 +225,7 @@ radix_sort (SortItem *items,
       min = MIN (min, items[i].key);
       max = MAX (max, items[i].key);
     }
-  tmp = planar_spill_alloc (n * sizeof (SortItem), spill);
+  tmp = planar_spill_alloc (n * sizeof (SortItem), SCRATCH);
   count = g_new (gsize, 2048);
   dst = tmp;
   /* Keys relative to the smallest need only the digits of max - min. */
@@ -306,14 +314,13 @@ end_bucket (const FlowEnd *end)
  * all the pairing needs. */
 static void
 sort_ends (FlowEnd  *ends,
-           gsize     n,
-           gboolean  spill)
+           gsize     n)
 {
   FlowEnd *tmp;
 
   if (n < 2)
     return;
-  tmp = planar_spill_alloc (n * sizeof (FlowEnd), spill);
+  tmp = planar_spill_alloc (n * sizeof (FlowEnd), SCRATCH);
   for (guint shift = 0; shift < 16; shift += 8)
     {
       const FlowEnd *src = shift == 0 ? ends : tmp;
@@ -399,7 +406,7 @@ pair_generic (PlanarSpillArray *ends_array,
   gsize n = ends_array->len;
   g_autofree guint8 *used = g_new0 (guint8, MAX (n, 1));
 
-  sort_ends (ends, n, ends_array->spill);
+  sort_ends (ends, n);
   for (gsize begin = 0, end; begin < n; begin = end)
     {
       for (end = begin + 1; end < n && ends[end].key == ends[begin].key; end++)
@@ -733,7 +740,7 @@ sorted_by_end (const Flow *flows,
                gboolean    from,
                gboolean    spill)
 {
-  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), spill);
+  SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), SCRATCH);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
   gsize m = 0;
 
@@ -748,7 +755,7 @@ sorted_by_end (const Flow *flows,
       m++;
     }
   /* Least significant field first; the sort is stable. */
-  radix_sort (items, m, spill);
+  radix_sort (items, m);
   for (gsize i = 0; i < m; i++)
     {
       const Flow *f = &flows[items[i].value];
@@ -756,7 +763,7 @@ sorted_by_end (const Flow *flows,
 
       items[i].key = (guint64) ref->plane << 32 | ref->track;
     }
-  radix_sort (items, m, spill);
+  radix_sort (items, m);
   for (gsize i = 0; i < m; i++)
     {
       guint32 v = (guint32) items[i].value;
@@ -967,13 +974,13 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   if (!planar_spill_is_mapped (launches) && sort_launches_by_track (launches, n))
     return;
   /* One run, one plane: (track, index) is the whole order. */
-  items = planar_spill_alloc (n * sizeof (SortItem), spill);
+  items = planar_spill_alloc (n * sizeof (SortItem), SCRATCH);
   for (gsize i = 0; i < n; i++)
     {
       items[i].key = (guint64) launches[i].track << 32 | launches[i].index;
       items[i].value = i;
     }
-  radix_sort (items, n, spill);
+  radix_sort (items, n);
   if (planar_spill_is_mapped (launches))
     {
       self->launches->data = gather (launches, sizeof (LaunchEnd), items, n, spill);
@@ -1030,7 +1037,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   reserve = MIN (builder->launches->len + builder->ends->len, G_MAXUINT);
   self->planes = trace->planes;
   planar_spill_array_init (&paired.flows, sizeof (Flow), spill);
-  planar_spill_array_init (&paired.next_from, sizeof (guint32), spill);
+  planar_spill_array_init (&paired.next_from, sizeof (guint32), SCRATCH);
   planar_spill_array_reserve (&paired.flows, reserve);
   planar_spill_array_reserve (&paired.next_from, reserve);
 
@@ -1078,9 +1085,9 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  keys = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint64), spill);
-  order = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
-  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), spill);
+  keys = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint64), SCRATCH);
+  order = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
+  new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
   for (gsize i = 0; i < self->n_flows; i++)
     {
       keys[i] = time_key (span_lo (self, i));

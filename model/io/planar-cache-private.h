@@ -39,6 +39,10 @@ gboolean _planar_cache_check_content (PlanarTrace   *self,
 /* For tests: whether @self's index came from its cached index (a restore
  * done, in part or whole), rather than from decoding the file alone. */
 gboolean _planar_cache_was_restored  (PlanarTrace   *self);
+/* For the tests: a reopen gives back the pages of cache files from
+ * @n_bytes up as it reads them (PLANAR_CACHE_DROP_PAGES_MIN_SIZE unless
+ * set; G_MAXUINT64 goes back to it). */
+void     _planar_cache_set_drop_pages_min (guint64 n_bytes);
 /* A restore from bytes, for the tests and the fuzz harness, which skips
  * the key (content hash included) and header checksum (@check_key FALSE)
  * to reach what lies behind them. FALSE with @error when not restored:

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,7 +109,38 @@ typedef struct
   gsize          frames_len;
   const Section *sections;
   guint          n_sections;
+  /* A large cache file, mapped: each frame's pages are given back once it
+   * is read (drop_frame()). */
+  gboolean       drop_pages;
 } Table;
+
+static guint64 drop_pages_min = G_MAXUINT64;
+
+void
+_planar_cache_set_drop_pages_min (guint64 n_bytes)
+{
+  drop_pages_min = n_bytes;
+}
+
+/* Gives the pages of @s's frame back to the page cache once it is read,
+ * as the decoder does with the profile's: a reopen of a 10^8-event profile
+ * otherwise keeps the whole cache file (2.7 GB) resident beside the index
+ * it restores. Only pages wholly inside the frame go; a page the kernel
+ * drops is read again from the page cache if anything touches it. */
+static void
+drop_frame (const Table   *table,
+            const Section *s)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guintptr begin, end;
+
+  if (!table->drop_pages)
+    return;
+  begin = ((guintptr) (table->frames + s->offset) + page - 1) / page * page;
+  end = (guintptr) (table->frames + s->offset + s->size) / page * page;
+  if (end > begin)
+    madvise ((void *) begin, end - begin, MADV_DONTNEED);
+}
 
 /* The decompressed section (kind, plane, track), or NULL (with @error
  * when it is there but damaged; @absent set when it is not there). */
@@ -142,6 +174,7 @@ decompress_into (const Table   *table,
   if (content != len && content != ZSTD_CONTENTSIZE_UNKNOWN)
     return FALSE;
   n = ZSTD_decompress (dest, len, table->frames + s->offset, (gsize) s->size);
+  drop_frame (table, s);
   return !ZSTD_isError (n) && n == len;
 }
 
@@ -177,14 +210,17 @@ read_section (const Table  *table,
   content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
   if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
     goto bad;
-  raw = g_malloc (MAX ((gsize) s->raw_size, 1));
+  /* A large section (the flows, a plane's derived sources) in huge pages
+   * (planar-spill.c): it is read once, in order, and freed. */
+  raw = planar_spill_alloc (MAX ((gsize) s->raw_size, 1), PLANAR_SPILL_NEVER);
   n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);
+  drop_frame (table, s);
   if (ZSTD_isError (n) || n != s->raw_size)
     {
-      g_free (raw);
+      planar_spill_free (raw);
       goto bad;
     }
-  return g_bytes_new_take (raw, (gsize) s->raw_size);
+  return g_bytes_new_with_free_func (raw, (gsize) s->raw_size, planar_spill_free, raw);
 
 bad:
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is damaged"), kind, plane,
@@ -609,6 +645,7 @@ static RestoreResult
 restore (PlanarTrace   *self,
          const guint8  *data,
          gsize          len,
+         gboolean       mapped,
          gboolean       check_key,
          gboolean      *repaired,
          GCancellable  *cancellable,
@@ -667,6 +704,8 @@ restore (PlanarTrace   *self,
   table.n_sections = h.n_sections;
   table.frames = data + sizeof h + h.n_sections * sizeof (Section);
   table.frames_len = len - sizeof h - h.n_sections * sizeof (Section);
+  table.drop_pages = mapped && len >= (drop_pages_min != G_MAXUINT64 ? drop_pages_min
+                                                                     : PLANAR_CACHE_DROP_PAGES_MIN_SIZE);
 
   meta = read_section (&table, SECTION_META, 0, 0, max_raw, NULL, error);
   if (meta == NULL)
@@ -793,7 +832,7 @@ _planar_cache_restore_bytes (PlanarTrace   *self,
   gboolean repaired = FALSE;
   GError *reset_error = NULL;
 
-  switch (restore (self, data, len, check_key, &repaired, NULL, error))
+  switch (restore (self, data, len, FALSE, check_key, &repaired, NULL, error))
     {
     case RESTORE_DONE:
       return TRUE;
@@ -873,7 +912,7 @@ _planar_cache_try_restore (PlanarTrace   *self,
    * faulting (planar-mapping.h): damage, which drops it. */
   guard = planar_mapping_register (g_mapped_file_get_contents (file), g_mapped_file_get_length (file), path);
   _planar_trace_test_point (self, "cache-mapped", path);
-  result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE,
+  result = restore (self, (const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file), TRUE, TRUE,
                     &repaired, cancellable, &error);
   /* Every section is checked against its checksum: a restore that is done
    * read no zeros of a cut. One that failed on them drops the file. */

@@ -308,9 +308,12 @@ void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);
-/* Whether the index of an XSpace of @size bytes goes to file-backed memory:
- * from PLANAR_SPILL_FILE_MIN up (past it the index, about three times the
- * file, is more than a workstation gives a viewer).
+/* Whether the index of an XSpace of @size bytes may go to file-backed
+ * memory: from PLANAR_SPILL_FILE_MIN up (past it the index, about three
+ * times the file, can be more than a workstation gives a viewer), each
+ * large block as the system's available memory says when it is allocated
+ * (PLANAR_SPILL_WHEN_SHORT): where the index fits, it stays on the heap,
+ * whose pages cost the kernel far less than a file's.
  *
  * For tests: the environment variable PLANAR_SPILL, read once per process,
  * decides instead ("0" never, "1" the large blocks, "all" every block): the

@@ -44,7 +44,7 @@ _planar_trace_wants_spill (guint64 size)
     }
   if (env_mode >= 0)
     return (PlanarSpillMode) env_mode;
-  return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_LARGE : PLANAR_SPILL_NEVER;
+  return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_WHEN_SHORT : PLANAR_SPILL_NEVER;
 }
 
 void

@@ -26,6 +26,7 @@
 #include "planar-cache-private.h"
 #include "planar-model.h"
 #include "planar-spill.h"
+#include "planar-spill-private.h"
 #include "planar-trace-loader-private.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
@@ -429,6 +430,26 @@ test_old_version (PlanarTestFixture *f,
       g_assert_cmpuint (rewritten_len, ==, len);
       g_assert_true (memcmp (rewritten, good, len) == 0);
     }
+}
+
+/* A reopen that gives back the cache file's pages as it reads them (as
+ * one of a large profile does) restores the same profile. */
+static void
+test_drop_pages (PlanarTestFixture *f,
+                 gconstpointer      data)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  g_autoptr(PlanarTrace) cached = NULL;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "200000", "7");
+  cold = load_cold (path);
+  _planar_cache_set_drop_pages_min (0);
+  cached = load_twice (path);
+  _planar_cache_set_drop_pages_min (G_MAXUINT64);
+  g_assert_true (_planar_cache_was_restored (cached));
+  compare_traces (cold, cached);
 }
 
 /* A changed profile, or the same one at another place in its session:
@@ -1279,6 +1300,153 @@ test_spilled_index (PlanarTestFixture *f,
   g_assert_cmpuint (bytes, ==, bytes0);
 }
 
+/* Large heap blocks are anonymous mappings of their own (huge pages asked
+ * for): they keep their bytes when they grow (moved by the kernel), when
+ * they move to a file, and are freed as any other block. */
+static void
+test_spill_huge_blocks (PlanarTestFixture *f,
+                        gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  const gsize mb = (gsize) 1 << 20;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+  guint8 *block;
+  PlanarSpillArray array;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  planar_spill_get_usage (&bytes0, &blocks0);
+
+  /* Small: the allocator's. */
+  block = planar_spill_alloc (mb, PLANAR_SPILL_NEVER);
+  g_assert_false (_planar_spill_is_huge (block));
+  memset (block, 1, mb);
+  /* Grown past 8 MiB: a mapping of its own, with the bytes it had. */
+  block = planar_spill_renew (block, mb, 9 * mb, PLANAR_SPILL_NEVER);
+  g_assert_true (_planar_spill_is_huge (block));
+  g_assert_false (planar_spill_is_mapped (block));
+  g_assert_cmpuint ((guintptr) block % (2 * mb), ==, 0);
+  g_assert_cmpint (block[0], ==, 1);
+  g_assert_cmpint (block[mb - 1], ==, 1);
+  memset (block + mb, 2, 8 * mb);
+  /* Grown again, then shrunk: the same bytes. */
+  block = planar_spill_renew (block, 9 * mb, 68 * mb + 3, PLANAR_SPILL_NEVER);
+  g_assert_true (_planar_spill_is_huge (block));
+  g_assert_cmpint (block[mb - 1], ==, 1);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
+  block[68 * mb + 2] = 3;
+  block = planar_spill_renew (block, 68 * mb + 3, 9 * mb, PLANAR_SPILL_NEVER);
+  g_assert_cmpint (block[0], ==, 1);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
+  /* Into a file when the trace spills, bytes and all. */
+  block = planar_spill_renew (block, 9 * mb, 10 * mb, PLANAR_SPILL_LARGE);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_false (_planar_spill_is_huge (block));
+  g_assert_cmpint (block[mb - 1], ==, 1);
+  g_assert_cmpint (block[9 * mb - 1], ==, 2);
+  planar_spill_free (block);
+
+  /* Allocated large at once; taken into a file. */
+  block = planar_spill_alloc (12 * mb, PLANAR_SPILL_NEVER);
+  g_assert_true (_planar_spill_is_huge (block));
+  memset (block, 9, 12 * mb);
+  block = planar_spill_take (block, 12 * mb, PLANAR_SPILL_LARGE);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_cmpint (block[12 * mb - 1], ==, 9);
+  planar_spill_free (block);
+
+  /* An array appended past 8 MiB on the heap keeps every element. */
+  planar_spill_array_init (&array, sizeof (guint64), PLANAR_SPILL_NEVER);
+  for (guint64 i = 0; i < 3 * mb; i++)
+    planar_spill_array_append (&array, &i, 1);
+  g_assert_true (_planar_spill_is_huge (array.data));
+  for (guint64 i = 0; i < array.len; i += 4099)
+    g_assert_cmpuint (planar_spill_array_index (&array, guint64, i), ==, i);
+  planar_spill_array_clear (&array);
+
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+}
+
+/* PLANAR_SPILL_WHEN_SHORT: large blocks go to files only while the
+ * system's available memory, less its reserve, would not hold them. */
+static void
+test_spill_when_short (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  const gsize mb = (gsize) 1 << 20;
+  const guint64 gb = (guint64) 1 << 30;
+  guint8 *block;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  /* 64 GiB, 8 of them kept in reserve. */
+  _planar_spill_set_available_memory (64 * gb);
+  g_assert_false (planar_spill_memory_is_short (mb));
+  g_assert_false (planar_spill_memory_is_short (55 * gb));
+  g_assert_true (planar_spill_memory_is_short (57 * gb));
+  block = planar_spill_alloc (2 * mb, PLANAR_SPILL_WHEN_SHORT);
+  g_assert_false (planar_spill_is_mapped (block));
+  memset (block, 4, 2 * mb);
+  /* Short: a file, for a new block and for one that grows. */
+  _planar_spill_set_available_memory (gb);
+  g_assert_true (planar_spill_memory_is_short (mb));
+  block = planar_spill_renew (block, 2 * mb, 3 * mb, PLANAR_SPILL_WHEN_SHORT);
+  g_assert_true (planar_spill_is_mapped (block));
+  g_assert_cmpint (block[2 * mb - 1], ==, 4);
+  planar_spill_free (block);
+  /* Below the smallest block that may spill: the heap still. */
+  block = planar_spill_alloc (mb / 2, PLANAR_SPILL_WHEN_SHORT);
+  g_assert_false (planar_spill_is_mapped (block));
+  planar_spill_free (block);
+  _planar_spill_set_available_memory (G_MAXUINT64);
+}
+
+/* A trace loaded while memory is short spills its large blocks and is the
+ * trace on the heap, cold and restored; with memory to spare, the same
+ * mode keeps it on the heap. */
+static void
+test_spilled_when_short (PlanarTestFixture *f,
+                         gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+
+  use_cache_dir (f);
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  path = generate (f->dir, "300000", "5");
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  planar_spill_get_usage (&bytes0, &blocks0);
+  {
+    g_autoptr(PlanarTrace) plenty = load_cold_spilled (path, PLANAR_SPILL_WHEN_SHORT);
+
+    planar_spill_get_usage (&bytes, &blocks);
+    g_assert_cmpuint (blocks, ==, blocks0);
+    compare_traces (heap, plenty);
+  }
+  _planar_spill_set_available_memory ((guint64) 1 << 30);
+  {
+    g_autoptr(PlanarTrace) cold = load_cold_spilled (path, PLANAR_SPILL_WHEN_SHORT);
+
+    planar_spill_get_usage (&bytes, &blocks);
+    g_assert_cmpuint (blocks, >, blocks0);
+    compare_traces (heap, cold);
+  }
+  {
+    g_autoptr(PlanarTrace) cached = load_twice_spilled (path, PLANAR_SPILL_WHEN_SHORT);
+
+    compare_traces (heap, cached);
+  }
+  _planar_spill_set_available_memory (G_MAXUINT64);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+}
+
 /* Indexes are written in GLib's pool after a load returns: the scratch
  * folder goes once the last of them is written. */
 static void
@@ -1301,6 +1469,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/stale", test_stale);
   CACHE_TEST_ADD ("/cache/old-version", test_old_version);
   CACHE_TEST_ADD ("/cache/format-sizes", test_format_sizes);
+  CACHE_TEST_ADD ("/cache/drop-pages", test_drop_pages);
   g_test_add ("/cache/damaged", PlanarTestFixture, GINT_TO_POINTER (TRUE), planar_test_fixture_setup, test_damaged,
               cache_teardown);
   g_test_add ("/cache/damaged-without-start-time", PlanarTestFixture, GINT_TO_POINTER (FALSE),
@@ -1313,5 +1482,8 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
+  CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
+  CACHE_TEST_ADD ("/cache/spill-when-short", test_spill_when_short);
+  CACHE_TEST_ADD ("/cache/spilled-when-short", test_spilled_when_short);
   return g_test_run ();
 }

@@ -1,0 +1,19 @@
+/* planar-spill-private.h: for the tests of planar-spill.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "planar-spill.h"
+
+G_BEGIN_DECLS
+
+/* Makes planar_spill_memory_is_short() take @n_bytes as both the
+ * system's memory and what is available of it; G_MAXUINT64 goes back to
+ * /proc/meminfo. */
+void _planar_spill_set_available_memory (guint64 n_bytes);
+/* Whether @block is one of the heap's large blocks, an anonymous mapping
+ * of its own with huge pages asked for. */
+gboolean _planar_spill_is_huge (gconstpointer block);
+
+G_END_DECLS
