@@ -427,7 +427,7 @@ run_job (PlanarTrackRenderer *self,
       gint64 x0 = device_x (view, device_px_per_ps, span->start_ps);
       gint64 x1 = MIN (device_x (view, device_px_per_ps, span->end_ps), self->width);
       gint64 top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
-      guint32 md = job->track->events[span->first].metadata;
+      guint32 md = span->metadata;
 
       if (self->hide_internal && span->count == 1 && md < job->plane->n_metadata &&
           job->plane->metadata[md].internal)
@@ -546,9 +546,8 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
 
           if (span->count != 1)
             continue;
-          if (self->hide_internal &&
-              job->track->events[span->first].metadata < job->plane->n_metadata &&
-              job->plane->metadata[job->track->events[span->first].metadata].internal)
+          if (self->hide_internal && span->metadata < job->plane->n_metadata &&
+              job->plane->metadata[span->metadata].internal)
             continue;
           x0 = view->x + (float) ((double) (MAX (span->start_ps, view->t0_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
           x1 = view->x + (float) ((double) (MIN (span->end_ps, view->t1_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
