@@ -68,6 +68,8 @@ typedef struct
   double snapshot_ms;
   double frame_ms;
   guint  nodes;
+  /* The rectangles of events the frame drew. */
+  guint  spans;
   /* While the profile was loading: the median frame and how many. */
   double streaming_ms;
   guint  n_streaming;
@@ -382,6 +384,7 @@ measure (const char  *path,
           if (r == 1)
             thread_faults (&major0, &minor0);
           ms = draw_frame (timeline, renderer, &snap, r == 0 ? &figures[z].nodes : NULL);
+          figures[z].spans = timeline->n_spans_drawn;
           if (r > 0)
             {
               snapshot_ms[r - 1] = snap;
@@ -517,6 +520,22 @@ main (int   argc,
                    figures[i][z].streaming_ms / figures[0][z].frame_ms);
         else
           g_print (" – | 0 | – |");
+      g_print ("\n");
+    }
+
+  g_print ("\nRectangles of events drawn per frame (the output: a wide window of a larger file has more columns "
+           "with events in them):\n\n| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events |", sizes[i]);
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    g_print ("---|");
+  g_print ("\n");
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        g_print (" %u |", figures[i][z].spans);
       g_print ("\n");
     }
 
