@@ -405,10 +405,9 @@ draw_label (PlanarTrackRenderer   *self,
   gtk_snapshot_restore (snapshot);
 }
 
-/* Queries a track's spans (of some of its depths) and fills them into the
- * image. Runs on any thread: the span index is read-only, the color table
- * was made on the main thread, and each job writes the image rows of its
- * own depths' bands only. */
+/* Queries a track's spans and fills them into the image. Runs on any
+ * thread: the span index is read-only, the color table was made on the
+ * main thread, and each job writes the image rows of its own track only. */
 static void
 run_job (PlanarTrackRenderer *self,
          Job                 *job)
@@ -479,20 +478,6 @@ helper_thread (gpointer data,
   g_mutex_unlock (&self->lock);
 }
 
-/* Tracks of this many events or more are drawn a depth per job. */
-#define SPLIT_EVENTS (1 << 16)
-
-static void add_job (PlanarTrackRenderer *self,
-                     const PlanarPlane   *plane,
-                     const PlanarTrack   *track,
-                     const guint8        *colors,
-                     guint                n_colors,
-                     float                y,
-                     guint                min_depth,
-                     guint                max_depth,
-                     float                clip_top,
-                     float                clip_bottom);
-
 void
 planar_track_renderer_add_track (PlanarTrackRenderer *self,
                                  const PlanarPlane   *plane,
@@ -503,8 +488,7 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
                                  float                clip_top,
                                  float                clip_bottom)
 {
-  const guint8 *colors;
-  guint n_colors;
+  Job *job;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (plane != NULL && track != NULL);
@@ -513,36 +497,6 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
   if (track->n_events == 0 || min_depth > track->max_depth || self->view.t1_ps <= self->view.t0_ps ||
       clip_bottom <= clip_top)
     return;
-  max_depth = MIN (max_depth, track->max_depth);
-  /* Made here, on the main thread, for the workers to read. */
-  colors = plane_color_table (self, plane, &n_colors);
-
-  /* A large track is a job per depth, so that the threads share it: a
-   * zoomed-out frame's time goes to the few largest tracks, and one
-   * thread drawing a whole one while the others wait made the frame that
-   * track's. Each depth's band is rows of its own. */
-  for (guint d = min_depth; d <= max_depth; d++)
-    {
-      guint last = track->n_events >= SPLIT_EVENTS ? d : max_depth;
-
-      add_job (self, plane, track, colors, n_colors, y, d, last, clip_top, clip_bottom);
-      d = last;
-    }
-}
-
-static void
-add_job (PlanarTrackRenderer *self,
-         const PlanarPlane   *plane,
-         const PlanarTrack   *track,
-         const guint8        *colors,
-         guint                n_colors,
-         float                y,
-         guint                min_depth,
-         guint                max_depth,
-         float                clip_top,
-         float                clip_bottom)
-{
-  Job *job;
 
   if (self->n_jobs == self->jobs->len)
     {
@@ -554,8 +508,8 @@ add_job (PlanarTrackRenderer *self,
   job = &g_array_index (self->jobs, Job, self->n_jobs++);
   job->plane = plane;
   job->track = track;
-  job->colors = colors;
-  job->n_colors = n_colors;
+  /* Made here, on the main thread, for the workers to read. */
+  job->colors = plane_color_table (self, plane, &job->n_colors);
   job->y = y;
   job->min_depth = min_depth;
   job->max_depth = max_depth;
