@@ -26,7 +26,14 @@
  *
  * With PLANAR_BENCH_PERF_CTL set to the control FIFO of a
  * `perf record -D -1 --control fifo:FIFO`, perf records only the frames of
- * the loaded profiles (it is enabled before them and disabled after).
+ * the loaded profiles (it is enabled before them and disabled after); with
+ * PLANAR_BENCH_PERF_PHASE=loading as well, only the frames drawn while the
+ * profiles load (enabled around each of them).
+ *
+ * The page faults the main thread took in its frames, per frame, are
+ * printed for both phases: at 1e8 events the index lives in file-backed
+ * spill mappings, and a frame that touches pages that were written back
+ * and dropped waits for the disk.
  *
  * Prints figures; asserts nothing. Needs a display: run it under xvfb-run,
  *   xvfb-run -a -s '-screen 0 1920x1200x24' build/bench/planar-bench-frame [--events-small N] [--events-large N] [--runs N]
@@ -36,6 +43,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "planar-cache.h"
 #include "planar-parallel.h"
@@ -60,9 +68,17 @@ typedef struct
   double snapshot_ms;
   double frame_ms;
   guint  nodes;
+  /* The rectangles of events the frame drew. */
+  guint  spans;
   /* While the profile was loading: the median frame and how many. */
   double streaming_ms;
   guint  n_streaming;
+  /* The main thread's page faults per frame, major and minor, while
+   * loading and after. */
+  double streaming_major;
+  double streaming_minor;
+  double major;
+  double minor;
 } Figures;
 
 /* With --find: the hits, and the time to index them. */
@@ -94,17 +110,40 @@ ensure_profile (const char *dir,
   return path;
 }
 
-/* Sends @command ("enable", "disable") to perf's control FIFO, if any. */
+/* Sends @command ("enable", "disable") to perf's control FIFO, if any,
+ * when @phase is the one PLANAR_BENCH_PERF_PHASE asks for ("loaded" when
+ * unset). */
 static void
-perf_control (const char *command)
+perf_control (const char *phase,
+              const char *command)
 {
   const char *fifo = g_getenv ("PLANAR_BENCH_PERF_CTL");
+  const char *wanted = g_getenv ("PLANAR_BENCH_PERF_PHASE");
   FILE *f;
 
+  if (g_strcmp0 (phase, wanted != NULL ? wanted : "loaded") != 0)
+    return;
   if (fifo == NULL || (f = fopen (fifo, "w")) == NULL)
     return;
   fprintf (f, "%s\n", command);
   fclose (f);
+}
+
+/* The calling thread's page faults so far, major and minor. */
+static void
+thread_faults (double *major,
+               double *minor)
+{
+  struct rusage usage;
+
+  *major = *minor = 0;
+#ifdef RUSAGE_THREAD
+  if (getrusage (RUSAGE_THREAD, &usage) == 0)
+    {
+      *major = (double) usage.ru_majflt;
+      *minor = (double) usage.ru_minflt;
+    }
+#endif
 }
 
 static int
@@ -232,6 +271,7 @@ measure (const char  *path,
   g_autofree double *frame_ms = g_new (double, runs);
   gboolean done = FALSE;
   guint turn = 0;
+  double streaming_major[G_N_ELEMENTS (zooms)] = { 0 }, streaming_minor[G_N_ELEMENTS (zooms)] = { 0 };
 
   if (!gsk_renderer_realize (renderer, NULL, &error))
     g_error ("%s", error->message);
@@ -272,12 +312,20 @@ measure (const char  *path,
         guint z = turn++ % G_N_ELEMENTS (zooms);
         gint64 width = MAX ((gint64) ((double) (last - first) * zooms[z]), 1);
         gint64 middle = first + (last - first) / 2;
-        double ms;
+        double ms, major0, minor0, major1, minor1;
 
         planar_timeline_set_view (timeline, middle - width / 2, middle - width / 2 + width);
+        perf_control ("loading", "enable");
+        thread_faults (&major0, &minor0);
         ms = draw_frame (timeline, renderer, NULL, NULL);
+        thread_faults (&major1, &minor1);
+        perf_control ("loading", "disable");
         if (!done)
-          g_array_append_val (streaming[z], ms);
+          {
+            g_array_append_val (streaming[z], ms);
+            streaming_major[z] += major1 - major0;
+            streaming_minor[z] += minor1 - minor0;
+          }
         /* Ten frames a second, as a person panning: the load keeps the
          * rest of the machine. */
         while (!done && ms < 100)
@@ -295,6 +343,8 @@ measure (const char  *path,
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       figures[z].n_streaming = streaming[z]->len;
+      figures[z].streaming_major = streaming[z]->len > 0 ? streaming_major[z] / streaming[z]->len : 0;
+      figures[z].streaming_minor = streaming[z]->len > 0 ? streaming_minor[z] / streaming[z]->len : 0;
       figures[z].streaming_ms = streaming[z]->len > 0 ? median ((double *) (gpointer) streaming[z]->data, streaming[z]->len) : 0;
       g_array_unref (streaming[z]);
     }
@@ -314,12 +364,13 @@ measure (const char  *path,
       planar_timeline_set_search_hits (timeline, index);
     }
 
-  perf_control ("enable");
+  perf_control ("loaded", "enable");
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       gint64 span = last - first;
       gint64 width = MAX ((gint64) ((double) span * zooms[z]), 1);
       gint64 middle = first + span / 2;
+      double major0 = 0, minor0 = 0, major1, minor1;
 
       if (only_zoom >= 0 && (guint) only_zoom != z)
         continue;
@@ -328,18 +379,25 @@ measure (const char  *path,
        * frame reuses, as on screen. */
       for (guint r = 0; r < runs + 1; r++)
         {
-          double snap, ms = draw_frame (timeline, renderer, &snap, r == 0 ? &figures[z].nodes : NULL);
+          double snap, ms;
 
+          if (r == 1)
+            thread_faults (&major0, &minor0);
+          ms = draw_frame (timeline, renderer, &snap, r == 0 ? &figures[z].nodes : NULL);
+          figures[z].spans = timeline->n_spans_drawn;
           if (r > 0)
             {
               snapshot_ms[r - 1] = snap;
               frame_ms[r - 1] = ms;
             }
         }
+      thread_faults (&major1, &minor1);
+      figures[z].major = (major1 - major0) / runs;
+      figures[z].minor = (minor1 - minor0) / runs;
       figures[z].snapshot_ms = median (snapshot_ms, runs);
       figures[z].frame_ms = median (frame_ms, runs);
     }
-  perf_control ("disable");
+  perf_control ("loaded", "disable");
 
   gtk_window_destroy (GTK_WINDOW (window));
   while (g_main_context_iteration (NULL, FALSE))
@@ -462,6 +520,40 @@ main (int   argc,
                    figures[i][z].streaming_ms / figures[0][z].frame_ms);
         else
           g_print (" – | 0 | – |");
+      g_print ("\n");
+    }
+
+  g_print ("\nRectangles of events drawn per frame (the output: a wide window of a larger file has more columns "
+           "with events in them):\n\n| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events |", sizes[i]);
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    g_print ("---|");
+  g_print ("\n");
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        g_print (" %u |", figures[i][z].spans);
+      g_print ("\n");
+    }
+
+  g_print ("\nPage faults per frame on the main thread (which draws about half the tracks; the pool's helper the rest), "
+           "major / minor, while loading and loaded:\n\n");
+  g_print ("| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events: loading | loaded |", sizes[i]);
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    g_print ("---|---|");
+  g_print ("\n");
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        g_print (" %.1f / %.1f | %.1f / %.1f |", figures[i][z].streaming_major, figures[i][z].streaming_minor,
+                 figures[i][z].major, figures[i][z].minor);
       g_print ("\n");
     }
 

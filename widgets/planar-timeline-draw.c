@@ -605,7 +605,7 @@ draw_tracks_layer (PlanarTimeline *self,
     }
 
   /* The events' rectangles, then their labels over them. */
-  planar_track_renderer_flush (self->renderer, labels);
+  self->n_spans_drawn = planar_track_renderer_flush (self->renderer, labels);
   planar_track_renderer_end (self->renderer, snapshot);
   labels_node = gtk_snapshot_free_to_node (labels);
   if (labels_node != NULL)

@@ -135,6 +135,8 @@ struct _PlanarTimeline
   PlanarViewState      *view_state;
   char                 *track_filter;
   PlanarTrackRenderer  *renderer;
+  /* Rectangles the tracks layer drew last (bench/frame prints them). */
+  guint                 n_spans_drawn;
   /* Track names; the axis and subtitles; event labels; section titles. */
   PangoLayout          *label_layout;
   PangoLayout          *small_layout;

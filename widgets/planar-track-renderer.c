@@ -366,7 +366,9 @@ device_x (const PlanarTrackView *view,
   double lo = 0.0, hi = (double) view->width * view->scale + 2.0;
 
   dx = CLAMP (dx, lo, hi);
-  return (gint64) floor (dx);
+  /* Not negative: the conversion is the floor (without a call to libm,
+   * for each of the frame's tens of thousands of rectangles). */
+  return (gint64) dx;
 }
 
 static void
@@ -417,6 +419,9 @@ run_job (PlanarTrackRenderer *self,
   gint64 clip0 = (gint64) floor (((double) job->clip_top - self->bounds.origin.y) * self->scale);
   gint64 clip1 = (gint64) ceil (((double) job->clip_bottom - self->bounds.origin.y) * self->scale);
 
+  guint top_depth = G_MAXUINT;
+  gint64 top = 0;
+
   g_array_set_size (job->spans, 0);
   planar_track_query_spans (job->track, view->t0_ps, view->t1_ps, planar_track_view_ps_per_column (view),
                             job->min_depth, job->max_depth, job->spans);
@@ -426,8 +431,14 @@ run_job (PlanarTrackRenderer *self,
       const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, i);
       gint64 x0 = device_x (view, device_px_per_ps, span->start_ps);
       gint64 x1 = MIN (device_x (view, device_px_per_ps, span->end_ps), self->width);
-      gint64 top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
-      guint32 md = job->track->events[span->first].metadata;
+      guint32 md = span->metadata;
+
+      /* The spans come a depth after another. */
+      if (span->depth != top_depth)
+        {
+          top_depth = span->depth;
+          top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
+        }
 
       if (self->hide_internal && span->count == 1 && md < job->plane->n_metadata &&
           job->plane->metadata[md].internal)
@@ -546,9 +557,8 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
 
           if (span->count != 1)
             continue;
-          if (self->hide_internal &&
-              job->track->events[span->first].metadata < job->plane->n_metadata &&
-              job->plane->metadata[job->track->events[span->first].metadata].internal)
+          if (self->hide_internal && span->metadata < job->plane->n_metadata &&
+              job->plane->metadata[span->metadata].internal)
             continue;
           x0 = view->x + (float) ((double) (MAX (span->start_ps, view->t0_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
           x1 = view->x + (float) ((double) (MIN (span->end_ps, view->t1_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));

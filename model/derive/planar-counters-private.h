@@ -24,4 +24,14 @@ void              _planar_counter_predict_series (PlanarTrace *trace,
                                                   GArray      *tracks,
                                                   GPtrArray   *names);
 
+/* planar_counter_series_query_columns(), adding to @visited the number of
+ * entries (sample times, directory cells) it read to find the columns'
+ * samples. */
+void              _planar_counter_series_query_columns_counted (const PlanarCounterSeries *self,
+                                                                gint64                     t0_ps,
+                                                                gint64                     ps_per_px,
+                                                                guint                      n_columns,
+                                                                PlanarCounterColumn       *columns,
+                                                                guint64                   *visited);
+
 G_END_DECLS

@@ -9,6 +9,15 @@
  * to scan. That costs n / BLOCK × log2 (n / BLOCK) pairs of doubles, a small
  * fraction of the samples themselves.
  *
+ * A column's samples are found through a directory by time, as the span
+ * index finds a column's events: the series' time from its first sample
+ * cut into cells of CELL_SAMPLES samples on average, each with the number
+ * of samples before it, so that a column's end is looked for among the few
+ * samples of one cell. Galloping from the previous column instead read
+ * O(log samples per column) sample times, each through the sample's event
+ * record (which at 10^8 events lives in a spill mapping): a zoomed-out
+ * frame's counters grew with the file.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-trace-private.h"
@@ -19,6 +28,9 @@
 #include <string.h>
 
 #define BLOCK 32
+
+/* Samples per directory cell, on average. */
+#define CELL_SAMPLES 16
 
 struct _PlanarCounterSeries
 {
@@ -37,6 +49,13 @@ struct _PlanarCounterSeries
   guint              n_levels;
   double            *block_min;
   double            *block_max;
+  /* The directory by time: @n_cells cells of @cell_ps ps from the first
+   * sample's time, with @n_cells + 1 ranks (the samples that come before
+   * each); NULL when the series has none (no samples, or times that go
+   * back). */
+  guint32           *cells;
+  gsize              n_cells;
+  guint64            cell_ps;
 };
 
 struct _PlanarCounterSet
@@ -51,6 +70,7 @@ series_free (PlanarCounterSeries *s)
   g_free (s->values);
   g_free (s->block_min);
   g_free (s->block_max);
+  g_free (s->cells);
   g_free (s);
 }
 
@@ -98,9 +118,48 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+static inline gint64
+sample_time (const PlanarCounterSeries *self,
+             gsize                      i)
+{
+  return self->events_track->events[self->events[i]].start_ps;
+}
+
+/* Builds @s's directory by time. O(samples). */
+static void
+series_cells (PlanarCounterSeries *s)
+{
+  gint64 first;
+  guint64 span;
+  gsize k = 0;
+
+  if (s->n == 0 || s->n > G_MAXUINT32)
+    return;
+  first = sample_time (s, 0);
+  for (gsize i = 1; i < s->n; i++)
+    if (sample_time (s, i) < sample_time (s, i - 1))
+      return;
+  span = (guint64) sample_time (s, s->n - 1) - (guint64) first;
+  s->cell_ps = span / MAX (s->n / CELL_SAMPLES, 1) + 1;
+  s->n_cells = (gsize) (span / s->cell_ps) + 1;
+  s->cells = g_new (guint32, s->n_cells + 1);
+  s->cells[0] = 0;
+  for (gsize c = 1; c < s->n_cells; c++)
+    {
+      guint64 limit = (guint64) c * s->cell_ps;
+
+      while (k < s->n && (guint64) sample_time (s, k) - (guint64) first < limit)
+        k++;
+      s->cells[c] = (guint32) k;
+    }
+  s->cells[s->n_cells] = (guint32) s->n;
+}
+
 static void
 series_index (PlanarCounterSeries *s)
 {
+  series_cells (s);
+
   s->min = s->max = s->n > 0 ? s->values[0] : 0.0;
   for (gsize i = 1; i < s->n; i++)
     {
@@ -365,13 +424,6 @@ planar_counter_series_get_n_samples (const PlanarCounterSeries *self)
   return self->n;
 }
 
-static inline gint64
-sample_time (const PlanarCounterSeries *self,
-             gsize                      i)
-{
-  return self->events_track->events[self->events[i]].start_ps;
-}
-
 gint64
 planar_counter_series_get_time (const PlanarCounterSeries *self,
                                 gsize                      i)
@@ -412,20 +464,57 @@ planar_counter_series_get_range (const PlanarCounterSeries *self,
   return self->n > 0;
 }
 
-/* The first sample at or after @from whose time is >= @t: galloping from
- * @from, so the cost follows the distance, not the series' length. */
+/* Counts @n entries read, for the tests. */
+static inline void
+visit (guint64 *visited,
+       guint64  n)
+{
+  if (visited != NULL)
+    *visited += n;
+}
+
+/* The first sample at or after @from whose time is >= @t: among the
+ * samples of the directory's cell that holds @t, or, without one,
+ * galloping from @from, so the cost follows the distance, not the
+ * series' length. */
 static gsize
 first_at_or_after (const PlanarCounterSeries *self,
                    gsize                      from,
-                   gint64                     t)
+                   gint64                     t,
+                   guint64                   *visited)
 {
   gsize step = 1, lo, hi;
 
+  visit (visited, 1);
   if (from >= self->n || sample_time (self, from) >= t)
     return from;
+  if (self->cells != NULL)
+    {
+      /* t > time (from) >= time (0). Samples before cells[c] come before
+       * cell c, so before @t; those from cells[c + 1] on, after it. */
+      guint64 c = ((guint64) t - (guint64) sample_time (self, 0)) / self->cell_ps;
+
+      visit (visited, 3);
+      if (c >= self->n_cells)
+        return self->n;
+      lo = MAX (from + 1, (gsize) self->cells[c]);
+      hi = MAX (lo, (gsize) self->cells[c + 1]);
+      while (lo < hi)
+        {
+          gsize mid = lo + (hi - lo) / 2;
+
+          visit (visited, 1);
+          if (sample_time (self, mid) < t)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      return lo;
+    }
   lo = from;
   while (lo + step < self->n && sample_time (self, lo + step) < t)
     {
+      visit (visited, 1);
       lo += step;
       step *= 2;
     }
@@ -436,6 +525,7 @@ first_at_or_after (const PlanarCounterSeries *self,
     {
       gsize mid = lo + (hi - lo) / 2;
 
+      visit (visited, 1);
       if (sample_time (self, mid) < t)
         lo = mid + 1;
       else
@@ -521,6 +611,17 @@ planar_counter_series_query_columns (const PlanarCounterSeries *self,
                                      guint                      n_columns,
                                      PlanarCounterColumn       *columns)
 {
+  _planar_counter_series_query_columns_counted (self, t0_ps, ps_per_px, n_columns, columns, NULL);
+}
+
+void
+_planar_counter_series_query_columns_counted (const PlanarCounterSeries *self,
+                                              gint64                     t0_ps,
+                                              gint64                     ps_per_px,
+                                              guint                      n_columns,
+                                              PlanarCounterColumn       *columns,
+                                              guint64                   *visited)
+{
   gsize at;
   gboolean has_value = FALSE;
   double carry = 0.0;
@@ -529,7 +630,7 @@ planar_counter_series_query_columns (const PlanarCounterSeries *self,
   g_return_if_fail (ps_per_px > 0);
   g_return_if_fail (n_columns == 0 || columns != NULL);
 
-  at = first_at_or_after (self, 0, t0_ps);
+  at = first_at_or_after (self, 0, t0_ps, visited);
   if (at > 0)
     {
       has_value = TRUE;
@@ -546,7 +647,7 @@ planar_counter_series_query_columns (const PlanarCounterSeries *self,
       if (__builtin_mul_overflow ((gint64) c + 1, ps_per_px, &offset) ||
           __builtin_add_overflow (t0_ps, offset, &end))
         end = G_MAXINT64;
-      next = end == G_MAXINT64 ? self->n : first_at_or_after (self, at, end);
+      next = end == G_MAXINT64 ? self->n : first_at_or_after (self, at, end, visited);
 
       col->n_samples = next - at;
       if (next > at)

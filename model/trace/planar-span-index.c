@@ -20,12 +20,28 @@
  * few entries at any size (where the events are spread evenly in time;
  * a burst denser than a cell costs a gallop over the burst, as before).
  *
+ * Those few entries are still far apart: a zoomed-out column reads its
+ * cell, the starts in it, the order entries and the records of its first
+ * and last events, each on its own page of an index that at 10^8 events
+ * lives in gigabytes of file-backed spill mappings, so that each load is
+ * a TLB miss and a page walk (a long one under virtualization). Walking
+ * from column to column, each column's loads wait for the one before. A
+ * window with more events than columns is answered a batch of columns at
+ * a time instead (query_columns): the columns' boundaries are known in
+ * advance, so each step (the cells, the starts in them, the order entries,
+ * the records) is asked for the whole batch before any of it is used, and
+ * the misses of a batch overlap. The rectangles are the walk's.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-span-index-private.h"
 
 /* Events per directory cell, on average. */
 #define CELL_EVENTS 16
+
+/* Columns a batch of query_columns() asks for at once: enough misses in
+ * flight to fill the memory system, and its arrays stay on the stack. */
+#define BATCH 64
 
 /* The directory's block: a header of n_depths + 1 offsets (in cells) and
  * n_depths cell widths, then the cells of every group. Group d's cells
@@ -85,7 +101,12 @@ _planar_track_build_cells (PlanarTrack     *track,
   g_clear_pointer (&track->depth_cells, planar_spill_free);
   if (size == 0)
     return;
-  h = planar_spill_alloc (size, spill);
+  /* On the heap, whatever the trace spills: a zoomed-out frame reads a
+   * cell for every column of every group, and at 0.25 bytes an event (25
+   * MB at 10^8) it is worth keeping out of the spill files' pages, which
+   * the kernel may drop and read back. */
+  (void) spill;
+  h = planar_spill_alloc (size, PLANAR_SPILL_NEVER);
   h->n_depths = n_depths;
   offsets = h->words;
   widths = h->words + n_depths + 1;
@@ -284,18 +305,197 @@ append_span (GArray           *out,
   span.first = group_index (g, first);
   span.count = last - first + 1;
   span.depth = depth;
-  visit (g, 2);
+  span.metadata = g->events[span.first].metadata;
+  visit (g, 3);
   g_array_append_val (out, span);
 }
 
+/* The rectangles of the events [@first, @last] that start in one column:
+ * one, or, when the last is at least a column wide, the narrow ones folded
+ * and that one apart. A wide event is the last to start in its column (the
+ * next one starts after it ends, unless it is a partial overlap): kept
+ * apart, it stays recognisable. */
+static inline void
+append_column (GArray           *out,
+               const DepthGroup *g,
+               gsize             first,
+               gsize             last,
+               gint64            ps_per_px,
+               guint             depth)
+{
+  visit (g, 1);
+  if (last == first)
+    append_span (out, g, first, first, depth);
+  else if (group_event (g, last)->duration_ps >= ps_per_px)
+    {
+      append_span (out, g, first, last - 1, depth);
+      append_span (out, g, last, last, depth);
+    }
+  else
+    append_span (out, g, first, last, depth);
+}
+
+/* How many of the group's events start before @limit: the first of
+ * [@lo, @hi) whose start is >= @limit, given that those before @lo start
+ * before it and those from @hi on do not. */
+static inline gsize
+rank_in (const DepthGroup *g,
+         gsize             lo,
+         gsize             hi,
+         gint64            limit)
+{
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      visit (g, 1);
+      if (g->starts[mid] < limit)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The bounds of the rank of @limit that the directory gives: [*@lo, *@hi],
+ * and the cell to read in @cell (G_MAXUINT64 when none is needed). */
+static inline void
+rank_bounds (const DepthGroup *g,
+             gint64            limit,
+             guint64          *cell,
+             gsize            *lo,
+             gsize            *hi)
+{
+  *cell = G_MAXUINT64;
+  if (limit <= g->starts[0])
+    *lo = *hi = 0;
+  else
+    {
+      guint64 c = ((guint64) limit - (guint64) g->starts[0]) / g->cell_ps;
+
+      /* The last start lies in the last cell, before @limit. */
+      if (c >= g->n_cells)
+        *lo = *hi = g->n;
+      else
+        {
+          *cell = c;
+          *lo = 0;
+          *hi = g->n;
+        }
+    }
+}
+
+/* The group's rectangles in [@t0, @t1] (@t1 < G_MAXINT64) from event @k0
+ * on (the first visible one), a batch of columns at a time: the same
+ * rectangles as query_depth's walk. Column i (0 <= i < n_columns) holds
+ * the starts in [t0 + i ps, t0 + (i + 1) ps), cut at t1; column -1 those
+ * before t0 (of events still open at t0). With R(i) the number of events
+ * that start before column i (R(n_columns): before t1 + 1), column i - 1
+ * is the events [max (k0, R(i - 1)), R(i)). */
+static void
+query_columns (const DepthGroup *g,
+               guint             depth,
+               gsize             k0,
+               gint64            t0,
+               gint64            t1,
+               gint64            ps_per_px,
+               guint64           n_columns,
+               GArray           *out)
+{
+  gint64 limit[BATCH];
+  guint64 cell[BATCH];
+  gsize hi[BATCH];
+  /* The ranks of three batches in turn: the one being searched, the one
+   * whose records are asked for, and the one whose rectangles are made
+   * (each step a batch behind the one before, so that what it reads has
+   * had a batch's time to arrive). */
+  gsize rank[3][BATCH];
+  guint count[3] = { 0, 0, 0 };
+  gsize prev = k0;
+  guint64 n_batches = (n_columns + 1 + BATCH - 1) / BATCH;
+
+  for (guint64 batch = 0; batch < n_batches + 2; batch++)
+    {
+      gsize *lo = rank[batch % 3];
+      const gsize *asked = rank[(batch + 2) % 3];
+      const gsize *made = rank[(batch + 1) % 3];
+      guint64 base = batch * BATCH;
+      guint m = batch < n_batches ? (guint) MIN ((guint64) BATCH, n_columns + 1 - base) : 0;
+
+      /* The boundaries, and their cells asked for. */
+      for (guint b = 0; b < m; b++)
+        {
+          guint64 i = base + b;
+
+          limit[b] = i == 0 ? t0 : i >= n_columns ? t1 + 1 : t0 + (gint64) (i * (guint64) ps_per_px);
+          rank_bounds (g, limit[b], &cell[b], &lo[b], &hi[b]);
+          if (cell[b] != G_MAXUINT64)
+            __builtin_prefetch (&g->cells[cell[b]]);
+        }
+      /* The cells read; the starts they point at asked for. */
+      for (guint b = 0; b < m; b++)
+        if (cell[b] != G_MAXUINT64)
+          {
+            visit (g, 2);
+            lo[b] = g->cells[cell[b]];
+            hi[b] = g->cells[cell[b] + 1];
+            if (lo[b] < g->n)
+              {
+                __builtin_prefetch (&g->starts[lo[b]]);
+                __builtin_prefetch (&g->starts[lo[b] + (hi[b] - lo[b]) / 2]);
+              }
+          }
+      /* The ranks; the order entries of the events on either side asked
+       * for. */
+      for (guint b = 0; b < m; b++)
+        {
+          lo[b] = rank_in (g, lo[b], hi[b], limit[b]);
+          if (g->order != NULL)
+            __builtin_prefetch (&g->order[lo[b] > 0 ? lo[b] - 1 : 0]);
+        }
+      count[batch % 3] = m;
+
+      /* The batch before: the records of its columns' last events and of
+       * the next ones' first events asked for. */
+      for (guint b = 0; b < count[(batch + 2) % 3]; b++)
+        {
+          gsize r = asked[b];
+
+          if (r > 0)
+            __builtin_prefetch (group_event (g, r - 1));
+          if (r < g->n)
+            __builtin_prefetch (group_event (g, r));
+        }
+
+      /* The batch before that: its rectangles. */
+      for (guint b = 0; b < count[(batch + 1) % 3]; b++)
+        {
+          gsize r = made[b];
+
+          if (r > prev)
+            {
+              append_column (out, g, prev, r - 1, ps_per_px, depth);
+              prev = r;
+            }
+        }
+      count[(batch + 1) % 3] = 0;
+    }
+}
+
+/* The most columns query_columns() takes: a forced one (the tests) and
+ * one it picks. */
+#define MAX_COLUMNS      (1 << 20)
+#define MAX_AUTO_COLUMNS (1 << 16)
+
 static gsize
-query_depth (const PlanarTrack *track,
-             guint              depth,
-             gint64             t0,
-             gint64             t1,
-             gint64             ps_per_px,
-             GArray            *out,
-             guint64           *visited)
+query_depth (const PlanarTrack   *track,
+             guint                depth,
+             gint64               t0,
+             gint64               t1,
+             gint64               ps_per_px,
+             PlanarSpanQueryPath  path,
+             GArray              *out,
+             guint64             *visited)
 {
   DepthGroup g;
   gsize k, before = out->len;
@@ -306,6 +506,37 @@ query_depth (const PlanarTrack *track,
   g.visited = visited;
   sorted = track->depth_ends_sorted[depth];
   k = first_visible (track, depth, &g, t0);
+
+  /* More events in the window than columns: most columns hold some, and
+   * the batches of columns find them with their misses overlapping. */
+  if (path != PLANAR_SPAN_QUERY_WALK && sorted && g.cells != NULL && t1 < G_MAXINT64 && k < g.n)
+    {
+      guint64 n_columns = ((guint64) t1 - (guint64) t0) / (guint64) ps_per_px + 1;
+      gboolean wide = FALSE;
+
+      if (path == PLANAR_SPAN_QUERY_COLUMNS)
+        wide = n_columns <= MAX_COLUMNS;
+      else if (n_columns <= MAX_AUTO_COLUMNS)
+        {
+          guint64 cell;
+          gsize lo, hi;
+
+          rank_bounds (&g, t1 + 1, &cell, &lo, &hi);
+          if (cell != G_MAXUINT64)
+            {
+              visit (&g, 2);
+              lo = g.cells[cell];
+              hi = g.cells[cell + 1];
+            }
+          lo = rank_in (&g, lo, hi, t1 + 1);
+          wide = lo > k && lo - k >= n_columns;
+        }
+      if (wide)
+        {
+          query_columns (&g, depth, k, t0, t1, ps_per_px, n_columns, out);
+          return out->len - before;
+        }
+    }
 
   while (k < g.n)
     {
@@ -374,23 +605,35 @@ query_depth (const PlanarTrack *track,
       /* Events past the window's end stay out even when their column
        * straddles it. */
       j = last_starting_before (&g, k, t1 == G_MAXINT64 ? column_end : MIN (column_end, t1 + 1));
-      visit (&g, 1);
-      if (j == k)
-        append_span (out, &g, k, k, depth);
-      else if (group_event (&g, j)->duration_ps >= ps_per_px)
-        {
-          /* A wide event is the last to start in its column (the next one
-           * starts after it ends, unless it is a partial overlap): keep it
-           * apart so it stays recognisable, and fold the narrow ones
-           * before it. */
-          append_span (out, &g, k, j - 1, depth);
-          append_span (out, &g, j, j, depth);
-        }
-      else
-        append_span (out, &g, k, j, depth);
+      append_column (out, &g, k, j, ps_per_px, depth);
       k = j + 1;
     }
   return out->len - before;
+}
+
+gsize
+_planar_track_query_spans_path (const PlanarTrack   *track,
+                                gint64               t0_ps,
+                                gint64               t1_ps,
+                                gint64               ps_per_px,
+                                guint                min_depth,
+                                guint                max_depth,
+                                PlanarSpanQueryPath  path,
+                                GArray              *out,
+                                guint64             *visited)
+{
+  gsize n = 0;
+
+  g_return_val_if_fail (track != NULL, 0);
+  g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarSpan), 0);
+  g_return_val_if_fail (ps_per_px > 0, 0);
+
+  if (t1_ps < t0_ps || track->n_events == 0)
+    return 0;
+  max_depth = MIN (max_depth, track->max_depth);
+  for (guint d = min_depth; d <= max_depth; d++)
+    n += query_depth (track, d, t0_ps, t1_ps, ps_per_px, path, out, visited);
+  return n;
 }
 
 gsize
@@ -403,18 +646,8 @@ _planar_track_query_spans_counted (const PlanarTrack *track,
                                    GArray            *out,
                                    guint64           *visited)
 {
-  gsize n = 0;
-
-  g_return_val_if_fail (track != NULL, 0);
-  g_return_val_if_fail (out != NULL && g_array_get_element_size (out) == sizeof (PlanarSpan), 0);
-  g_return_val_if_fail (ps_per_px > 0, 0);
-
-  if (t1_ps < t0_ps || track->n_events == 0)
-    return 0;
-  max_depth = MIN (max_depth, track->max_depth);
-  for (guint d = min_depth; d <= max_depth; d++)
-    n += query_depth (track, d, t0_ps, t1_ps, ps_per_px, out, visited);
-  return n;
+  return _planar_track_query_spans_path (track, t0_ps, t1_ps, ps_per_px, min_depth, max_depth,
+                                         PLANAR_SPAN_QUERY_AUTO, out, visited);
 }
 
 gsize
@@ -426,7 +659,8 @@ planar_track_query_spans (const PlanarTrack *track,
                           guint              max_depth,
                           GArray            *out)
 {
-  return _planar_track_query_spans_counted (track, t0_ps, t1_ps, ps_per_px, min_depth, max_depth, out, NULL);
+  return _planar_track_query_spans_path (track, t0_ps, t1_ps, ps_per_px, min_depth, max_depth,
+                                         PLANAR_SPAN_QUERY_AUTO, out, NULL);
 }
 
 void

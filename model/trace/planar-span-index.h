@@ -20,6 +20,10 @@ typedef struct
   guint64 first;
   guint64 count;
   guint   depth;
+  /* The metadata of event @first (track->events[@first].metadata), whose
+   * color a block takes: read by the query, which has the event at hand,
+   * so that drawing a zoomed-out frame does not look each one up again. */
+  guint32 metadata;
 } PlanarSpan;
 
 /* Appends to @out (a GArray of PlanarSpan) the rectangles of @track's

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "planar-counters-private.h"
 #include "planar-model.h"
 #include "planar-test-xspace.h"
 
@@ -221,6 +222,58 @@ test_values (Fixture       *f,
   g_assert_true (isinf (max));
 }
 
+/* The entries a query of @columns columns over the whole span reads in a
+ * series of @n samples, one every 1000 ps, interleaved with another's
+ * (one every 4000 ps). */
+static guint64
+count_visits (Fixture *f,
+              guint    n,
+              guint    columns)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *line = planar_test_plane_add_line (gpu->plane, G_MAXINT64, "_counters_", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autofree PlanarCounterColumn *out = g_new0 (PlanarCounterColumn, columns);
+  const PlanarCounterSeries *s;
+  guint64 visited = 0, n_samples = 0;
+  gint64 t0, span;
+
+  for (guint i = 0; i < n; i++)
+    {
+      add_sample (gpu, line, "v", (gint64) i * 1000, planar_test_stat_double (planar_test_named_plane_stat_id (gpu, "v"), i % 17));
+      if (i % 4 == 0)
+        add_sample (gpu, line, "w", (gint64) i * 1000 + 500, planar_test_stat_int (planar_test_named_plane_stat_id (gpu, "w"), i % 5));
+    }
+  trace = load (f, space, &gpu, 1);
+  s = planar_counter_set_find_series (planar_trace_get_counters (trace), 0, "v");
+  g_assert_cmpuint (planar_counter_series_get_n_samples (s), ==, n);
+  t0 = planar_counter_series_get_time (s, 0);
+  span = planar_counter_series_get_time (s, n - 1) - t0 + 1;
+  _planar_counter_series_query_columns_counted (s, t0, (span + columns - 1) / columns, columns, out, &visited);
+  for (guint c = 0; c < columns; c++)
+    n_samples += out[c].n_samples;
+  g_assert_cmpuint (n_samples, ==, n);
+  g_test_message ("%u samples in %u columns: %" G_GUINT64_FORMAT " entries read", n, columns, visited);
+  return visited;
+}
+
+/* What a zoomed-out column reads follows the columns, not the samples in
+ * them: ten times the samples in the same columns reads about as much. A
+ * gallop from the previous column reads O(log samples per column) sample
+ * times, each through an event record, so that the frame grew with the
+ * file. */
+static void
+test_visits_per_column (Fixture       *f,
+                        gconstpointer  data)
+{
+  /* 100 and 1000 samples a column (small enough for the ASan build). */
+  guint64 small = count_visits (f, 1000, 10);
+  guint64 large = count_visits (f, 10000, 10);
+
+  g_assert_cmpuint (large, <=, small + small / 4);
+}
+
 /* ------------------------------------------------------------------------ */
 /* planar-gen's profiles against protobuf-c */
 
@@ -401,5 +454,6 @@ main (int   argc,
   PLANAR_TEST_ADD ("/counters/empty", test_empty);
   PLANAR_TEST_ADD ("/counters/values", test_values);
   PLANAR_TEST_ADD ("/counters/gen", test_gen);
+  PLANAR_TEST_ADD ("/counters/visits-per-column", test_visits_per_column);
   return g_test_run ();
 }

@@ -42,6 +42,27 @@ check_query (const PlanarTrack *track,
 
   planar_track_query_spans (track, t0, t1, ps_per_px, 0, G_MAXUINT, spans);
 
+  /* The walk from column to column and the batches of columns give the
+   * same rectangles, whichever the query picks. */
+  for (PlanarSpanQueryPath path = PLANAR_SPAN_QUERY_WALK; path <= PLANAR_SPAN_QUERY_COLUMNS; path++)
+    {
+      g_autoptr(GArray) other = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
+
+      _planar_track_query_spans_path (track, t0, t1, ps_per_px, 0, G_MAXUINT, path, other, NULL);
+      g_assert_cmpuint (other->len, ==, spans->len);
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const PlanarSpan *a = &g_array_index (spans, PlanarSpan, i), *b = &g_array_index (other, PlanarSpan, i);
+
+          g_assert_cmpint (a->start_ps, ==, b->start_ps);
+          g_assert_cmpint (a->end_ps, ==, b->end_ps);
+          g_assert_cmpuint (a->first, ==, b->first);
+          g_assert_cmpuint (a->count, ==, b->count);
+          g_assert_cmpuint (a->depth, ==, b->depth);
+          g_assert_cmpuint (a->metadata, ==, b->metadata);
+        }
+    }
+
   for (guint i = 0; i < spans->len; i++)
     {
       const PlanarSpan *s = &g_array_index (spans, PlanarSpan, i);
@@ -52,6 +73,7 @@ check_query (const PlanarTrack *track,
       g_assert_cmpuint (s->first, <, track->n_events);
       g_assert_cmpuint (s->count, >=, 1);
       g_assert_cmpuint (track->events[s->first].depth, ==, s->depth);
+      g_assert_cmpuint (track->events[s->first].metadata, ==, s->metadata);
       g_assert_cmpint (track->events[s->first].start_ps, ==, s->start_ps);
       g_assert_cmpint (s->end_ps, >=, s->start_ps);
       if (s->count == 1)
