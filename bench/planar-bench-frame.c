@@ -405,6 +405,24 @@ measure (const char  *path,
   gsk_renderer_unrealize (renderer);
 }
 
+/* A table's first two lines: a column for the zoom, then for each size
+ * " SIZE events" and @columns, which has @n_columns cells. */
+static void
+print_table_head (char       **sizes,
+                  guint        n,
+                  const char  *columns,
+                  guint        n_columns)
+{
+  g_print ("| window (x span) |");
+  for (guint i = 0; i < n; i++)
+    g_print (" %s events%s", sizes[i], columns);
+  g_print ("\n|---|");
+  for (guint i = 0; i < n; i++)
+    for (guint c = 0; c < n_columns; c++)
+      g_print ("---|");
+  g_print ("\n");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -504,13 +522,7 @@ main (int   argc,
 
   g_print ("\nWhile loading (frames drawn one after another from the first track shown to the end of the load, "
            "the zooms in turn; ratio to the loaded %s profile's frame):\n\n", sizes[0]);
-  g_print ("| window (x span) |");
-  for (guint i = 0; i < n; i++)
-    g_print (" %s events: frame while loading | frames | ratio |", sizes[i]);
-  g_print ("\n|---|");
-  for (guint i = 0; i < n; i++)
-    g_print ("---|---|---|");
-  g_print ("\n");
+  print_table_head (sizes, n, ": frame while loading | frames | ratio |", 3);
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       g_print ("| %g |", zooms[z]);
@@ -524,13 +536,8 @@ main (int   argc,
     }
 
   g_print ("\nRectangles of events drawn per frame (the output: a wide window of a larger file has more columns "
-           "with events in them):\n\n| window (x span) |");
-  for (guint i = 0; i < n; i++)
-    g_print (" %s events |", sizes[i]);
-  g_print ("\n|---|");
-  for (guint i = 0; i < n; i++)
-    g_print ("---|");
-  g_print ("\n");
+           "with events in them):\n\n");
+  print_table_head (sizes, n, " |", 1);
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       g_print ("| %g |", zooms[z]);
@@ -541,13 +548,7 @@ main (int   argc,
 
   g_print ("\nPage faults per frame on the main thread (which draws about half the tracks; the pool's helper the rest), "
            "major / minor, while loading and loaded:\n\n");
-  g_print ("| window (x span) |");
-  for (guint i = 0; i < n; i++)
-    g_print (" %s events: loading | loaded |", sizes[i]);
-  g_print ("\n|---|");
-  for (guint i = 0; i < n; i++)
-    g_print ("---|---|");
-  g_print ("\n");
+  print_table_head (sizes, n, ": loading | loaded |", 2);
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
       g_print ("| %g |", zooms[z]);

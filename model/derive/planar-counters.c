@@ -473,6 +473,28 @@ visit (guint64 *visited,
     *visited += n;
 }
 
+/* The first sample in [@lo, @hi) whose time is >= @t (@hi when none):
+ * a binary search, the samples being in time order. */
+static gsize
+first_in (const PlanarCounterSeries *self,
+          gsize                      lo,
+          gsize                      hi,
+          gint64                     t,
+          guint64                   *visited)
+{
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      visit (visited, 1);
+      if (sample_time (self, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* The first sample at or after @from whose time is >= @t: among the
  * samples of the directory's cell that holds @t, or, without one,
  * galloping from @from, so the cost follows the distance, not the
@@ -499,17 +521,7 @@ first_at_or_after (const PlanarCounterSeries *self,
         return self->n;
       lo = MAX (from + 1, (gsize) self->cells[c]);
       hi = MAX (lo, (gsize) self->cells[c + 1]);
-      while (lo < hi)
-        {
-          gsize mid = lo + (hi - lo) / 2;
-
-          visit (visited, 1);
-          if (sample_time (self, mid) < t)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      return lo;
+      return first_in (self, lo, hi, t, visited);
     }
   lo = from;
   while (lo + step < self->n && sample_time (self, lo + step) < t)
@@ -520,18 +532,7 @@ first_at_or_after (const PlanarCounterSeries *self,
     }
   /* sample lo is < t; the answer is in (lo, min (lo + step, n)]. */
   hi = MIN (lo + step, self->n);
-  lo++;
-  while (lo < hi)
-    {
-      gsize mid = lo + (hi - lo) / 2;
-
-      visit (visited, 1);
-      if (sample_time (self, mid) < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return first_in (self, lo + 1, hi, t, visited);
 }
 
 gboolean
