@@ -98,13 +98,10 @@ static inline int
 compare_refs (const PlanarEventRef *a,
               const PlanarEventRef *b)
 {
-  if (a->plane != b->plane)
-    return a->plane < b->plane ? -1 : 1;
-  if (a->track != b->track)
-    return a->track < b->track ? -1 : 1;
-  if (a->index != b->index)
-    return a->index < b->index ? -1 : 1;
-  return 0;
+  PlanarEventRef same_host = *a;
+
+  same_host.trace = b->trace;
+  return planar_event_ref_compare (&same_host, b);
 }
 
 
