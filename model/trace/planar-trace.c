@@ -40,11 +40,13 @@ _planar_trace_wants_spill (guint64 size)
         env_mode = PLANAR_SPILL_LARGE;
       else if (g_strcmp0 (env, "all") == 0)
         env_mode = PLANAR_SPILL_EVERY;
+      else if (g_strcmp0 (env, "short") == 0)
+        env_mode = PLANAR_SPILL_WHEN_SHORT;
       g_once_init_leave (&env_read, 1);
     }
   if (env_mode >= 0)
     return (PlanarSpillMode) env_mode;
-  return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_WHEN_SHORT : PLANAR_SPILL_NEVER;
+  return size >= PLANAR_SPILL_FILE_MIN ? PLANAR_SPILL_LARGE : PLANAR_SPILL_NEVER;
 }
 
 void
