@@ -13,48 +13,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 
-: "${PLANAR:?}" "${PLANAR_GEN:?}" "${PLANAR_E2E_OUTPUT:?}"
-xdotool=${XDOTOOL:-xdotool}
-gdbus=${GDBUS:-gdbus}
-out=$PLANAR_E2E_OUTPUT
-app_path=/dev/planar/Planar
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/planar-e2e-XXXXXX")
-pid=
-n=0
-
-cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-ok() {
-  n=$((n + 1))
-  echo "ok $n - $*"
-}
-
-fail() {
-  n=$((n + 1))
-  echo "not ok $n - $*"
+tmp_prefix=planar-e2e
+show_logs() {
   echo "# planar's output:"
   sed 's/^/#   /' "$out/planar.log" || true
-  echo "1..$n"
-  exit 1
 }
+. "$(dirname "$0")/lib-app-script.sh"
 
 alive() {
   kill -0 "$pid" 2>/dev/null || fail "planar is still running after $1"
-}
-
-# Whether the action $1 of window ${2:-1} is enabled, asked over
-# org.gtk.Actions.
-enabled() {
-  "$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path/window/${2:-1}" \
-    --method org.gtk.Actions.Describe "$1" 2>/dev/null | grep -q '^((true,'
 }
 
 # The state of the action $1 of window 1, as GVariant text.

@@ -14,46 +14,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 
-: "${PLANAR:?}" "${PLANAR_GEN:?}" "${PLANAR_E2E_OUTPUT:?}"
-xdotool=${XDOTOOL:-xdotool}
-gdbus=${GDBUS:-gdbus}
-out=$PLANAR_E2E_OUTPUT
-app_path=/dev/planar/Planar
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/planar-early-XXXXXX")
-pid=
-n=0
-
-cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-ok() {
-  n=$((n + 1))
-  echo "ok $n - $*"
-}
-
-fail() {
-  n=$((n + 1))
-  echo "not ok $n - $*"
+tmp_prefix=planar-early
+show_logs() {
   for log in "$tmp/first.log" "$tmp/second.log"; do
     [ -f "$log" ] || continue
     echo "# $log:"
     sed 's/^/#   /' "$log"
   done
-  echo "1..$n"
-  exit 1
 }
-
-enabled() {
-  "$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path/window/${2:-1}" \
-    --method org.gtk.Actions.Describe "$1" 2>/dev/null | grep -q '^((true,'
-}
+. "$(dirname "$0")/lib-app-script.sh"
 
 # Waits until window ${1:-1} has loaded what it opened, or failed to.
 wait_settled() {
