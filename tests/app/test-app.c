@@ -336,6 +336,16 @@ early_load_returned (gpointer data)
   return _planar_early_load_has_returned (data);
 }
 
+/* Begins @path's load as `planar PATH` does before GTK starts; returns it. */
+static PlanarEarlyLoad *
+start_early_load (const char *path)
+{
+  char *argv[] = { (char *) "planar", (char *) path, NULL };
+
+  g_assert_true (planar_application_start_early_load (app, 2, argv));
+  return _planar_application_get_early_load (app);
+}
+
 /* `planar PATH` starts PATH's load before GTK starts, and the window that
  * opens PATH adopts it: one load, whose tracks, end and errors the window
  * gets as from its own. Any other path is loaded by the window, and the
@@ -372,12 +382,7 @@ test_early_load (void)
 
   /* A log folder (its newest session, both hosts): the load runs before
    * any window exists, and the window adopts it. */
-  {
-    char *argv[] = { (char *) "planar", demo, NULL };
-
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-  }
-  early_load = _planar_application_get_early_load (app);
+  early_load = start_early_load (demo);
   g_assert_nonnull (early_load);
   early = _planar_early_load_dup_profile (early_load);
   g_assert_nonnull (early);
@@ -401,12 +406,7 @@ test_early_load (void)
 
   /* A load that ended before the window was made: its end reaches the
    * window all the same. */
-  {
-    char *argv[] = { (char *) "planar", other, NULL };
-
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-  }
-  early_load = _planar_application_get_early_load (app);
+  early_load = start_early_load (other);
   early = _planar_early_load_dup_profile (early_load);
   /* Held before its derive pass until the deadline: no window paints. */
   wait_for (early_load_returned, early_load, 30, "the early load to end");
@@ -421,12 +421,7 @@ test_early_load (void)
   g_clear_object (&early);
 
   /* Another path is the window's own load; the early one is cancelled. */
-  {
-    char *argv[] = { (char *) "planar", demo, NULL };
-
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-  }
-  early_load = _planar_application_get_early_load (app);
+  early_load = start_early_load (demo);
   early = _planar_early_load_dup_profile (early_load);
   window = open_path (other);
   wait_loaded (window);
@@ -440,12 +435,7 @@ test_early_load (void)
   /* A load the window does not adopt though it took its path's resolution
    * (here the lazy threshold changed since the early load began): the
    * window loads it itself, and the early load keeps nothing of it. */
-  {
-    char *argv[] = { (char *) "planar", demo, NULL };
-
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-  }
-  early_load = _planar_application_get_early_load (app);
+  early_load = start_early_load (demo);
   early = _planar_early_load_dup_profile (early_load);
   g_setenv ("PLANAR_LAZY_HOSTS", "100", TRUE);
   window = open_path (demo);
@@ -460,12 +450,7 @@ test_early_load (void)
   g_clear_object (&early);
 
   /* A file that is no profile: the error is the window's, as always. */
-  {
-    char *argv[] = { (char *) "planar", bad, NULL };
-
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-  }
-  early_load = _planar_application_get_early_load (app);
+  early_load = start_early_load (bad);
   window = open_path (bad);
   wait_for (has_message_dialog, window, 30, "the error dialog");
   dialog = find_message_dialog (window);
@@ -479,10 +464,8 @@ test_early_load (void)
   /* A path that does not exist: no load to adopt; the window says so. */
   {
     g_autofree char *missing = g_build_filename (tmp_dir, "early-load", "missing", NULL);
-    char *argv[] = { (char *) "planar", missing, NULL };
 
-    g_assert_true (planar_application_start_early_load (app, 2, argv));
-    early_load = _planar_application_get_early_load (app);
+    early_load = start_early_load (missing);
     g_assert_null (_planar_early_load_dup_profile (early_load));
     window = open_path (missing);
     wait_for (has_message_dialog, window, 30, "the error dialog");
