@@ -93,7 +93,7 @@ cancelled_cb (GObject      *source,
 {
   CancelWait *w = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_add_plane_finish (result, &error);
+  G_GNUC_UNUSED g_autoptr(PlanarAggregator) aggregator = planar_aggregator_add_plane_finish (result, &error);
 
   w->cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   w->done_at = g_get_monotonic_time ();

@@ -102,7 +102,7 @@ print_instruction (const PlanarHloModule      *module,
 {
   g_autofree char *text = planar_hlo_instruction_format (module, in, PLANAR_HLO_TEXT_METADATA);
   g_autofree char *op = planar_hlo_instruction_dup_op_full_name (in);
-  g_autofree char *source = planar_hlo_instruction_dup_source (in);
+  g_autofree char *source = planar_hlo_instruction_dup_source (module, in);
   g_autofree char *stack = planar_hlo_module_format_stack (module, in);
   PlanarHloCost cost;
 

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cli.h"
+#include "planar-hash-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <inttypes.h>
@@ -60,10 +61,31 @@ write_row_json (PlanarJsonWriter      *w,
   planar_json_writer_end_object (w);
 }
 
+/* The text column shows display names; where two of a plane's rows share
+ * one (a kernel named after its fusion, and the XLA op derived from it),
+ * each shows its full name instead, so that no two rows look the same. */
+static GHashTable *
+shared_display_names (GArray *rows)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (_planar_str_hash, _planar_str_equal);
+  GHashTable *shared = g_hash_table_new (_planar_str_hash, _planar_str_equal);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const char *display = g_array_index (rows, PlanarAggregate, i).display_name;
+
+      if (!g_hash_table_add (seen, (gpointer) display))
+        g_hash_table_add (shared, (gpointer) display);
+    }
+  return shared;
+}
+
 static void
 print_row_text (const PlanarAggregate *row,
+                GHashTable            *shared,
                 gboolean               costs)
 {
+  const char *name = g_hash_table_contains (shared, row->display_name) ? row->name : row->display_name;
   g_autofree char *total = planar_format_duration (row->total_ps);
   g_autofree char *self = planar_format_duration (row->self_ps);
   g_autofree char *avg = planar_format_duration (row->count ? row->total_ps / (gint64) row->count : 0);
@@ -73,14 +95,14 @@ print_row_text (const PlanarAggregate *row,
   if (!costs)
     {
       printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s  %s\n", self, total, row->count, avg,
-              planar_cli_text (row->display_name));
+              planar_cli_text (name));
       return;
     }
   planar_format_achieved_rates (rate (row->flops, row->flops_ps), rate (row->bytes, row->bytes_ps), 1000000000000,
                                 &flop_rate, &bandwidth);
   printf ("    %14s %14s %10" G_GUINT64_FORMAT " %14s %1s%15s %15s  %s\n", self, total, row->count, avg,
           row->estimated ? "~" : "", flop_rate != NULL ? flop_rate : "-", bandwidth != NULL ? bandwidth : "-",
-          planar_cli_text (row->display_name));
+          planar_cli_text (name));
 }
 
 /* One TSV or CSV row per name. */
@@ -267,8 +289,10 @@ planar_cli_summary (int    argc,
               else
                 printf ("    %14s %14s %10s %14s  %s\n", C_("summary column", "self"), C_("summary column", "total"),
                         C_("summary column", "count"), C_("summary column", "average"), C_("summary column", "name"));
+              g_autoptr(GHashTable) shared = shared_display_names (rows);
+
               for (guint i = 0; i < n; i++)
-                print_row_text (&g_array_index (rows, PlanarAggregate, i), costs);
+                print_row_text (&g_array_index (rows, PlanarAggregate, i), shared, costs);
             }
           else
             for (guint i = 0; i < n; i++)

@@ -19,6 +19,8 @@
 
 #include "planar-counters.h"
 #include "planar-derive.h"
+#include "planar-hlo.h"
+#include "planar-hash-private.h"
 
 #include <glib/gi18n.h>
 #include <stdlib.h>
@@ -33,7 +35,8 @@ struct _PlanarTimelineLayout
   PlanarViewState *state;
   /* Case-folded; NULL without a filter. */
   char            *filter;
-  /* (trace, plane, track) -> row + 1. */
+  /* (trace, plane, track) -> row + 1; _planar_id_hash(), as g_int64_hash()
+   * keeps the track's index alone: the same on each of a file's planes. */
   GHashTable      *track_rows;
   int              height;
   /* Whether the view state's entries keyed by in-file hostnames were moved
@@ -72,6 +75,9 @@ typedef struct
 {
   PlanarTrace *trace;
   guint        plane;
+  /* Whether the trace's HLO was read when it was made: the lines of
+   * framework ops and source code come from it. */
+  gboolean     with_hlo;
   /* PlanarDerivedLinePrediction. */
   GArray      *lines;
 } Prediction;
@@ -161,7 +167,7 @@ planar_timeline_layout_new (void)
   self->hosts = g_array_new (FALSE, TRUE, sizeof (PlanarTimelineHost));
   g_array_set_clear_func (self->hosts, clear_host);
   self->state = planar_view_state_new ();
-  self->track_rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->track_rows = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, NULL);
   self->predictions = g_ptr_array_new_with_free_func (prediction_free);
   return self;
 }
@@ -476,14 +482,26 @@ reserved_lines (PlanarTimelineLayout *self,
 {
   Prediction *pr;
   guint n_file = n_file_tracks (plane);
+  gboolean with_hlo = planar_trace_get_hlo_index (trace) != NULL;
 
   if (self == NULL || planar_trace_is_decoded (trace) || n_file == 0)
     return NULL;
   for (guint i = 0; i < self->predictions->len; i++)
     {
       pr = g_ptr_array_index (self->predictions, i);
-      if (pr->trace == trace && pr->plane == plane_index)
-        return pr->lines;
+      if (pr->trace != trace || pr->plane != plane_index)
+        continue;
+      /* Made before the HLO was read (the file's tracks were shown
+       * first): made again, with the lines the HLO adds. Their room comes
+       * at once, early in the load, where the derived lines would be
+       * held as lines not predicted are (still_hold()). */
+      if (with_hlo && !pr->with_hlo)
+        {
+          g_array_unref (pr->lines);
+          pr->lines = planar_trace_predict_derived_lines (trace, plane_index);
+          pr->with_hlo = TRUE;
+        }
+      return pr->lines;
     }
   for (guint t = 0; t < n_file; t++)
     if (!planar_trace_is_track_ready (trace, plane_index, t))
@@ -491,6 +509,7 @@ reserved_lines (PlanarTimelineLayout *self,
   pr = g_new0 (Prediction, 1);
   pr->trace = g_object_ref (trace);
   pr->plane = plane_index;
+  pr->with_hlo = with_hlo;
   pr->lines = planar_trace_predict_derived_lines (trace, plane_index);
   g_ptr_array_add (self->predictions, pr);
   return pr->lines;
@@ -930,7 +949,7 @@ row_key (PlanarTimelineLayout    *self,
 static GHashTable *
 still_rows (PlanarTimelineLayout *self)
 {
-  GHashTable *old = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *old = g_hash_table_new_full (_planar_str_hash, _planar_str_equal, g_free, g_free);
 
   for (guint r = 0; r < self->rows->len; r++)
     {

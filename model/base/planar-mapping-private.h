@@ -17,6 +17,8 @@
  *   "plane-published" the tracks of one more plane published, the
  *                   planes after it in the timeline's order not read yet
  *                   (a file with a profile start; planar-trace-decode.c);
+ *   "trace-reading-hlo" the file's tracks in place, the HLO of
+ *                   `/host:metadata` about to be read;
  *   "derive-held"   the file's tracks in place, a held load about to wait
  *                   for its release (planar_trace_loader_hold_derive());
  *   "trace-deriving" the file's tracks in place, the derive pass about to

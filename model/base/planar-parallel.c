@@ -19,6 +19,12 @@
  * while its threads stay busy, a step at a time, and its tasks cannot be
  * joined. Every thread started here is joined before the call returns.
  *
+ * planar_parallel_run_task() runs a load's GTask on a thread started for
+ * it, which ends with it: in the background (a window draws) the load's
+ * own thread, which works as one of the pool's too, can be lowered
+ * (PLANAR_PARALLEL_TASK_NICE, 0 for now: see planar-parallel.h), which a
+ * thread of GTask's pool could not be (see lower_priority()).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-parallel.h"
@@ -47,10 +53,23 @@ typedef struct
 } Run;
 
 static gint background_threads; /* atomic */
+/* The nice value the background's threads take at least (atomic): the
+ * pool's, and a load's own. */
+static gint background_nice = PLANAR_PARALLEL_BACKGROUND_NICE;
+static gint task_nice = PLANAR_PARALLEL_TASK_NICE;
+
+static int own_nice (void);
 
 void
 planar_parallel_set_background (gboolean background)
 {
+  if (background)
+    {
+      int own = own_nice ();
+
+      g_atomic_int_set (&background_nice, MIN (own + PLANAR_PARALLEL_BACKGROUND_NICE, 19));
+      g_atomic_int_set (&task_nice, MIN (own + PLANAR_PARALLEL_TASK_NICE, 19));
+    }
   g_atomic_int_set (&background_threads, !!background);
 }
 
@@ -102,20 +121,37 @@ worker (gpointer user_data)
   return NULL;
 }
 
-/* On Linux a thread's nice value is its own (setpriority() on its id);
- * it cannot be raised back without privileges, which is why only the
- * threads started here, which end with the run, are lowered. */
-static void
-lower_priority (void)
+/* The calling thread's nice value (0 where threads have none of their own). */
+static int
+own_nice (void)
 {
 #ifdef __linux__
-  id_t tid = (id_t) syscall (SYS_gettid);
   int nice;
 
   errno = 0;
-  nice = getpriority (PRIO_PROCESS, tid);
+  nice = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
   if (errno == 0)
-    (void) setpriority (PRIO_PROCESS, tid, MIN (nice + PLANAR_PARALLEL_BACKGROUND_NICE, 19));
+    return nice;
+#endif
+  return 0;
+}
+
+/* On Linux a thread's nice value is its own (setpriority() on its id),
+ * and a thread starts with its starter's; it cannot be raised back
+ * without privileges, which is why only threads that end with their work
+ * are lowered: the pool's, and planar_parallel_run_task()'s. A thread
+ * started by a lowered one is lowered already. */
+static void
+lower_priority (const gint *level)
+{
+#ifdef __linux__
+  int nice = own_nice ();
+  int target = g_atomic_int_get (level);
+
+  if (nice < target)
+    (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), target);
+#else
+  (void) level;
 #endif
 }
 
@@ -125,7 +161,7 @@ pool_thread (gpointer user_data)
   Run *run = user_data;
 
   if (run->background)
-    lower_priority ();
+    lower_priority (&background_nice);
   return worker (run);
 }
 
@@ -185,4 +221,52 @@ planar_parallel_run_threads (guint               n_threads,
       return FALSE;
     }
   return TRUE;
+}
+
+typedef struct
+{
+  GTask           *task;
+  GTaskThreadFunc  func;
+} TaskThread;
+
+static gpointer
+task_thread (gpointer user_data)
+{
+  TaskThread *tt = user_data;
+  GTask *task = tt->task;
+
+  if (planar_parallel_get_background ())
+    lower_priority (&task_nice);
+  tt->func (task, g_task_get_source_object (task), g_task_get_task_data (task), g_task_get_cancellable (task));
+  g_free (tt);
+  /* The task's callback runs in its context, from an idle that holds its
+   * own reference. */
+  g_object_unref (task);
+  return NULL;
+}
+
+void
+planar_parallel_run_task (GTask           *task,
+                          GTaskThreadFunc  task_func)
+{
+  TaskThread *tt;
+  GThread *thread;
+
+  g_return_if_fail (G_IS_TASK (task));
+  g_return_if_fail (task_func != NULL);
+  g_return_if_fail (!g_task_get_return_on_cancel (task));
+
+  tt = g_new (TaskThread, 1);
+  tt->task = g_object_ref (task);
+  tt->func = task_func;
+  thread = g_thread_try_new ("planar-load", task_thread, tt, NULL);
+  if (thread != NULL)
+    {
+      g_thread_unref (thread);
+      return;
+    }
+  /* No thread to be had: GTask's pool, at the priority it has. */
+  g_object_unref (tt->task);
+  g_free (tt);
+  g_task_run_in_thread (task, task_func);
 }

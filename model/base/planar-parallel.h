@@ -17,16 +17,35 @@ typedef gboolean (*PlanarParallelFunc) (guint          job,
 
 guint    planar_parallel_max_threads (void);
 
-/* How much lower than their starter the pool's threads run once
- * planar_parallel_set_background() is on (nice values, up to 19). */
+/* How much lower than the thread that turned planar_parallel_set_background()
+ * on the background's threads run (nice values, up to 19). */
 #define PLANAR_PARALLEL_BACKGROUND_NICE 10
+/* How much lower a load's own thread (planar_parallel_run_task()) runs in
+ * the background. 0: lowered at all (10 or 3), the load starved beside
+ * another busy process of the same session (the GUI tests under ASan
+ * beside another test: /app/derived-rows-still waited 30 s for lines
+ * that need the load's thread); the pool's helpers stay lowered. */
+#define PLANAR_PARALLEL_TASK_NICE 0
 
 /* With @background, the threads the pool starts (not the caller, which
  * works too) run PLANAR_PARALLEL_BACKGROUND_NICE below the thread that
- * started them, so that a load never takes a core from the thread that
- * draws: the application sets it, planar-cli does not. Any thread. */
+ * called this (the one that draws), and the threads of
+ * planar_parallel_run_task() PLANAR_PARALLEL_TASK_NICE below it, or lower
+ * where they already were, so that a load never
+ * takes a core from the thread that draws: the application sets it,
+ * planar-cli does not. Any thread; the calling one is the reference. */
 void     planar_parallel_set_background (gboolean background);
 gboolean planar_parallel_get_background (void);
+
+/* Runs @task_func for @task as g_task_run_in_thread() does, but on a
+ * thread started for it alone that ends with it, not on GTask's pool:
+ * with the background on, that thread first lowers itself (as the pool's
+ * threads do), which a pool thread, that other tasks use again after,
+ * could not do, since a lowered thread cannot be raised back without
+ * privileges. For the loads a window waits for while it draws. The task
+ * must not be set to return on cancel. */
+void     planar_parallel_run_task    (GTask           *task,
+                                      GTaskThreadFunc  task_func);
 
 gboolean planar_parallel_run         (guint               n_jobs,
                                       const guint        *order,

@@ -374,6 +374,25 @@ planar_spill_free (gpointer block)
     g_free (block);
 }
 
+void
+planar_spill_discard (gpointer block,
+                      gsize    offset,
+                      gsize    n_bytes)
+{
+  gsize entry = block_entry (block);
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  gsize first, last;
+
+  /* Only an anonymous mapping of its own reads zeros where its pages were
+   * given back; a file's pages would stay in the page cache anyway. */
+  if (!(entry & SPILL_ANONYMOUS) || n_bytes == 0)
+    return;
+  first = (offset + page - 1) / page * page;
+  last = MIN (offset + n_bytes, entry & ~SPILL_ANONYMOUS) / page * page;
+  if (last > first)
+    madvise ((guint8 *) block + first, last - first, MADV_DONTNEED);
+}
+
 gboolean
 planar_spill_is_mapped (gconstpointer block)
 {

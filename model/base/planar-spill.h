@@ -60,6 +60,13 @@ gpointer planar_spill_take   (gpointer        heap_block,
                               PlanarSpillMode spill);
 /* Frees a block from any of the above, or from g_malloc(). */
 void     planar_spill_free   (gpointer block);
+/* Gives back to the system the whole pages of bytes [@offset, @offset +
+ * @n_bytes) of @block, which no longer matter: a block in memory that is
+ * a mapping of its own (PLANAR_SPILL_HUGE_MIN bytes and up) reads zeros
+ * there afterwards; other blocks keep their pages and bytes. */
+void     planar_spill_discard (gpointer       block,
+                               gsize          offset,
+                               gsize          n_bytes);
 /* Whether @block is file-backed. */
 gboolean planar_spill_is_mapped (gconstpointer block);
 /* Whether taking @n_bytes more from the heap would leave the system less

@@ -4,12 +4,15 @@
  */
 #include "planar-string-table.h"
 
+#include "planar-hash-private.h"
+
 #include <string.h>
 
 struct _PlanarStringTable
 {
   GStringChunk *chunk;
-  /* Keys and values both point into @chunk. */
+  /* Keys and values both point into @chunk. Names come from the file:
+   * hashed with a keyed hash, that no file can make collide. */
   GHashTable *set;
 };
 
@@ -19,7 +22,7 @@ planar_string_table_new (void)
   PlanarStringTable *self = g_new0 (PlanarStringTable, 1);
 
   self->chunk = g_string_chunk_new (64 * 1024);
-  self->set = g_hash_table_new (g_str_hash, g_str_equal);
+  self->set = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   /* The empty string is always present so that absent names have one address. */
   planar_string_table_intern (self, "");
   return self;

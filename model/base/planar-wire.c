@@ -12,8 +12,8 @@
 #include <string.h>
 
 int
-planar_wire_next (PlanarWireReader *r,
-                  PlanarWireField  *f)
+planar_wire_next_checked (PlanarWireReader *r,
+                          PlanarWireField  *f)
 {
   const guint8 *q = r->p;
   guint64 tag;
@@ -22,24 +22,19 @@ planar_wire_next (PlanarWireReader *r,
   if (q >= r->end)
     return 0;
 
-  f->start = q;
   if (!planar_wire_read_varint (&q, r->end, &tag))
     {
-      r->error_at = f->start;
+      r->error_at = r->p;
       r->error_reason = N_("truncated");
       return -1;
     }
   if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
     {
-      r->error_at = f->start;
+      r->error_at = r->p;
       r->error_reason = N_("invalid field number in");
       return -1;
     }
-  f->number = (guint32) (tag >> 3);
-  f->wire_type = (PlanarWireType) (tag & 7);
-  f->data = NULL;
-  f->len = 0;
-  f->value = 0;
+  planar_wire_field_begin (f, r->p, tag);
 
   switch ((int) f->wire_type)
     {

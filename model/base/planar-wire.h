@@ -101,10 +101,62 @@ void planar_wire_append_tag           (GByteArray     *out,
                                        guint           field,
                                        PlanarWireType  type);
 
+/* Starts @f as the field whose tag @tag begins at @start. */
+static inline void
+planar_wire_field_begin (PlanarWireField *f,
+                         const guint8    *start,
+                         guint64          tag)
+{
+  f->start = start;
+  f->number = (guint32) (tag >> 3);
+  f->wire_type = (PlanarWireType) (tag & 7);
+  f->data = NULL;
+  f->len = 0;
+  f->value = 0;
+}
+
+/* planar_wire_next() whole, out of line: it also says why a field is
+ * malformed. */
+int  planar_wire_next_checked (PlanarWireReader *r,
+                               PlanarWireField  *f);
+
 /* Returns 1 and fills @f when a field was read, 0 at the end of the buffer,
- * -1 on malformed input (see r->error_at and r->error_reason). */
-int  planar_wire_next (PlanarWireReader *r,
-                       PlanarWireField  *f);
+ * -1 on malformed input (see r->error_at and r->error_reason). Inline, as
+ * it runs for every field of every event: a well-formed varint or
+ * length-delimited field (every field of an XEvent and an XStat but a
+ * double) is read here, anything else by planar_wire_next_checked(),
+ * which also finds what is wrong. */
+static inline int
+planar_wire_next (PlanarWireReader *r,
+                  PlanarWireField  *f)
+{
+  const guint8 *q = r->p, *start = q;
+  guint64 tag, len;
+
+  if (q >= r->end)
+    return 0;
+  if (!planar_wire_read_varint (&q, r->end, &tag) || tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+    return planar_wire_next_checked (r, f);
+  planar_wire_field_begin (f, start, tag);
+  switch ((int) f->wire_type)
+    {
+    case PLANAR_WIRE_VARINT:
+      if (!planar_wire_read_varint (&q, r->end, &f->value))
+        return planar_wire_next_checked (r, f);
+      break;
+    case PLANAR_WIRE_LEN:
+      if (!planar_wire_read_varint (&q, r->end, &len) || len > (guint64) (r->end - q))
+        return planar_wire_next_checked (r, f);
+      f->data = q;
+      f->len = (gsize) len;
+      q += len;
+      break;
+    default:
+      return planar_wire_next_checked (r, f);
+    }
+  r->p = q;
+  return 1;
+}
 
 /* Fills @error with "REASON WHAT at byte OFFSET of FILE", the project's form
  * for decoding errors, for example "truncated XLine at byte 1048576 of

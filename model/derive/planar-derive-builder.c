@@ -8,17 +8,15 @@
 
 #include <string.h>
 
+/* Keyed (planar-hash-private.h): the names are the file's. */
 static guint
 cache_key_hash (gconstpointer p)
 {
   const CacheKey *k = p;
-  guint32 h = 2166136261u;
+  guint64 h = _planar_hash_bytes (k->a.data, k->a.len, k->num);
 
-  for (gsize i = 0; i < k->a.len; i++)
-    h = (h ^ (guchar) k->a.data[i]) * 16777619u;
-  for (gsize i = 0; i < k->b.len; i++)
-    h = (h ^ (guchar) k->b.data[i]) * 16777619u;
-  return h ^ (guint32) k->num ^ (guint32) (k->num >> 32) ^ (guint32) k->has_num;
+  h = _planar_hash_bytes (k->b.data, k->b.len, h ^ (guint64) k->has_num);
+  return (guint) (h ^ (h >> 32));
 }
 
 gboolean
@@ -74,7 +72,7 @@ _planar_plane_context_init (PlaneContext *ctx,
   ctx->metadata = g_array_new (FALSE, TRUE, sizeof (PlanarEventMetadata));
   ctx->first_metadata = ctx->plane->n_metadata;
   for (guint k = 0; k < N_KINDS; k++)
-    ctx->by_name[k] = g_hash_table_new (g_str_hash, g_str_equal);
+    ctx->by_name[k] = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   ctx->scratch = g_string_new (NULL);
   ctx->scratch2 = g_string_new (NULL);
   ctx->hlo_cache = g_hash_table_new_full (cache_key_hash, cache_key_equal, g_free, g_free);

@@ -241,19 +241,21 @@ resolve_symbol (DeriveContext    *dc,
                 GpuPass          *gp,
                 const EventFacts *facts)
 {
+  const PlanarHloModule *module;
   const PlanarHloInstruction *in;
   HloSymbol *symbol;
 
   if (gp->hlo == NULL)
     return NULL;
-  in = _planar_derive_find_hlo_instruction (find_hlo_module (gp, facts), facts);
+  module = find_hlo_module (gp, facts);
+  in = _planar_derive_find_hlo_instruction (module, facts);
   if (in == NULL)
     return NULL;
   symbol = g_hash_table_lookup (gp->hlo_symbols, in);
   if (symbol == NULL)
     {
       g_autofree char *full = planar_hlo_instruction_dup_op_full_name (in);
-      g_autofree char *source = planar_hlo_instruction_dup_source (in);
+      g_autofree char *source = planar_hlo_instruction_dup_source (module, in);
 
       symbol = g_new0 (HloSymbol, 1);
       symbol->full = full != NULL ? _planar_derive_intern (dc->self, full) : NULL;

@@ -15,7 +15,7 @@ _planar_derive_launch_tables_new (guint n_gpus)
   GHashTable **tables = g_new (GHashTable *, MAX (n_gpus, 1));
 
   for (guint i = 0; i < n_gpus; i++)
-    tables[i] = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+    tables[i] = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, g_free);
   return tables;
 }
 

@@ -172,8 +172,10 @@ offload_pass_new (PlanarTrace       *self,
   op->n_kinds = n_metadata;
   op->kinds = g_new0 (OpKind, MAX (op->n_kinds, 1));
   op->instructions = g_array_new (FALSE, TRUE, sizeof (Instruction));
-  op->by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  op->metadata = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  op->by_name = g_hash_table_new (_planar_str_hash, _planar_str_equal);
+  /* Keyed by start << 32 | done: a hash of the low half alone would put
+   * every start the file pairs with one done in one bucket. */
+  op->metadata = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, NULL);
   op->rows = g_ptr_array_new ();
   op->row_ends = g_array_new (FALSE, FALSE, sizeof (gint64));
 

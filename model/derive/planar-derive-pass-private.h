@@ -296,7 +296,9 @@ typedef struct
   guint64            host_id;
   /* The `/device:GPU:` planes in file order: XProf's device index. */
   GArray            *gpu_planes;
-  /* group_id -> GroupRoot of the group's earliest root event. */
+  /* group_id -> GroupRoot of the group's earliest root event. These three
+   * tables are keyed by ids the file chooses: they hash with
+   * _planar_id_hash(), which no file can make collide. */
   GHashTable        *group_roots;
   /* Per GPU (by index in @gpu_planes): group_id -> LaunchGroup. */
   GHashTable       **launches;

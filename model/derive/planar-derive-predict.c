@@ -177,14 +177,18 @@ sample_track (Prediction        *pr,
        * op is not asynchronous), never from its tf_op. */
       if (gpu && facts.hlo_op.len > 0)
         {
+          const PlanarHloModule *module = NULL;
           const PlanarHloInstruction *in = NULL;
 
           if (!facts.is_async)
-            in = _planar_derive_find_hlo_instruction (_planar_derive_find_hlo_module (hlo, &facts), &facts);
+            {
+              module = _planar_derive_find_hlo_module (hlo, &facts);
+              in = _planar_derive_find_hlo_instruction (module, &facts);
+            }
           if (in != NULL)
             {
               g_autofree char *full = planar_hlo_instruction_dup_op_full_name (in);
-              g_autofree char *source = planar_hlo_instruction_dup_source (in);
+              g_autofree char *source = planar_hlo_instruction_dup_source (module, in);
 
               note_framework_op (sf, full, strlen (full));
               sf->source = sf->source || source != NULL;

@@ -148,7 +148,7 @@ read_scope_parents (PlanarTrace *self)
 
   if (plane == NULL || plane->n_stats == 0)
     return NULL;
-  parents = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  parents = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, g_free);
   for (guint i = 0; i < plane->n_stats; i++)
     {
       guint64 parent;
@@ -229,6 +229,16 @@ gather_flows (PlanarTrace *self,
   return flows;
 }
 
+/* Adds to @self's step count (_planar_trace_get_steps()) the steps this
+ * thread took since it read @since from _planar_trace_steps: the work the
+ * derive's tables of the file's ids (group ids, scope ranges) made. */
+static void
+add_steps_since (PlanarTrace *self,
+                 guint64      since)
+{
+  __atomic_add_fetch (&self->steps, _planar_trace_steps - since, __ATOMIC_RELAXED);
+}
+
 /* A PlanarParallelFunc: runs job @i of @data (a JobQueue). */
 static gboolean
 run_job (guint          i,
@@ -240,6 +250,7 @@ run_job (guint          i,
   Job *job = &g_array_index (q->jobs, Job, i);
   DeriveContext dc = *q->shared;
   PlanarTrace *self = dc.self;
+  guint64 steps = _planar_trace_steps;
   gboolean ok = FALSE;
 
   dc.cancellable = cancellable;
@@ -256,7 +267,7 @@ run_job (guint          i,
     {
     case JOB_HOST_TRACK:
       job->launches = dc.launches = _planar_derive_launch_tables_new (dc.gpu_planes->len);
-      job->group_roots = dc.group_roots = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      job->group_roots = dc.group_roots = g_hash_table_new_full (_planar_id_hash, _planar_id_equal,
                                                                  g_free, g_free);
       ok = _planar_derive_scan_host_track (&dc, job->p, job->t, error);
       break;
@@ -292,6 +303,7 @@ run_job (guint          i,
       _planar_flow_builder_sort_launches (dc.flows);
       job->flows = dc.flows;
     }
+  add_steps_since (self, steps);
   return ok;
 }
 
@@ -335,6 +347,7 @@ _planar_trace_derive (PlanarTrace   *self,
   g_autoptr(GArray) finishes = g_array_new (FALSE, TRUE, sizeof (Job));
   JobQueue queue;
   gboolean ok = FALSE;
+  guint64 steps;
   guint n_gpus;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
@@ -348,8 +361,10 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.cancellable = cancellable;
   dc.host_id = host_id_of (self);
   dc.gpu_planes = g_array_new (FALSE, FALSE, sizeof (guint));
-  dc.group_roots = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  dc.group_roots = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, g_free);
+  steps = _planar_trace_steps;
   dc.scope_parents = read_scope_parents (self);
+  add_steps_since (self, steps);
   /* Derived events may take as much as the loader allows the index (a fixed
    * allowance and six times the file), on top of it, unless the loader
    * set less (its derive-budget property). */
@@ -435,6 +450,7 @@ _planar_trace_derive (PlanarTrace   *self,
   planar_spill_debug_memory ("the derive's first round (the planes' passes)");
 
   /* The host's figures, in track order. */
+  steps = _planar_trace_steps;
   for (guint i = 0; i < scans->len; i++)
     {
       Job *job = &g_array_index (scans, Job, i);
@@ -444,6 +460,7 @@ _planar_trace_derive (PlanarTrace   *self,
       _planar_derive_merge_launches (dc.launches, job->launches, n_gpus);
       _planar_derive_merge_group_roots (dc.group_roots, job->group_roots);
     }
+  add_steps_since (self, steps);
 
   /* Round two: the flow index, then the GPUs' last lines. The index first,
    * alone: its pairing is the load's peak of memory (the launch ends

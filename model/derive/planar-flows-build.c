@@ -440,20 +440,61 @@ launch_slot (const guint32   *slots,
  * time. */
 #define SHRINK_EVERY ((gsize) 1 << 19)
 
+/* Once the table is built, a host end is only its event: its run's host
+ * ends are rewritten in place as (track, index) pairs of 8 bytes, the
+ * first half of the run's bytes, and the second half is given back
+ * (planar_spill_discard()). The pair of host end @local of @run: */
+static inline PlanarEventRef
+host_ref (const LaunchEnd *launches,
+          const LaunchRun *run,
+          gsize            local)
+{
+  guint32 pair[2];
+  PlanarEventRef ref = { run->plane, 0, 0, 0 };
+
+  memcpy (pair, (const guint8 *) &launches[run->first] + local * sizeof pair, sizeof pair);
+  ref.track = pair[0];
+  ref.index = pair[1];
+  return ref;
+}
+
+/* Rewrites the host ends of @run (@n of them) as host_ref() reads them
+ * and gives back the bytes that frees. */
+static void
+shrink_host_run (LaunchEnd       *launches,
+                 const LaunchRun *run,
+                 gsize            n)
+{
+  guint8 *base = (guint8 *) &launches[run->first];
+
+  /* Pair j lands where end j / 2 was, which is read already. */
+  for (gsize j = 0; j < n; j++)
+    {
+      guint32 pair[2] = { launches[run->first + j].track, launches[run->first + j].index };
+
+      memcpy (base + j * sizeof pair, pair, sizeof pair);
+    }
+  planar_spill_discard (launches, run->first * sizeof (LaunchEnd) + n * 2 * sizeof (guint32),
+                        n * (sizeof (LaunchEnd) - 2 * sizeof (guint32)));
+}
+
 /* Pairs the launch ends: each device end with the host end of its
  * correlation id. Ends whose id the table cannot serve (sparse ids, or one
  * id on several host events) go to @generic. Returns, per host end in the
  * launches' order, its first flow (NO_FLOW if none; the others follow
- * through paired->next_from), and their number in *@n_host_out. The
- * launch ends past the last host end are given back as their flows are
- * made. */
+ * through paired->next_from), and their number in *@n_host_out; the
+ * first *@n_device_out flows it adds are the device ends' (every one with
+ * a to end, in the order of their to ends). The host ends shrink to their
+ * events once the table is built, and the launch ends past the last host
+ * end are given back as their flows are made. */
 static guint32 *
 pair_launches (PlanarFlowBuilder *builder,
                PlanarTrace       *trace,
                guint64            host_id,
                Paired            *paired,
                PlanarSpillArray  *generic,
-               gsize             *n_host_out)
+               gsize             *n_host_out,
+               gsize             *n_device_out)
 {
   LaunchEnd *launches = (LaunchEnd *) (gpointer) builder->launches->data;
   const LaunchRun *runs = (const LaunchRun *) (gpointer) builder->runs->data;
@@ -513,15 +554,18 @@ pair_launches (PlanarFlowBuilder *builder,
     }
 
   /* The ends the table cannot serve go to the other ends, in order; the
-   * device ends it serves are counted. */
+   * device ends it serves are counted, and the host ends they feed marked
+   * (0 in first_flow). */
   r = 0;
   for (gsize i = 0; i < n; i++)
     {
       const LaunchEnd *end = &launches[i];
+      guint32 slot;
 
       while (r + 1 < n_runs && runs[r + 1].first <= i)
         r++;
-      if (launch_slot (slots, min, max, end) == G_MAXUINT32)
+      slot = launch_slot (slots, min, max, end);
+      if (slot == G_MAXUINT32)
         {
           PlanarEventRef ref = launch_ref (&runs[r], end);
           FlowEnd fe;
@@ -534,18 +578,52 @@ pair_launches (PlanarFlowBuilder *builder,
           planar_spill_array_append (generic, &fe, 1);
         }
       else if (!runs[r].is_host)
-        n_device++;
+        {
+          n_device++;
+          if (slot != 0)
+            {
+              const LaunchRun *hr = run_of (builder, slot - 1);
+
+              first_flow[host_base[hr - runs] + (slot - 1 - hr->first)] = 0;
+            }
+        }
     }
 
-  /* One flow per device end served, in the ends' order: made from the
-   * last end back, so that the ends behind it (past the last host end)
-   * can be given back as the flows take their place, and chained per host
-   * end in that order by putting each in front. */
+  /* One flow per device end served, in the ends' order, then one per host
+   * end that feeds none (its id on no other host end), in theirs. */
   first = paired->flows.len;
   planar_spill_array_reserve (&paired->flows, n_device);
   planar_spill_array_reserve (&paired->next_from, n_device);
   paired->flows.len += n_device;
   paired->next_from.len += n_device;
+  for (r = 0; r < n_runs && slots != NULL; r++)
+    if (runs[r].is_host)
+      {
+        gsize end = r + 1 < n_runs ? runs[r + 1].first : n;
+
+        for (gsize i = runs[r].first; i < end; i++)
+          {
+            const LaunchEnd *host = &launches[i];
+            gsize k = host_base[r] + (i - runs[r].first);
+
+            if (first_flow[k] == 0)
+              first_flow[k] = NO_FLOW;
+            else if (slots[host->correlation_id - min] != G_MAXUINT32)
+              {
+                PlanarEventRef ref = launch_ref (&runs[r], host);
+                guint64 id = _planar_flow_make_id (host_id, host->correlation_id,
+                                                   PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+
+                first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &ref, NULL);
+              }
+          }
+        shrink_host_run (launches, &runs[r], end - runs[r].first);
+      }
+
+  /* The device ends' flows are made from the last end back, so that the
+   * ends behind it (past the last host end) can be given back as the flows
+   * take their place, and chained per host end in that order by putting
+   * each in front. */
   flows = (Flow *) (gpointer) paired->flows.data;
   next_from = (guint32 *) (gpointer) paired->next_from.data;
   at = first + n_device;
@@ -585,35 +663,14 @@ pair_launches (PlanarFlowBuilder *builder,
           const LaunchRun *hr = run_of (builder, host);
           gsize k = host_base[hr - runs] + (host - hr->first);
 
-          f->from = launch_ref (hr, &launches[host]);
+          f->from = host_ref (launches, hr, host - hr->first);
           next_from[at] = first_flow[k];
           first_flow[k] = (guint32) at;
         }
     }
   g_assert (at == first);
-
-  /* Host ends that fed nothing. */
-  for (r = 0; r < n_runs && slots != NULL; r++)
-    if (runs[r].is_host)
-      {
-        gsize end = r + 1 < n_runs ? runs[r + 1].first : n;
-
-        for (gsize i = runs[r].first; i < end; i++)
-          {
-            const LaunchEnd *host = &launches[i];
-            gsize k = host_base[r] + (i - runs[r].first);
-
-            if (first_flow[k] == NO_FLOW && slots[host->correlation_id - min] != G_MAXUINT32)
-              {
-                PlanarEventRef ref = launch_ref (&runs[r], host);
-                guint64 id = _planar_flow_make_id (host_id, host->correlation_id,
-                                                   PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
-
-                first_flow[k] = (guint32) add_flow (paired, id, PLANAR_FLOW_CATEGORY_GPU_LAUNCH, &ref, NULL);
-              }
-          }
-      }
   *n_host_out = n_host;
+  *n_device_out = n_device;
   return first_flow;
 }
 
@@ -653,50 +710,113 @@ gather_flows (Flow          *flows,
   return out;
 }
 
-/* Sorts @order (@n flow indices) by @keys[order[i]], stably: a radix sort
- * of 4-byte indices by 11-bit digits that reads each key through its
- * index, so that the sort costs 16 bytes a flow with the keys, where
- * (key, index) pairs and their copy took 32. @tmp holds @n indices. */
+/* One digit pass of sort_by_span_start(): @dst gets @src (@n flow
+ * indices) stably by bits [@shift, @shift + 11) of @keys[src[i]]. */
 static void
-sort_by_keys (guint32       *order,
-              guint32       *tmp,
-              const guint64 *keys,
-              gsize          n)
+sort_digit (const guint32 *src,
+            guint32       *dst,
+            const guint32 *keys,
+            gsize          n,
+            guint          shift,
+            gsize         *count)
 {
+  gsize at = 0;
+
+  memset (count, 0, 2048 * sizeof (gsize));
+  for (gsize i = 0; i < n; i++)
+    count[(keys[i] >> shift) & 2047]++;
+  for (guint b = 0; b < 2048; b++)
+    {
+      gsize c = count[b];
+
+      count[b] = at;
+      at += c;
+    }
+  for (gsize i = 0; i < n; i++)
+    dst[count[(keys[src[i]] >> shift) & 2047]++] = src[i];
+}
+
+/* Sets @order to the flows' indices sorted by the start of their time
+ * span, stably (ties keep the pairing's order, so that they always come
+ * out the same): a radix sort of 4-byte indices by 11-bit digits that
+ * reads each key through its index. The keys, relative to the smallest,
+ * are sorted by their low 32 bits, then by their high ones, from an array
+ * of 4 bytes a flow that holds one half at a time: the sort takes 12 bytes
+ * a flow with the keys, where 8-byte keys took 16 (a stable sort by each
+ * digit from the lowest up is the same whatever digits the key is cut
+ * into). @tmp holds as many indices. */
+static void
+sort_by_span_start (const PlanarFlowIndex *self,
+                    guint32               *order,
+                    guint32               *tmp)
+{
+  gsize n = self->n_flows;
+  guint32 *keys = planar_spill_alloc (MAX (n, 1) * sizeof (guint32), SCRATCH);
   g_autofree gsize *count = g_new (gsize, 2048);
   guint32 *src = order, *dst = tmp;
   guint64 min = G_MAXUINT64, max = 0;
 
   for (gsize i = 0; i < n; i++)
     {
-      min = MIN (min, keys[i]);
-      max = MAX (max, keys[i]);
+      guint64 key = time_key (span_lo (self, i));
+
+      min = MIN (min, key);
+      max = MAX (max, key);
+      /* (key - min) mod 2^32, once min is known. */
+      keys[i] = (guint32) key;
+      order[i] = (guint32) i;
     }
-  for (guint shift = 0; n > 1 && shift < 64 && ((max - min) >> shift) != 0; shift += 11)
+  for (guint half = 0; half < 2 && n > 1; half++)
     {
-      gsize at = 0;
+      guint64 digits = half == 0 ? MIN (max - min, G_MAXUINT32) : (max - min) >> 32;
 
-      memset (count, 0, 2048 * sizeof (gsize));
-      for (gsize i = 0; i < n; i++)
-        count[((keys[i] - min) >> shift) & 2047]++;
-      for (guint b = 0; b < 2048; b++)
+      if (digits == 0)
+        break;
+      if (half == 0)
+        for (gsize i = 0; i < n; i++)
+          keys[i] -= (guint32) min;
+      else
+        for (gsize i = 0; i < n; i++)
+          keys[i] = (guint32) ((time_key (span_lo (self, i)) - min) >> 32);
+      for (guint shift = 0; shift < 32 && (digits >> shift) != 0; shift += 11)
         {
-          gsize c = count[b];
+          guint32 *swap = src;
 
-          count[b] = at;
-          at += c;
+          sort_digit (src, dst, keys, n, shift, count);
+          src = dst;
+          dst = swap;
         }
-      for (gsize i = 0; i < n; i++)
-        dst[count[((keys[src[i]] - min) >> shift) & 2047]++] = src[i];
-      {
-        guint32 *swap = src;
-
-        src = dst;
-        dst = swap;
-      }
     }
   if (src != order)
     memcpy (order, src, n * sizeof (guint32));
+  planar_spill_free (keys);
+}
+
+/* The flows with a to end, by it, as positions in the time order
+ * (@new_index): the launch flows 0 to @n_launch (in that order already)
+ * merged with @generic_order's. */
+static guint32 *
+by_to_in_time_order (const PlanarFlowIndex *self,
+                     gsize                  n_launch,
+                     GArray                *generic_order,
+                     const guint32         *new_index,
+                     gboolean               spill)
+{
+  guint32 *generic = (guint32 *) (gpointer) generic_order->data;
+  gsize n_b = generic_order->len, i = 0, j = 0, k = 0;
+  guint32 *out = planar_spill_alloc (MAX (n_launch + n_b, 1) * sizeof (guint32), spill);
+
+  for (gsize g = 0; g < n_b; g++)
+    generic[g] = new_index[generic[g]];
+  while (i < n_launch || j < n_b)
+    {
+      gboolean take_a = j == n_b;
+
+      if (i < n_launch && j < n_b)
+        take_a = compare_refs (&self->flows[new_index[i]].to, &self->flows[generic[j]].to) <= 0;
+      out[k++] = take_a ? new_index[i++] : generic[j++];
+    }
+  return out;
 }
 
 /* Puts the flows in the order @order gives (flow i becomes what flow
@@ -844,29 +964,32 @@ launches_in_ref_order (PlanarFlowBuilder *self)
   return TRUE;
 }
 
-/* Puts @n launch ends of one plane in event order, in place, when each
- * track's come in index order (as a pass visiting the plane in time order
- * records them): a stable counting sort by track, 4 bytes a launch end
- * where a radix sort's (key, index) pairs and their copy take 32 (the
- * GPU passes sort in parallel, 56 MB each at 10^7 events). FALSE, with
- * @launches untouched, when a track's ends are out of order. */
-static gboolean
-sort_launches_by_track (LaunchEnd *launches,
-                        gsize      n)
+/* Puts the @n launch ends of one plane in event order when each track's
+ * come in index order (as a pass visiting the plane in time order records
+ * them): a stable counting sort by track into a new array, which it
+ * returns, freeing @launches. The ends are read in order and each track's
+ * are written in order, a few streams of writes (a plane has few tracks);
+ * following the permutation's cycles in place, which it did, spent most
+ * of its time waiting on memory, 4% of a 10^7-event load's CPU time. NULL,
+ * with @launches untouched, when a track's ends are out of order. */
+static LaunchEnd *
+sort_launches_by_track (LaunchEnd       *launches,
+                        gsize            n,
+                        PlanarSpillMode  spill)
 {
   g_autofree gsize *next = NULL;
   g_autofree guint32 *last = NULL;
-  g_autofree guint32 *dest = NULL;
+  LaunchEnd *out;
   guint32 max_track = 0;
   gsize at = 0;
 
   if (n >= G_MAXUINT32)
-    return FALSE;
+    return NULL;
   for (gsize i = 0; i < n; i++)
     max_track = MAX (max_track, launches[i].track);
   /* A table per track: no bigger than the ends. */
   if ((gsize) max_track >= n)
-    return FALSE;
+    return NULL;
   next = g_new0 (gsize, (gsize) max_track + 1);
   last = g_new (guint32, (gsize) max_track + 1);
   memset (last, 0xff, ((gsize) max_track + 1) * sizeof (guint32));
@@ -875,7 +998,7 @@ sort_launches_by_track (LaunchEnd *launches,
       guint32 t = launches[i].track;
 
       if (last[t] != G_MAXUINT32 && launches[i].index <= last[t])
-        return FALSE;
+        return NULL;
       last[t] = launches[i].index;
       next[t]++;
     }
@@ -886,22 +1009,11 @@ sort_launches_by_track (LaunchEnd *launches,
       next[t] = at;
       at += c;
     }
-  dest = g_new (guint32, n);
+  out = planar_spill_alloc (MAX (n, 1) * sizeof (LaunchEnd), spill);
   for (gsize i = 0; i < n; i++)
-    dest[i] = (guint32) next[launches[i].track]++;
-  /* Each swap puts one end in its place. */
-  for (gsize i = 0; i < n; i++)
-    while (dest[i] != i)
-      {
-        guint32 j = dest[i];
-        LaunchEnd swap = launches[j];
-
-        launches[j] = launches[i];
-        launches[i] = swap;
-        dest[i] = dest[j];
-        dest[j] = j;
-      }
-  return TRUE;
+    out[next[launches[i].track]++] = launches[i];
+  planar_spill_free (launches);
+  return out;
 }
 
 /* A launch end with its run's plane and kind, for the sort of ends of
@@ -971,8 +1083,17 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
       sort_launch_runs (self);
       return;
     }
-  if (!planar_spill_is_mapped (launches) && sort_launches_by_track (launches, n))
-    return;
+  if (!planar_spill_is_mapped (launches))
+    {
+      LaunchEnd *sorted = sort_launches_by_track (launches, n, spill);
+
+      if (sorted != NULL)
+        {
+          self->launches->data = (guint8 *) sorted;
+          self->launches->capacity = MAX (n, 1);
+          return;
+        }
+    }
   /* One run, one plane: (track, index) is the whole order. */
   items = planar_spill_alloc (n * sizeof (SortItem), SCRATCH);
   for (gsize i = 0; i < n; i++)
@@ -1022,13 +1143,11 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
   g_autofree guint32 *first_flow_of_host = NULL;
   guint32 *new_index, *order;
-  guint64 *keys;
   g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) launch_by_to = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) generic_by_from = NULL;
   g_autoptr(GArray) generic_by_to = NULL;
   guint32 *next_from;
-  gsize n_launch_flows, n_host;
+  gsize n_launch_flows, n_launch_to, n_host;
   guint reserve;
   Paired paired;
   gboolean spill = trace->spill;
@@ -1044,7 +1163,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   /* Launches first: their flows come out in the order of their device ends
    * (the launches' order), and chained per host end. */
   _planar_flow_builder_sort_launches (builder);
-  first_flow_of_host = pair_launches (builder, trace, host_id, &paired, builder->ends, &n_host);
+  first_flow_of_host = pair_launches (builder, trace, host_id, &paired, builder->ends, &n_host, &n_launch_to);
   n_launch_flows = paired.flows.len;
   /* Done with before the orders and the other ends, which need memory
    * too. */
@@ -1055,13 +1174,6 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
     for (guint32 f = first_flow_of_host[k]; f != NO_FLOW; f = next_from[f])
       g_array_append_val (launch_by_from, f);
   g_clear_pointer (&first_flow_of_host, g_free);
-  for (gsize f = 0; f < n_launch_flows; f++)
-    if (!planar_event_ref_is_none (&planar_spill_array_index (&paired.flows, Flow, f).to))
-      {
-        guint32 v = (guint32) f;
-
-        g_array_append_val (launch_by_to, v);
-      }
 
   pair_generic (builder->ends, &paired);
   planar_spill_debug_memory ("the flows' pairing");
@@ -1076,25 +1188,20 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE, spill);
   generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE, spill);
   self->n_by_from = launch_by_from->len + generic_by_from->len;
-  self->n_by_to = launch_by_to->len + generic_by_to->len;
+  self->n_by_to = n_launch_to + generic_by_to->len;
   self->by_from = merged_by_end (self->flows, &launch_by_from, generic_by_from, TRUE, spill);
-  self->by_to = merged_by_end (self->flows, &launch_by_to, generic_by_to, FALSE, spill);
+  /* The order by to end is made after the time order, from its new
+   * positions (the launch flows' part is flows 0 to n_launch_to in order):
+   * not held through the sort. */
 
   planar_spill_debug_memory ("the flows' orders by end");
   /* Sorted by the start of their time span, the flows array is the "all"
    * time index's order, and every category's order taken from it is
    * sorted too. The radix sort is stable and the pairing's order is
    * deterministic, so ties always come out the same. */
-  keys = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint64), SCRATCH);
   order = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
   new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
-  for (gsize i = 0; i < self->n_flows; i++)
-    {
-      keys[i] = time_key (span_lo (self, i));
-      order[i] = (guint32) i;
-    }
-  sort_by_keys (order, new_index, keys, self->n_flows);
-  planar_spill_free (keys);
+  sort_by_span_start (self, order, new_index);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[order[i]] = (guint32) i;
   if (planar_spill_is_mapped (self->flows))
@@ -1104,8 +1211,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   planar_spill_free (order);
   for (gsize i = 0; i < self->n_by_from; i++)
     self->by_from[i] = new_index[self->by_from[i]];
-  for (gsize i = 0; i < self->n_by_to; i++)
-    self->by_to[i] = new_index[self->by_to[i]];
+  self->by_to = by_to_in_time_order (self, n_launch_to, generic_by_to, new_index, spill);
   planar_spill_free (new_index);
   _planar_flow_index_finish (self, trace);
   planar_spill_debug_memory ("the flow index");

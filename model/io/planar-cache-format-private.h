@@ -26,7 +26,11 @@ G_BEGIN_DECLS
  * followed by 16 bytes of times each); a plane's derived sources are
  * 16 bytes, their group ids in a table of the distinct ones before them
  * (they were 24 bytes each). */
-#define VERSION 5
+/* 6: the HLO of a program is found by its metadata's program_id stat
+ * (JAX 0.11 numbers the metadata 1, 2, 3), and the source of an XLA op
+ * is its stack's innermost frame first: the derived Framework Ops, Name
+ * Scope and Source code lines of such profiles differ from version 5's. */
+#define VERSION 6
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 #define ZSTD_LEVEL 1

@@ -27,6 +27,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-cache-format-private.h"
+#include "planar-parallel.h"
 
 static GMutex config_lock;
 static char *config_dir;
@@ -154,6 +155,8 @@ store_in_thread (GTask        *task,
   StoreJob *job = task_data;
   g_autoptr(GError) error = NULL;
 
+  /* For tests only (planar-mapping-private.h). */
+  _planar_trace_test_point (job->self, "cache-storing", job->self->path);
   if (!_planar_cache_store_file (job->self, job->content, &error))
     g_debug ("Not caching %s: %s", job->self->file_name, error->message);
   /* The trace goes now, not when the task's context next runs. */
@@ -193,7 +196,10 @@ _planar_cache_store_later (PlanarTrace *self)
   g_task_set_source_tag (task, _planar_cache_store_later);
   g_task_set_name (task, "planar-cache");
   g_task_set_task_data (task, job, store_job_free);
-  g_task_run_in_thread (task, store_in_thread);
+  /* Lowered with the load's threads while a window draws
+   * (planar_parallel_set_background()): it runs after the load, beside
+   * the frames of the loaded profile. */
+  planar_parallel_run_task (task, store_in_thread);
 }
 
 gboolean

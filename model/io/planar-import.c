@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-importer-private.h"
+#include "planar-hash-private.h"
 
 #include <glib/gi18n-lib.h>
 
@@ -81,7 +82,7 @@ _planar_import_chrome_json (const guint8        *data,
 
   imp.file = name;
   imp.report = g_new0 (PlanarImportReport, 1);
-  imp.report->ignored = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  imp.report->ignored = g_hash_table_new_full (_planar_str_hash, _planar_str_equal, g_free, NULL);
   imp.events_depth = -1;
   imp.skip_depth = -1;
   imp.arg_key = g_string_new (NULL);
@@ -97,13 +98,13 @@ _planar_import_chrome_json (const guint8        *data,
   imp.r.bind_id = g_string_new (NULL);
   imp.r.meta_name = g_string_new (NULL);
   imp.r.meta_labels = g_string_new (NULL);
-  imp.names = g_hash_table_new (g_str_hash, g_str_equal);
+  imp.names = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   imp.name_list = g_ptr_array_new_with_free_func (g_free);
-  imp.stat_names = g_hash_table_new (g_str_hash, g_str_equal);
+  imp.stat_names = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   imp.stat_name_list = g_ptr_array_new_with_free_func (g_free);
-  imp.process_index = g_hash_table_new (g_str_hash, g_str_equal);
+  imp.process_index = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   imp.processes = g_ptr_array_new_with_free_func ((GDestroyNotify) process_free);
-  imp.thread_index = g_hash_table_new (g_str_hash, g_str_equal);
+  imp.thread_index = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   imp.threads = g_ptr_array_new_with_free_func ((GDestroyNotify) thread_free);
   imp.events = g_array_new (FALSE, FALSE, sizeof (PlanarImportEvent));
   imp.marks = g_array_new (FALSE, FALSE, sizeof (PlanarImportMark));

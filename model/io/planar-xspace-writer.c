@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "planar-hash-private.h"
 #include "planar-wire.h"
 #include "planar-xspace-fields-private.h"
 #include "xplane.pb-c.h"
@@ -320,7 +321,7 @@ struct _PlanarXSpaceWriter
 static void
 interned_init (Interned *in)
 {
-  in->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  in->ids = g_hash_table_new_full (_planar_str_hash, _planar_str_equal, g_free, NULL);
   in->names = g_ptr_array_new_with_free_func (g_free);
 }
 
@@ -793,7 +794,8 @@ gboolean
 planar_xspace_writer_finish (PlanarXSpaceWriter  *self,
                              GError             **error)
 {
-  g_autoptr(PlanarXSpaceWriter) owned = self;
+  /* Unrefs the writer on every return (clang calls it unused). */
+  G_GNUC_UNUSED g_autoptr(PlanarXSpaceWriter) owned = self;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (self->fd >= 0, FALSE);
@@ -838,7 +840,8 @@ planar_xspace_writer_finish (PlanarXSpaceWriter  *self,
 GBytes *
 planar_xspace_writer_finish_bytes (PlanarXSpaceWriter *self)
 {
-  g_autoptr(PlanarXSpaceWriter) owned = self;
+  /* Unrefs the writer on every return (clang calls it unused). */
+  G_GNUC_UNUSED g_autoptr(PlanarXSpaceWriter) owned = self;
   GBytes *bytes;
 
   g_return_val_if_fail (self != NULL, NULL);

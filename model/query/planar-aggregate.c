@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-aggregate-private.h"
+#include "planar-hash-private.h"
 #include "planar-op-info.h"
 #include "planar-span-index.h"
+#include "planar-string-table.h"
 
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
@@ -14,13 +16,14 @@ struct _PlanarAggregator
 {
   /* PlanarAggregate, one per name. */
   GArray           *rows;
-  /* Owned name copies -> index + 1 in @rows. */
+  /* Names in @names -> index + 1 in @rows (names from the file: a keyed
+   * hash). */
   GHashTable       *by_name;
   /* The plane whose metadata @slots maps, and the map: metadata index ->
    * row index + 1 (0 = not seen yet). Saves a hash lookup per event. */
   const PlanarPlane *slots_plane;
   guint            *slots;
-  GStringChunk     *names;
+  PlanarStringTable *names;
   guint64           n_events;
   gboolean          by_kind;
   /* With @by_kind: the kind of the track being added, and the slots are
@@ -84,8 +87,8 @@ planar_aggregator_new (void)
   PlanarAggregator *self = g_new0 (PlanarAggregator, 1);
 
   self->rows = g_array_new (FALSE, TRUE, sizeof (PlanarAggregate));
-  self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  self->names = g_string_chunk_new (4096);
+  self->by_name = g_hash_table_new (_planar_str_hash, _planar_str_equal);
+  self->names = planar_string_table_new ();
   self->run_parts = g_array_new (FALSE, FALSE, sizeof (RunPart));
   return self;
 }
@@ -97,7 +100,7 @@ planar_aggregator_free (PlanarAggregator *self)
     return;
   g_array_unref (self->rows);
   g_hash_table_unref (self->by_name);
-  g_string_chunk_free (self->names);
+  planar_string_table_free (self->names);
   g_array_unref (self->run_parts);
   g_free (self->slots);
   g_clear_object (&self->trace);
@@ -224,17 +227,17 @@ row_for (PlanarAggregator  *self,
         {
           PlanarAggregate row = { 0 };
 
-          row.name = g_string_chunk_insert_const (self->names, md->name);
-          row.display_name = g_string_chunk_insert_const (self->names, md->display_name);
+          row.name = planar_string_table_intern (self->names, md->name);
+          row.display_name = planar_string_table_intern (self->names, md->display_name);
           row.min_ps = G_MAXINT64;
           row.max_ps = G_MININT64;
           if (self->by_kind)
             {
-              row.kind = g_string_chunk_insert_const (self->names, self->kind);
+              row.kind = planar_string_table_intern (self->names, self->kind);
               row.kind_order = self->kind_order;
             }
           found = GUINT_TO_POINTER (append_row (self, &row));
-          g_hash_table_insert (self->by_name, g_string_chunk_insert_const (self->names, key), found);
+          g_hash_table_insert (self->by_name, (gpointer) planar_string_table_intern (self->names, key), found);
         }
       slot = self->slots[metadata] = GPOINTER_TO_UINT (found);
     }
@@ -304,17 +307,17 @@ row_for_value (PlanarAggregator *self,
     {
       PlanarAggregate row = { 0 };
 
-      row.name = g_string_chunk_insert_const (self->names, name);
+      row.name = planar_string_table_intern (self->names, name);
       row.display_name = row.name;
       row.min_ps = G_MAXINT64;
       row.max_ps = G_MININT64;
       if (self->by_kind)
         {
-          row.kind = g_string_chunk_insert_const (self->names, self->kind);
+          row.kind = planar_string_table_intern (self->names, self->kind);
           row.kind_order = self->kind_order;
         }
       found = GUINT_TO_POINTER (append_row (self, &row));
-      g_hash_table_insert (self->by_name, g_string_chunk_insert_const (self->names, key), found);
+      g_hash_table_insert (self->by_name, (gpointer) planar_string_table_intern (self->names, key), found);
     }
   return &g_array_index (self->rows, PlanarAggregate, GPOINTER_TO_UINT (found) - 1);
 }

@@ -105,7 +105,7 @@ planar_op_info_init (PlanarOpInfo      *info,
 
       if (info->framework_op == NULL && (info->framework_op = planar_hlo_instruction_dup_op_full_name (in)) != NULL)
         info->framework_op_from = PLANAR_OP_VALUE_HLO;
-      if (info->source == NULL && (info->source = planar_hlo_instruction_dup_source (in)) != NULL)
+      if (info->source == NULL && (info->source = planar_hlo_instruction_dup_source (module, in)) != NULL)
         info->source_from = PLANAR_OP_VALUE_HLO;
       if (info->stack == NULL && (info->stack = planar_hlo_module_format_stack (module, in)) != NULL)
         info->stack_from = PLANAR_OP_VALUE_HLO;
@@ -464,7 +464,7 @@ planar_op_cost_reader_read (PlanarOpCostReader *self,
           if ((self->flags & (PLANAR_OP_COSTS_FRAMEWORK_OP | PLANAR_OP_COSTS_SOURCE)) != 0 && !ic->names_made)
             {
               ic->op_full_name = planar_hlo_instruction_dup_op_full_name (in);
-              ic->source = planar_hlo_instruction_dup_source (in);
+              ic->source = planar_hlo_instruction_dup_source (entry->module, in);
               ic->names_made = TRUE;
             }
           /* Always one: "op_name:op_type". */
@@ -474,8 +474,8 @@ planar_op_cost_reader_read (PlanarOpCostReader *self,
               if (self->flags & PLANAR_OP_COSTS_FRAMEWORK_OP)
                 out->framework_op = ic->op_full_name;
             }
-          /* None without a source file. */
-          if (source == NULL && in->source_file[0] != '\0')
+          /* None without a source file or a stack. */
+          if (source == NULL && planar_hlo_instruction_has_source (entry->module, in))
             {
               out->source_from = PLANAR_OP_VALUE_HLO;
               if (self->flags & PLANAR_OP_COSTS_SOURCE)

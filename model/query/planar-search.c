@@ -251,7 +251,7 @@ hlo_matches_build (const Matcher *m,
         {
           const PlanarHloInstruction *in = &module->instructions[k];
           g_autofree char *op = planar_hlo_instruction_dup_op_full_name (in);
-          g_autofree char *source = planar_hlo_instruction_dup_source (in);
+          g_autofree char *source = planar_hlo_instruction_dup_source (module, in);
 
           if ((op != NULL && matcher_match (m, op, strlen (op)))
               || (source != NULL && matcher_match (m, source, strlen (source))))
@@ -350,56 +350,6 @@ plane_match_build (PlaneMatch    *pm,
   pm->keys = (StatKey *) g_array_free (g_steal_pointer (&keys), FALSE);
 }
 
-/* planar_wire_next() with its common case inline: a one-byte tag of a
- * varint or length-delimited field, which is every field of an XEvent and
- * an XStat but a double. Anything else, errors included, goes through
- * planar_wire_next() from the same byte, so the outcome is the same. The
- * search spends most of its time here. */
-static inline int
-next_field (PlanarWireReader *r,
-            PlanarWireField  *f)
-{
-  const guint8 *q = r->p;
-
-  if (G_LIKELY (q < r->end && q[0] >= 8 && q[0] < 0x80))
-    {
-      guint8 tag = q[0];
-      guint64 v;
-
-      if ((tag & 7) == PLANAR_WIRE_VARINT)
-        {
-          q++;
-          if (G_LIKELY (planar_wire_read_varint (&q, r->end, &v)))
-            {
-              f->start = r->p;
-              f->number = tag >> 3;
-              f->wire_type = PLANAR_WIRE_VARINT;
-              f->value = v;
-              f->data = NULL;
-              f->len = 0;
-              r->p = q;
-              return 1;
-            }
-        }
-      else if ((tag & 7) == PLANAR_WIRE_LEN)
-        {
-          q++;
-          if (G_LIKELY (planar_wire_read_varint (&q, r->end, &v) && v <= (guint64) (r->end - q)))
-            {
-              f->start = r->p;
-              f->number = tag >> 3;
-              f->wire_type = PLANAR_WIRE_LEN;
-              f->value = 0;
-              f->data = q;
-              f->len = (gsize) v;
-              r->p = q + v;
-              return 1;
-            }
-        }
-    }
-  return planar_wire_next (r, f);
-}
-
 /* An own stat of the event being examined. */
 typedef struct
 {
@@ -459,7 +409,7 @@ scan_stat (const PlaneMatch *pm,
 
   *metadata_id = 0;
   planar_wire_reader_init (&r, pm->trace->data, payload, len);
-  while ((rc = next_field (&r, &f)) > 0)
+  while ((rc = planar_wire_next (&r, &f)) > 0)
     {
       guint field = planar_xfield_kind (xs, f.number);
 
@@ -635,7 +585,7 @@ event_matches (const PlaneMatch  *pm,
 
   scratch->n_seen = 0;
   planar_wire_reader_init (&r, trace->data, q, (gsize) len);
-  while ((rc = next_field (&r, &f)) > 0)
+  while ((rc = planar_wire_next (&r, &f)) > 0)
     {
       gint64 metadata_id;
       gboolean match;

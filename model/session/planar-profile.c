@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "planar-trace-loader.h"
+#include "planar-parallel.h"
 
 struct _PlanarProfile
 {
@@ -478,7 +479,7 @@ planar_profile_load_traces_async (PlanarProfile       *self,
   inner = g_task_new (self, cancellable, load_traces_done, outer);
   g_task_set_task_data (inner, job, traces_job_free);
   g_task_set_return_on_cancel (inner, FALSE);
-  g_task_run_in_thread (inner, load_traces_thread);
+  planar_parallel_run_task (inner, load_traces_thread);
 }
 
 gboolean
@@ -678,7 +679,7 @@ planar_profile_load_async (PlanarProfile       *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, planar_profile_load_async);
   g_task_set_return_on_cancel (task, FALSE);
-  g_task_run_in_thread (task, load_thread);
+  planar_parallel_run_task (task, load_thread);
 }
 
 gboolean

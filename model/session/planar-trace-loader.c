@@ -22,6 +22,7 @@
 #include "planar-derive-private.h"
 #include "planar-import-private.h"
 #include "planar-mapping-private.h"
+#include "planar-parallel.h"
 #include "planar-trace-private.h"
 
 #include <glib/gstdio.h>
@@ -768,6 +769,8 @@ decode_steps (PlanarTrace        *trace,
       /* The GPU lines resolve kernels through the HLO, read once the
        * file's tracks are shown; a viewer predicts the lines to come from
        * it (planar_trace_predict_derived_lines()). */
+      /* For tests only (planar-mapping-private.h). */
+      _planar_trace_test_point (trace, "trace-reading-hlo", trace->path);
       if (!hlo_step (trace, cancellable, error))
         return FALSE;
       /* A held load waits here until a viewer has drawn the file's
@@ -846,7 +849,7 @@ planar_trace_loader_load_async (PlanarTraceLoader   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, planar_trace_loader_load_async);
   g_task_set_return_on_cancel (task, FALSE);
-  g_task_run_in_thread (task, load_thread);
+  planar_parallel_run_task (task, load_thread);
 }
 
 PlanarTrace *

@@ -22,7 +22,8 @@ G_BEGIN_DECLS
  *   store    the index in the cache, later, on a thread of its own.
  *
  * The steps run on the thread that calls them (planar_trace_loader_open(),
- * planar_trace_loader_decode()) or on a worker (_load_async()). Whatever
+ * planar_trace_loader_decode()) or on a thread of their own (_load_async(),
+ * lowered while planar_parallel_set_background() is on). Whatever
  * thread they run on, the loader's "fraction" and "message" are notified,
  * and "tracks-changed" emitted, from one idle at a time in the main context
  * of the thread that made the loader: never more often than the main loop

@@ -159,17 +159,50 @@ planar_hlo_instruction_dup_op_full_name (const PlanarHloInstruction *instruction
   return g_strconcat (instruction->op_name, ":", instruction->op_type, NULL);
 }
 
-char *
-planar_hlo_instruction_dup_source (const PlanarHloInstruction *instruction)
+static char *
+dup_file_line (const char *file,
+               gint32      line)
 {
-  const char *base;
+  const char *base = strrchr (file, '/');
+
+  return g_strdup_printf ("%s:%d", base != NULL ? base + 1 : file, line);
+}
+
+/* XProf (hlo_module_utils.cc, GetSourceInfo) takes the stack's first
+ * frame when it names a file and a line, else the metadata's file. */
+static const PlanarHloStackFrame *
+source_frame (const PlanarHloModule      *module,
+              const PlanarHloInstruction *instruction)
+{
+  const PlanarHloStackFrame *innermost = NULL;
+
+  if (module != NULL && planar_hlo_module_get_stack (module, instruction, &innermost, 1) == 1 &&
+      innermost->file[0] != '\0' && innermost->line != 0)
+    return innermost;
+  return NULL;
+}
+
+gboolean
+planar_hlo_instruction_has_source (const PlanarHloModule      *module,
+                                   const PlanarHloInstruction *instruction)
+{
+  g_return_val_if_fail (instruction != NULL, FALSE);
+  return source_frame (module, instruction) != NULL || instruction->source_file[0] != '\0';
+}
+
+char *
+planar_hlo_instruction_dup_source (const PlanarHloModule      *module,
+                                   const PlanarHloInstruction *instruction)
+{
+  const PlanarHloStackFrame *innermost;
 
   g_return_val_if_fail (instruction != NULL, NULL);
+  innermost = source_frame (module, instruction);
+  if (innermost != NULL)
+    return dup_file_line (innermost->file, innermost->line);
   if (instruction->source_file[0] == '\0')
     return NULL;
-  base = strrchr (instruction->source_file, '/');
-  base = base != NULL ? base + 1 : instruction->source_file;
-  return g_strdup_printf ("%s:%d", base, instruction->source_line);
+  return dup_file_line (instruction->source_file, instruction->source_line);
 }
 
 guint

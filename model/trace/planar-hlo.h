@@ -392,10 +392,17 @@ void                        planar_hlo_op_instruction_name  (const char         
  * which XProf's Framework Ops line shows as it is). Returns: (transfer
  * full). */
 char                       *planar_hlo_instruction_dup_op_full_name (const PlanarHloInstruction *instruction);
-/* XProf's source: basename(source_file) ":" source_line, e.g.
- * "train.py:23"; NULL when source_file is empty (XProf shows none then,
- * even when the stack has frames). Returns: (transfer full) (nullable). */
-char                       *planar_hlo_instruction_dup_source (const PlanarHloInstruction *instruction);
+/* XProf's source, "train.py:23": the file (its basename) and line of the
+ * innermost frame of the instruction's stack when it has both (JAX 0.11
+ * writes only the stack), else basename(source_file) ":" source_line;
+ * NULL when neither is there. @module: (nullable): the instruction's
+ * module, whose stack frames are read. Returns: (transfer full)
+ * (nullable). */
+char                       *planar_hlo_instruction_dup_source (const PlanarHloModule      *module,
+                                                               const PlanarHloInstruction *instruction);
+/* Whether planar_hlo_instruction_dup_source() has one, without making it. */
+gboolean                    planar_hlo_instruction_has_source (const PlanarHloModule      *module,
+                                                               const PlanarHloInstruction *instruction);
 /* Fills @frames with the instruction's stack, innermost (the frame that
  * made the op) first, at most @max; returns how many. 0 without a
  * stack. */

@@ -38,6 +38,8 @@ typedef struct
   /* Indices into the jobs array of the lines merged into this track. */
   guint       *lines;
   guint        n_lines;
+  /* Room in @lines (doubled as lines of one id come). */
+  guint        lines_capacity;
 } PlanarTrackJob;
 
 typedef struct
@@ -91,6 +93,12 @@ gboolean _planar_decode_claim_memory  (PlanarDecodeContext  *ctx,
 PlanarSpillMode _planar_decode_spill_mode (PlanarDecodeContext *ctx,
                                            guint                p,
                                            gsize                bytes);
+
+/* The same for @bytes of a track's depth index (its starts and its order
+ * by depth): in memory while the trace's depth_heap_left lasts. */
+PlanarSpillMode _planar_decode_depth_spill_mode (PlanarDecodeContext *ctx,
+                                                 guint                p,
+                                                 gsize                bytes);
 
 /* planar-trace-index.c: sorts a track's events unless @sorted, nests them
  * and builds its depth index and span; @p is its plane (for

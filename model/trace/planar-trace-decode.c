@@ -110,6 +110,22 @@ _planar_decode_spill_mode (PlanarDecodeContext *ctx,
   return ctx->self->spill;
 }
 
+PlanarSpillMode
+_planar_decode_depth_spill_mode (PlanarDecodeContext *ctx,
+                                 guint                p,
+                                 gsize                bytes)
+{
+  PlanarTrace *self = ctx->self;
+
+  /* The allowance is 0 unless the index spills; smaller blocks are on the
+   * heap anyway and take nothing from it. */
+  if (bytes >= PLANAR_SPILL_MIN_BLOCK &&
+      __atomic_load_n (&self->depth_heap_left, __ATOMIC_RELAXED) >= (gint64) bytes &&
+      __atomic_sub_fetch (&self->depth_heap_left, (gint64) bytes, __ATOMIC_RELAXED) >= 0)
+    return PLANAR_SPILL_NEVER;
+  return _planar_decode_spill_mode (ctx, p, bytes);
+}
+
 static gboolean
 grow_events (PlanarDecodeContext  *ctx,
              guint           p,
@@ -337,6 +353,7 @@ decode_line (PlanarDecodeContext *ctx,
   const PlanarXSpaceFields *xf = _planar_xspace_fields ();
   const guint8 events_tag = events_tag_byte (xf);
   int rc = 0;
+  guint64 steps;
 
   line->display_id = 0;
   job->sorted = TRUE;
@@ -487,6 +504,7 @@ decode_line (PlanarDecodeContext *ctx,
   if (!has_display_id)
     line->display_id = line->id;
 
+  steps = _planar_trace_steps;
   g_mutex_lock (&self->strings_lock);
   line->name = name ? planar_string_table_intern_len (self->strings, (const char *) name, name_len)
                     : planar_string_table_intern (self->strings, "");
@@ -494,6 +512,8 @@ decode_line (PlanarDecodeContext *ctx,
     ? planar_string_table_intern_len (self->strings, (const char *) display_name, display_name_len)
     : line->name;
   g_mutex_unlock (&self->strings_lock);
+  /* The names are the file's: their interning counts (keyed hash). */
+  __atomic_add_fetch (&self->steps, _planar_trace_steps - steps, __ATOMIC_RELAXED);
 
   /* The time base: wall-clock lines are rebased on the profile start (or,
    * without one, on the earliest wall-clock line); relative lines are
@@ -774,9 +794,10 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
 {
   PlanarTrace *self = ctx->self;
   PlanarPlane *plane = &self->planes[p];
-  g_autoptr(GHashTable) by_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
-  g_autoptr(GHashTable) rows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+  g_autoptr(GHashTable) by_id = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, NULL, NULL);
+  g_autoptr(GHashTable) rows = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, NULL, NULL);
   g_autoptr(GArray) plane_tracks = g_array_new (FALSE, TRUE, sizeof (PlanarTrack));
+  guint64 steps = _planar_trace_steps;
   guint reserve, n_tracks;
 
   /* What derived metadata and lines will follow. */
@@ -819,7 +840,11 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
           g_hash_table_insert (by_id, &line->id, GUINT_TO_POINTER (track_jobs->len - 1));
           tj = &g_array_index (track_jobs, PlanarTrackJob, track_jobs->len - 1);
         }
-      tj->lines = g_renew (guint, tj->lines, tj->n_lines + 1);
+      if (tj->n_lines == tj->lines_capacity)
+        {
+          tj->lines_capacity = MAX (4, 2 * tj->lines_capacity);
+          tj->lines = g_renew (guint, tj->lines, tj->lines_capacity);
+        }
       tj->lines[tj->n_lines++] = *job;
       plane->n_events += line->n_events;
     }
@@ -838,6 +863,7 @@ plan_plane_tracks (PlanarDecodeContext *ctx,
   self->planes_priv[p].lines_capacity = plane->n_lines + reserve;
   plane->lines = g_renew (PlanarLine, plane->lines, MAX (self->planes_priv[p].lines_capacity, 1));
   plane->n_rows = g_hash_table_size (rows);
+  __atomic_add_fetch (&self->steps, _planar_trace_steps - steps, __ATOMIC_RELAXED);
   self->planes_priv[p].n_file_rows = plane->n_rows;
   self->planes_priv[p].n_file_tracks = plane_tracks->len;
   n_tracks = plane_tracks->len;

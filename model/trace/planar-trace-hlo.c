@@ -33,6 +33,16 @@ _planar_trace_read_hlo (PlanarTrace   *self,
   for (guint m = 0; plane != NULL && m < plane->n_metadata; m++)
     {
       const PlanarEventMetadata *md = &plane->metadata[m];
+      /* The program id: the metadata's `program_id` stat where it has one
+       * (JAX 0.11 numbers the metadata 1, 2, 3 and keeps the program id,
+       * which the device events carry, only there and in the name),
+       * else its id (older writers: XProf's HloProtoMap key). */
+      guint64 program_id = (guint64) md->id;
+
+      for (guint s = 0; s < md->n_stats; s++)
+        if (strcmp (md->stats[s].name, "program_id") == 0 &&
+            planar_hlo_stat_get_program_id (&md->stats[s], &program_id))
+          break;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
@@ -47,8 +57,7 @@ _planar_trace_read_hlo (PlanarTrace   *self,
           if (strcmp (stat->name, HLO_PROTO_STAT) != 0 ||
               (stat->kind != PLANAR_STAT_BYTES && stat->kind != PLANAR_STAT_STRING))
             continue;
-          /* The metadata's id is the program id (XProf's HloProtoMap). */
-          if (!planar_hlo_index_add (index, (guint64) md->id, (const guint8 *) stat->str.data, stat->str.len,
+          if (!planar_hlo_index_add (index, program_id, (const guint8 *) stat->str.data, stat->str.len,
                                      &local))
             {
               g_ptr_array_add (errors, g_strdup (local->message));

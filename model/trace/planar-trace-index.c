@@ -165,7 +165,7 @@ index_depths (PlanarDecodeContext *ctx,
       if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (guint32)))
         return FALSE;
       track->depth_order = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (guint32),
-                                               _planar_decode_spill_mode (ctx, p, track->n_events * sizeof (guint32)));
+                                               _planar_decode_depth_spill_mode (ctx, p, track->n_events * sizeof (guint32)));
       fill = g_memdup2 (track->depth_offsets, n_depths * sizeof (gsize));
       for (gsize i = 0; i < track->n_events; i++)
         track->depth_order[fill[track->events[i].depth]++] = (guint32) i;
@@ -174,7 +174,7 @@ index_depths (PlanarDecodeContext *ctx,
   if (!_planar_decode_claim_memory (ctx, track->n_events * sizeof (gint64)))
     return FALSE;
   track->depth_starts = planar_spill_alloc (MAX (track->n_events, 1) * sizeof (gint64),
-                                            _planar_decode_spill_mode (ctx, p, track->n_events * sizeof (gint64)));
+                                            _planar_decode_depth_spill_mode (ctx, p, track->n_events * sizeof (gint64)));
   for (gsize k = 0; k < track->n_events; k++)
     track->depth_starts[k] = track->events[track->depth_order ? track->depth_order[k] : k].start_ps;
 

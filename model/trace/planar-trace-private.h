@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "planar-hash-private.h"
 #include "planar-mapping-private.h"
 #include "planar-spill.h"
 #include "planar-trace.h"
@@ -51,6 +52,11 @@ void     _planar_id_map_init    (PlanarIdMap  *map,
                                  guint         n_ids,
                                  guint         first_index);
 void     _planar_id_map_clear   (PlanarIdMap  *map);
+
+/* _planar_trace_steps, _planar_id_hash() and _planar_id_equal() are in
+ * planar-hash-private.h (model/base); the structure scan and the planning
+ * of tracks add the steps they took to their trace, once a plane, and the
+ * derive pass once a job (_planar_trace_get_steps()). */
 
 /* Returns the index of @id, or -1. */
 static inline gint64
@@ -208,6 +214,12 @@ struct _PlanarTrace
    * (docs/loader.md, "The first frame"). */
   PlanarSpillMode     spill;
   guint64             first_heap;
+  /* When the index spills: bytes of the tracks' depth index (the starts
+   * and the order by depth, which a frame reads for every pixel column)
+   * that may still stay in memory (atomic; half the file where @spill is
+   * PLANAR_SPILL_LARGE, else 0; docs/loader.md "Profiles larger than
+   * memory"). */
+  gint64              depth_heap_left;
 
   /* Memory the index may take, and what the structure has claimed of it. */
   guint64             memory_budget;
@@ -258,6 +270,11 @@ struct _PlanarTrace
   /* Set when the index came from the cached one (planar-cache-private.h). */
   gboolean                    restored;
 
+  /* For tests: the steps (_planar_trace_steps) the structure scan, the
+   * planning of tracks and the derive pass took (_planar_trace_get_steps();
+   * atomic). */
+  guint64                     steps;
+
   /* Set by the loader: told of progress from any thread. */
   PlanarTraceProgressFunc     progress_func;
   gpointer                    progress_data;
@@ -304,6 +321,13 @@ void     _planar_stat_damage_free        (PlanarStatDamage *damage);
 /* Reads the XSpace's structure (see planar_trace_open()). */
 gboolean _planar_trace_scan        (PlanarTrace  *self,
                                     GError      **error);
+/* For tests: the steps (_planar_trace_steps) the load of @self took to
+ * map its planes' ids, to decode and dedupe the stats of its planes and
+ * event metadata (the structure scan), to group its lines into tracks
+ * by their ids and to derive lines from the ids its stats carry (group
+ * ids, scope ranges): the work a file of many stats or ids makes, which must
+ * grow with their number, not its square. */
+guint64  _planar_trace_get_steps   (PlanarTrace *self);
 void     _planar_trace_free_planes (PlanarTrace  *self);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,

@@ -69,10 +69,11 @@ _planar_id_map_init (PlanarIdMap  *map,
       map->direct = g_new0 (guint32, map->n_direct);
       for (guint i = 0; i < n_ids; i++)
         map->direct[ids[i]] = first_index + i + 1;
+      _planar_trace_steps += n_ids;
       return;
     }
 
-  map->sparse = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  map->sparse = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, g_free, NULL);
   for (guint i = 0; i < n_ids; i++)
     {
       gint64 *key = g_new (gint64, 1);
@@ -565,6 +566,30 @@ read_task_environment (PlanarTrace *self)
     }
 }
 
+/* scan_plane(), adding the steps it took (_planar_trace_steps, all on
+ * this thread) to the trace's count. */
+static gboolean
+scan_plane_counted (PlanarTrace           *self,
+                    const PlanarWireField *plane_field,
+                    gboolean               cut,
+                    PlanarPlane           *plane,
+                    PlanarPlanePrivate    *ppriv,
+                    GError               **error)
+{
+  guint64 steps = _planar_trace_steps;
+  gboolean ok = scan_plane (self, plane_field, cut, plane, ppriv, error);
+
+  __atomic_add_fetch (&self->steps, _planar_trace_steps - steps, __ATOMIC_RELAXED);
+  return ok;
+}
+
+guint64
+_planar_trace_get_steps (PlanarTrace *self)
+{
+  g_return_val_if_fail (PLANAR_IS_TRACE (self), 0);
+  return __atomic_load_n (&self->steps, __ATOMIC_RELAXED);
+}
+
 /* Whether a failed read ran into the end of the file (a file cut short)
  * rather than into damaged bytes. */
 static gboolean
@@ -692,6 +717,7 @@ _planar_trace_scan (PlanarTrace  *self,
   self->memory_budget = (guint64) 64 * 1024 * 1024 + (guint64) self->size * 6;
   self->spill = self->test_options.spill >= 0 ? (PlanarSpillMode) self->test_options.spill
                                               : _planar_trace_wants_spill (self->size);
+  self->depth_heap_left = self->spill == PLANAR_SPILL_LARGE ? (gint64) (self->size / 2) : 0;
   self->first_heap = self->test_options.spill >= 0 && self->test_options.first_heap > 0
                      ? (guint64) self->test_options.first_heap : 0;
   /* A PlanarEventRef names a plane in 16 bits. */
@@ -710,8 +736,8 @@ _planar_trace_scan (PlanarTrace  *self,
   self->planes = g_new0 (PlanarPlane, MAX (self->n_planes, 1));
   self->planes_priv = g_new0 (PlanarPlanePrivate, MAX (self->n_planes, 1));
   for (guint i = 0; i < n_whole; i++)
-    if (!scan_plane (self, &g_array_index (plane_fields, PlanarWireField, i), FALSE,
-                     &self->planes[i], &self->planes_priv[i], error))
+    if (!scan_plane_counted (self, &g_array_index (plane_fields, PlanarWireField, i), FALSE,
+                             &self->planes[i], &self->planes_priv[i], error))
       return FALSE;
   if (have_cut_field)
     {
@@ -720,7 +746,7 @@ _planar_trace_scan (PlanarTrace  *self,
 
       /* Kept when it has a whole line; with no whole plane before it, only
        * when it looks like a plane at all (a name), lest any bytes pass. */
-      if (!scan_plane (self, &cut_field, TRUE, plane, &self->planes_priv[n_whole], NULL) ||
+      if (!scan_plane_counted (self, &cut_field, TRUE, plane, &self->planes_priv[n_whole], NULL) ||
           plane->n_lines == 0 || (n_whole == 0 && (plane->name[0] == '\0' || !g_utf8_validate (plane->name, -1, NULL))))
         {
           _planar_trace_clear_plane (self, n_whole);

@@ -81,6 +81,7 @@ _planar_trace_decode_stat (PlanarTrace              *self,
     }
 
   index = _planar_id_map_lookup (&ppriv->stat_map, stat->metadata_id);
+  _planar_trace_steps++;
   stat->name = index >= 0 ? ppriv->stat_metadata[index].name : "";
 
   if (stat->kind == PLANAR_STAT_REF)
@@ -90,6 +91,7 @@ _planar_trace_decode_stat (PlanarTrace              *self,
       gint64 ref = _planar_id_map_lookup (&ppriv->stat_map, (gint64) stat->v.u64);
       const char *text = ref >= 0 ? ppriv->stat_metadata[ref].name : "";
 
+      _planar_trace_steps++;
       stat->str.data = text;
       stat->str.len = strlen (text);
     }
@@ -107,7 +109,10 @@ stat_key_hash (gconstpointer p)
 {
   const StatKey *k = p;
 
-  return k->name[0] != '\0' ? g_direct_hash (k->name) : g_int64_hash (&k->metadata_id);
+  if (k->name[0] == '\0')
+    return _planar_id_hash (&k->metadata_id);
+  _planar_trace_steps++;
+  return g_direct_hash (k->name);
 }
 
 static gboolean
@@ -116,6 +121,7 @@ stat_key_equal (gconstpointer a,
 {
   const StatKey *x = a, *y = b;
 
+  _planar_trace_steps++;
   if (x->name != y->name)
     return FALSE;
   return x->name[0] != '\0' || x->metadata_id == y->metadata_id;
@@ -146,9 +152,11 @@ _planar_stats_add (GArray            *out,
       for (guint i = first; i < out->len; i++)
         if (same_stat (&g_array_index (out, PlanarStat, i), stat))
           {
+            _planar_trace_steps += i - first + 1;
             g_array_index (out, PlanarStat, i) = *stat;
             return;
           }
+      _planar_trace_steps += out->len - first + 1;
       g_array_append_val (out, *stat);
       return;
     }

@@ -16,7 +16,7 @@ exercise_module (const PlanarHloModule *m)
       const PlanarHloInstruction *in = &m->instructions[i];
       const PlanarHloStackFrame *frames[16];
       g_autofree char *full = planar_hlo_instruction_dup_op_full_name (in);
-      g_autofree char *source = planar_hlo_instruction_dup_source (in);
+      g_autofree char *source = planar_hlo_instruction_dup_source (m, in);
       g_autofree char *stack = planar_hlo_module_format_stack (m, in);
       const PlanarHloShape *shape = planar_hlo_instruction_get_shape (m, in);
       const PlanarHloExtra *extra = planar_hlo_instruction_get_extra (m, in);

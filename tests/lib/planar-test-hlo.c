@@ -181,3 +181,21 @@ planar_test_hlo_simple (const char             *name,
   planar_test_hlo_put_int (m, 6, 1);
   return planar_test_hlo_wrap_module (m);
 }
+
+void
+planar_test_hlo_add_metadata_plane (XSpace            *space,
+                                    const gint64      *program_ids,
+                                    GByteArray *const *protos,
+                                    guint              n)
+{
+  XPlane *plane = planar_test_space_add_plane (space, 99, "/host:metadata");
+
+  planar_test_plane_add_stat_metadata (plane, 1, "Hlo Proto");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("jit_f(%" G_GINT64_FORMAT ")", program_ids[i]);
+      XEventMetadata *md = planar_test_plane_add_event_metadata (plane, program_ids[i], name, NULL);
+
+      PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (1, protos[i]->data, protos[i]->len));
+    }
+}

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "planar-test-xspace.h"
+
 G_BEGIN_DECLS
 
 /* An HloInstructionProto: a shape of @type (XLA's PrimitiveType number)
@@ -49,5 +51,11 @@ GByteArray *planar_test_hlo_wrap_module (GByteArray *module);
 /* A whole HloProto: module @name (id @id) of one computation, the entry,
  * holding @ins. Returns: (transfer full). */
 GByteArray *planar_test_hlo_simple      (const char *name, gint64 id, const PlanarTestHloIns *ins, guint n);
+/* `/host:metadata` with one event metadata per program: id = program id,
+ * stat "Hlo Proto" = the bytes of @protos[i]. */
+void        planar_test_hlo_add_metadata_plane (XSpace            *space,
+                                                const gint64      *program_ids,
+                                                GByteArray *const *protos,
+                                                guint              n);
 
 G_END_DECLS

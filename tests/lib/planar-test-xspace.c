@@ -94,6 +94,19 @@ planar_test_plane_add_line (XPlane     *plane,
   return line;
 }
 
+static void
+event_init (XEvent *event,
+            gint64  metadata_id,
+            gint64  offset_ps,
+            gint64  duration_ps)
+{
+  tensorflow__profiler__xevent__init (event);
+  event->metadata_id = metadata_id;
+  event->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
+  event->offset_ps = offset_ps;
+  event->duration_ps = duration_ps;
+}
+
 XEvent *
 planar_test_line_add_event (XLine  *line,
                 gint64  metadata_id,
@@ -102,13 +115,28 @@ planar_test_line_add_event (XLine  *line,
 {
   XEvent *event = planar_test_keep (g_new0 (XEvent, 1));
 
-  tensorflow__profiler__xevent__init (event);
-  event->metadata_id = metadata_id;
-  event->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
-  event->offset_ps = offset_ps;
-  event->duration_ps = duration_ps;
+  event_init (event, metadata_id, offset_ps, duration_ps);
   PLANAR_TEST_APPEND (line->events, line->n_events, event);
   return event;
+}
+
+void
+planar_test_line_set_events (XLine  *line,
+                             guint   n,
+                             gint64  metadata_id,
+                             gint64  step_ps,
+                             gint64  duration_ps)
+{
+  XEvent *events = planar_test_keep (g_new0 (XEvent, MAX (n, 1)));
+
+  g_assert_cmpuint (line->n_events, ==, 0);
+  line->events = g_new (XEvent *, MAX (n, 1));
+  line->n_events = n;
+  for (guint i = 0; i < n; i++)
+    {
+      event_init (&events[i], metadata_id, (gint64) i * step_ps, duration_ps);
+      line->events[i] = &events[i];
+    }
 }
 
 static XStat *
@@ -590,4 +618,29 @@ planar_test_derived_track (const PlanarPlane *plane,
     if (plane->tracks[t].derived && strcmp (plane->tracks[t].name, name) == 0)
       return &plane->tracks[t];
   return NULL;
+}
+
+void
+planar_test_check_linear (guint       n,
+                          guint64     small,
+                          guint64     large,
+                          const char *what)
+{
+  g_assert_cmpuint (small, >=, n);
+  if (2 * large > 9 * small)
+    g_test_fail_printf ("%s: 4x as many took %.1fx the steps (%" G_GUINT64_FORMAT " against %"
+                        G_GUINT64_FORMAT "): quadratic", what, (double) large / (double) small, large, small);
+}
+
+void
+planar_test_check_like (guint       n,
+                        guint64     ordinary,
+                        guint64     colliding,
+                        const char *what)
+{
+  g_assert_cmpuint (ordinary, >=, n);
+  if (colliding > 2 * ordinary)
+    g_test_fail_printf ("%s: %u colliding took %.1fx the steps of ordinary ones (%" G_GUINT64_FORMAT " against %"
+                        G_GUINT64_FORMAT "): quadratic", what, n, (double) colliding / (double) ordinary,
+                        colliding, ordinary);
 }

@@ -37,6 +37,11 @@ XEventMetadata *planar_test_plane_add_event_metadata (XPlane *plane, gint64 id, 
 XLine          *planar_test_plane_add_line     (XPlane *plane, gint64 id, const char *name, gint64 timestamp_ns);
 XEvent         *planar_test_line_add_event     (XLine *line, gint64 metadata_id, gint64 offset_ps,
                                                 gint64 duration_ps);
+/* @n events of @metadata_id made at once for an empty @line, event i at
+ * i * @step_ps (many events one at a time copy the array for each under
+ * ASan, whose realloc always moves). */
+void            planar_test_line_set_events    (XLine *line, guint n, gint64 metadata_id, gint64 step_ps,
+                                                gint64 duration_ps);
 XStat          *planar_test_stat_uint          (gint64 metadata_id, guint64 value);
 XStat          *planar_test_stat_int           (gint64 metadata_id, gint64 value);
 XStat          *planar_test_stat_ref           (gint64 metadata_id, guint64 ref);
@@ -119,5 +124,22 @@ void             planar_test_named_plane_add_uint (PlanarTestPlane *b,
 guint              planar_test_count_derived (const PlanarPlane *plane);
 const PlanarTrack *planar_test_derived_track (const PlanarPlane *plane,
                                               const char        *name);
+
+/* Work that must grow with its input, not its square, counted (never
+ * timed): @small steps for @n items and @large for 4 @n. Four times the
+ * items may take at most four and a half times the steps; more fails the
+ * test case (without stopping it), saying @what. */
+void               planar_test_check_linear  (guint              n,
+                                              guint64            small,
+                                              guint64            large,
+                                              const char        *what);
+/* Input chosen to collide in a weak hash takes about the work of ordinary
+ * input of the same size: @colliding steps at most twice @ordinary's for
+ * @n items; more fails the test case (without stopping it), saying
+ * @what. */
+void               planar_test_check_like    (guint              n,
+                                              guint64            ordinary,
+                                              guint64            colliding,
+                                              const char        *what);
 
 G_END_DECLS

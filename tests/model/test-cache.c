@@ -411,7 +411,7 @@ test_old_version (PlanarTestFixture *f,
   /* The header: an 8-byte magic, then the version. */
   g_assert_cmpuint (len, >, 12);
   memcpy (&version, good + 8, sizeof version);
-  g_assert_cmpuint (version, >=, 5);
+  g_assert_cmpuint (version, >=, 6);
 
   for (guint32 old = 1; old < version; old++)
     {
@@ -1153,6 +1153,19 @@ test_spill_memory_blocks (PlanarTestFixture *f,
   g_assert_cmpuint (blocks, ==, blocks0);
   g_assert_cmpuint (bytes, ==, bytes0);
 
+  /* Bytes given back: the whole pages among them read zeros, the rest of
+   * the block is as it was. */
+  planar_spill_discard (block, 100, PLANAR_SPILL_HUGE_MIN);
+  g_assert_cmpint (block[99], ==, 0x3c);
+  g_assert_cmpint (block[100], ==, 0x3c);
+  g_assert_cmpint (block[4095], ==, 0x3c);
+  for (gsize i = 4096; i < PLANAR_SPILL_HUGE_MIN; i += 4093)
+    g_assert_cmpint (block[i], ==, 0);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN - 1], ==, 0);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN], ==, (guint8) 0xc3);
+  g_assert_cmpint (block[PLANAR_SPILL_HUGE_MIN + 99], ==, (guint8) 0xc3);
+  memset (block + 4096, 0x3c, PLANAR_SPILL_HUGE_MIN - 4096);
+
   /* Into a file when a spilling index grows it. */
   block = planar_spill_renew (block, 2 * PLANAR_SPILL_HUGE_MIN + 1, 4 * PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_LARGE);
   g_assert_true (planar_spill_is_mapped (block));
@@ -1163,6 +1176,10 @@ test_spill_memory_blocks (PlanarTestFixture *f,
   /* A heap block grown past the size moves to a mapping of its own. */
   small = planar_spill_alloc (4096, PLANAR_SPILL_NEVER);
   memset (small, 0x11, 4096);
+  /* A heap block keeps its bytes. */
+  planar_spill_discard (small, 0, 4096);
+  g_assert_cmpint (small[0], ==, 0x11);
+  g_assert_cmpint (small[4095], ==, 0x11);
   small = planar_spill_renew (small, 4096, 2 * PLANAR_SPILL_HUGE_MIN, PLANAR_SPILL_NEVER);
   g_assert_cmpuint ((guintptr) small % huge_page, ==, 0);
   g_assert_cmpint (small[4095], ==, 0x11);
@@ -1447,6 +1464,67 @@ test_spilled_when_short (PlanarTestFixture *f,
   g_assert_cmpuint (bytes, ==, bytes0);
 }
 
+/* A profile of five lines of 160,000 events, each event as small as the
+ * wire allows (about 12 bytes): each line's starts (8 bytes an event) take
+ * more than a spill block, and all of them more than half the file. */
+static char *
+write_dense_lines (const char *dir)
+{
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  gint64 kernel = planar_test_named_plane_event_id (gpu, "k");
+
+  for (guint l = 0; l < 5; l++)
+    planar_test_line_set_events (planar_test_plane_add_line (gpu->plane, l + 1, "Stream", 0), 160000, kernel, 10, 5);
+  planar_test_named_plane_done (gpu);
+  return planar_test_write_space (space, dir, "dense.xplane.pb");
+}
+
+/* When the index spills as a large file's does, the tracks' depth index
+ * (the starts, read for every pixel column of a frame) stays in memory up
+ * to half the file's size, the rest in files, and the events in files:
+ * the same index as on the heap. */
+static void
+test_spilled_depth_in_memory (PlanarTestFixture *f,
+                              gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  guint64 in_memory = 0, size;
+  guint n_in_memory = 0, n_in_files = 0;
+  GStatBuf st;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  path = write_dense_lines (f->dir);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  size = (guint64) st.st_size;
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  cold = load_cold_spilled (path, PLANAR_SPILL_LARGE);
+  for (guint p = 0; p < cold->n_planes; p++)
+    for (guint t = 0; t < cold->planes_priv[p].n_file_tracks; t++)
+      {
+        const PlanarTrack *track = &cold->planes[p].tracks[t];
+
+        if (track->n_events < 160000)
+          continue;
+        g_assert_true (planar_spill_is_mapped (track->events));
+        if (planar_spill_is_mapped (track->depth_starts))
+          n_in_files++;
+        else
+          {
+            n_in_memory++;
+            in_memory += track->n_events * sizeof (gint64);
+          }
+      }
+  g_assert_cmpuint (n_in_memory + n_in_files, ==, 5);
+  g_assert_cmpuint (n_in_memory, >, 0);
+  g_assert_cmpuint (n_in_files, >, 0);
+  g_assert_cmpuint (in_memory, <=, size / 2);
+  compare_traces (heap, cold);
+}
+
 /* Indexes are written in GLib's pool after a load returns: the scratch
  * folder goes once the last of them is written. */
 static void
@@ -1485,5 +1563,6 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
   CACHE_TEST_ADD ("/cache/spill-when-short", test_spill_when_short);
   CACHE_TEST_ADD ("/cache/spilled-when-short", test_spilled_when_short);
+  CACHE_TEST_ADD ("/cache/spilled-depth-in-memory", test_spilled_depth_in_memory);
   return g_test_run ();
 }

@@ -47,26 +47,6 @@ add_xla_kernel (Builder    *b,
   return ev;
 }
 
-/* `/host:metadata` with one event metadata per program: id = program id,
- * stat "Hlo Proto" = the bytes. */
-static void
-add_metadata_plane (XSpace            *space,
-                    const gint64      *program_ids,
-                    GByteArray *const *protos,
-                    guint              n)
-{
-  XPlane *plane = planar_test_space_add_plane (space, 99, "/host:metadata");
-
-  planar_test_plane_add_stat_metadata (plane, 1, "Hlo Proto");
-  for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("jit_f(%" G_GINT64_FORMAT ")", program_ids[i]);
-      XEventMetadata *md = planar_test_plane_add_event_metadata (plane, program_ids[i], name, NULL);
-
-      PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (1, protos[i]->data, protos[i]->len));
-    }
-}
-
 static GByteArray *
 module_f (void)
 {
@@ -157,7 +137,7 @@ test_gpu_lines (Fixture       *f,
   /* Nested levels: the innermost names the instruction. */
   add_xla_kernel (gpu, stream, 140, 10, 3, "while.1::dot.2");
   planar_test_named_plane_done (gpu);
-  add_metadata_plane (space, ids, protos, 1);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
 
   path = planar_test_write_space (space, f->dir, "hlo.xplane.pb");
   trace = planar_test_load_ok (path);
@@ -228,6 +208,56 @@ test_gpu_lines (Fixture       *f,
   }
 }
 
+/* JAX 0.11's metadata plane: the event metadata numbered 1, 2, 3, the
+ * program id only in its `program_id` stat (and in its name), as a real
+ * H100 profile has it. The kernels of program 2653 still resolve. */
+static void
+test_program_id_stat (Fixture       *f,
+                      gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 14, "Stream #14(Compute)", 0);
+  g_autoptr(GByteArray) proto = module_f ();
+  g_autoptr(GByteArray) other = module_f ();
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *ops;
+  PlanarHloResolution res;
+  XPlane *metadata;
+  XEventMetadata *md;
+
+  planar_test_add_task_environment (space, 1000);
+  add_xla_kernel (gpu, stream, 0, 10, 2653, "dot.2");
+  add_xla_kernel (gpu, stream, 20, 10, 2653, "fusion.1");
+  planar_test_named_plane_done (gpu);
+  metadata = planar_test_space_add_plane (space, 99, "/host:metadata");
+  planar_test_plane_add_stat_metadata (metadata, 9, "Hlo Proto");
+  planar_test_plane_add_stat_metadata (metadata, 10, "program_id");
+  /* Metadata 1 is another program (1325); metadata 2653, which the old
+   * reading would have taken for program 2653, is none. */
+  md = planar_test_plane_add_event_metadata (metadata, 1, "jit_g(1325)", NULL);
+  PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (9, other->data, other->len));
+  PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_uint (10, 1325));
+  md = planar_test_plane_add_event_metadata (metadata, 5, "jit_f(2653)", NULL);
+  PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_bytes (9, proto->data, proto->len));
+  PLANAR_TEST_APPEND (md->stats, md->n_stats, planar_test_stat_uint (10, 2653));
+
+  path = planar_test_write_space (space, f->dir, "jax011.xplane.pb");
+  trace = planar_test_load_ok (path);
+  g_assert_cmpuint (planar_hlo_index_get_n_modules (planar_trace_get_hlo_index (trace)), ==, 2);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_true (planar_trace_resolve_hlo (trace, plane, &plane->tracks[0].events[0], &res));
+  g_assert_cmpstr (res.instruction->name, ==, "dot.2");
+  g_assert_cmpuint (res.program_id, ==, 2653);
+  ops = derived_track (plane, "Framework Ops - from #14");
+  g_assert_nonnull (ops);
+  g_assert_cmpuint (ops->n_events, ==, 2);
+  assert_event (plane, ops, 0, "jit(f)/layer/dot_general:", "dot_general", 0, 10);
+  g_assert_nonnull (derived_track (plane, "Source code - from #14"));
+}
+
 /* Without an HLO the XLA ops get no framework op, as before. */
 static void
 test_no_hlo (Fixture       *f,
@@ -279,7 +309,7 @@ test_damaged_hlo (Fixture       *f,
   add_xla_kernel (gpu, stream, 0, 10, 3, "fusion.1");
   add_xla_kernel (gpu, stream, 20, 10, 5, "fusion.1");
   planar_test_named_plane_done (gpu);
-  add_metadata_plane (space, ids, protos, 2);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 2);
   path = planar_test_write_space (space, f->dir, "damaged.xplane.pb");
 
   paths[0] = path;
@@ -385,7 +415,7 @@ test_kernels_of_one_instruction (Fixture       *f,
   add_named_kernel (gpu, stream, "loop.kd", 210, 20, "add.3");
   add_named_kernel (gpu, stream, "loop.kd", 240, 10, "add.3");
   planar_test_named_plane_done (gpu);
-  add_metadata_plane (space, ids, protos, 1);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
 
   path = planar_test_write_space (space, f->dir, "kernels.xplane.pb");
   trace = planar_test_load_ok (path);
@@ -474,6 +504,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   PLANAR_TEST_ADD ("/derive-hlo/gpu-lines", test_gpu_lines);
   PLANAR_TEST_ADD ("/derive-hlo/no-hlo", test_no_hlo);
+  PLANAR_TEST_ADD ("/derive-hlo/program-id-stat", test_program_id_stat);
   PLANAR_TEST_ADD ("/derive-hlo/damaged", test_damaged_hlo);
   PLANAR_TEST_ADD ("/derive-hlo/kernels-of-one-instruction", test_kernels_of_one_instruction);
   return g_test_run ();

@@ -8,6 +8,7 @@
  */
 #include "planar-derive.h"
 #include "planar-model.h"
+#include "planar-trace-private.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -590,6 +591,66 @@ test_nested_framework_ops (Fixture       *f,
   planar_test_check_prediction (path, trace);
 }
 
+/* A TPU plane of @n starts of host offload instruction copy.1, each its
+ * own event metadata (their HLO texts differ), each closed by the one
+ * done: @n pairs of metadata (start, done) that share the done. Returns
+ * the steps the load took (_planar_trace_get_steps()). */
+static guint64
+count_offload_pairs (const char *dir,
+                     guint       n)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *tpu = planar_test_named_plane_new (space, 0, "/device:TPU:0");
+  XLine *ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
+  XEventMetadata *done = add_offload_op (tpu, "copy-done.1", TRUE, NULL, -1);
+  g_autofree char *name = g_strdup_printf ("pairs-%u.xplane.pb", n);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *row;
+  guint64 steps;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *text = g_strdup_printf ("%%copy-start.1 = (f32[1024]{0}, f32[1024]{0:S(5)}, "
+                                               "u32[]) copy-start(f32[1024]{0} %%p%u)", k);
+      XEventMetadata *start = add_metadata (tpu, text, "copy-start.1");
+
+      add_op (ops, start, k * 100, 10);
+      add_op (ops, done, k * 100 + 50, 10);
+    }
+  planar_test_named_plane_done (tpu);
+
+  path = planar_test_write_space (space, dir, name);
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:TPU:0");
+  row = derived_track (plane, "Host Offload Ops row 0");
+  g_assert_nonnull (row);
+  g_assert_cmpuint (row->n_events, ==, n);
+  g_assert_null (derived_track (plane, "Host Offload Ops row 1"));
+  steps = _planar_trace_get_steps (trace);
+  g_test_message ("%u offload pairs of one done: %" G_GUINT64_FORMAT " steps, %.1f each", n, steps,
+                  (double) steps / n);
+  return steps;
+}
+
+/* The pass keeps one derived metadata per pair of start and done
+ * metadata, in a table keyed by start << 32 | done: many starts of one
+ * done must not share a bucket (g_int64_hash() keeps the done alone).
+ * Four times the pairs take at most four and a half times the steps, not
+ * sixteen. */
+static void
+test_host_offload_many_pairs (Fixture       *f,
+                              gconstpointer  data)
+{
+  const guint n = 1000;
+  guint64 small = count_offload_pairs (f->dir, n);
+  guint64 large = count_offload_pairs (f->dir, 4 * n);
+
+  planar_test_check_linear (n, small, large, "pairing the starts of one done");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -601,6 +662,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/derive-tpu/host-offload", test_host_offload);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-rows-max", test_host_offload_rows_max);
   PLANAR_TEST_ADD ("/derive-tpu/host-offload-native", test_host_offload_native);
+  PLANAR_TEST_ADD ("/derive-tpu/host-offload-many-pairs", test_host_offload_many_pairs);
   PLANAR_TEST_ADD ("/derive-tpu/nested-framework-ops", test_nested_framework_ops);
 
   return g_test_run ();

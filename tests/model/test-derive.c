@@ -7,6 +7,7 @@
  */
 #include "planar-derive-private.h"
 #include "planar-model.h"
+#include "planar-trace-private.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
 
@@ -2019,6 +2020,129 @@ test_late_annotations (Fixture       *f,
   planar_test_check_prediction (path, trace);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Ids a file chooses to collide */
+
+/* How a file numbers the group ids, correlation ids and scope ranges its
+ * stats carry: 1, 2, 3... as writers do, or as a hostile file could, to
+ * make them collide in a hash that keeps some of their bits: k << 32 (the
+ * same low 32 bits) and k << 32 | k (the same once the halves are xored). */
+static const char * const collide_kinds[] = { "1, 2, 3", "k << 32", "k << 32 | k" };
+
+static gint64
+collide_id (guint  kind,
+            gint64 k)
+{
+  return kind == 1 ? k << 32 : kind == 2 ? k << 32 | k : k;
+}
+
+/* The shape of what a load of @n groups derived, for comparing loads. */
+typedef struct
+{
+  guint64 steps;
+  gsize   n_steps;
+  gsize   n_launch_stats;
+  guint   n_gpu_derived;
+  gsize   n_flows;
+  gsize   n_complete;
+} DerivedShape;
+
+/* A host of @n step groups (ids of @kind), each named by a root event
+ * ("train" with _r) and holding one launch of a kernel on GPU 0 (the
+ * kernel carries the group and the launch's correlation id), and a scope
+ * range tree of @n ranges: loads it and returns what was derived and the
+ * steps the load took (_planar_trace_get_steps()). */
+static DerivedShape
+load_colliding (const char *dir,
+                guint       n,
+                guint       kind)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *host = builder_new (space, 0, "/host:CPU");
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XPlane *scopes = planar_test_space_add_plane (space, 9, "/host:__ScopeRangeCallStack__");
+  XLine *thread = planar_test_plane_add_line (host->plane, 100, "python", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *name = g_strdup_printf ("ids-%u-%u.xplane.pb", kind, n);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarFlowIndex *flows;
+  DerivedShape shape = { 0 };
+
+  planar_test_add_task_environment (space, 1000);
+  for (gint64 k = 1; k <= n; k++)
+    {
+      gint64 id = collide_id (kind, k);
+      XEvent *ev;
+
+      ev = add_event (host, thread, "train", k * 1000000, 100000);
+      add_int (host, ev, "_r", 1);
+      add_int (host, ev, "group_id", id);
+      add_int (host, ev, "iter_num", k);
+      ev = add_event (host, thread, "LaunchKernel", k * 1000000 + 1000, 10000);
+      add_uint (host, ev, "device_id", 0);
+      add_uint (host, ev, "correlation_id", (guint64) id);
+      add_int (host, ev, "group_id", id);
+      ev = add_kernel (gpu, stream, k * 1000000 + 50000, 10000, NULL, -1, NULL, id);
+      add_uint (gpu, ev, "correlation_id", (guint64) id);
+      PLANAR_TEST_APPEND (scopes->stats, scopes->n_stats,
+                          planar_test_stat_uint (id, (guint64) collide_id (kind, k + n)));
+    }
+  builder_done (host);
+  builder_done (gpu);
+
+  path = planar_test_write_space (space, dir, name);
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  shape.steps = _planar_trace_get_steps (trace);
+  shape.n_steps = derived_track (plane, "Steps") != NULL ? derived_track (plane, "Steps")->n_events : 0;
+  shape.n_launch_stats = derived_track (plane, "Launch Stats") != NULL
+                         ? derived_track (plane, "Launch Stats")->n_events : 0;
+  shape.n_gpu_derived = count_derived (plane);
+  flows = planar_trace_get_flows (trace);
+  g_assert_nonnull (flows);
+  shape.n_flows = planar_flow_index_get_n_flows (flows);
+  shape.n_complete = planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+  g_test_message ("%u groups of ids %s: %" G_GUINT64_FORMAT " steps, %.1f each", n,
+                  collide_kinds[kind], shape.steps, (double) shape.steps / n);
+  return shape;
+}
+
+/* The derive's tables of ids a file chooses (step groups and their
+ * launches per GPU, the scope range tree) take work in proportion to the
+ * ids, however the file numbers them: ids chosen to collide in a weak hash
+ * (g_int64_hash() keeps the low 32 bits) take about the steps of 1, 2,
+ * 3..., not their square; and derive the same lines and flows. */
+static void
+test_colliding_ids (Fixture       *f,
+                    gconstpointer  data)
+{
+  const guint n = 2000;
+  DerivedShape dense = load_colliding (f->dir, n, 0);
+
+  g_assert_cmpuint (dense.n_steps, ==, n);
+  g_assert_cmpuint (dense.n_launch_stats, ==, n);
+  g_assert_cmpuint (dense.n_flows, ==, n);
+  g_assert_cmpuint (dense.n_complete, ==, n);
+  g_assert_cmpuint (dense.steps, >=, n);
+  for (guint kind = 1; kind < G_N_ELEMENTS (collide_kinds); kind++)
+    {
+      DerivedShape other = load_colliding (f->dir, n, kind);
+
+      g_assert_cmpuint (other.n_steps, ==, dense.n_steps);
+      g_assert_cmpuint (other.n_launch_stats, ==, dense.n_launch_stats);
+      g_assert_cmpuint (other.n_gpu_derived, ==, dense.n_gpu_derived);
+      g_assert_cmpuint (other.n_flows, ==, dense.n_flows);
+      g_assert_cmpuint (other.n_complete, ==, dense.n_complete);
+      {
+        g_autofree char *what = g_strdup_printf ("deriving groups of ids %s against 1, 2, 3", collide_kinds[kind]);
+
+        planar_test_check_like (n, dense.steps, other.steps, what);
+      }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2042,6 +2166,7 @@ main (int    argc,
   ADD ("/derive/counter-columns", test_counter_columns);
   ADD ("/derive/internal-events", test_internal_events);
   ADD ("/derive/generated", test_generated);
+  ADD ("/derive/colliding-ids", test_colliding_ids);
 #undef ADD
   g_test_add_func ("/derive/samples", test_samples);
 

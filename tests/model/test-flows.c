@@ -79,6 +79,18 @@ plane_index (PlanarTrace *trace,
   return (guint) (plane - planar_trace_get_plane (trace, 0));
 }
 
+static guint
+track_index (PlanarTrace *trace,
+             guint        plane,
+             const char  *name)
+{
+  const PlanarPlane *p = planar_trace_get_plane (trace, plane);
+  const PlanarTrack *track = planar_plane_find_track (p, name);
+
+  g_assert_nonnull (track);
+  return (guint) (track - p->tracks);
+}
+
 /* The flows of @flows in index order, as "from>to" with each end written
  * "track.index" (or "-" for none), comma-separated. */
 static char *
@@ -246,6 +258,104 @@ test_launch_fan_out (Fixture       *f,
   launch.index = 39;
   g_assert_cmpuint (planar_flow_index_query_event (flows, &launch, out), ==, 1);
   g_assert_true (planar_event_ref_is_none (&g_array_index (out, PlanarFlow, 0).to));
+}
+
+/* Launch flows beside other flows into the same kernels, an id on two
+ * host ends (paired as other ends) and launches that start nothing: each
+ * event finds its own flows, whichever way they were paired (the orders
+ * by end merge the launch flows' with the others'). */
+static void
+test_launch_and_other_ends (Fixture       *f,
+                            gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
+  Plane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  Plane *planes[] = { host, gpu };
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
+  XLine *other = planar_test_plane_add_line (host->plane, 2, "worker", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  XLine *copies = planar_test_plane_add_line (gpu->plane, 8, "Stream #8(Memcpy)", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GArray) out = g_array_new (FALSE, TRUE, sizeof (PlanarFlow));
+  const PlanarFlowIndex *flows;
+  guint hp, gp, t_thread, t_other, t_stream, t_copies;
+  PlanarEventRef ref;
+
+  /* Launches 1..20 on the python thread; 21..24 on the worker; launch 5's
+   * id again on the worker (both its host ends are then other ends). */
+  for (guint64 cid = 1; cid <= 20; cid++)
+    add_uint (host, add_event (host, thread, "cudaLaunchKernel", (gint64) cid * 10), "correlation_id", cid);
+  for (guint64 cid = 21; cid <= 24; cid++)
+    add_uint (host, add_event (host, other, "cudaMemcpyAsync", (gint64) cid * 10), "correlation_id", cid);
+  add_uint (host, add_event (host, other, "cudaLaunchKernel", 300), "correlation_id", 5);
+  /* A PjRt flow out of the worker's first event into kernels 3 and 9. */
+  add_flow (host, add_event (host, other, "Send", 5), 600, FLOW_OUT, PLANAR_FLOW_CATEGORY_PJRT);
+  /* Kernels for launches 1..18 (19 and 20 start none); copies for 21..24,
+   * in time order across the two streams. */
+  for (guint64 cid = 1; cid <= 18; cid++)
+    {
+      XEvent *ev = add_event (gpu, stream, "kernel", 1000 + (gint64) cid * 100);
+
+      add_uint (gpu, ev, "correlation_id", cid);
+      if (cid == 3 || cid == 9)
+        add_flow (gpu, ev, 600, FLOW_IN, PLANAR_FLOW_CATEGORY_PJRT);
+    }
+  for (guint64 cid = 21; cid <= 24; cid++)
+    add_uint (gpu, add_event (gpu, copies, "copy", 1050 + (gint64) (cid - 21) * 400), "correlation_id", cid);
+  trace = load (f, space, planes, G_N_ELEMENTS (planes));
+  flows = planar_trace_get_flows (trace);
+  hp = plane_index (trace, "/host:CPU");
+  gp = plane_index (trace, "/device:GPU:0");
+  t_thread = track_index (trace, hp, "python");
+  t_other = track_index (trace, hp, "worker");
+  t_stream = track_index (trace, gp, "Stream #7(Compute)");
+  t_copies = track_index (trace, gp, "Stream #8(Memcpy)");
+
+  /* Launches 1..18 but 5 and 21..24 complete; 5's kernel pairs with the
+   * worker's launch 5 (the latest out end at or before it); the python
+   * thread's launch 5 feeds nothing; 19, 20 dangle; the PjRt flow makes
+   * one arrow into kernel 3 and one into kernel 9. */
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 18 + 4);
+  g_assert_cmpuint (planar_flow_index_get_n_dangling (flows, PLANAR_FLOW_CATEGORY_GPU_LAUNCH), ==, 3);
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_PJRT), ==, 2);
+  for (guint32 i = 0; i < 18; i++)
+    {
+      guint cid = i + 1;
+
+      g_assert_cmpuint (n_flows_of (flows, gp, t_stream, i), ==, cid == 3 || cid == 9 ? 2 : 1);
+    }
+  for (guint32 i = 0; i < 4; i++)
+    g_assert_cmpuint (n_flows_of (flows, gp, t_copies, i), ==, 1);
+  for (guint32 i = 0; i < 20; i++)
+    g_assert_cmpuint (n_flows_of (flows, hp, t_thread, i), ==, 1);
+  /* The worker: its copies' launches, its launch 5 and the PjRt send. */
+  for (guint32 i = 0; i < 6; i++)
+    g_assert_cmpuint (n_flows_of (flows, hp, t_other, i), ==, i == 0 ? 2 : 1);
+
+  /* Kernel 3's two flows in: one from launch 3, one from the send. */
+  ref = (PlanarEventRef) { gp, 0, t_stream, 2 };
+  g_assert_cmpuint (planar_flow_index_query_event (flows, &ref, out), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      const PlanarFlow *fl = &g_array_index (out, PlanarFlow, i);
+
+      g_assert_cmpuint (fl->to.index, ==, 2);
+      g_assert_cmpuint (fl->from.plane, ==, hp);
+      if (fl->category == PLANAR_FLOW_CATEGORY_PJRT)
+        g_assert_cmpuint (fl->from.track, ==, t_other);
+      else
+        {
+          g_assert_cmpuint (fl->category, ==, PLANAR_FLOW_CATEGORY_GPU_LAUNCH);
+          g_assert_cmpuint (fl->from.track, ==, t_thread);
+          g_assert_cmpuint (fl->from.index, ==, 2);
+        }
+    }
+  /* Kernel 5's one flow, from the worker's launch. */
+  g_array_set_size (out, 0);
+  ref.index = 4;
+  g_assert_cmpuint (planar_flow_index_query_event (flows, &ref, out), ==, 1);
+  g_assert_cmpuint (g_array_index (out, PlanarFlow, 0).from.track, ==, t_other);
 }
 
 /* A file XProf already processed carries its launch flows as XFlow stats
@@ -535,6 +645,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/flows/chain", test_chain);
   PLANAR_TEST_ADD ("/flows/pairing-by-time", test_pairing_by_time);
   PLANAR_TEST_ADD ("/flows/launch-fan-out", test_launch_fan_out);
+  PLANAR_TEST_ADD ("/flows/launch-and-other-ends", test_launch_and_other_ends);
   PLANAR_TEST_ADD ("/flows/explicit-launch-flow", test_explicit_launch_flow);
   PLANAR_TEST_ADD ("/flows/unknown-category", test_unknown_category);
   PLANAR_TEST_ADD ("/flows/launch-planes", test_launch_planes);

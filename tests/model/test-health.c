@@ -210,8 +210,21 @@ test_health_findings (PlanarTestFixture *f,
   ev->num_occurrences = 3;
 
   planar_test_space_add_plane (space, 2, "/device:GPU:1");
-  /* A metadata plane is empty by nature, and not reported. */
+  {
+    /* On a host thread the same overlap is a note too (JAX's host
+     * threads have them on every step), under its own name. */
+    XPlane *cpu = planar_test_space_add_plane (space, 4, "/host:CPU");
+    XLine *thread;
+
+    planar_test_plane_add_event_metadata (cpu, 1, "work", NULL);
+    thread = planar_test_plane_add_line (cpu, 9, "python3", 0);
+    planar_test_line_add_event (thread, 1, 0, 1000);
+    planar_test_line_add_event (thread, 1, 500, 1000);
+  }
+  /* A metadata plane is empty by nature, and not reported; so is JAX
+   * 0.11's plane of scope range parents. */
   planar_test_space_add_plane (space, 3, "/host:metadata");
+  planar_test_space_add_plane (space, 5, "/host:__ScopeRangeCallStack__");
 
   g_assert_cmpint (g_mkdir_with_parents (session, 0755), ==, 0);
   path = planar_test_write_space (space, session, "worker.xplane.pb");
@@ -241,10 +254,19 @@ test_health_findings (PlanarTestFixture *f,
 
   g_assert_nonnull (find_issue (issues, "no-task-environment", NULL));
 
-  issue = find_issue (issues, "partial-overlaps", "/device:GPU:0");
+  /* On a GPU stream an overlap is a note (a kernel started early, as on
+   * an H100), not a warning. */
+  g_assert_null (find_issue (issues, "partial-overlaps", "/device:GPU:0"));
+  issue = find_issue (issues, "stream-overlaps", "/device:GPU:0");
   g_assert_nonnull (issue);
+  g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_INFO);
   g_assert_cmpuint (issue->count, ==, 1);
   g_assert_cmpstr (issue->line, ==, "Stream #7(Compute)");
+  issue = find_issue (issues, "partial-overlaps", "/host:CPU");
+  g_assert_nonnull (issue);
+  g_assert_cmpint (issue->severity, ==, PLANAR_HEALTH_INFO);
+  g_assert_cmpuint (issue->count, ==, 1);
+  g_assert_cmpstr (issue->line, ==, "python3");
 
   issue = find_issue (issues, "aggregated-events", "/device:GPU:0");
   g_assert_nonnull (issue);
@@ -252,6 +274,7 @@ test_health_findings (PlanarTestFixture *f,
 
   g_assert_nonnull (find_issue (issues, "empty-plane", "/device:GPU:1"));
   g_assert_null (find_issue (issues, "empty-plane", "/host:metadata"));
+  g_assert_null (find_issue (issues, "empty-plane", "/host:__ScopeRangeCallStack__"));
   g_assert_null (find_issue (issues, "empty-plane", "/device:GPU:0"));
 
   issue = find_issue (issues, "unsupported-file", NULL);
@@ -503,7 +526,8 @@ test_health_samples (void)
         {
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
           gboolean metadata = g_str_equal (plane->name, "Task Environment")
-                              || g_str_equal (plane->name, "/host:metadata");
+                              || g_str_equal (plane->name, "/host:metadata")
+                              || g_str_equal (plane->name, "/host:__ScopeRangeCallStack__");
 
           g_assert_true ((find_issue (issues, "empty-plane", plane->name) != NULL)
                          == (plane->n_events == 0 && !metadata));
@@ -512,7 +536,7 @@ test_health_samples (void)
         {
           const PlanarHealthIssue *issue = g_ptr_array_index (issues, i);
 
-          if (g_str_equal (issue->kind, "partial-overlaps"))
+          if (g_str_equal (issue->kind, "partial-overlaps") || g_str_equal (issue->kind, "stream-overlaps"))
             overlaps += issue->count;
         }
       g_assert_cmpuint (overlaps, ==, planar_trace_get_n_overlaps (trace));

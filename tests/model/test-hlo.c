@@ -105,6 +105,53 @@ make_module (Damage damage)
 
 /* ------------------------------------------------------------------------ */
 
+/* The source as JAX 0.11 writes it: only a stack (no source_file), and
+ * XProf's rule that the stack's innermost frame wins over source_file. */
+static void
+test_source_from_stack (void)
+{
+  PlanarTestHloIns entry[] = {
+    { "p0", "parameter", 1, 11, { 8 }, 1 },
+    /* Stack only: train.py:23, frame 2's. */
+    { "tanh.2", "tanh", 2, 11, { 8 }, 1, fusion_ops, 1, NULL, 0, NULL, "jit(step)/tanh", NULL, 0, 2 },
+    /* Both: the stack (main.py:7, frame 1) wins. */
+    { "exp.3", "exponential", 3, 11, { 8 }, 1, fusion_ops, 1, NULL, 0, NULL, "jit(step)/exp", "/src/old.py", 99, 1 },
+    /* Only source_file, as older writers: that. */
+    { "neg.4", "negate", 4, 11, { 8 }, 1, fusion_ops, 1, NULL, 0, NULL, "jit(step)/neg", "/src/old.py", 98 },
+    /* Neither: none. */
+    { "abs.5", "abs", 5, 11, { 8 }, 1, fusion_ops, 1, NULL, 0, NULL, "jit(step)/abs", NULL, 0 },
+  };
+  const char *want[] = { NULL, "train.py:23", "main.py:7", "old.py:98", NULL };
+  GByteArray *m = g_byte_array_new ();
+  g_autoptr(GByteArray) bytes = NULL;
+  PlanarHloIndex *index = planar_hlo_index_new ();
+  const PlanarHloModule *module;
+  g_autoptr(GError) error = NULL;
+
+  planar_test_hlo_put_str (m, 1, "jit_step");
+  planar_test_hlo_put_str (m, 2, "main.6");
+  planar_test_hlo_put_msg (m, 3, planar_test_hlo_computation ("main.6", 200, entry, G_N_ELEMENTS (entry), 5));
+  planar_test_hlo_put_int (m, 5, 7);
+  planar_test_hlo_put_int (m, 6, 200);
+  planar_test_hlo_put_msg (m, 17, frames (0));
+  bytes = planar_test_hlo_wrap_module (m);
+  g_assert_true (planar_hlo_index_add (index, 2653, bytes->data, bytes->len, &error));
+  g_assert_no_error (error);
+  module = planar_hlo_index_get_module (index, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      const PlanarHloInstruction *in = planar_hlo_module_find_instruction (module, entry[i].name,
+                                                                          strlen (entry[i].name));
+      g_autofree char *source = planar_hlo_instruction_dup_source (module, in);
+      g_autofree char *alone = planar_hlo_instruction_dup_source (NULL, in);
+
+      g_assert_cmpstr (source, ==, want[i]);
+      /* Without the module, only source_file is there to read. */
+      g_assert_cmpstr (alone, ==, i == 2 || i == 3 ? (i == 2 ? "old.py:99" : "old.py:98") : NULL);
+    }
+  planar_hlo_index_free (index);
+}
+
 static void
 test_decode (void)
 {
@@ -149,7 +196,7 @@ test_decode (void)
   /* JAX leaves op_type empty: op_full_name ends in ':'. */
   op = planar_hlo_instruction_dup_op_full_name (dot);
   g_assert_cmpstr (op, ==, "jit(f)/dot_general:");
-  src = planar_hlo_instruction_dup_source (dot);
+  src = planar_hlo_instruction_dup_source (m, dot);
   g_assert_cmpstr (src, ==, "train.py:23");
   g_assert_cmpuint (planar_hlo_module_get_stack (m, dot, stack, G_N_ELEMENTS (stack)), ==, 2);
   g_assert_cmpstr (stack[0]->file, ==, "/src/model/train.py");
@@ -161,7 +208,7 @@ test_decode (void)
 
   /* Without a source file: no source, op name still. */
   fusion = planar_hlo_index_lookup (index, 19, "fusion.3", NULL);
-  fusion_src = planar_hlo_instruction_dup_source (fusion);
+  fusion_src = planar_hlo_instruction_dup_source (m, fusion);
   g_assert_null (fusion_src);
   fusion_op = planar_hlo_instruction_dup_op_full_name (fusion);
   g_assert_cmpstr (fusion_op, ==, "jit(f)/add:");
@@ -590,6 +637,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/hlo/decode", test_decode);
+  g_test_add_func ("/hlo/source-from-stack", test_source_from_stack);
   g_test_add_func ("/hlo/unpacked", test_unpacked);
   g_test_add_func ("/hlo/damaged", test_damaged);
   g_test_add_func ("/hlo/deep-shape", test_deep_shape);

@@ -5,11 +5,18 @@
  */
 #include "planar-cache.h"
 #include "planar-model.h"
+#include "planar-parallel.h"
 #include "planar-test-xspace.h"
 #include "planar-trace-loader-private.h"
 
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 typedef PlanarTestFixture Fixture;
 
@@ -776,6 +783,174 @@ test_hold_derive_released_early (Fixture       *f,
   hold_watch_clear (&w);
 }
 
+#ifdef __linux__
+static int
+thread_nice (void)
+{
+  int nice;
+
+  errno = 0;
+  nice = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
+  g_assert_cmpint (errno, ==, 0);
+  return nice;
+}
+
+/* The nice value of this process's thread named @name, polled until it
+ * is @nice (the thread lowers itself as it starts) for ten seconds at
+ * most; G_MININT when no such thread was found, else its last value. */
+static int
+named_thread_nice (const char *name,
+                   int         nice)
+{
+  int found = G_MININT;
+
+  for (guint attempt = 0; attempt < 1000 && found != nice; attempt++)
+    {
+      g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+      const char *tid;
+
+      g_assert_nonnull (dir);
+      while ((tid = g_dir_read_name (dir)) != NULL && found != nice)
+        {
+          g_autofree char *comm_path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+          g_autofree char *comm = NULL;
+
+          if (!g_file_get_contents (comm_path, &comm, NULL, NULL) || strcmp (g_strchomp (comm), name) != 0)
+            continue;
+          errno = 0;
+          found = getpriority (PRIO_PROCESS, (id_t) g_ascii_strtoull (tid, NULL, 10));
+          if (errno != 0)
+            found = G_MININT;
+        }
+      if (found != nice)
+        g_usleep (10000);
+    }
+  return found;
+}
+
+static void
+profile_load_done (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (planar_profile_load_finish (PLANAR_PROFILE (object), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+typedef struct
+{
+  int nice;
+} StoreWatch;
+
+/* On the thread that stores the cached index. */
+static void
+on_cache_storing (const char *point,
+                  const char *path,
+                  gpointer    data)
+{
+  StoreWatch *w = data;
+
+  if (strcmp (point, "cache-storing") == 0)
+    w->nice = thread_nice ();
+}
+
+static void
+nice_in_task (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  g_task_return_int (task, thread_nice ());
+}
+
+/* The nice value of a thread of GTask's pool. */
+static int
+pool_thread_nice (void)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  gssize nice;
+
+  g_task_run_in_thread_sync (task, nice_in_task);
+  nice = g_task_propagate_int (task, &error);
+  g_assert_no_error (error);
+  return (int) nice;
+}
+
+/* With the background on (a window draws), a profile's load runs on a
+ * thread of its own ("planar-load") at the pool's lowered priority, not
+ * on GTask's pool at the drawing thread's: the load leaves that thread a
+ * core; so does the cached index's store after the load. Without it
+ * (planar-cli) the load keeps the caller's priority. GTask's pool, used
+ * again by other tasks, is never lowered. The load is
+ * held before its derive step so that its thread is there to be seen. */
+static void
+test_background_thread (Fixture       *f,
+                        gconstpointer  data)
+{
+  int own = thread_nice ();
+  /* A load's own thread is lowered less than the pool's helpers. */
+  int lowered = MIN (own + PLANAR_PARALLEL_TASK_NICE, 19);
+  gboolean cache_enabled = planar_cache_get_enabled ();
+
+  /* With PLANAR_PARALLEL_TASK_NICE 0 the load's thread keeps the caller's
+   * priority in both modes, which is checked all the same. */
+  if (PLANAR_PARALLEL_TASK_NICE > 0 && lowered == own)
+    {
+      g_test_skip ("already at the lowest priority: nothing to lower");
+      return;
+    }
+  planar_cache_set_enabled (TRUE);
+  for (guint background = 0; background < 2; background++)
+    {
+      g_autofree char *path = write_host (f, background ? "host1.xplane.pb" : "host0.xplane.pb", 1000);
+      g_autofree char *loader_path = write_host (f, background ? "loader1.xplane.pb" : "loader0.xplane.pb", 1000);
+      const char *paths[] = { path, NULL };
+      g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+      g_autoptr(PlanarTraceLoader) loader = NULL;
+      g_autoptr(PlanarTrace) trace = NULL;
+      PlanarTraceTestOptions options = { on_cache_storing, NULL, -1 };
+      StoreWatch store = { G_MININT };
+      gboolean done = FALSE;
+
+      options.test_hook_data = &store;
+      planar_parallel_set_background (background);
+      planar_profile_hold_derive (profile, 3600 * 1000);
+      planar_profile_load_async (profile, NULL, profile_load_done, &done);
+      g_assert_cmpint (named_thread_nice ("planar-load", background ? lowered : own), ==, background ? lowered : own);
+      planar_profile_release_derive (profile);
+      while (!done)
+        g_main_context_iteration (NULL, TRUE);
+      g_assert_true (planar_profile_is_loaded (profile));
+
+      /* A single host's loader, the same, and the cached index it
+       * stores after. */
+      loader = planar_trace_loader_new (loader_path);
+      _planar_trace_loader_set_test_options (loader, &options);
+      planar_trace_loader_hold_derive (loader, 3600 * 1000);
+      planar_trace_loader_load_async (loader, NULL, load_done, &trace);
+      g_assert_cmpint (named_thread_nice ("planar-load", background ? lowered : own), ==, background ? lowered : own);
+      planar_trace_loader_release_derive (loader);
+      while (trace == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      g_assert_true (planar_trace_is_decoded (trace));
+
+      planar_parallel_set_background (FALSE);
+      planar_cache_wait ();
+      g_assert_cmpint (store.nice, ==, background ? lowered : own);
+      g_assert_cmpint (pool_thread_nice (), ==, own);
+      g_assert_cmpint (thread_nice (), ==, own);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+  planar_cache_set_enabled (cache_enabled);
+}
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -795,6 +970,9 @@ main (int   argc,
   ADD ("/loader/hold-derive-deadline", test_hold_derive_deadline);
   ADD ("/loader/hold-derive-cancel", test_hold_derive_cancel);
   ADD ("/loader/hold-derive-released-early", test_hold_derive_released_early);
+#ifdef __linux__
+  ADD ("/loader/background-thread", test_background_thread);
+#endif
 #undef ADD
 
   return g_test_run ();

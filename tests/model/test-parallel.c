@@ -193,6 +193,7 @@ typedef struct
   GThread   *caller;
   int        nice[N_WAITING];
   gboolean   on_caller[N_WAITING];
+  int        start_nice;
 } NiceProbe;
 
 static int
@@ -264,6 +265,43 @@ test_background (void)
   g_assert_cmpuint (n_workers, ==, N_WAITING - 1);
   g_assert_cmpint (thread_nice (), ==, own);
 }
+
+static gpointer
+probe_from_lowered_thread (gpointer data)
+{
+  NiceProbe *probe = data;
+
+  /* As planar_parallel_run_task()'s thread does as it starts. */
+  g_assert_cmpint (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), probe->start_nice), ==, 0);
+  probe_nice (probe);
+  return NULL;
+}
+
+/* A load's own thread, lowered, starts the pool's threads: they run at
+ * the background's level, the thread that turned it on's plus
+ * PLANAR_PARALLEL_BACKGROUND_NICE, beside their starter, not a further
+ * PLANAR_PARALLEL_BACKGROUND_NICE below it. */
+static void
+test_background_from_lowered (void)
+{
+  int own = thread_nice ();
+  int lowered = MIN (own + PLANAR_PARALLEL_BACKGROUND_NICE, 19);
+  NiceProbe probe;
+
+  if (lowered == own || lowered == 19)
+    {
+      g_test_skip ("too low a priority to tell the levels apart");
+      return;
+    }
+  planar_parallel_set_background (TRUE);
+  memset (&probe, 0, sizeof probe);
+  probe.start_nice = lowered;
+  g_thread_join (g_thread_new ("lowered", probe_from_lowered_thread, &probe));
+  planar_parallel_set_background (FALSE);
+  for (guint i = 0; i < N_WAITING; i++)
+    g_assert_cmpint (probe.nice[i], ==, lowered);
+  g_assert_cmpint (thread_nice (), ==, own);
+}
 #endif
 
 int
@@ -278,6 +316,7 @@ main (int   argc,
   g_test_add_func ("/parallel/explicit-threads", test_explicit_threads);
 #ifdef __linux__
   g_test_add_func ("/parallel/background", test_background);
+  g_test_add_func ("/parallel/background-from-lowered", test_background_from_lowered);
 #endif
   return g_test_run ();
 }

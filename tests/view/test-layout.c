@@ -5,7 +5,10 @@
  */
 #include "planar-profile-private.h"
 #include "planar-trace-loader-private.h"
+#include "planar-hlo.h"
 #include "planar-timeline-layout.h"
+#include "planar-trace-private.h"
+#include "planar-test-hlo.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -510,6 +513,10 @@ typedef struct
   gboolean reached;
   gboolean released;
   gboolean done;
+  /* Held before the HLO is read too. */
+  gboolean hold_hlo;
+  gboolean hlo_reached;
+  gboolean hlo_released;
 } DeriveGate;
 
 static void
@@ -519,6 +526,16 @@ derive_gate_hook (const char *point,
 {
   DeriveGate *gate = data;
 
+  if (gate->hold_hlo && strcmp (point, "trace-reading-hlo") == 0)
+    {
+      g_mutex_lock (&gate->lock);
+      gate->hlo_reached = TRUE;
+      g_cond_broadcast (&gate->cond);
+      while (!gate->hlo_released)
+        g_cond_wait (&gate->cond, &gate->lock);
+      g_mutex_unlock (&gate->lock);
+      return;
+    }
   if (strcmp (point, "trace-deriving") != 0)
     return;
   g_mutex_lock (&gate->lock);
@@ -862,6 +879,165 @@ test_derived_held (PlanarTestFixture *f,
   g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_TRACK), ==, 1 + 2 + 40);
 }
 
+/* A JAX GPU stream whose kernels resolve through the HLO of
+ * `/host:metadata` to framework ops and source lines; a host thread
+ * below. */
+static char *
+write_hlo_profile (const char *dir)
+{
+  static const PlanarTestHloIns ins[] = {
+    { "fusion.1", "fusion", 1, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/layer/add", "/src/train.py", 10 },
+    { "dot.2", "dot", 2, 11, { 8 }, 1, NULL, 0, NULL, 0, "", "jit(f)/layer/dot_general", "/src/train.py", 11 },
+  };
+  XSpace *space = planar_test_space_new ();
+  PlanarTestPlane *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  PlanarTestPlane *host = planar_test_named_plane_new (space, 1, "/host:CPU");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < 20; i++)
+    {
+      XEvent *ev = planar_test_line_add_event (stream, planar_test_named_plane_event_id (gpu, "kernel.kd"), i * 100, 10);
+
+      planar_test_named_plane_add_ref (gpu, ev, "kernel_details", "grid:1,1,1 block:64,1,1");
+      planar_test_named_plane_add_ref (gpu, ev, "hlo_module", "jit_f");
+      PLANAR_TEST_APPEND (ev->stats, ev->n_stats,
+                          planar_test_stat_uint (planar_test_named_plane_stat_id (gpu, "program_id"), 3));
+      planar_test_named_plane_add_ref (gpu, ev, "hlo_op", i % 2 == 0 ? "fusion.1" : "dot.2");
+    }
+  planar_test_named_plane_done (gpu);
+  planar_test_line_add_event (planar_test_plane_add_line (host->plane, 1, "main", 0),
+                              planar_test_named_plane_event_id (host, "op"), 0, 10);
+  planar_test_named_plane_done (host);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
+  return planar_test_write_space (space, dir, "late-hlo.xplane.pb");
+}
+
+/* The file's tracks laid out before the HLO is read (a slow machine, a
+ * large HLO): the lines the HLO brings (Framework Name Scope, Framework
+ * Ops, Source code) were once never given room, then held out of sight
+ * when they came. Once the HLO is read they are predicted too, and when
+ * the derive pass brings them nothing moves. */
+static void
+test_derived_reserved_late_hlo (PlanarTestFixture *f,
+                                gconstpointer      data)
+{
+  g_autofree char *path = write_hlo_profile (f->dir);
+  g_autoptr(PlanarProfile) profile = planar_profile_new ((const char * const[]) { path, NULL });
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (PlanarTimelineRow));
+  PlanarTraceTestOptions options = { derive_gate_hook, NULL, -1 };
+  DeriveGate gate = { .hold_hlo = TRUE };
+  int new_top;
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  options.test_hook_data = &gate;
+  planar_trace_loader_set_use_cache (_planar_profile_get_loader (profile, 0), FALSE);
+  _planar_trace_loader_set_test_options (_planar_profile_get_loader (profile, 0), &options);
+  planar_profile_load_async (profile, NULL, gate_load_done, &gate);
+  g_mutex_lock (&gate.lock);
+  while (!gate.hlo_reached)
+    g_cond_wait (&gate.cond, &gate.lock);
+  g_mutex_unlock (&gate.lock);
+
+  /* Without the HLO: XLA Modules and XLA Ops. */
+  planar_timeline_layout_update (layout, profile);
+  g_assert_null (planar_trace_get_hlo_index (planar_profile_get_trace (profile, 0)));
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_RESERVED), ==, 2);
+
+  g_mutex_lock (&gate.lock);
+  gate.hlo_released = TRUE;
+  g_cond_broadcast (&gate.cond);
+  while (!gate.reached)
+    g_cond_wait (&gate.cond, &gate.lock);
+  g_mutex_unlock (&gate.lock);
+
+  /* With it, as the timeline lays out what the load tells (the user
+   * looking at the top): the three lines of the HLO too, none held. */
+  planar_timeline_layout_update_still (layout, profile, 0, 600, &new_top);
+  g_assert_nonnull (planar_trace_get_hlo_index (planar_profile_get_trace (profile, 0)));
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_RESERVED), ==, 5);
+  g_assert_cmpuint (planar_timeline_layout_get_n_held (layout), ==, 0);
+  g_array_append_vals (before, planar_timeline_layout_get_row (layout, 0), planar_timeline_layout_get_n_rows (layout));
+
+  finish_gated (&gate);
+  planar_timeline_layout_update_still (layout, profile, 0, 600, &new_top);
+  g_assert_cmpuint (planar_timeline_layout_get_n_held (layout), ==, 0);
+  g_assert_cmpuint (count_kind (layout, PLANAR_TIMELINE_ROW_RESERVED), ==, 0);
+  assert_rows_still (layout, before);
+}
+
+/* A profile of @n GPU planes, one stream of one kernel each: the rows of
+ * its tracks found again by (trace, plane, track). Returns the steps
+ * (_planar_trace_steps) the layout and the finding took. */
+static guint64
+count_many_planes (const char *dir,
+                   guint       n)
+{
+  XSpace *space = planar_test_space_new ();
+  g_autofree char *name = g_strdup_printf ("planes-%u.xplane.pb", n);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(GError) error = NULL;
+  const char *paths[2] = { NULL, NULL };
+  guint n_tracks = 0;
+  guint64 steps;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint p = 0; p < n; p++)
+    {
+      g_autofree char *plane_name = g_strdup_printf ("/device:GPU:%u", p);
+      XPlane *gpu = planar_test_space_add_plane (space, p, plane_name);
+      XLine *stream = planar_test_plane_add_line (gpu, 7, "Stream #7(Compute)", 0);
+
+      planar_test_plane_add_event_metadata (gpu, 1, "kernel", NULL);
+      planar_test_line_add_event (stream, 1, 0, 100);
+    }
+  path = planar_test_write_space (space, dir, name);
+  paths[0] = path;
+  profile = planar_profile_new (paths);
+  g_assert_true (planar_profile_load (profile, NULL, &error));
+  g_assert_no_error (error);
+
+  steps = _planar_trace_steps;
+  planar_timeline_layout_update (layout, profile);
+  for (guint i = 0; i < planar_timeline_layout_get_n_rows (layout); i++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, i);
+
+      if (row->kind != PLANAR_TIMELINE_ROW_TRACK)
+        continue;
+      g_assert_cmpint (planar_timeline_layout_find_track (layout, row->trace, row->plane, row->track),
+                       ==, (int) i);
+      n_tracks++;
+    }
+  steps = _planar_trace_steps - steps;
+  g_assert_cmpuint (n_tracks, ==, n);
+  g_test_message ("%u planes of one track: %" G_GUINT64_FORMAT " steps, %.1f each", n, steps,
+                  (double) steps / n);
+  return steps;
+}
+
+/* The rows of a file's tracks are found by (trace, plane, track) in a
+ * hash table: the tracks of the same index on many planes must not share
+ * a bucket (g_int64_hash() keeps the track's index alone). Four times the
+ * planes take at most four and a half times the steps, not sixteen. */
+static void
+test_many_planes (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  const guint n = 250;
+  guint64 small = count_many_planes (f->dir, n);
+  guint64 large = count_many_planes (f->dir, 4 * n);
+
+  planar_test_check_linear (n, small, large, "laying out the planes");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -880,6 +1056,8 @@ main (int   argc,
   PLANAR_TEST_ADD ("/layout/derived-reserved", test_derived_reserved);
   PLANAR_TEST_ADD ("/layout/derived-reserved-all", test_derived_reserved_all);
   PLANAR_TEST_ADD ("/layout/derived-held", test_derived_held);
+  PLANAR_TEST_ADD ("/layout/derived-reserved-late-hlo", test_derived_reserved_late_hlo);
+  PLANAR_TEST_ADD ("/layout/many-planes", test_many_planes);
 
   return g_test_run ();
 }
