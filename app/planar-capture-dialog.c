@@ -45,6 +45,9 @@ struct _PlanarCaptureDialog
   GPtrArray            *host_icons;
   guint                 tick_id;
   gboolean              running;
+  /* The application is held from a cancel until the capture has wound
+   * down (its servers told to stop), even when the window is gone. */
+  GApplication         *held;
   GtkFileChooserNative *chooser;
 };
 
@@ -412,6 +415,17 @@ set_running (PlanarCaptureDialog *self,
   update_problem (self);
 }
 
+/* Cancels the capture running; the application stays until it ends: a
+ * cancelled capture tells its servers to stop profiling (up to 2 s), else
+ * they stay busy for the rest of the duration. */
+static void
+cancel_capture (PlanarCaptureDialog *self)
+{
+  planar_capture_session_cancel (self->session);
+  if (self->held == NULL && (self->held = g_application_get_default ()) != NULL)
+    g_application_hold (g_object_ref (self->held));
+}
+
 static void
 capture_done (GObject      *source,
               GAsyncResult *result,
@@ -422,6 +436,11 @@ capture_done (GObject      *source,
   g_autoptr(GError) error = NULL;
   gboolean ok = planar_capture_session_run_finish (session, result, &error);
 
+  if (self->held != NULL)
+    {
+      g_application_release (self->held);
+      g_clear_object (&self->held);
+    }
   if (session != self->session)
     return;
   tick (self);
@@ -531,7 +550,7 @@ cancel_activated (GtkWidget  *widget,
   /* Cancel stops a capture (keeping only the hosts saved already), else
    * closes. */
   if (self->session != NULL && self->running)
-    planar_capture_session_cancel (self->session);
+    cancel_capture (self);
   else if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "progress") == 0)
     gtk_stack_set_visible_child_name (self->stack, "form");
   else
@@ -578,7 +597,7 @@ close_request (GtkWindow *window)
 
   /* Closing while capturing cancels: nothing is left half-written. */
   if (self->session != NULL && self->running)
-    planar_capture_session_cancel (self->session);
+    cancel_capture (self);
   return GTK_WINDOW_CLASS (planar_capture_dialog_parent_class)->close_request (window);
 }
 
@@ -596,7 +615,7 @@ planar_capture_dialog_dispose (GObject *object)
     {
       g_signal_handlers_disconnect_by_data (self->session, self);
       if (self->running)
-        planar_capture_session_cancel (self->session);
+        cancel_capture (self);
     }
   g_clear_object (&self->session);
   if (self->chooser != NULL)

@@ -582,21 +582,46 @@ set_host (PlanarCaptureSession   *self,
     }
 }
 
+/* What a profiler server answers (INTERNAL) while a profiling session,
+ * of any client, is running there: it allows one at a time. */
+#define SERVER_BUSY "Another profiling session active"
+
+static gboolean
+server_busy (PlanarGrpcStatus  status,
+             const char       *details)
+{
+  return status != PLANAR_GRPC_OK && details != NULL && strstr (details, SERVER_BUSY) != NULL;
+}
+
+/* A busy server is retried too: it refuses before it starts anything, and
+ * the session that holds it is most often one that was just told to stop
+ * (a cancelled capture's, ending within a moment) or a short capture of
+ * another client. One that runs longer than the retries still fails, and
+ * says why. */
 static gboolean
 retryable (PlanarGrpcStatus  status,
            const char       *details)
 {
   return status == PLANAR_GRPC_UNAVAILABLE || status == PLANAR_GRPC_ALREADY_EXISTS
-         || (status == PLANAR_GRPC_UNKNOWN && details != NULL && strstr (details, "Stream removed") != NULL);
+         || (status == PLANAR_GRPC_UNKNOWN && details != NULL && strstr (details, "Stream removed") != NULL)
+         || server_busy (status, details);
 }
 
 /* A sentence for people about a failed call. */
 static char *
 describe_failure (const char       *address,
                   PlanarGrpcStatus  status,
-                  const char       *details,
+                  const char       *raw_details,
                   gint64            deadline_ms)
 {
+  /* The server's text, on one line: its control characters (a newline
+   * too) escaped, so that it cannot pass for lines of Planar's own. */
+  g_autofree char *details = raw_details != NULL ? printable ((const guint8 *) raw_details, strlen (raw_details), 2000)
+                                                 : NULL;
+
+  if (server_busy (status, raw_details))
+    return g_strdup_printf (_("%s is already profiling: another capture, or one that was stopped early, runs there "
+                              "until its duration ends"), address);
   switch (status)
     {
     case PLANAR_GRPC_UNAVAILABLE:
@@ -635,6 +660,55 @@ sleep_cancellable (GCancellable *cancellable,
     g_usleep (20 * 1000);
 }
 
+/* How long a cancelled capture waits for a server to take its Terminate,
+ * and then leaves the Profile call to end by itself before cancelling it
+ * (the server looks for a stop every millisecond). */
+#define TERMINATE_ON_CANCEL_MS 2000
+#define CANCEL_GRACE_MS        200
+
+/* Asks @address to end the profiling session @session_id now (Terminate):
+ * its Profile call then answers with what was recorded so far, and the
+ * server is free for the next capture. Waits at most @deadline_ms. */
+static PlanarGrpcStatus
+send_terminate (const char  *address,
+                const char  *session_id,
+                gint64       deadline_ms,
+                char       **details)
+{
+  Tensorflow__TerminateRequest request = TENSORFLOW__TERMINATE_REQUEST__INIT;
+  gsize size;
+  g_autofree guint8 *buffer = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  request.session_id = (char *) session_id;
+  size = tensorflow__terminate_request__get_packed_size (&request);
+  buffer = g_malloc (MAX (size, 1));
+  tensorflow__terminate_request__pack (&request, buffer);
+  bytes = g_bytes_new (buffer, size);
+  return planar_grpc_call (address, SERVICE "Terminate", bytes, deadline_ms, NULL, NULL, details);
+}
+
+/* A Profile call that is cancelled first ends the server's session: a
+ * server keeps profiling for the whole duration when the call it serves
+ * goes away, and refuses every other capture until then. */
+typedef struct
+{
+  const char       *address;
+  const char       *session_id;
+  gboolean          asked;
+  PlanarGrpcStatus  status;
+  char             *details;
+} TerminateOnCancel;
+
+static void
+terminate_on_cancel (gpointer data)
+{
+  TerminateOnCancel *t = data;
+
+  t->asked = TRUE;
+  t->status = send_terminate (t->address, t->session_id, TERMINATE_ON_CANCEL_MS, &t->details);
+}
+
 /* Host @index's capture, on a thread of its own from planar-parallel:
  * failures are the host's state, never the pool's. */
 static gboolean
@@ -651,6 +725,7 @@ capture_host (guint          index,
   guint delay_ms = planar_capture_options_get_effective_delay_ms (self->options, n);
   gint64 deadline_ms = planar_capture_options_get_deadline_ms (self->options, n);
   g_autofree char *last_failure = NULL;
+  g_autofree char *cancel_message = NULL;
 
   g_object_get (self->options, "retries", &retries, "duration-ms", &duration_ms, NULL);
   for (guint attempt = 1; attempt <= retries + 1; attempt++)
@@ -697,13 +772,25 @@ capture_host (guint          index,
         }
       else
         {
+          TerminateOnCancel stop = { address, self->session_id, FALSE, PLANAR_GRPC_OK, NULL };
+
+          if (g_cancellable_is_cancelled (self->cancellable))
+            break;
           g_clear_pointer (&details, g_free);
           set_host (self, index, PLANAR_CAPTURE_HOST_PROFILING, attempt,
                     g_get_real_time () + ((gint64) delay_ms + duration_ms) * 1000, 0, NULL, NULL);
           request = planar_capture_options_build_request (self->options, address, self->repository_root,
                                                           self->session_id, start_ns);
-          status = planar_grpc_call (address, SERVICE "Profile", request, deadline_ms, self->cancellable,
-                                     &response_bytes, &details);
+          status = planar_grpc_call_full (address, SERVICE "Profile", request, deadline_ms, self->cancellable,
+                                          terminate_on_cancel, &stop, CANCEL_GRACE_MS, &response_bytes, &details);
+          if (stop.asked && stop.status != PLANAR_GRPC_OK)
+            {
+              g_autofree char *why = describe_failure (address, stop.status, stop.details, TERMINATE_ON_CANCEL_MS);
+
+              cancel_message = g_strdup_printf (_("Cancelled, but the server could not be told to stop (%s): it may "
+                                                  "refuse other captures until this one's duration ends"), why);
+            }
+          g_free (stop.details);
         }
       if (g_cancellable_is_cancelled (self->cancellable))
         break;
@@ -764,7 +851,8 @@ capture_host (guint          index,
       return TRUE;
     }
   if (g_cancellable_is_cancelled (self->cancellable))
-    set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, self->hosts[index].attempt, 0, 0, NULL, "Cancelled");
+    set_host (self, index, PLANAR_CAPTURE_HOST_CANCELLED, self->hosts[index].attempt, 0, 0, NULL,
+              cancel_message != NULL ? cancel_message : "Cancelled");
   return TRUE;
 }
 
@@ -1004,17 +1092,8 @@ terminate_host (guint          index,
                 GError       **error)
 {
   PlanarCaptureSession *self = data;
-  Tensorflow__TerminateRequest request = TENSORFLOW__TERMINATE_REQUEST__INIT;
-  gsize size;
-  g_autofree guint8 *buffer = NULL;
-  g_autoptr(GBytes) bytes = NULL;
 
-  request.session_id = self->session_id;
-  size = tensorflow__terminate_request__get_packed_size (&request);
-  buffer = g_malloc (MAX (size, 1));
-  tensorflow__terminate_request__pack (&request, buffer);
-  bytes = g_bytes_new (buffer, size);
-  planar_grpc_call (self->addresses[index], SERVICE "Terminate", bytes, 10000, NULL, NULL, NULL);
+  send_terminate (self->addresses[index], self->session_id, 10000, NULL);
   return TRUE;
 }
 

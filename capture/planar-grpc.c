@@ -138,6 +138,21 @@ planar_grpc_call (const char    *target,
                   GBytes       **response,
                   char         **details)
 {
+  return planar_grpc_call_full (target, method, request, deadline_ms, cancellable, NULL, NULL, 0, response, details);
+}
+
+PlanarGrpcStatus
+planar_grpc_call_full (const char              *target,
+                       const char              *method,
+                       GBytes                  *request,
+                       gint64                   deadline_ms,
+                       GCancellable            *cancellable,
+                       PlanarGrpcBeforeCancel   before_cancel,
+                       gpointer                 before_cancel_data,
+                       gint64                   grace_ms,
+                       GBytes                 **response,
+                       char                   **details)
+{
   static GOnce once = G_ONCE_INIT;
   grpc_arg args[3];
   grpc_channel_args channel_args = { G_N_ELEMENTS (args), args };
@@ -156,6 +171,9 @@ planar_grpc_call (const char    *target,
   grpc_op ops[6];
   gpr_timespec deadline;
   gboolean cancelled = FALSE;
+  /* Once the cancellable fires: when the call is cancelled (monotonic
+   * µs), after @before_cancel and the grace. */
+  gint64 cancel_at = -1;
   gsize len = 0;
   const void *data = g_bytes_get_data (request, &len);
   const char *unloaded;
@@ -216,12 +234,27 @@ planar_grpc_call (const char    *target,
     for (;;)
       {
         /* Wakes up now and then to look at the cancellable. */
-        gpr_timespec tick = gpr_time_add (gpr_now (GPR_CLOCK_REALTIME), gpr_time_from_millis (100, GPR_TIMESPAN));
-        grpc_event event = grpc_completion_queue_next (queue, tick, NULL);
+        gint64 wait_ms = 100;
+        gpr_timespec tick;
+        grpc_event event;
 
+        if (cancel_at >= 0 && !cancelled)
+          wait_ms = CLAMP ((cancel_at - g_get_monotonic_time ()) / 1000 + 1, 1, 100);
+        tick = gpr_time_add (gpr_now (GPR_CLOCK_REALTIME), gpr_time_from_millis (wait_ms, GPR_TIMESPAN));
+        event = grpc_completion_queue_next (queue, tick, NULL);
         if (event.type == GRPC_OP_COMPLETE)
           break;
-        if (!cancelled && g_cancellable_is_cancelled (cancellable))
+        if (cancel_at < 0 && g_cancellable_is_cancelled (cancellable))
+          {
+            if (before_cancel != NULL)
+              {
+                before_cancel (before_cancel_data);
+                cancel_at = g_get_monotonic_time () + MAX (grace_ms, 0) * 1000;
+              }
+            else
+              cancel_at = 0;
+          }
+        if (!cancelled && cancel_at >= 0 && g_get_monotonic_time () >= cancel_at)
           {
             cancelled = TRUE;
             grpc_call_cancel (call, NULL);

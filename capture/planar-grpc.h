@@ -48,6 +48,27 @@ PlanarGrpcStatus planar_grpc_call (const char    *target,
                                    GBytes       **response,
                                    char         **details);
 
+/* Called on the calling thread of planar_grpc_call_full() once its
+ * cancellable is cancelled while the call is in flight; it may block
+ * (for a call of its own). */
+typedef void (*PlanarGrpcBeforeCancel) (gpointer data);
+
+/* planar_grpc_call(), but a cancel runs @before_cancel (when not %NULL)
+ * first and then leaves the call @grace_ms more to end by itself before
+ * it is cancelled: a server told to stop in @before_cancel sees that
+ * before it sees the call go. A call that ends within the grace returns
+ * what it returned (OK included); the caller looks at @cancellable. */
+PlanarGrpcStatus planar_grpc_call_full (const char              *target,
+                                        const char              *method,
+                                        GBytes                  *request,
+                                        gint64                   deadline_ms,
+                                        GCancellable            *cancellable,
+                                        PlanarGrpcBeforeCancel   before_cancel,
+                                        gpointer                 before_cancel_data,
+                                        gint64                   grace_ms,
+                                        GBytes                 **response,
+                                        char                   **details);
+
 /* What a plain look at @target finds before a gRPC call, so that a listener
  * that is no gRPC server is named as such (gRPC's own channel only says
  * that it failed to connect, and waits 20 s to say it). */

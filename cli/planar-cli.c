@@ -130,16 +130,35 @@ planar_cli_text (const char *text)
   return escaped;
 }
 
-static void
+/* Prints @format's message on stderr after "planar-cli: " and @prefix;
+ * a message of several lines ("No profile was captured:" and a line per
+ * host) is printed line by line, the lines after the first indented.
+ * Control characters within a line are escaped: text from elsewhere (a
+ * server's) has its own newlines escaped before it gets here, so only
+ * Planar's newlines break lines. */
+static void G_GNUC_PRINTF (2, 0)
 print_line (const char *prefix,
             const char *format,
             va_list     args)
 {
   g_autofree char *message = g_strdup_vprintf (format, args);
-  g_autofree char *escaped = planar_cli_escape (message, -1);
+  const char *line = message;
 
   fflush (stdout);
-  fprintf (stderr, "planar-cli: %s%s\n", prefix, escaped);
+  for (guint i = 0;; i++)
+    {
+      const char *end = strchr (line, '\n');
+      g_autofree char *escaped = planar_cli_escape (line, end != NULL ? end - line : -1);
+
+      if (i == 0)
+        fprintf (stderr, "planar-cli: %s%s\n", prefix, escaped);
+      else
+        fprintf (stderr, "planar-cli:   %s\n", escaped);
+      /* A newline that ends the message ends its last line. */
+      if (end == NULL || end[1] == '\0')
+        break;
+      line = end + 1;
+    }
 }
 
 int

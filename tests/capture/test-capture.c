@@ -1156,7 +1156,9 @@ test_signals (PlanarTestFixture *f,
         g_autofree char *out = NULL;
         g_autofree char *err = NULL;
         g_autoptr(GError) error = NULL;
-        const char *stall_extras[] = { "--announce", "--slow-ms=60000", NULL };
+        /* Only the interrupted call stalls: the next capture is answered
+         * at once, once the server is free. */
+        const char *stall_extras[] = { "--announce", "--slow-ms=60000", "--slow-calls=1", NULL };
         GPid pid;
         int out_fd = -1, err_fd = -1, status = 0;
 
@@ -1231,6 +1233,24 @@ test_signals (PlanarTestFixture *f,
           for (guint i = 0; i + 1 < n; i++)
             g_assert_null (strstr (lines[i], "capture stopped"));
         }
+        /* The interrupted capture ended the server's session on its way
+         * out (Terminate, for its session): a capture right after gets a
+         * profile, where the server would otherwise refuse it ("Another
+         * profiling session active.") for the rest of the 60 s. */
+        {
+          g_autofree char *again = g_strdup_printf ("%s/again-%u-%u", f->dir, s, hosts);
+          g_autofree char *again_out = NULL;
+          g_autofree char *again_err = NULL;
+          char *argv[] = { (char *) g_getenv ("PLANAR_CLI"), "capture", "--service", stall.address, "--logdir", again,
+                           "--duration-ms", "100", NULL };
+          g_autoptr(GPtrArray) terminates = NULL;
+
+          if (run_cli (argv, &again_out, &again_err) != 0)
+            g_error ("no capture right after the interrupted one: %s", again_err);
+          assert_same_file (g_strstrip (again_out), xspace);
+          terminates = server_requests (&stall, "/tensorflow.ProfilerService/Terminate");
+          g_assert_cmpuint (terminates->len, ==, 1);
+        }
         server_stop (&stall);
       }
 }
@@ -1286,6 +1306,111 @@ test_cancel_keeps_saved (PlanarTestFixture *f,
    * after this frame. */
   g_signal_handlers_disconnect_by_func (session, host_changed, &changes);
   server_stop (&ok);
+  server_stop (&stall);
+}
+
+/* A cancelled capture ends the server's session (the Terminate for its
+ * session_id, before its call goes), so that a capture right after is
+ * not refused: a server keeps profiling for a call that went away. */
+static void
+test_cancel_frees_server (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  Server stall;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(PlanarCaptureSession) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) terminates = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *session_id = NULL;
+  const char *stall_extras[] = { "--announce", "--slow-ms=60000", "--slow-calls=1", NULL };
+  Tensorflow__TerminateRequest *terminate;
+  const PlanarCaptureHost *host;
+
+  server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
+  options = options_for (stall.address, f->dir);
+  g_object_set (options, "duration-ms", 60000, NULL);
+  session = planar_capture_session_new (options, &error);
+  planar_capture_session_run_async (session, run_done, &error);
+  server_wait_call (&stall, "/Profile");
+  planar_capture_session_cancel (session);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_assert_cmpint (planar_capture_session_get_host (session, 0)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  g_assert_cmpstr (planar_capture_session_get_host (session, 0)->message, ==, "Cancelled");
+
+  /* At once, from the same server: a profile. */
+  g_object_set (options, "duration-ms", 100, NULL);
+  again = planar_capture_session_new (options, &error);
+  g_assert_true (planar_capture_session_run (again, &error));
+  g_assert_no_error (error);
+  host = planar_capture_session_get_host (again, 0);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
+  assert_same_file (host->path, xspace);
+
+  /* The server was told which session to end. */
+  terminates = server_requests (&stall, "/tensorflow.ProfilerService/Terminate");
+  g_assert_cmpuint (terminates->len, ==, 1);
+  terminate = tensorflow__terminate_request__unpack (NULL, g_bytes_get_size (terminates->pdata[0]),
+                                                     g_bytes_get_data (terminates->pdata[0], NULL));
+  g_assert_nonnull (terminate);
+  session_id = g_path_get_basename (planar_capture_session_get_folder (session));
+  g_assert_cmpstr (terminate->session_id, ==, session_id);
+  tensorflow__terminate_request__free_unpacked (terminate, NULL);
+  server_stop (&stall);
+}
+
+/* A server busy with another session ("Another profiling session
+ * active.") is retried within the retries, and then named as busy, in
+ * Planar's words. */
+static void
+test_server_busy (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  Server stall;
+  g_autoptr(PlanarCaptureOptions) options = NULL;
+  g_autoptr(PlanarCaptureOptions) second = NULL;
+  g_autoptr(PlanarCaptureSession) session = NULL;
+  g_autoptr(PlanarCaptureSession) refused = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) refused_error = NULL;
+  g_autoptr(GPtrArray) requests = NULL;
+  g_autofree char *xspace = small_xspace (f->dir);
+  g_autofree char *logdir = g_build_filename (f->dir, "second", NULL);
+  g_autofree char *root = profile_root (logdir);
+  const char *stall_extras[] = { "--announce", "--slow-ms=60000", NULL };
+  const PlanarCaptureHost *host;
+
+  server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
+  options = options_for (stall.address, f->dir);
+  g_object_set (options, "duration-ms", 60000, NULL);
+  session = planar_capture_session_new (options, &error);
+  planar_capture_session_run_async (session, run_done, &error);
+  server_wait_call (&stall, "/Profile");
+
+  second = options_for (stall.address, logdir);
+  g_object_set (second, "retries", 2, NULL);
+  refused = planar_capture_session_new (second, &refused_error);
+  g_assert_false (planar_capture_session_run (refused, &refused_error));
+  g_assert_error (refused_error, PLANAR_CAPTURE_ERROR, PLANAR_CAPTURE_ERROR_FAILED);
+  host = planar_capture_session_get_host (refused, 0);
+  g_test_message ("%s", host->message);
+  g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_FAILED);
+  g_assert_cmpuint (host->attempt, ==, 3);
+  g_assert_nonnull (strstr (host->message, "is already profiling"));
+  g_assert_nonnull (strstr (host->message, "until its duration ends"));
+  g_assert_cmpuint (count_entries (root), ==, 0);
+  /* The first capture's call, and three of the second. */
+  requests = server_requests (&stall, "/tensorflow.ProfilerService/Profile");
+  g_assert_cmpuint (requests->len, ==, 4);
+
+  planar_capture_session_cancel (session);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   server_stop (&stall);
 }
 
@@ -1479,6 +1604,8 @@ main (int    argc,
   PLANAR_TEST_ADD ("/capture/cli-partial", test_cli_partial);
   PLANAR_TEST_ADD ("/capture/signals", test_signals);
   PLANAR_TEST_ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
+  PLANAR_TEST_ADD ("/capture/cancel-frees-server", test_cancel_frees_server);
+  PLANAR_TEST_ADD ("/capture/server-busy", test_server_busy);
   PLANAR_TEST_ADD ("/capture/stale-temporaries", test_stale_temporaries);
   PLANAR_TEST_ADD ("/capture/listeners", test_listeners);
   PLANAR_TEST_ADD ("/capture/io-errors", test_io_errors);

@@ -1037,6 +1037,45 @@ write_hostile_profile (const char *dir)
   return path;
 }
 
+/* summary's text shows display names; two rows of a plane with one
+ * display name (a kernel named after its fusion, and the XLA op derived
+ * from it, as in every JAX GPU profile) show their full names instead. */
+static void
+test_summary_shared_display (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = NULL;
+  const char *summary[] = { "summary", NULL, NULL };
+  g_auto(CliResult) r = { 0 };
+  XSpace *space;
+  XPlane *plane;
+  XLine *line;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  planar_test_add_task_environment (space, 1000);
+  plane = planar_test_space_add_plane (space, 1, "/device:GPU:0");
+  planar_test_plane_add_event_metadata (plane, 1, "7/wrapped_tanh", "wrapped_tanh");
+  planar_test_plane_add_event_metadata (plane, 2, "wrapped_tanh", NULL);
+  planar_test_plane_add_event_metadata (plane, 3, "other", NULL);
+  line = planar_test_plane_add_line (plane, 1, "XLA Ops", 1000);
+  planar_test_line_add_event (line, 1, 0, 100000);
+  line = planar_test_plane_add_line (plane, 2, "Stream #7", 1000);
+  planar_test_line_add_event (line, 2, 0, 100000);
+  planar_test_line_add_event (line, 3, 200000, 100000);
+  path = planar_test_write_space (space, tmp, "gpu.xplane.pb");
+  planar_test_scratch_end ();
+
+  summary[1] = path;
+  run_cli (summary, &r);
+  g_assert_cmpint (r.status, ==, EXIT_OK);
+  g_assert_nonnull (strstr (r.out, "  7/wrapped_tanh\n"));
+  g_assert_nonnull (strstr (r.out, "  wrapped_tanh\n"));
+  /* A display name no other row has stays as it is. */
+  g_assert_nonnull (strstr (r.out, "  other\n"));
+  remove_tree (tmp);
+}
+
 /* No byte that a terminal would act on: C0 controls but newline and tab
  * (the layout's own), DEL, a C1 control in UTF-8, invalid UTF-8. */
 static void
@@ -1158,6 +1197,22 @@ test_escape_capture (void)
   assert_terminal_safe ("stderr", r.err);
   if (strstr (r.err, "the profiler \\x1b]0;owned\\x07 broke \\x1b[2J") == NULL)
     g_error ("capture does not print the server's message escaped: %s", r.err);
+  /* "No profile was captured:" and then a line per host, each printed as
+   * a line of its own; the server's own newline stays escaped within its
+   * host's line, so that its text cannot pass for a line of planar-cli. */
+  {
+    g_auto(GStrv) lines = g_strsplit (r.err, "\n", -1);
+    guint i = 0;
+
+    while (lines[i] != NULL && !g_str_has_prefix (lines[i], "planar-cli: No profile was captured:"))
+      i++;
+    if (lines[i] == NULL || strcmp (lines[i], "planar-cli: No profile was captured:") != 0 || lines[i + 1] == NULL)
+      g_error ("the hosts' reasons are not lines of their own: %s", r.err);
+    g_assert_true (g_str_has_prefix (lines[i + 1], "planar-cli:   127.0.0.1:"));
+    g_assert_nonnull (strstr (lines[i + 1], "\\x0aplanar-cli: forged line"));
+    for (guint k = 0; lines[k] != NULL; k++)
+      g_assert_false (g_str_has_prefix (lines[k], "planar-cli: forged"));
+  }
 
   remove_tree (tmp);
 }
@@ -1744,7 +1799,7 @@ test_hlo (void)
   g_clear_pointer (&root, json_node_unref);
 
   /* TransformerEngine's attention: no estimate, never a guess; no source
-   * file in its metadata, the stack still there. */
+   * file in its metadata: the source is its stack's innermost frame. */
   {
     JsonArray *hits = json_object_get_array_member (run_json (te_find, EXIT_OK, &root), "events");
     guint n_gpu = 0;
@@ -1759,7 +1814,7 @@ test_hlo (void)
         g_assert_cmpstr (json_object_get_string_member (hit, "hlo_instruction"), ==, "te_fused_attn_forward_ffi.10");
         g_assert_true (json_object_has_member (hit, "flops"));
         g_assert_true (json_object_get_null_member (hit, "flops"));
-        g_assert_false (json_object_has_member (hit, "source"));
+        g_assert_cmpstr (json_object_get_string_member (hit, "source"), ==, "attention.py:2680");
         g_assert_cmpuint (json_array_get_length (json_object_get_array_member (hit, "stack")), >, 0);
       }
     g_assert_cmpuint (n_gpu, >, 0);
@@ -2804,6 +2859,7 @@ main (int    argc,
   g_test_add_func ("/cli/info-text", test_info_text);
   g_test_add_func ("/cli/events-limit", test_events_limit);
   g_test_add_func ("/cli/events-window", test_events_window);
+  g_test_add_func ("/cli/summary-shared-display", test_summary_shared_display);
   g_test_add_func ("/cli/events-missing", test_events_missing);
   g_test_add_func ("/cli/no-profile", test_no_profile);
   g_test_add_func ("/cli/riegeli-only", test_riegeli_only);

@@ -11,6 +11,8 @@
  *   internal        INTERNAL (not to be retried)
  *   hostile         INTERNAL with terminal escapes in its message
  *   slow            ok after --slow-ms, or at once when Terminate comes
+ *                   for its session_id (with --slow-calls N, only the
+ *                   first N Profile calls are slow; the next answer ok)
  *   garbage         bytes that are no ProfileResponse
  *   drop            the process exits in the middle of the call
  *   old             like a server from before emit_xspace: the file is
@@ -26,6 +28,12 @@
  *   listen-garbage  a TCP listener that answers every connection with bytes
  *                   that are no HTTP/2
  *   listen-http1    a TCP listener that answers like an HTTP/1.1 server
+ *
+ * Like a real profiler server, it runs one profiling session at a time:
+ * a Profile call that arrives while another is recording is answered
+ * INTERNAL "Another profiling session active.", and a call the client
+ * cancelled keeps its session until it ends (--slow-ms for slow and
+ * stall) or a Terminate for its session_id comes.
  *
  * --tool NAME (repeated) replaces the tool of ok answers by entries named
  * NAME, each holding "tool data N"; --tool-xspace makes an entry named
@@ -64,10 +72,14 @@ static char **tool_names;
 static gboolean tool_xspace;
 static gboolean no_xspace;
 static gboolean announce;
+static int slow_calls = -1;
 
 static GMutex lock;
 static GCond terminated_cond;
-static gboolean terminated;
+/* The session_ids a Terminate asked to stop (a set), and whether a
+ * profiling session is running. */
+static GHashTable *stop_requests;
+static gboolean session_active;
 static int profile_calls;
 static int active_calls;
 static grpc_completion_queue *queue;
@@ -274,6 +286,10 @@ handle (gpointer data)
   Call *c = data;
   g_autoptr(GBytes) request = read_buffer (c->request);
   g_autoptr(GBytes) body = NULL;
+  g_autofree char *session_id = NULL;
+  grpc_status_code status = GRPC_STATUS_OK;
+  const char *message = NULL;
+  gboolean busy;
   int call_number;
 
   record (c->method, request);
@@ -286,10 +302,17 @@ handle (gpointer data)
     }
   if (strcmp (c->method, SERVICE "Terminate") == 0)
     {
+      gsize len = 0;
+      const guint8 *bytes = g_bytes_get_data (request, &len);
+      Tensorflow__TerminateRequest *terminate = tensorflow__terminate_request__unpack (NULL, len, bytes);
+
       g_mutex_lock (&lock);
-      terminated = TRUE;
+      g_hash_table_add (stop_requests, g_strdup (terminate != NULL && terminate->session_id != NULL
+                                                 ? terminate->session_id : ""));
       g_cond_broadcast (&terminated_cond);
       g_mutex_unlock (&lock);
+      if (terminate != NULL)
+        tensorflow__terminate_request__free_unpacked (terminate, NULL);
       body = g_bytes_new (NULL, 0);
       reply (c, GRPC_STATUS_OK, NULL, body);
       return NULL;
@@ -316,27 +339,53 @@ handle (gpointer data)
       return NULL;
     }
 
+  /* One profiling session at a time, as ProfilerSession's lock allows. */
+  {
+    gsize len = 0;
+    const guint8 *bytes = g_bytes_get_data (request, &len);
+    Tensorflow__ProfileRequest *profile = tensorflow__profile_request__unpack (NULL, len, bytes);
+
+    session_id = g_strdup (profile != NULL && profile->session_id != NULL ? profile->session_id : "");
+    if (profile != NULL)
+      tensorflow__profile_request__free_unpacked (profile, NULL);
+  }
   g_mutex_lock (&lock);
   call_number = ++profile_calls;
+  busy = session_active;
+  session_active = TRUE;
   g_mutex_unlock (&lock);
+  if (busy)
+    {
+      reply (c, GRPC_STATUS_INTERNAL, "Another profiling session active.", NULL);
+      return NULL;
+    }
+
   if (strcmp (mode, "empty") == 0)
-    {
-      body = profile_response (FALSE, TRUE);
-      reply (c, GRPC_STATUS_OK, NULL, body);
-    }
+    body = profile_response (FALSE, TRUE);
   else if (strcmp (mode, "unavailable") == 0 && call_number <= fail_times)
-    reply (c, GRPC_STATUS_UNAVAILABLE, "Socket closed", NULL);
-  else if (strcmp (mode, "stream-removed") == 0 && call_number <= fail_times)
-    reply (c, GRPC_STATUS_UNKNOWN, "Stream removed", NULL);
-  else if (strcmp (mode, "internal") == 0)
-    reply (c, GRPC_STATUS_INTERNAL, "the profiler broke", NULL);
-  else if (strcmp (mode, "hostile") == 0)
-    reply (c, GRPC_STATUS_INTERNAL, "the profiler \x1b]0;owned\x07 broke \x1b[2J", NULL);
-  else if (strcmp (mode, "garbage") == 0)
     {
-      body = g_bytes_new_static ("\x42\xff\xff\xff\xff\x0f", 6);
-      reply (c, GRPC_STATUS_OK, NULL, body);
+      status = GRPC_STATUS_UNAVAILABLE;
+      message = "Socket closed";
     }
+  else if (strcmp (mode, "stream-removed") == 0 && call_number <= fail_times)
+    {
+      status = GRPC_STATUS_UNKNOWN;
+      message = "Stream removed";
+    }
+  else if (strcmp (mode, "internal") == 0)
+    {
+      status = GRPC_STATUS_INTERNAL;
+      message = "the profiler broke";
+    }
+  else if (strcmp (mode, "hostile") == 0)
+    {
+      /* Terminal escapes, and a line of its own that must not pass for
+       * one of the client's. */
+      status = GRPC_STATUS_INTERNAL;
+      message = "the profiler \x1b]0;owned\x07 broke \x1b[2J\nplanar-cli: forged line";
+    }
+  else if (strcmp (mode, "garbage") == 0)
+    body = g_bytes_new_static ("\x42\xff\xff\xff\xff\x0f", 6);
   else if (strcmp (mode, "drop") == 0)
     _exit (0);
   else if (strcmp (mode, "not-xspace") == 0)
@@ -344,28 +393,33 @@ handle (gpointer data)
       static const char text[] = "{\"traceEvents\": [], \"note\": \"JSON, not an XSpace\"}";
 
       body = profile_response_with (TRUE, FALSE, (const guint8 *) text, strlen (text));
-      reply (c, GRPC_STATUS_OK, NULL, body);
     }
   else if (strcmp (mode, "old") == 0)
     {
       write_like_old_server (request);
       body = profile_response (FALSE, FALSE);
-      reply (c, GRPC_STATUS_OK, NULL, body);
     }
   else
     {
-      if (strcmp (mode, "slow") == 0 || strcmp (mode, "stall") == 0)
+      if ((strcmp (mode, "slow") == 0 || strcmp (mode, "stall") == 0) && (slow_calls < 0 || call_number <= slow_calls))
         {
           gint64 end = g_get_monotonic_time () + (gint64) slow_ms * 1000;
 
+          /* Until the duration ends or a Terminate for this session comes;
+           * a client that went away changes nothing. */
           g_mutex_lock (&lock);
-          while (!terminated && g_cond_wait_until (&terminated_cond, &lock, end))
+          while (!g_hash_table_remove (stop_requests, session_id) && g_cond_wait_until (&terminated_cond, &lock, end))
             ;
           g_mutex_unlock (&lock);
         }
       body = profile_response (TRUE, FALSE);
-      reply (c, GRPC_STATUS_OK, NULL, body);
     }
+  /* The session ends before the answer goes: the next call finds the
+   * server free. */
+  g_mutex_lock (&lock);
+  session_active = FALSE;
+  g_mutex_unlock (&lock);
+  reply (c, status, message, body);
   return NULL;
 }
 
@@ -481,6 +535,7 @@ main (int    argc,
     { "tool-xspace", 0, 0, G_OPTION_ARG_NONE, &tool_xspace, "Tool xplane.pb holds the XSpace", NULL },
     { "no-xspace", 0, 0, G_OPTION_ARG_NONE, &no_xspace, "No ProfileResponse.xspace", NULL },
     { "announce", 0, 0, G_OPTION_ARG_NONE, &announce, "Print CALL <method> as calls arrive", NULL },
+    { "slow-calls", 0, 0, G_OPTION_ARG_INT, &slow_calls, "Only the first N Profile calls are slow", "N" },
     { NULL }
   };
   grpc_server *server;
@@ -499,6 +554,7 @@ main (int    argc,
     mode = mode_arg;
   if (g_str_has_prefix (mode, "listen-"))
     return listen_plain ();
+  stop_requests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   grpc_init ();
   server = grpc_server_create (NULL, NULL);
