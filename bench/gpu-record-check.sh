@@ -9,6 +9,8 @@
 #
 #   bench/gpu-record-check.sh PLANAR_CLI [RUNS]
 #
+# With PLANAR_GPU_CHECK_KEEP=DIR the recorded profile is copied into DIR.
+#
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cli=${1:?usage: gpu-record-check.sh PLANAR_CLI [RUNS]}
@@ -68,7 +70,7 @@ median() {
     t0=$(date +%s.%N)
     "$@" > /dev/null 2>>"$work/stderr"
     t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l >> "$work/times"
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >> "$work/times"
     i=$((i + 1))
   done
   sort -g "$work/times" | sed -n "$(( (runs + 1) / 2 ))p"
@@ -90,10 +92,14 @@ echo "| GPU | run s | recorded s | overhead | kernels (100) | launches (100) | H
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo unknown)
 printf '| %s | %.3f | %.3f | %.2fx | %s | %s | %s | %s |\n' "$gpu" "$plain" "$recorded" \
-  "$(echo "$recorded / $plain" | bc -l)" "$kernels" "$launches" "$h2d" "$d2h"
+  "$(awk -v a="$recorded" -v b="$plain" 'BEGIN { print a / b }')" "$kernels" "$launches" "$h2d" "$d2h"
 "$cli" health "$path" | sed -n '1,12p'
 if [ "$kernels" -ne 100 ] || [ "$launches" -ne 100 ] || [ "$h2d" -ne 2 ] || [ "$d2h" -ne 1 ]; then
   echo "gpu-record-check: the profile does not hold what the program did" >&2
   exit 1
+fi
+if [ -n "${PLANAR_GPU_CHECK_KEEP:-}" ]; then
+  mkdir -p "$PLANAR_GPU_CHECK_KEEP"
+  cp "$path" "$PLANAR_GPU_CHECK_KEEP/record-saxpy.xplane.pb"
 fi
 echo "gpu-record-check: ok ($path kept only while this script runs)"

@@ -207,8 +207,11 @@ run_command (char       **command,
         }
       if (nvtx)
         {
-          /* NVTX hands its calls to the library this names: CUPTI. */
-          setenv ("NVTX_INJECTION64_PATH", cupti_path, 1);
+          /* NVTX hands its calls to the library this names: the
+           * injection library, which starts recording at the first NVTX
+           * call (it may come before CUDA starts) and hands them on to
+           * CUPTI. */
+          setenv ("NVTX_INJECTION64_PATH", injection, 1);
           setenv (PLANAR_CUPTI_ENV_NVTX, "1", 1);
         }
       execvp (command[0], command);

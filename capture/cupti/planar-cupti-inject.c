@@ -1,7 +1,10 @@
 /* planar-cupti-inject.c: libplanar-cupti.so, loaded by the CUDA driver into
  * each process `planar-cli record` starts (CUDA_INJECTION64_PATH).
  *
- * The driver calls InitializeInjection() from cuInit. It loads libcupti,
+ * The driver calls InitializeInjection() from cuInit. With NVTX recorded,
+ * NVTX calls InitializeInjectionNvtx2() at the program's first NVTX call,
+ * which may come before any CUDA call: recording starts there, and the
+ * call is then handed to CUPTI's own entry. InitializeInjection loads libcupti,
  * subscribes to the driver API calls XLA records, enables the activity
  * kinds XLA enables, and appends what comes back, decoded, to a part file
  * in $PLANAR_OUTPUT_DIR. Tracing stops at exit, or after
@@ -35,6 +38,9 @@
 #define EXPORT __attribute__ ((visibility ("default")))
 
 int InitializeInjection (void) EXPORT;
+/* NVTX's injection entry (NVTX_INJECTION64_PATH); its argument is NVTX's
+ * NvtxGetExportTableFunc_t. */
+int InitializeInjectionNvtx2 (const void *(*get_export_table) (uint32_t)) EXPORT;
 
 /* CUPTI's entry points, looked up in the library it was loaded from. */
 #define CUPTI_FUNCTIONS(X) \
@@ -535,6 +541,13 @@ open_part (void)
   return 1;
 }
 
+/* The libcupti loaded, for InitializeInjectionNvtx2 to hand on to. */
+static void *cupti_handle;
+/* Set while InitializeInjection runs on this thread: CUPTI may start CUDA
+ * from inside it (when NVTX came first), and cuInit then calls
+ * InitializeInjection again, which must not wait for itself. */
+static __thread int initializing;
+
 static int
 load_cupti (void)
 {
@@ -556,6 +569,7 @@ load_cupti (void)
     }
   CUPTI_FUNCTIONS (RESOLVE)
 #undef RESOLVE
+  cupti_handle = handle;
   return 1;
 }
 
@@ -613,8 +627,45 @@ start_tracing (void)
   return 1;
 }
 
+static int initialize (void);
+
 int
 InitializeInjection (void)
+{
+  int r;
+
+  if (initializing)
+    return 1;
+  initializing = 1;
+  r = initialize ();
+  initializing = 0;
+  return r;
+}
+
+int
+InitializeInjectionNvtx2 (const void *(*get_export_table) (uint32_t))
+{
+  int (*cupti_entry) (const void *(*) (uint32_t));
+
+  /* Recording starts at the first NVTX call, so that a range opened
+   * before the program's first CUDA call is kept; then CUPTI, which
+   * turns NVTX calls into the records decoded here, gets the call. */
+  InitializeInjection ();
+  if (cupti_handle == NULL)
+    return 0;
+  cupti_entry = (__typeof__ (cupti_entry)) dlsym (cupti_handle, "InitializeInjectionNvtx2");
+  if (cupti_entry == NULL)
+    {
+      pthread_mutex_lock (&lock);
+      message_locked (PLANAR_CUPTI_MESSAGE_WARNING, "libcupti lacks InitializeInjectionNvtx2; no NVTX ranges");
+      pthread_mutex_unlock (&lock);
+      return 0;
+    }
+  return cupti_entry (get_export_table);
+}
+
+static int
+initialize (void)
 {
   uint64_t duration_ms;
 

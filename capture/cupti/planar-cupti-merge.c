@@ -30,6 +30,7 @@
 #include "planar-capture.h"
 #include "planar-cupti-names.h"
 #include "planar-cupti-part.h"
+#include "planar-hash-private.h"
 #include "planar-xspace-writer.h"
 
 #define HOST_PLANE_ID 49
@@ -137,9 +138,9 @@ plane_new (gint64      id,
   plane->name = g_strdup (name);
   plane->lines = g_hash_table_new (g_int64_hash, g_int64_equal);
   plane->line_list = g_ptr_array_new_with_free_func (line_free);
-  plane->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  plane->event_ids = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   plane->event_names = g_ptr_array_new_with_free_func (g_free);
-  plane->stat_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  plane->stat_ids = g_hash_table_new (_planar_str_hash, _planar_str_equal);
   plane->stat_names = g_ptr_array_new_with_free_func (g_free);
   plane->strings = g_ptr_array_new_with_free_func (g_free);
   plane->stats = g_array_new (FALSE, FALSE, sizeof (Stat));
@@ -320,7 +321,7 @@ planar_cupti_merge_new (const char *hostname)
   self->errors = g_ptr_array_new_with_free_func (g_free);
   self->warnings = g_ptr_array_new_with_free_func (g_free);
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  self->demangled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->demangled = g_hash_table_new_full (_planar_str_hash, _planar_str_equal, g_free, g_free);
   self->pids = g_hash_table_new (NULL, NULL);
   self->start_ns = G_MAXINT64;
   self->stop_ns = G_MININT64;

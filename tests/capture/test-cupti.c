@@ -523,8 +523,9 @@ test_record_nvtx (PlanarTestFixture *f,
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (log_index (r.log, "activity_enable 12"), >, 0);
   g_assert_cmpint (log_index (r.log, "activity_enable 13"), >, 0);
-  /* NVTX is pointed at CUPTI. */
-  injection = g_strdup_printf ("nvtx_injection %s", g_getenv ("PLANAR_FAKE_CUPTI"));
+  /* NVTX is pointed at the injection library, which hands it on to
+   * CUPTI. */
+  injection = g_strdup_printf ("nvtx_injection %s", g_getenv ("PLANAR_CUPTI_INJECTION_BUILT"));
   g_assert_nonnull (strstr (r.log, injection));
   g_assert_nonnull (strstr (r.err, ", 1 NVTX range"));
   g_assert_null (strstr (r.err, "1 NVTX ranges"));
@@ -532,6 +533,33 @@ test_record_nvtx (PlanarTestFixture *f,
   host = planar_test_find_plane (space, "/host:CPU");
   g_assert_cmpuint (count_events (host, "NVTX:train_step"), ==, 1);
   g_assert_cmpstr (event_text (host, first_event (host, "NVTX:"), "marker_payload"), ==, "1");
+  tensorflow__profiler__xspace__free_unpacked (space, NULL);
+  run_clear (&r);
+}
+
+/* A range opened and closed before the program's first CUDA call (a
+ * PyTorch program's outer range, on the H100) is recorded: NVTX's first
+ * call starts the recording, then reaches CUPTI's own entry. */
+static void
+test_record_nvtx_before_cuda (PlanarTestFixture *f,
+                              gconstpointer      data)
+{
+  const char *args[] = { "--nvtx", NULL };
+  const char *app[] = { "--nvtx-first", "--kernels", "1", NULL };
+  Run r;
+  XSpace *space;
+  XPlane *host;
+
+  record (f, args, app, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  /* Recording started first, then CUPTI's NVTX entry was called. */
+  g_assert_cmpint (log_index (r.log, "subscribe"), <, log_index (r.log, "nvtx_init"));
+  g_assert_cmpint (log_index (r.log, "activity_enable 12"), <, log_index (r.log, "nvtx_init"));
+  g_assert_nonnull (strstr (r.err, ", 2 NVTX ranges"));
+  space = planar_test_read_space (r.path);
+  host = planar_test_find_plane (space, "/host:CPU");
+  g_assert_cmpuint (count_events (host, "NVTX:before_cuda"), ==, 1);
+  g_assert_cmpuint (count_events (host, "NVTX:train_step"), ==, 1);
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
   run_clear (&r);
 }
@@ -749,10 +777,12 @@ test_injection_library (PlanarTestFixture *f,
     for (guint i = 0; lines[i] != NULL; i++)
       if (strstr (lines[i], " T ") != NULL)
         {
-          g_assert_true (g_str_has_suffix (lines[i], " T InitializeInjection"));
+          /* The driver's entry and NVTX's, nothing else. */
+          g_assert_true (g_str_has_suffix (lines[i], " T InitializeInjection") ||
+                         g_str_has_suffix (lines[i], " T InitializeInjectionNvtx2"));
           n_functions++;
         }
-    g_assert_cmpuint (n_functions, ==, 1);
+    g_assert_cmpuint (n_functions, ==, 2);
   }
 }
 
@@ -766,6 +796,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/cupti/record/basic", test_record_basic);
   PLANAR_TEST_ADD ("/cupti/record/children", test_record_children);
   PLANAR_TEST_ADD ("/cupti/record/nvtx", test_record_nvtx);
+  PLANAR_TEST_ADD ("/cupti/record/nvtx-before-cuda", test_record_nvtx_before_cuda);
   PLANAR_TEST_ADD ("/cupti/record/duration", test_record_duration);
   PLANAR_TEST_ADD ("/cupti/record/exit-status", test_record_exit_status);
   PLANAR_TEST_ADD ("/cupti/record/signal", test_record_signal);

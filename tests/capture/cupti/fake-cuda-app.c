@@ -7,12 +7,13 @@
  *
  *   fake-cuda-app [--kernels N] [--threads T] [--children K] [--devices D]
  *                 [--later-kernels N --sleep-ms MS] [--wait-signal]
- *                 [--exit-code C] [--no-cuda]
+ *                 [--exit-code C] [--no-cuda] [--nvtx-first]
  *
  * --children starts K copies of itself (fork + exec) and waits for them;
  * --later-kernels launches N more kernels after sleeping MS ms (for the
  * time limit); --wait-signal waits, at most 20 s, for SIGTERM or SIGINT,
- * then exits normally; --no-cuda never "initializes CUDA".
+ * then exits normally; --no-cuda never "initializes CUDA"; --nvtx-first
+ * makes an NVTX range (through $NVTX_INJECTION64_PATH) before CUDA.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -59,6 +60,40 @@ symbol (void       *handle,
       exit (99);
     }
   return p;
+}
+
+/* A program whose first NVTX call comes before CUDA starts: NVTX loads
+ * the library NVTX_INJECTION64_PATH names and calls its entry; then a
+ * range "before_cuda" is opened and closed, all before cuInit. */
+static void
+nvtx_before_cuda (void)
+{
+  const char *nvtx = getenv ("NVTX_INJECTION64_PATH");
+  const char *cupti_path = getenv ("PLANAR_CUPTI_LIBRARY");
+  void *lib, *cupti;
+  int (*init) (const void *(*) (uint32_t));
+  NvtxFunc range;
+  NowFunc clock;
+  uint64_t since;
+
+  if (nvtx == NULL || cupti_path == NULL)
+    return;
+  lib = dlopen (nvtx, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    {
+      fprintf (stderr, "fake-cuda-app: %s\n", dlerror ());
+      exit (98);
+    }
+  init = (int (*) (const void *(*) (uint32_t))) symbol (lib, "InitializeInjectionNvtx2");
+  if (init (NULL) != 1)
+    exit (94);
+  cupti = dlopen (cupti_path, RTLD_NOW | RTLD_LOCAL);
+  if (cupti == NULL)
+    exit (96);
+  range = (NvtxFunc) symbol (cupti, "fake_cupti_nvtx_range");
+  clock = (NowFunc) symbol (cupti, "fake_cupti_now");
+  since = clock ();
+  range ((uint32_t) gettid (), "before_cuda", 0, since);
 }
 
 /* What cuInit does with an injection library. */
@@ -142,7 +177,7 @@ main (int    argc,
       char **argv)
 {
   int threads = 0, children = 0, later = 0, sleep_ms = 0, exit_code = 0;
-  int wait_signal = 0, no_cuda = 0;
+  int wait_signal = 0, no_cuda = 0, nvtx_first = 0;
 
   for (int i = 1; i < argc; i++)
     {
@@ -158,6 +193,7 @@ main (int    argc,
       else if (strcmp (a, "--exit-code") == 0) exit_code = atoi (v), i++;
       else if (strcmp (a, "--wait-signal") == 0) wait_signal = 1;
       else if (strcmp (a, "--no-cuda") == 0) no_cuda = 1;
+      else if (strcmp (a, "--nvtx-first") == 0) nvtx_first = 1;
       else
         {
           fprintf (stderr, "fake-cuda-app: unknown argument %s\n", a);
@@ -172,6 +208,8 @@ main (int    argc,
   if (no_cuda)
     return exit_code;
 
+  if (nvtx_first)
+    nvtx_before_cuda ();
   initialize_cuda ();
   pthread_setname_np (pthread_self (), "fake-main");
   work (n_kernels);
