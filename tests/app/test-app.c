@@ -1589,7 +1589,8 @@ test_details_hlo (void)
   gtk_window_destroy (GTK_WINDOW (window));
 
   /* TransformerEngine's attention: no FLOPs estimate, never a guess; no
-   * source file, the stack all the same. */
+   * source file: the source is the stack's innermost frame (XProf's
+   * GetSourceInfo), and the stack is there. */
   window = open_path (te);
   wait_loaded (window);
   profile = planar_window_get_profile (window);
@@ -1609,7 +1610,7 @@ test_details_hlo (void)
     }
   g_assert_nonnull (text);
   g_assert_nonnull (strstr (text, "\nFLOPs (estimated): unknown"));
-  g_assert_null (strstr (text, "Source (HLO)"));
+  g_assert_nonnull (strstr (text, "\nSource (HLO): attention.py:2680\n"));
   g_assert_nonnull (strstr (text, "\nStack (HLO): /opt/venv/lib/python3.12/site-packages/transformer_engine/"));
   /* It ran as two kernels (the RNG state, then the attention): the bytes
    * are the instruction's, for both, and the bandwidth is over their
@@ -3776,6 +3777,17 @@ test_capture_cancel (void)
   wait_for (capture_ended, capture_button, 60, "the capture to end");
 
   g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
+  /* Before the capture ended, the stalling server was told to end its
+   * session (else it would refuse captures for the rest of it). Its
+   * output ends when it exits, idle: no endless wait. */
+  for (;;)
+    {
+      g_clear_pointer (&line, g_free);
+      if (g_io_channel_read_line (stall_out, &line, NULL, NULL, NULL) != G_IO_STATUS_NORMAL)
+        g_error ("the stalling server was never told to stop");
+      if (strstr (line, "/Terminate") != NULL)
+        break;
+    }
   g_assert_true (g_file_test (planar_capture_session_get_host (session, 0)->path, G_FILE_TEST_IS_REGULAR));
   folder = g_path_get_dirname (planar_capture_session_get_host (session, 0)->path);
   dir = g_dir_open (folder, 0, NULL);
@@ -4496,10 +4508,11 @@ open_held (const char *path,
   g_assert_nonnull (gate->timeline);
   wait_for (shows_reserved_rows, gate, 30, "the file's tracks with room for the derived lines");
   /* The HLO's lines are predicted once the HLO is read, which comes
-   * before the gate but reaches the timeline in an idle of its own. When
-   * the file's tracks were drawn before it (under ASan), those lines come
-   * while their place is on screen, and wait there as lines not predicted
-   * do (held): either way every line to come has its room or waits. */
+   * before the gate but reaches the timeline in an idle of its own: when
+   * the file's tracks were drawn before it (under ASan), their room comes
+   * then (/layout/derived-reserved-late-hlo). Lines that arrive where the
+   * user looks unpredicted wait there (held): either way every line to
+   * come has its room or waits. */
   gate->n_reserved = n_reserved;
   {
     gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;

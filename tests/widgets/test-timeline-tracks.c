@@ -669,7 +669,7 @@ test_tracks_popover (Fixture       *f,
   gtk_editable_set_text (GTK_EDITABLE (find_descendant (popover, GTK_TYPE_SEARCH_ENTRY)), "stream");
   /* GtkSearchEntry waits a moment before it says the text changed. */
   {
-    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
     while (strcmp (planar_timeline_get_track_filter (f->timeline), "stream") != 0)
       {
@@ -721,11 +721,14 @@ xdotool (Fixture    *f,
     g_error ("xdotool failed: %s", err);
 }
 
+/* Iterates the main loop until @done says so, for at most twenty seconds
+ * (a bound for a hang, not a time the test asks for); returns whether it
+ * did. */
 static gboolean
 wait_for (gboolean (*done) (Fixture *f),
           Fixture   *f)
 {
-  gint64 deadline = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
   while (!done (f))
     {
