@@ -10,8 +10,8 @@
  * pixels, not the events: the table gives the ratio of each profile's
  * frame to the first (smallest) one's at each zoom.
  *
- * Each profile is loaded as the application loads it (in a worker, the
- * pool's threads at a lower priority, the timeline following the tracks
+ * Each profile is loaded as the application loads it (in a worker, with
+ * planar_parallel_set_background() on, the timeline following the tracks
  * as they are published); while the load is still under way, frames are
  * drawn one after another at the zooms in turn (around the middle of the
  * time window the file's structure tells) and timed apart: the "while
@@ -24,14 +24,21 @@
  * the find bar does: the frames then include the hits' marks, and the
  * time to lay the hits out for the timeline is printed.
  *
+ * With --memory-beside MIB, the loaded profile is drawn in turn once more
+ * while a thread (as low as a load's beside a window) writes MIB MiB over
+ * and over: whether a frame slows with memory traffic alone, without a load.
+ *
  * With PLANAR_BENCH_PERF_CTL set to the control FIFO of a
  * `perf record -D -1 --control fifo:FIFO`, perf records only the frames of
  * the loaded profiles (it is enabled before them and disabled after); with
  * PLANAR_BENCH_PERF_PHASE=loading as well, only the frames drawn while the
  * profiles load (enabled around each of them).
  *
- * The page faults the main thread took in its frames, per frame, are
- * printed for both phases: at 1e8 events the index lives in file-backed
+ * The main thread's CPU time per frame and the times it was preempted
+ * are printed for both phases: a frame drawn while the load runs whose
+ * wall time is well above its CPU time waited for a core (or for the
+ * renderer's helper thread). The page faults the main thread took in its
+ * frames, per frame, are printed for both phases too: at 1e8 events the index lives in file-backed
  * spill mappings, and a frame that touches pages that were written back
  * and dropped waits for the disk.
  *
@@ -43,7 +50,12 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "planar-cache.h"
 #include "planar-parallel.h"
@@ -59,6 +71,35 @@
 static const double zooms[] = { 1, 1e-2, 1e-4, 1e-6 };
 /* --zoom: measure only this index of zooms[] (for profiling), or -1. */
 static int only_zoom = -1;
+/* --memory-beside: MiB a thread writes over and over beside the loaded
+ * profile's frames drawn in turn once more (0: not done). */
+static int memory_beside_mib = 0;
+
+typedef struct
+{
+  gint   stop;  /* atomic */
+  gsize  size;
+  guint8 *bytes;
+} MemoryStream;
+
+/* Writes its buffer from end to end until told to stop: the memory traffic
+ * of a load's passes without the load. */
+static gpointer
+memory_stream_thread (gpointer data)
+{
+  MemoryStream *stream = data;
+  guint8 value = 0;
+
+#ifdef __linux__
+  /* As low as a load's threads beside a window. */
+  (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid),
+                      MIN (getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid)) + PLANAR_PARALLEL_BACKGROUND_NICE, 19));
+#endif
+  while (!g_atomic_int_get (&stream->stop))
+    memset (stream->bytes, value++, stream->size);
+  return NULL;
+}
+
 /* --find: the pattern whose hits are highlighted, or NULL. */
 static char *find_pattern = NULL;
 
@@ -79,7 +120,66 @@ typedef struct
   double streaming_minor;
   double major;
   double minor;
+  /* The main thread's CPU time per frame (median, ms) and the times it
+   * was preempted per frame (mean), while loading and after: a frame
+   * whose CPU time is far below its wall time waited (for a core, or for
+   * the renderer's helper). */
+  double streaming_cpu_ms;
+  double streaming_preempted;
+  double cpu_ms;
+  double preempted;
+  /* Loaded, the zooms in turn as while loading: the median frame and its
+   * CPU time on the main thread. */
+  double turns_ms;
+  double turns_cpu_ms;
+  /* The same with --memory-beside. */
+  double beside_ms;
+  double beside_cpu_ms;
 } Figures;
+
+/* The frames drawn while loading, by the load's step (its message) at
+ * the time: wall and main-thread CPU milliseconds, per zoom. */
+typedef struct
+{
+  char   *message;
+  GArray *ms[4];
+  GArray *cpu[4];
+} StepFrames;
+G_STATIC_ASSERT (G_N_ELEMENTS (zooms) == 4);
+
+static void
+step_frames_free (gpointer data)
+{
+  StepFrames *step = data;
+
+  g_free (step->message);
+  for (guint z = 0; z < 4; z++)
+    {
+      g_array_unref (step->ms[z]);
+      g_array_unref (step->cpu[z]);
+    }
+  g_free (step);
+}
+
+static StepFrames *
+step_frames_get (GPtrArray  *steps,
+                 const char *message)
+{
+  StepFrames *step;
+
+  for (guint i = 0; i < steps->len; i++)
+    if (g_strcmp0 (((StepFrames *) g_ptr_array_index (steps, i))->message, message) == 0)
+      return g_ptr_array_index (steps, i);
+  step = g_new0 (StepFrames, 1);
+  step->message = g_strdup (message != NULL ? message : "(none)");
+  for (guint z = 0; z < 4; z++)
+    {
+      step->ms[z] = g_array_new (FALSE, FALSE, sizeof (double));
+      step->cpu[z] = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+  g_ptr_array_add (steps, step);
+  return step;
+}
 
 /* With --find: the hits, and the time to index them. */
 typedef struct
@@ -129,19 +229,30 @@ perf_control (const char *phase,
   fclose (f);
 }
 
-/* The calling thread's page faults so far, major and minor. */
+/* The calling thread's page faults so far, major and minor, its CPU time
+ * (ms) and the times it was preempted. */
+typedef struct
+{
+  double major;
+  double minor;
+  double cpu_ms;
+  double preempted;
+} ThreadUsage;
+
 static void
-thread_faults (double *major,
-               double *minor)
+thread_usage (ThreadUsage *out)
 {
   struct rusage usage;
 
-  *major = *minor = 0;
+  memset (out, 0, sizeof *out);
 #ifdef RUSAGE_THREAD
   if (getrusage (RUSAGE_THREAD, &usage) == 0)
     {
-      *major = (double) usage.ru_majflt;
-      *minor = (double) usage.ru_minflt;
+      out->major = (double) usage.ru_majflt;
+      out->minor = (double) usage.ru_minflt;
+      out->cpu_ms = (double) (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
+                    (double) (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
+      out->preempted = (double) usage.ru_nivcsw;
     }
 #endif
 }
@@ -227,6 +338,45 @@ draw_frame (PlanarTimeline *timeline,
   return (double) (c - a) / 1000.0;
 }
 
+/* @runs rounds of one frame at each zoom in turn over [@first, @last],
+ * each the first at its zoom after another; the medians of zoom @z's
+ * frame time and main-thread CPU. */
+static void
+draw_zooms_in_turn (PlanarTimeline *timeline,
+                    GskRenderer    *renderer,
+                    gint64          first,
+                    gint64          last,
+                    guint           runs,
+                    guint           z,
+                    double         *frame_ms,
+                    double         *cpu_ms)
+{
+  g_autofree double *turn_ms = g_new (double, runs);
+  g_autofree double *turn_cpu = g_new (double, runs);
+
+  for (guint r = 0; r < runs; r++)
+    for (guint k = 0; k < G_N_ELEMENTS (zooms); k++)
+      {
+        gint64 span = last - first;
+        gint64 width = MAX ((gint64) ((double) span * zooms[k]), 1);
+        gint64 middle = first + span / 2;
+        ThreadUsage before, after;
+        double ms;
+
+        planar_timeline_set_view (timeline, middle - width / 2, middle - width / 2 + width);
+        thread_usage (&before);
+        ms = draw_frame (timeline, renderer, NULL, NULL);
+        thread_usage (&after);
+        if (k == z)
+          {
+            turn_ms[r] = ms;
+            turn_cpu[r] = after.cpu_ms - before.cpu_ms;
+          }
+      }
+  *frame_ms = median (turn_ms, runs);
+  *cpu_ms = median (turn_cpu, runs);
+}
+
 static void
 load_done (GObject      *object,
            GAsyncResult *result,
@@ -264,6 +414,7 @@ measure (const char  *path,
   g_autoptr(GError) error = NULL;
   g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
   GArray *streaming[G_N_ELEMENTS (zooms)] = { NULL };
+  g_autoptr(GPtrArray) steps = g_ptr_array_new_with_free_func (step_frames_free);
   GtkWidget *window;
   PlanarTimeline *timeline;
   gint64 first, last, t0;
@@ -272,6 +423,9 @@ measure (const char  *path,
   gboolean done = FALSE;
   guint turn = 0;
   double streaming_major[G_N_ELEMENTS (zooms)] = { 0 }, streaming_minor[G_N_ELEMENTS (zooms)] = { 0 };
+  double streaming_preempted[G_N_ELEMENTS (zooms)] = { 0 };
+  GArray *streaming_cpu[G_N_ELEMENTS (zooms)] = { NULL };
+  g_autofree double *cpu_ms = g_new (double, runs);
 
   if (!gsk_renderer_realize (renderer, NULL, &error))
     g_error ("%s", error->message);
@@ -290,7 +444,10 @@ measure (const char  *path,
   t0 = g_get_monotonic_time ();
   planar_profile_load_async (profile, NULL, load_done, &done);
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
-    streaming[z] = g_array_new (FALSE, FALSE, sizeof (double));
+    {
+      streaming[z] = g_array_new (FALSE, FALSE, sizeof (double));
+      streaming_cpu[z] = g_array_new (FALSE, FALSE, sizeof (double));
+    }
   while (!done)
     {
       PlanarTrace *trace;
@@ -309,22 +466,34 @@ measure (const char  *path,
       first = 0;
       last = (gint64) (end_ns - start_ns) * 1000;
       {
-        guint z = turn++ % G_N_ELEMENTS (zooms);
+        guint z = only_zoom >= 0 ? (guint) only_zoom : turn++ % G_N_ELEMENTS (zooms);
         gint64 width = MAX ((gint64) ((double) (last - first) * zooms[z]), 1);
         gint64 middle = first + (last - first) / 2;
-        double ms, major0, minor0, major1, minor1;
+        ThreadUsage u0, u1;
+        double ms, cpu;
+        g_autofree char *message = NULL;
 
         planar_timeline_set_view (timeline, middle - width / 2, middle - width / 2 + width);
+        g_object_get (profile, "message", &message, NULL);
         perf_control ("loading", "enable");
-        thread_faults (&major0, &minor0);
+        thread_usage (&u0);
         ms = draw_frame (timeline, renderer, NULL, NULL);
-        thread_faults (&major1, &minor1);
+        thread_usage (&u1);
         perf_control ("loading", "disable");
         if (!done)
           {
+            cpu = u1.cpu_ms - u0.cpu_ms;
             g_array_append_val (streaming[z], ms);
-            streaming_major[z] += major1 - major0;
-            streaming_minor[z] += minor1 - minor0;
+            g_array_append_val (streaming_cpu[z], cpu);
+            {
+              StepFrames *step = step_frames_get (steps, message);
+
+              g_array_append_val (step->ms[z], ms);
+              g_array_append_val (step->cpu[z], cpu);
+            }
+            streaming_major[z] += u1.major - u0.major;
+            streaming_minor[z] += u1.minor - u0.minor;
+            streaming_preempted[z] += u1.preempted - u0.preempted;
           }
         /* Ten frames a second, as a person panning: the load keeps the
          * rest of the machine. */
@@ -346,7 +515,31 @@ measure (const char  *path,
       figures[z].streaming_major = streaming[z]->len > 0 ? streaming_major[z] / streaming[z]->len : 0;
       figures[z].streaming_minor = streaming[z]->len > 0 ? streaming_minor[z] / streaming[z]->len : 0;
       figures[z].streaming_ms = streaming[z]->len > 0 ? median ((double *) (gpointer) streaming[z]->data, streaming[z]->len) : 0;
+      figures[z].streaming_cpu_ms = streaming_cpu[z]->len > 0 ? median ((double *) (gpointer) streaming_cpu[z]->data, streaming_cpu[z]->len) : 0;
+      figures[z].streaming_preempted = streaming[z]->len > 0 ? streaming_preempted[z] / streaming[z]->len : 0;
       g_array_unref (streaming[z]);
+      g_array_unref (streaming_cpu[z]);
+    }
+  /* By step, for the larger profiles (the small ones load in a frame or two). */
+  if (steps->len > 0 && figures[0].n_streaming + figures[1].n_streaming + figures[2].n_streaming + figures[3].n_streaming > 16)
+    {
+      g_print ("%s, frames while loading by the load's step (frames, median frame / main thread's CPU):\n\n"
+               "| step | 1 | 0.01 | 0.0001 | 1e-06 |\n|---|---|---|---|---|\n", path);
+      for (guint i = 0; i < steps->len; i++)
+        {
+          StepFrames *step = g_ptr_array_index (steps, i);
+
+          g_print ("| %s |", step->message);
+          for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+            if (step->ms[z]->len > 0)
+              g_print (" %u, %.2f / %.2f ms |", step->ms[z]->len,
+                       median ((double *) (gpointer) step->ms[z]->data, step->ms[z]->len),
+                       median ((double *) (gpointer) step->cpu[z]->data, step->cpu[z]->len));
+            else
+              g_print (" – |");
+          g_print ("\n");
+        }
+      g_print ("\n");
     }
   planar_profile_get_span (profile, &first, &last);
 
@@ -370,7 +563,7 @@ measure (const char  *path,
       gint64 span = last - first;
       gint64 width = MAX ((gint64) ((double) span * zooms[z]), 1);
       gint64 middle = first + span / 2;
-      double major0 = 0, minor0 = 0, major1, minor1;
+      ThreadUsage u0 = { 0 }, u1, before, after;
 
       if (only_zoom >= 0 && (guint) only_zoom != z)
         continue;
@@ -381,23 +574,52 @@ measure (const char  *path,
         {
           double snap, ms;
 
+          thread_usage (&before);
           if (r == 1)
-            thread_faults (&major0, &minor0);
+            u0 = before;
           ms = draw_frame (timeline, renderer, &snap, r == 0 ? &figures[z].nodes : NULL);
+          thread_usage (&after);
           figures[z].spans = timeline->n_spans_drawn;
           if (r > 0)
             {
               snapshot_ms[r - 1] = snap;
               frame_ms[r - 1] = ms;
+              cpu_ms[r - 1] = after.cpu_ms - before.cpu_ms;
             }
         }
-      thread_faults (&major1, &minor1);
-      figures[z].major = (major1 - major0) / runs;
-      figures[z].minor = (minor1 - minor0) / runs;
+      thread_usage (&u1);
+      figures[z].major = (u1.major - u0.major) / runs;
+      figures[z].minor = (u1.minor - u0.minor) / runs;
+      figures[z].preempted = (u1.preempted - u0.preempted) / runs;
+      figures[z].cpu_ms = median (cpu_ms, runs);
       figures[z].snapshot_ms = median (snapshot_ms, runs);
       figures[z].frame_ms = median (frame_ms, runs);
     }
   perf_control ("loaded", "disable");
+
+  /* The loaded profile drawn as the frames while loading were: the zooms
+   * in turn, each frame the first at its zoom after another (nothing of
+   * the last frame's in the caches), so that the loading figures can be
+   * told apart from the cost of a changed view. */
+  if (only_zoom < 0)
+    for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+      draw_zooms_in_turn (timeline, renderer, first, last, runs, z, &figures[z].turns_ms, &figures[z].turns_cpu_ms);
+
+  /* The same, with a thread writing memory beside the frames. */
+  if (only_zoom < 0 && memory_beside_mib > 0)
+    {
+      MemoryStream stream = { 0, (gsize) memory_beside_mib << 20, NULL };
+      GThread *thread;
+
+      stream.bytes = g_malloc (stream.size);
+      thread = g_thread_new ("memory-beside", memory_stream_thread, &stream);
+      for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+        draw_zooms_in_turn (timeline, renderer, first, last, runs, z, &figures[z].beside_ms,
+                            &figures[z].beside_cpu_ms);
+      g_atomic_int_set (&stream.stop, 1);
+      g_thread_join (thread);
+      g_free (stream.bytes);
+    }
 
   gtk_window_destroy (GTK_WINDOW (window));
   while (g_main_context_iteration (NULL, FALSE))
@@ -434,8 +656,10 @@ main (int   argc,
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Profile sizes in events (default 1e6,1e7,1e8)", "N,N..." },
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Where the profiles are made once (default $PLANAR_BENCH_DIR)", "DIR" },
     { "runs", 0, 0, G_OPTION_ARG_INT, &runs, "Frames measured per zoom (9)", "N" },
-    { "zoom", 0, 0, G_OPTION_ARG_INT, &only_zoom, "Measure only the zoom of this index (0 to 3), to profile it", "I" },
+    { "zoom", 0, 0, G_OPTION_ARG_INT, &only_zoom, "Measure only the zoom of this index (0 to 3), loading and loaded, to profile it", "I" },
     { "find", 0, 0, G_OPTION_ARG_STRING, &find_pattern, "Highlight the hits of this regular expression", "PATTERN" },
+    { "memory-beside", 0, 0, G_OPTION_ARG_INT, &memory_beside_mib,
+      "Draw the loaded profile in turn again while a thread writes this many MiB over and over (0: not)", "MIB" },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- time the timeline's frames");
@@ -556,6 +780,47 @@ main (int   argc,
         g_print (" %.1f / %.1f | %.1f / %.1f |", figures[i][z].streaming_major, figures[i][z].streaming_minor,
                  figures[i][z].major, figures[i][z].minor);
       g_print ("\n");
+    }
+
+  g_print ("\nThe main thread's CPU time per frame (median; the rest of the frame's wall time it waited, for a core "
+           "or for the renderer's helper) and the times it was preempted per frame, while loading and loaded:\n\n");
+  print_table_head (sizes, n, ": CPU loading | preempted | CPU loaded | preempted |", 4);
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        g_print (" %.2f ms | %.1f | %.2f ms | %.1f |", figures[i][z].streaming_cpu_ms, figures[i][z].streaming_preempted,
+                 figures[i][z].cpu_ms, figures[i][z].preempted);
+      g_print ("\n");
+    }
+
+  g_print ("\nLoaded, the zooms in turn as while loading (each frame the first at its zoom after another): the median frame, "
+           "the main thread's CPU in it, and the ratio of the frame while loading to it:\n\n");
+  print_table_head (sizes, n, ": frame in turn | CPU | loading / in turn |", 3);
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      g_print ("| %g |", zooms[z]);
+      for (guint i = 0; i < n; i++)
+        if (figures[i][z].n_streaming > 0 && figures[i][z].turns_ms > 0)
+          g_print (" %.2f ms | %.2f ms | %.2fx |", figures[i][z].turns_ms, figures[i][z].turns_cpu_ms,
+                   figures[i][z].streaming_ms / figures[i][z].turns_ms);
+        else
+          g_print (" %.2f ms | %.2f ms | – |", figures[i][z].turns_ms, figures[i][z].turns_cpu_ms);
+      g_print ("\n");
+    }
+
+  if (memory_beside_mib > 0)
+    {
+      g_print ("\nLoaded, the zooms in turn, while a thread writes %d MiB over and over beside the frames: the median "
+               "frame and the main thread's CPU in it (against the same without, above):\n\n", memory_beside_mib);
+      print_table_head (sizes, n, ": frame | CPU |", 2);
+      for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+        {
+          g_print ("| %g |", zooms[z]);
+          for (guint i = 0; i < n; i++)
+            g_print (" %.2f ms | %.2f ms |", figures[i][z].beside_ms, figures[i][z].beside_cpu_ms);
+          g_print ("\n");
+        }
     }
 
   g_free (figures);
