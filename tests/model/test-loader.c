@@ -12,10 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #ifdef __linux__
-#include <errno.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include "planar-test-threads.h"
 #endif
 
 typedef PlanarTestFixture Fixture;
@@ -784,17 +781,6 @@ test_hold_derive_released_early (Fixture       *f,
 }
 
 #ifdef __linux__
-static int
-thread_nice (void)
-{
-  int nice;
-
-  errno = 0;
-  nice = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
-  g_assert_cmpint (errno, ==, 0);
-  return nice;
-}
-
 /* The nice value of this process's thread named @name, polled until it
  * is @nice (the thread lowers itself as it starts) for ten seconds at
  * most; G_MININT when no such thread was found, else its last value. */
@@ -855,7 +841,7 @@ on_cache_storing (const char *point,
   StoreWatch *w = data;
 
   if (strcmp (point, "cache-storing") == 0)
-    w->nice = thread_nice ();
+    w->nice = planar_test_thread_nice ();
 }
 
 static void
@@ -864,7 +850,7 @@ nice_in_task (GTask        *task,
               gpointer      task_data,
               GCancellable *cancellable)
 {
-  g_task_return_int (task, thread_nice ());
+  g_task_return_int (task, planar_test_thread_nice ());
 }
 
 /* The nice value of a thread of GTask's pool. */
@@ -892,7 +878,7 @@ static void
 test_background_thread (Fixture       *f,
                         gconstpointer  data)
 {
-  int own = thread_nice ();
+  int own = planar_test_thread_nice ();
   /* A load's own thread is lowered less than the pool's helpers. */
   int lowered = MIN (own + PLANAR_PARALLEL_TASK_NICE, 19);
   gboolean cache_enabled = planar_cache_get_enabled ();
@@ -943,7 +929,7 @@ test_background_thread (Fixture       *f,
       planar_cache_wait ();
       g_assert_cmpint (store.nice, ==, background ? lowered : own);
       g_assert_cmpint (pool_thread_nice (), ==, own);
-      g_assert_cmpint (thread_nice (), ==, own);
+      g_assert_cmpint (planar_test_thread_nice (), ==, own);
       while (g_main_context_iteration (NULL, FALSE))
         ;
     }

@@ -6,10 +6,7 @@
 
 #include <string.h>
 #ifdef __linux__
-#include <errno.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include "planar-test-threads.h"
 #endif
 
 #define N_JOBS 1000
@@ -196,17 +193,6 @@ typedef struct
   int        start_nice;
 } NiceProbe;
 
-static int
-thread_nice (void)
-{
-  int nice;
-
-  errno = 0;
-  nice = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
-  g_assert_cmpint (errno, ==, 0);
-  return nice;
-}
-
 /* Every job on a thread of its own (they wait for each other), saying
  * how nice its thread is. */
 static gboolean
@@ -217,7 +203,7 @@ nice_job (guint          job,
 {
   NiceProbe *probe = user_data;
 
-  probe->nice[job] = thread_nice ();
+  probe->nice[job] = planar_test_thread_nice ();
   probe->on_caller[job] = g_thread_self () == probe->caller;
   return meet_job (job, &probe->rendezvous, cancellable, error);
 }
@@ -243,7 +229,7 @@ probe_nice (NiceProbe *probe)
 static void
 test_background (void)
 {
-  int own = thread_nice ();
+  int own = planar_test_thread_nice ();
   int lowered = MIN (own + PLANAR_PARALLEL_BACKGROUND_NICE, 19);
   NiceProbe probe;
   guint n_workers = 0;
@@ -263,7 +249,7 @@ test_background (void)
       n_workers += !probe.on_caller[i];
     }
   g_assert_cmpuint (n_workers, ==, N_WAITING - 1);
-  g_assert_cmpint (thread_nice (), ==, own);
+  g_assert_cmpint (planar_test_thread_nice (), ==, own);
 }
 
 static gpointer
@@ -284,7 +270,7 @@ probe_from_lowered_thread (gpointer data)
 static void
 test_background_from_lowered (void)
 {
-  int own = thread_nice ();
+  int own = planar_test_thread_nice ();
   int lowered = MIN (own + PLANAR_PARALLEL_BACKGROUND_NICE, 19);
   NiceProbe probe;
 
@@ -300,7 +286,7 @@ test_background_from_lowered (void)
   planar_parallel_set_background (FALSE);
   for (guint i = 0; i < N_WAITING; i++)
     g_assert_cmpint (probe.nice[i], ==, lowered);
-  g_assert_cmpint (thread_nice (), ==, own);
+  g_assert_cmpint (planar_test_thread_nice (), ==, own);
 }
 #endif
 
