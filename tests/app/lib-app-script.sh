@@ -42,3 +42,23 @@ enabled() {
   "$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path/window/${2:-1}" \
     --method org.gtk.Actions.Describe "$1" 2>/dev/null | grep -q '^((true,'
 }
+
+# shot NAME: the app's own screenshot of its newest window, saved as
+# $out/NAME.png (app.debug-screenshot, enabled by PLANAR_DEBUG_ACTIONS).
+# Between two frames (a window just shown, a relayout queued after a
+# session switch, slower under ASan) the window can have no drawing to give
+# ("The window drew nothing" in the app's log); a later frame has one.
+# Asked again every 0.2 s, 25 times at most. A file of an earlier run is
+# removed first, so that it cannot pass for this one.
+shot() {
+  rm -f "$out/$1.png"
+  tries=0
+  while [ $tries -lt 25 ]; do
+    "$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path" \
+      --method org.gtk.Actions.Activate debug-screenshot "[<'$out/$1.png'>]" '{}' >/dev/null
+    [ -s "$out/$1.png" ] && return 0
+    tries=$((tries + 1))
+    sleep 0.2
+  done
+  fail "screenshot $1 was saved"
+}

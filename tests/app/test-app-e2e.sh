@@ -41,21 +41,6 @@ wait_settled() {
   done
 }
 
-# Between two frames (a relayout queued after a session switch, slower
-# under ASan) the window can have no drawing to give ("The window drew
-# nothing" in planar.log); the next frame has one. Asked at most 5 times.
-shot() {
-  tries=0
-  while [ $tries -lt 5 ]; do
-    "$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path" \
-      --method org.gtk.Actions.Activate debug-screenshot "[<'$out/$1.png'>]" '{}' >/dev/null
-    [ -s "$out/$1.png" ] && return 0
-    tries=$((tries + 1))
-    sleep 0.2
-  done
-  fail "screenshot $1 was saved"
-}
-
 # press KEY NAME: one key press, then a screenshot named NAME.
 press() {
   "$xdotool" key "$1"

@@ -65,9 +65,7 @@ ok "the load of PATH began before GTK started"
 [ "$(count "$tmp/first.log" "not adopted")" -eq 0 ] || fail "the window adopted the early load"
 ok "the window adopted the early load: one load"
 
-"$gdbus" call --session --dest dev.planar.Planar --object-path "$app_path" \
-  --method org.gtk.Actions.Activate debug-screenshot "[<'$out/early-load-window.png'>]" '{}' >/dev/null
-[ -s "$out/early-load-window.png" ] || fail "a screenshot of the window is saved"
+shot early-load-window
 ok "a screenshot of the window is saved"
 
 # A second instance hands its path over, cancels its own early load and
