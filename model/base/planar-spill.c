@@ -199,25 +199,30 @@ remap_anonymous (gpointer block,
       /* Shrunk in place: the pages past the end go back. */
       if (new_len < len)
         munmap ((guint8 *) block + new_len, len - new_len);
-      moved = block;
+      g_mutex_lock (&spill_lock);
+      g_hash_table_insert (spill_blocks, block, GSIZE_TO_POINTER (new_len | SPILL_ANONYMOUS));
+      g_mutex_unlock (&spill_lock);
+      return block;
     }
-  else
-    {
-      /* An aligned place for it; the old mapping, grown, replaces it
-       * there: its pages move (huge ones whole, both places being
-       * aligned), and the block stays one mapping, which the next
-       * mremap() needs. */
-      moved = map_anonymous_aligned (new_len);
-      if (moved == NULL)
-        return NULL;
-      if (mremap (block, len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, moved) == MAP_FAILED)
-        {
-          memcpy (moved, block, MIN (used_bytes, len));
-          munmap (block, len);
-        }
-    }
+
+  /* An aligned place for it; the old mapping, grown, replaces it there:
+   * its pages move (huge ones whole, both places being aligned), and the
+   * block stays one mapping, which the next mremap() needs. */
+  moved = map_anonymous_aligned (new_len);
+  if (moved == NULL)
+    return NULL;
+  /* The table forgets the old place before it is given back: another
+   * thread may map a block of its own there the moment it is, and that
+   * block's entry must not be the one removed. */
   g_mutex_lock (&spill_lock);
   g_hash_table_remove (spill_blocks, block);
+  g_mutex_unlock (&spill_lock);
+  if (mremap (block, len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, moved) == MAP_FAILED)
+    {
+      memcpy (moved, block, MIN (used_bytes, len));
+      munmap (block, len);
+    }
+  g_mutex_lock (&spill_lock);
   g_hash_table_insert (spill_blocks, moved, GSIZE_TO_POINTER (new_len | SPILL_ANONYMOUS));
   g_mutex_unlock (&spill_lock);
   return moved;

@@ -1386,6 +1386,74 @@ test_spill_huge_blocks (PlanarTestFixture *f,
   g_assert_cmpuint (bytes, ==, bytes0);
 }
 
+/* Blocks in memory grown, allocated and freed by several threads at once
+ * (the decoder's and the derive's workers do): each stays known as a
+ * mapping of its own. Before, a grown block's old place was given back
+ * before the table of blocks forgot it, so a block another thread mapped
+ * at that very place in between was forgotten in its stead, and freed as
+ * the heap's: free() on a mapping, a crash (seen in /search/hit-index-million). */
+typedef struct
+{
+  guint          seed;
+  gint          *lost;
+  gint64         deadline;
+} SpillThread;
+
+static gpointer
+spill_thread_run (gpointer data)
+{
+  SpillThread *t = data;
+  GRand *rand = g_rand_new_with_seed (t->seed);
+
+  for (guint i = 0; i < 3000 && g_get_monotonic_time () < t->deadline; i++)
+    {
+      gsize n = PLANAR_SPILL_HUGE_MIN * (gsize) g_rand_int_range (rand, 1, 3);
+      guint8 *block = planar_spill_alloc (n, PLANAR_SPILL_NEVER);
+
+      block[0] = (guint8) t->seed;
+      for (guint grow = 0; grow < 3; grow++)
+        {
+          gsize more = n + PLANAR_SPILL_HUGE_MIN * (gsize) g_rand_int_range (rand, 1, 3);
+
+          if (!_planar_spill_is_huge (block))
+            g_atomic_int_inc (t->lost);
+          block = planar_spill_renew (block, n, more, PLANAR_SPILL_NEVER);
+          n = more;
+          block[n - 1] = (guint8) t->seed;
+        }
+      if (!_planar_spill_is_huge (block) || block[0] != (guint8) t->seed)
+        g_atomic_int_inc (t->lost);
+      planar_spill_free (block);
+    }
+  g_rand_free (rand);
+  return NULL;
+}
+
+static void
+test_spill_blocks_threads (PlanarTestFixture *f,
+                           gconstpointer      data)
+{
+  SpillThread threads[4];
+  GThread *thread[G_N_ELEMENTS (threads)];
+  gint lost = 0;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+
+  planar_spill_get_usage (&bytes0, &blocks0);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    {
+      threads[i] = (SpillThread) { .seed = i + 1, .lost = &lost,
+                                   .deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC };
+      thread[i] = g_thread_new ("spill", spill_thread_run, &threads[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (thread[i]);
+  g_assert_cmpint (lost, ==, 0);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+}
+
 /* PLANAR_SPILL_WHEN_SHORT: large blocks go to files only while the
  * system's available memory, less its reserve, would not hold them. */
 static void
@@ -1561,6 +1629,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
+  CACHE_TEST_ADD ("/cache/spill-blocks-threads", test_spill_blocks_threads);
   CACHE_TEST_ADD ("/cache/spill-when-short", test_spill_when_short);
   CACHE_TEST_ADD ("/cache/spilled-when-short", test_spilled_when_short);
   CACHE_TEST_ADD ("/cache/spilled-depth-in-memory", test_spilled_depth_in_memory);
