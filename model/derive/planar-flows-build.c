@@ -57,7 +57,7 @@ struct _PlanarFlowBuilder
 /* The builder */
 
 PlanarFlowBuilder *
-_planar_flow_builder_new (gboolean spill)
+_planar_flow_builder_new (PlanarSpillMode spill)
 {
   PlanarFlowBuilder *self = g_new0 (PlanarFlowBuilder, 1);
 
@@ -681,11 +681,11 @@ pair_launches (PlanarFlowBuilder *builder,
  * load spent minutes on them), where a copy writes one page after the
  * other, and a file-backed copy costs no anonymous memory. */
 static gpointer
-gather (gpointer        array,
-        gsize           size,
-        const SortItem *order,
-        gsize           n,
-        gboolean        spill)
+gather (gpointer         array,
+        gsize            size,
+        const SortItem  *order,
+        gsize            n,
+        PlanarSpillMode  spill)
 {
   guint8 *out = planar_spill_alloc (MAX (n, 1) * size, spill);
 
@@ -697,10 +697,10 @@ gather (gpointer        array,
 
 /* gather() with the order as flow indices. */
 static gpointer
-gather_flows (Flow          *flows,
-              const guint32 *order,
-              gsize          n,
-              gboolean       spill)
+gather_flows (Flow            *flows,
+              const guint32   *order,
+              gsize            n,
+              PlanarSpillMode  spill)
 {
   Flow *out = planar_spill_alloc (MAX (n, 1) * sizeof (Flow), spill);
 
@@ -800,7 +800,7 @@ by_to_in_time_order (const PlanarFlowIndex *self,
                      gsize                  n_launch,
                      GArray                *generic_order,
                      const guint32         *new_index,
-                     gboolean               spill)
+                     PlanarSpillMode        spill)
 {
   guint32 *generic = (guint32 *) (gpointer) generic_order->data;
   gsize n_b = generic_order->len, i = 0, j = 0, k = 0;
@@ -854,11 +854,11 @@ permute_flows (PlanarFlowIndex *self,
 /* The flows among [@first, @n) of @flows with a from (@from) or a to end,
  * sorted by it. */
 static GArray *
-sorted_by_end (const Flow *flows,
-               gsize       first,
-               gsize       n,
-               gboolean    from,
-               gboolean    spill)
+sorted_by_end (const Flow      *flows,
+               gsize            first,
+               gsize            n,
+               gboolean         from,
+               PlanarSpillMode  spill)
 {
   SortItem *items = planar_spill_alloc (MAX (n - first, 1) * sizeof (SortItem), SCRATCH);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -922,11 +922,11 @@ merge_by_end (const Flow    *flows,
  * that of the others: the launch flows' own array when there are no
  * others (no copy). */
 static guint32 *
-merged_by_end (const Flow  *flows,
-               GArray     **launch_order,
-               GArray      *generic_order,
-               gboolean     from,
-               gboolean     spill)
+merged_by_end (const Flow       *flows,
+               GArray          **launch_order,
+               GArray           *generic_order,
+               gboolean          from,
+               PlanarSpillMode   spill)
 {
   gsize n = (*launch_order)->len + generic_order->len;
   guint32 *out;
@@ -1073,7 +1073,7 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
 {
   LaunchEnd *launches = (LaunchEnd *) (gpointer) self->launches->data;
   gsize n = self->launches->len;
-  gboolean spill = self->launches->spill;
+  PlanarSpillMode spill = self->launches->spill;
   SortItem *items;
 
   if (launches_in_ref_order (self))
@@ -1150,7 +1150,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   gsize n_launch_flows, n_launch_to, n_host;
   guint reserve;
   Paired paired;
-  gboolean spill = trace->spill;
+  PlanarSpillMode spill = trace->spill;
 
   /* Every end makes at most one flow. */
   reserve = MIN (builder->launches->len + builder->ends->len, G_MAXUINT);

@@ -18,7 +18,7 @@ typedef enum
 
 typedef struct _PlanarFlowBuilder PlanarFlowBuilder;
 
-PlanarFlowBuilder     *_planar_flow_builder_new              (gboolean spill);
+PlanarFlowBuilder     *_planar_flow_builder_new              (PlanarSpillMode spill);
 void                   _planar_flow_builder_free             (PlanarFlowBuilder     *self);
 /* Records that @event, starting at @start_ps, is an end of flow
  * (@category, @id); the ends with one key are paired by
