@@ -67,6 +67,8 @@ void     planar_spill_free   (gpointer block);
 void     planar_spill_discard (gpointer       block,
                                gsize          offset,
                                gsize          n_bytes);
+/* Whether planar_spill_discard() gives @block's pages back. */
+gboolean planar_spill_can_discard (gconstpointer block);
 /* Whether @block is file-backed. */
 gboolean planar_spill_is_mapped (gconstpointer block);
 /* Whether taking @n_bytes more from the heap would leave the system less

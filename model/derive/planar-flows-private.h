@@ -6,6 +6,7 @@
 #pragma once
 
 #include "planar-flows.h"
+#include "planar-spill.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,11 @@ PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace       
                                                               const guint8          *data,
                                                               gsize                  len,
                                                               GError               **error);
+/* For tests: the most bytes a copy of the flows in time order may hold
+ * beyond the flows' own memory (0: always in place; G_MAXSIZE: the
+ * default), and how many flow indices were put in time order by a copy. */
+void                   _planar_flow_index_set_copy_budget    (gsize                  n_bytes);
+guint                  _planar_flow_index_get_n_copied       (void);
 /* A stable 56-bit flow id for the tuple (@host_id, @a, @b). */
 guint64                _planar_flow_make_id                  (guint64                host_id,
                                                               guint64                a,

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-flows-private.h"
 #include "planar-test-xspace.h"
 
 #include <string.h>
@@ -637,6 +638,48 @@ test_gen (Fixture       *f,
     }
 }
 
+/* Enough flows for their array to be a mapping of its own: put in time
+ * order by a copy that gives the old pages back as it goes, they are the
+ * flows, in the order, that the permutation in place makes. */
+static void
+test_time_order_copied (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = generate (f, "1000000", "3");
+  g_autoptr(PlanarTrace) copied = NULL;
+  g_autoptr(PlanarTrace) in_place = NULL;
+  const PlanarFlowIndex *a, *b;
+  guint n_copied = _planar_flow_index_get_n_copied ();
+  gsize n;
+
+  copied = planar_test_load_ok (path);
+  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + 1);
+  _planar_flow_index_set_copy_budget (0);
+  in_place = planar_test_load_ok (path);
+  _planar_flow_index_set_copy_budget (G_MAXSIZE);
+  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + 1);
+
+  a = planar_trace_get_flows (copied);
+  b = planar_trace_get_flows (in_place);
+  n = planar_flow_index_get_n_flows (a);
+  /* The copy is taken from 4 MiB of flows on. */
+  g_assert_cmpuint (n, >=, (4 << 20) / 32);
+  g_assert_cmpuint (planar_flow_index_get_n_flows (b), ==, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      PlanarFlow x, y;
+
+      planar_flow_index_get_flow (a, i, &x);
+      planar_flow_index_get_flow (b, i, &y);
+      g_assert_cmpuint (x.id, ==, y.id);
+      g_assert_cmpuint (x.category, ==, y.category);
+      g_assert_true (planar_event_ref_equal (&x.from, &y.from));
+      g_assert_true (planar_event_ref_equal (&x.to, &y.to));
+      g_assert_cmpint (x.from_ps, ==, y.from_ps);
+      g_assert_cmpint (x.to_ps, ==, y.to_ps);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -651,5 +694,6 @@ main (int   argc,
   PLANAR_TEST_ADD ("/flows/launch-planes", test_launch_planes);
   PLANAR_TEST_ADD ("/flows/none", test_none);
   PLANAR_TEST_ADD ("/flows/gen", test_gen);
+  PLANAR_TEST_ADD ("/flows/time-order-copied", test_time_order_copied);
   return g_test_run ();
 }
