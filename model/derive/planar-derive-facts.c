@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
+#include "planar-xspace-fields-private.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +37,112 @@ _planar_derive_stat_int (const PlanarStat *stat,
   return TRUE;
 }
 
+/* Sets the fact @stat gives, if any: a stat read later overrides the
+ * same stat read before, as the event's own stats override its
+ * metadata's. */
+static void
+apply_stat (const StatNames  *names,
+            const PlanarStat *stat,
+            EventFacts       *facts)
+{
+  const char *name = stat->name;
+  Text text;
+  guint64 v = 0;
+
+  if (name == NULL || name[0] == '\0')
+    return;
+  if (name == names->kernel_details)
+    facts->kernel = stat_text (stat, &text) && text.len > 0;
+  else if (name == names->cuda_graph_exec_id)
+    facts->graph_exec = TRUE;
+  else if (name == names->hlo_op)
+    {
+      if (!stat_text (stat, &facts->hlo_op))
+        facts->hlo_op.len = 0;
+    }
+  else if (name == names->hlo_module)
+    {
+      if (!stat_text (stat, &facts->hlo_module))
+        facts->hlo_module.len = 0;
+    }
+  else if (name == names->tf_op)
+    {
+      if (!stat_text (stat, &facts->tf_op))
+        facts->tf_op.len = 0;
+    }
+  else if (name == names->source)
+    {
+      if (!stat_text (stat, &facts->source))
+        facts->source.len = 0;
+    }
+  else if (name == names->graph_type)
+    {
+      if (!stat_text (stat, &facts->graph_type))
+        facts->graph_type.len = 0;
+    }
+  else if (name == names->program_id)
+    facts->has_program_id = _planar_derive_stat_int (stat, &facts->program_id);
+  else if (name == names->group_id)
+    {
+      facts->has_group_id = _planar_derive_stat_int (stat, &v);
+      facts->group_id = (gint64) v;
+    }
+  else if (name == names->scope_range_id)
+    {
+      facts->has_scope_range_id = _planar_derive_stat_int (stat, &v);
+      facts->scope_range_id = (gint64) v;
+    }
+  else if (name == names->correlation_id)
+    facts->has_correlation_id = _planar_derive_stat_int (stat, &facts->correlation_id);
+  else if (name == names->device_id)
+    facts->has_device_id = _planar_derive_stat_int (stat, &facts->device_id);
+  else if (name == names->flow)
+    facts->has_flow = _planar_derive_stat_int (stat, &facts->flow);
+  else if (name == names->producer_type)
+    facts->has_producer_type = _planar_derive_stat_int (stat, &facts->producer_type);
+  else if (name == names->producer_id)
+    facts->has_producer_id = _planar_derive_stat_int (stat, &facts->producer_id);
+  else if (name == names->consumer_type)
+    facts->has_consumer_type = _planar_derive_stat_int (stat, &facts->consumer_type);
+  else if (name == names->consumer_id)
+    facts->has_consumer_id = _planar_derive_stat_int (stat, &facts->consumer_id);
+  else if (name == names->is_root)
+    facts->is_root = TRUE;
+  else if (name == names->is_async)
+    facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;
+  else if (name == names->iter_num)
+    {
+      facts->has_iter_num = _planar_derive_stat_int (stat, &v);
+      facts->iter_num = (gint64) v;
+    }
+  else if (name == names->step_num)
+    {
+      facts->has_step_num = _planar_derive_stat_int (stat, &v);
+      facts->step_num = (gint64) v;
+    }
+}
+
+/* Whether apply_stat() reads a stat named @name. */
+static gboolean
+is_fact_name (const StatNames *names,
+              const char      *name)
+{
+  const char *const known[] = {
+    names->kernel_details, names->cuda_graph_exec_id, names->hlo_op, names->hlo_module,
+    names->tf_op, names->source, names->graph_type, names->program_id, names->group_id,
+    names->scope_range_id, names->correlation_id, names->device_id, names->flow,
+    names->producer_type, names->producer_id, names->consumer_type, names->consumer_id,
+    names->is_root, names->is_async, names->iter_num, names->step_num,
+  };
+
+  if (name == NULL || name[0] == '\0')
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    if (name == known[i])
+      return TRUE;
+  return FALSE;
+}
+
 static void
 read_facts (const StatNames *names,
             GArray          *stats,
@@ -43,84 +150,7 @@ read_facts (const StatNames *names,
 {
   memset (facts, 0, sizeof *facts);
   for (guint i = 0; i < stats->len; i++)
-    {
-      const PlanarStat *stat = &g_array_index (stats, PlanarStat, i);
-      const char *name = stat->name;
-      Text text;
-      guint64 v = 0;
-
-      if (name == NULL || name[0] == '\0')
-        continue;
-      if (name == names->kernel_details)
-        facts->kernel = stat_text (stat, &text) && text.len > 0;
-      else if (name == names->cuda_graph_exec_id)
-        facts->graph_exec = TRUE;
-      else if (name == names->hlo_op)
-        {
-          if (!stat_text (stat, &facts->hlo_op))
-            facts->hlo_op.len = 0;
-        }
-      else if (name == names->hlo_module)
-        {
-          if (!stat_text (stat, &facts->hlo_module))
-            facts->hlo_module.len = 0;
-        }
-      else if (name == names->tf_op)
-        {
-          if (!stat_text (stat, &facts->tf_op))
-            facts->tf_op.len = 0;
-        }
-      else if (name == names->source)
-        {
-          if (!stat_text (stat, &facts->source))
-            facts->source.len = 0;
-        }
-      else if (name == names->graph_type)
-        {
-          if (!stat_text (stat, &facts->graph_type))
-            facts->graph_type.len = 0;
-        }
-      else if (name == names->program_id)
-        facts->has_program_id = _planar_derive_stat_int (stat, &facts->program_id);
-      else if (name == names->group_id)
-        {
-          facts->has_group_id = _planar_derive_stat_int (stat, &v);
-          facts->group_id = (gint64) v;
-        }
-      else if (name == names->scope_range_id)
-        {
-          facts->has_scope_range_id = _planar_derive_stat_int (stat, &v);
-          facts->scope_range_id = (gint64) v;
-        }
-      else if (name == names->correlation_id)
-        facts->has_correlation_id = _planar_derive_stat_int (stat, &facts->correlation_id);
-      else if (name == names->device_id)
-        facts->has_device_id = _planar_derive_stat_int (stat, &facts->device_id);
-      else if (name == names->flow)
-        facts->has_flow = _planar_derive_stat_int (stat, &facts->flow);
-      else if (name == names->producer_type)
-        facts->has_producer_type = _planar_derive_stat_int (stat, &facts->producer_type);
-      else if (name == names->producer_id)
-        facts->has_producer_id = _planar_derive_stat_int (stat, &facts->producer_id);
-      else if (name == names->consumer_type)
-        facts->has_consumer_type = _planar_derive_stat_int (stat, &facts->consumer_type);
-      else if (name == names->consumer_id)
-        facts->has_consumer_id = _planar_derive_stat_int (stat, &facts->consumer_id);
-      else if (name == names->is_root)
-        facts->is_root = TRUE;
-      else if (name == names->is_async)
-        facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;
-      else if (name == names->iter_num)
-        {
-          facts->has_iter_num = _planar_derive_stat_int (stat, &v);
-          facts->iter_num = (gint64) v;
-        }
-      else if (name == names->step_num)
-        {
-          facts->has_step_num = _planar_derive_stat_int (stat, &v);
-          facts->step_num = (gint64) v;
-        }
-    }
+    apply_stat (names, &g_array_index (stats, PlanarStat, i), facts);
 }
 
 gboolean
@@ -166,6 +196,79 @@ note_read (DeriveContext     *dc,
     _planar_derive_drop_read_pages (dc);
 }
 
+/* Which of @plane's stat metadata apply_stat() reads, by index: made once
+ * a pass for each plane it reads. */
+static const guint8 *
+fact_stats (DeriveContext     *dc,
+            const PlanarPlane *plane)
+{
+  const PlanarPlanePrivate *ppriv;
+
+  if (dc->fact_stats_plane == plane)
+    return dc->fact_stats;
+  ppriv = &dc->self->planes_priv[plane - dc->self->planes];
+  g_free (dc->fact_stats);
+  dc->fact_stats = g_new0 (guint8, MAX (ppriv->n_stat_metadata, 1));
+  for (guint i = 0; i < ppriv->n_stat_metadata; i++)
+    dc->fact_stats[i] = is_fact_name (&dc->names, ppriv->stat_metadata[i].name);
+  dc->fact_stats_plane = plane;
+  return dc->fact_stats;
+}
+
+/* read_facts() of @event's stats read straight from the file: its
+ * metadata's stats, then each of its own whose name is a fact's, in turn,
+ * the later overriding the earlier as planar_trace_get_event_stats()
+ * merges them; the others are decoded no further than their metadata id.
+ * FALSE, with @facts unset, for anything that is not well-formed (a
+ * damaged stat, an event the file does not frame): the careful reader
+ * then reads the event again, and notes what is damaged. */
+static gboolean
+read_facts_fast (DeriveContext     *dc,
+                 const PlanarPlane *plane,
+                 const PlanarEvent *event,
+                 EventFacts        *facts)
+{
+  PlanarTrace *self = dc->self;
+  const PlanarPlanePrivate *ppriv = &self->planes_priv[plane - self->planes];
+  const PlanarEventMetadata *md = &plane->metadata[event->metadata];
+  const guint8 *wanted = fact_stats (dc, plane);
+  guint stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
+  const guint8 *q, *end = self->data + self->size;
+  PlanarWireReader r;
+  PlanarWireField f;
+  guint64 len;
+  int rc;
+
+  if ((event->flags & PLANAR_EVENT_DERIVED) || event->source >= self->size)
+    return FALSE;
+  q = self->data + event->source;
+  if (!planar_wire_read_varint (&q, end, &len) || len > (guint64) (end - q))
+    return FALSE;
+
+  memset (facts, 0, sizeof *facts);
+  for (guint i = 0; i < md->n_stats; i++)
+    apply_stat (&dc->names, &md->stats[i], facts);
+  planar_wire_reader_init (&r, self->data, q, (gsize) len);
+  while ((rc = planar_wire_next (&r, &f)) > 0)
+    {
+      PlanarStat stat;
+
+      if (f.number != stats_field)
+        continue;
+      if (f.wire_type != PLANAR_WIRE_LEN || !_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
+        return FALSE;
+      if (stat.name[0] != '\0' &&
+          wanted[_planar_id_map_lookup (&ppriv->stat_map, stat.metadata_id)])
+        apply_stat (&dc->names, &stat, facts);
+    }
+  if (rc < 0)
+    return FALSE;
+  /* The file cut under this read: its bytes read as zeros. */
+  if (_planar_trace_check_changed (self, FALSE, NULL))
+    memset (facts, 0, sizeof *facts);
+  return TRUE;
+}
+
 /* Decodes the stats of plane @p's @event into @facts. Stats that cannot be
  * decoded (a damaged event) count as none: deriving never fails a load that
  * would succeed without it. */
@@ -175,8 +278,10 @@ _planar_derive_event_facts (DeriveContext     *dc,
                             const PlanarEvent *event,
                             EventFacts        *facts)
 {
-  g_array_set_size (dc->stats, 0);
   note_read (dc, event);
+  if (read_facts_fast (dc, plane, event, facts))
+    return;
+  g_array_set_size (dc->stats, 0);
   if (planar_trace_get_event_stats (dc->self, plane, event, dc->stats, NULL) == 0)
     g_array_set_size (dc->stats, 0);
   read_facts (&dc->names, dc->stats, facts);
