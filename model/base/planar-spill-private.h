@@ -16,4 +16,7 @@ void _planar_spill_set_available_memory (guint64 n_bytes);
  * of its own with huge pages asked for. */
 gboolean _planar_spill_is_huge (gconstpointer block);
 
+/* Makes the spill keep at most @n file descriptors (0: the default). */
+void _planar_spill_set_max_fds (guint n);
+
 G_END_DECLS

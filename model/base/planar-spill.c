@@ -1,9 +1,12 @@
 /* planar-spill.c: the index's large arrays in file-backed memory.
  *
  * Each spilled block is its own unlinked file, reserved with fallocate() and
- * mapped shared; the descriptor is closed at once (the mapping keeps the file
- * alive, and unmapping it frees it with its pages, dirty or not, so nothing
- * is left on disk even after a crash). Large blocks that stay in memory are
+ * mapped shared (the mapping keeps the file alive, and unmapping it frees it
+ * with its pages, dirty or not, so nothing is left on disk even after a
+ * crash). The file's descriptor is kept with the block, up to a bound, so
+ * that the block grows in place: the file grows and the mapping with it,
+ * where a block in a new file would have its bytes copied and its new pages
+ * zeroed again. Past the bound the descriptor is closed at once. Large blocks that stay in memory are
  * anonymous mappings of their own, aligned for transparent huge pages. A
  * table of the mapped blocks tells planar_spill_free() which are which.
  *
@@ -33,6 +36,38 @@ static GHashTable *spill_blocks;
 static guint64     spill_bytes;
 
 #define SPILL_ANONYMOUS ((gsize) 1)
+
+/* Block -> its file's descriptor + 1, for the file blocks that keep it. */
+static GHashTable *spill_fds;
+
+static guint max_fds_for_test;
+
+void
+_planar_spill_set_max_fds (guint n)
+{
+  max_fds_for_test = n;
+}
+
+/* How many descriptors the spill keeps at most: a few hundred, never more
+ * than a sixteenth of what the process may open. */
+static guint
+max_kept_fds (void)
+{
+  static gsize max = 0;
+
+  if (max_fds_for_test > 0)
+    return max_fds_for_test;
+  if (g_once_init_enter (&max))
+    {
+      struct rlimit rl;
+      gsize n = 256;
+
+      if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        n = MIN (n, (gsize) rl.rlim_cur / 16);
+      g_once_init_leave (&max, MAX (n, 1));
+    }
+  return (guint) max;
+}
 
 /* The size of a huge page on the machines Planar runs on (x86-64 and
  * arm64 with 4 kB pages); elsewhere the alignment is only wasted address
@@ -94,19 +129,73 @@ map_block (gsize n_bytes)
       return NULL;
     }
   block = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close (fd);
   if (block == MAP_FAILED)
-    return NULL;
+    {
+      close (fd);
+      return NULL;
+    }
   /* A child process (a spawned recorder) must not share the index. */
   madvise (block, len, MADV_DONTFORK);
 
   g_mutex_lock (&spill_lock);
   if (spill_blocks == NULL)
     spill_blocks = g_hash_table_new (NULL, NULL);
+  if (spill_fds == NULL)
+    spill_fds = g_hash_table_new (NULL, NULL);
   g_hash_table_insert (spill_blocks, block, GSIZE_TO_POINTER (len));
   spill_bytes += len;
+  if (g_hash_table_size (spill_fds) < max_kept_fds ())
+    {
+      g_hash_table_insert (spill_fds, block, GINT_TO_POINTER (fd + 1));
+      fd = -1;
+    }
   g_mutex_unlock (&spill_lock);
+  if (fd >= 0)
+    close (fd);
   return block;
+}
+
+/* Grows the file block @block of @len mapped bytes to @n_bytes in place
+ * when it kept its file's descriptor: the file is reserved further and
+ * the mapping grows over it (it may move, its pages stay). NULL when it
+ * cannot, the block unchanged. */
+static gpointer
+grow_file_block (gpointer block,
+                 gsize    len,
+                 gsize    n_bytes)
+{
+  gsize new_len = page_round (n_bytes);
+  gpointer fd_entry = NULL, moved;
+
+  g_mutex_lock (&spill_lock);
+  if (spill_fds != NULL)
+    fd_entry = g_hash_table_lookup (spill_fds, block);
+  g_mutex_unlock (&spill_lock);
+  if (fd_entry == NULL || posix_fallocate (GPOINTER_TO_INT (fd_entry) - 1, 0, (off_t) new_len) != 0)
+    return NULL;
+
+  /* Forgotten before the old place may be given back, as in
+   * remap_anonymous(). */
+  g_mutex_lock (&spill_lock);
+  g_hash_table_remove (spill_blocks, block);
+  g_hash_table_remove (spill_fds, block);
+  g_mutex_unlock (&spill_lock);
+  moved = mremap (block, len, new_len, MREMAP_MAYMOVE);
+  g_mutex_lock (&spill_lock);
+  if (moved == MAP_FAILED)
+    {
+      /* Still mapped where it was: as it was. */
+      g_hash_table_insert (spill_blocks, block, GSIZE_TO_POINTER (len));
+      g_hash_table_insert (spill_fds, block, fd_entry);
+      g_mutex_unlock (&spill_lock);
+      return NULL;
+    }
+  g_hash_table_insert (spill_blocks, moved, GSIZE_TO_POINTER (new_len));
+  g_hash_table_insert (spill_fds, moved, fd_entry);
+  spill_bytes += new_len - len;
+  g_mutex_unlock (&spill_lock);
+  madvise (moved, new_len, MADV_DONTFORK);
+  return moved;
 }
 
 /* @len bytes of anonymous memory at a huge page's boundary, marked for
@@ -338,7 +427,9 @@ planar_spill_renew (gpointer        block,
     }
   else
     {
-      /* A block in a file stays in one. */
+      /* A block in a file stays in one, grown in place where it can be. */
+      if (len > 0 && (moved = grow_file_block (block, len, n_bytes)) != NULL)
+        return moved;
       moved = wants_file (n_bytes, spill == PLANAR_SPILL_EVERY ? spill : PLANAR_SPILL_LARGE)
               ? map_block (n_bytes) : NULL;
       if (moved == NULL)
@@ -371,18 +462,24 @@ void
 planar_spill_free (gpointer block)
 {
   gsize len = 0;
+  gpointer fd_entry = NULL;
 
   if (block == NULL)
     return;
   g_mutex_lock (&spill_lock);
   if (spill_blocks != NULL && g_hash_table_steal_extended (spill_blocks, block, NULL, (gpointer *) &len) &&
       !(len & SPILL_ANONYMOUS))
-    spill_bytes -= len;
+    {
+      spill_bytes -= len;
+      g_hash_table_steal_extended (spill_fds, block, NULL, &fd_entry);
+    }
   g_mutex_unlock (&spill_lock);
   if (len > 0)
     munmap (block, len & ~SPILL_ANONYMOUS);
   else
     g_free (block);
+  if (fd_entry != NULL)
+    close (GPOINTER_TO_INT (fd_entry) - 1);
 }
 
 void
