@@ -110,9 +110,38 @@ page_round (gsize n_bytes)
   return (MAX (n_bytes, 1) + page - 1) / page * page;
 }
 
-/* A mapped block of at least @n_bytes, or NULL. */
+/* Writes @n bytes of @data at the start of @fd. */
+static gboolean
+write_all (int           fd,
+           const guint8 *data,
+           gsize         n)
+{
+  off_t at = 0;
+
+  while (n > 0)
+    {
+      ssize_t w = pwrite (fd, data, MIN (n, (gsize) 1 << 30), at);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return FALSE;
+      data += w;
+      n -= (gsize) w;
+      at += w;
+    }
+  return TRUE;
+}
+
+/* A mapped block of at least @n_bytes whose first @n_data bytes are
+ * @data's, or NULL. The bytes are written into the file before it is
+ * mapped: a page the kernel fills from a write is neither zeroed first
+ * nor faulted twice (read, then write), as a page first written through
+ * the mapping is; copying a block into a new file took twice as long. */
 static gpointer
-map_block (gsize n_bytes)
+map_block (gsize         n_bytes,
+           gconstpointer data,
+           gsize         n_data)
 {
   gsize len = page_round (n_bytes);
   gpointer block;
@@ -123,7 +152,7 @@ map_block (gsize n_bytes)
     return NULL;
   /* Reserved now, so that a page written later never finds the disk full
    * (which would be a SIGBUS, not an error). */
-  if (posix_fallocate (fd, 0, (off_t) len) != 0)
+  if (posix_fallocate (fd, 0, (off_t) len) != 0 || !write_all (fd, data, MIN (n_data, n_bytes)))
     {
       close (fd);
       return NULL;
@@ -396,7 +425,7 @@ gpointer
 planar_spill_alloc (gsize           n_bytes,
                     PlanarSpillMode spill)
 {
-  gpointer block = wants_file (n_bytes, spill) ? map_block (n_bytes) : NULL;
+  gpointer block = wants_file (n_bytes, spill) ? map_block (n_bytes, NULL, 0) : NULL;
 
   return block != NULL ? block : alloc_memory (n_bytes);
 }
@@ -431,9 +460,13 @@ planar_spill_renew (gpointer        block,
       if (len > 0 && (moved = grow_file_block (block, len, n_bytes)) != NULL)
         return moved;
       moved = wants_file (n_bytes, spill == PLANAR_SPILL_EVERY ? spill : PLANAR_SPILL_LARGE)
-              ? map_block (n_bytes) : NULL;
-      if (moved == NULL)
-        moved = alloc_memory (n_bytes);
+              ? map_block (n_bytes, block, block != NULL ? MIN (used_bytes, n_bytes) : 0) : NULL;
+      if (moved != NULL)
+        {
+          planar_spill_free (block);
+          return moved;
+        }
+      moved = alloc_memory (n_bytes);
     }
   if (block != NULL)
     memcpy (moved, block, MIN (used_bytes, n_bytes));
@@ -450,10 +483,9 @@ planar_spill_take (gpointer        heap_block,
 
   if (heap_block == NULL || !wants_file (n_bytes, spill) || mapped_length (heap_block) > 0)
     return heap_block;
-  block = map_block (n_bytes);
+  block = map_block (n_bytes, heap_block, n_bytes);
   if (block == NULL)
     return heap_block;
-  memcpy (block, heap_block, n_bytes);
   planar_spill_free (heap_block);
   return block;
 }
