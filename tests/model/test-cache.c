@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "planar-cache-private.h"
+#include "planar-flows-index-private.h"
 #include "planar-model.h"
 #include "planar-spill.h"
 #include "planar-spill-private.h"
@@ -1693,6 +1694,43 @@ test_spilled_depth_in_memory (PlanarTestFixture *f,
   compare_traces (heap, cold);
 }
 
+/* A spilling trace builds its flow index in memory while the system has
+ * the memory (the pairing and the sorts write out of order, which in files
+ * took three times as long at 10^8 events), then keeps it in files like
+ * its other large arrays: the same flows as a trace on the heap. */
+static void
+test_spilled_flows (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  g_autoptr(PlanarTrace) cold = NULL;
+  const PlanarFlowIndex *flows;
+  guint64 bytes0, bytes;
+  guint blocks0, blocks;
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  path = generate (f->dir, "1000000", "3");
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  planar_spill_get_usage (&bytes0, &blocks0);
+  cold = load_cold_spilled (path, PLANAR_SPILL_LARGE);
+  flows = planar_trace_get_flows (cold);
+  g_assert_nonnull (flows);
+  /* More than a file's worth of each. */
+  g_assert_cmpuint (flows->n_flows * 32, >=, PLANAR_SPILL_MIN_BLOCK);
+  g_assert_cmpuint (flows->n_by_from * 4, >=, PLANAR_SPILL_MIN_BLOCK);
+  g_assert_cmpuint (flows->n_by_to * 4, >=, PLANAR_SPILL_MIN_BLOCK);
+  g_assert_true (planar_spill_is_mapped (flows->flows));
+  g_assert_true (planar_spill_is_mapped (flows->by_from));
+  g_assert_true (planar_spill_is_mapped (flows->by_to));
+  compare_traces (heap, cold);
+  g_clear_object (&cold);
+  planar_spill_get_usage (&bytes, &blocks);
+  g_assert_cmpuint (blocks, ==, blocks0);
+  g_assert_cmpuint (bytes, ==, bytes0);
+}
+
 /* Indexes are written in GLib's pool after a load returns: the scratch
  * folder goes once the last of them is written. */
 static void
@@ -1734,5 +1772,6 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spill-when-short", test_spill_when_short);
   CACHE_TEST_ADD ("/cache/spilled-when-short", test_spilled_when_short);
   CACHE_TEST_ADD ("/cache/spilled-depth-in-memory", test_spilled_depth_in_memory);
+  CACHE_TEST_ADD ("/cache/spilled-flows", test_spilled_flows);
   return g_test_run ();
 }

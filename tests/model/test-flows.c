@@ -650,14 +650,17 @@ test_time_order_copied (Fixture       *f,
   g_autoptr(PlanarTrace) in_place = NULL;
   const PlanarFlowIndex *a, *b;
   guint n_copied = _planar_flow_index_get_n_copied ();
+  /* PLANAR_SPILL=all puts the flows in files, which are always copied,
+   * into a file (gather_flows()). */
+  guint copies = g_strcmp0 (g_getenv ("PLANAR_SPILL"), "all") == 0 ? 0 : 1;
   gsize n;
 
   copied = planar_test_load_ok (path);
-  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + 1);
+  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + copies);
   _planar_flow_index_set_copy_budget (0);
   in_place = planar_test_load_ok (path);
   _planar_flow_index_set_copy_budget (G_MAXSIZE);
-  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + 1);
+  g_assert_cmpuint (_planar_flow_index_get_n_copied (), ==, n_copied + copies);
 
   a = planar_trace_get_flows (copied);
   b = planar_trace_get_flows (in_place);
