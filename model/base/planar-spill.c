@@ -6,9 +6,10 @@
  * crash). The file's descriptor is kept with the block, up to a bound, so
  * that the block grows in place: the file grows and the mapping with it,
  * where a block in a new file would have its bytes copied and its new pages
- * zeroed again. Past the bound the descriptor is closed at once. Large blocks that stay in memory are
- * anonymous mappings of their own, aligned for transparent huge pages. A
- * table of the mapped blocks tells planar_spill_free() which are which.
+ * zeroed again. Past the bound the descriptor is closed at once. Large
+ * blocks that stay in memory are anonymous mappings of their own, aligned
+ * for transparent huge pages. A table of the mapped blocks tells
+ * planar_spill_free() which are which.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -137,7 +138,7 @@ write_all (int           fd,
  * @data's, or NULL. The bytes are written into the file before it is
  * mapped: a page the kernel fills from a write is neither zeroed first
  * nor faulted twice (read, then write), as a page first written through
- * the mapping is; copying a block into a new file took twice as long. */
+ * the mapping is. */
 static gpointer
 map_block (gsize         n_bytes,
            gconstpointer data,
