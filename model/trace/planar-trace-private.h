@@ -293,7 +293,7 @@ struct _PlanarTrace
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
  * through @ppriv. Returns FALSE on malformed input, with @r's error fields
- * saying where and why. */
+ * saying where and why. With @stat NULL, only checks the payload. */
 gboolean _planar_trace_decode_stat (PlanarTrace              *self,
                                     const PlanarPlanePrivate *ppriv,
                                     PlanarWireReader         *r,
