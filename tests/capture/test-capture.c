@@ -174,17 +174,6 @@ profile_root (const char *logdir)
   return g_build_filename (logdir, "plugins", "profile", NULL);
 }
 
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  while (d != NULL && g_dir_read_name (d) != NULL)
-    n++;
-  return n;
-}
-
 static void
 assert_same_file (const char *a,
                   const char *b)
@@ -357,7 +346,7 @@ test_capture_one (PlanarTestFixture *f,
   tool = g_strdup_printf ("%s/127.0.0.1_%d.tool.json", planar_capture_session_get_folder (session), server.port);
   g_assert_true (g_file_test (tool, G_FILE_TEST_IS_REGULAR));
   /* No temporary file left. */
-  g_assert_cmpuint (count_entries (planar_capture_session_get_folder (session)), ==, 2);
+  g_assert_cmpuint (planar_test_count_entries (planar_capture_session_get_folder (session)), ==, 2);
 
   requests = server_requests (&server, "/tensorflow.ProfilerService/Profile");
   g_assert_cmpuint (requests->len, ==, 1);
@@ -398,7 +387,7 @@ test_capture_two (PlanarTestFixture *f,
   session = planar_capture_session_new (options, &error);
   g_assert_true (planar_capture_session_run (session, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_entries (root), ==, 1);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
   for (guint i = 0; i < 2; i++)
     {
       const PlanarCaptureHost *host = planar_capture_session_get_host (session, i);
@@ -454,7 +443,7 @@ check_failure (PlanarTestFixture *f,
   if (expected_calls > 0)
     g_assert_cmpuint (requests->len, ==, expected_calls);
   /* Nothing left: no session folder, no temporary file. */
-  g_assert_cmpuint (count_entries (root), ==, 0);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
   server_stop (&server);
 }
 
@@ -520,7 +509,7 @@ test_refused (PlanarTestFixture *f,
   g_assert_false (planar_capture_session_run (session, &error));
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (planar_capture_session_get_host (session, 0)->message, "refused"));
-  g_assert_cmpuint (count_entries (root), ==, 0);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
 }
 
 /* A server from before emit_xspace writes the file on its side; the
@@ -616,12 +605,12 @@ test_stop_and_cancel (PlanarTestFixture *f,
           g_autoptr(GPtrArray) terminates = server_requests (&server, "/tensorflow.ProfilerService/Terminate");
 
           g_assert_cmpuint (terminates->len, ==, 1);
-          g_assert_cmpuint (count_entries (root), ==, 1);
+          g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
         }
       else
         {
           g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-          g_assert_cmpuint (count_entries (root), ==, 1);
+          g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
         }
       /* A notification still queued keeps the session alive past this
        * frame: it must not reach `changes` then. */
@@ -975,7 +964,7 @@ test_tool_names (PlanarTestFixture *f,
 
         g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
       }
-    g_assert_cmpuint (count_entries (root), ==, 1);
+    g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
   }
   /* Two entries of one name: both kept. */
   g_clear_pointer (&name, g_free);
@@ -1002,7 +991,7 @@ test_tool_names (PlanarTestFixture *f,
   g_assert_nonnull (host->message);
   g_assert_nonnull (strstr (host->message, "“..” was not saved"));
   /* The profile, 7 tool files, no temporary. */
-  g_assert_cmpuint (count_entries (folder), ==, 8);
+  g_assert_cmpuint (planar_test_count_entries (folder), ==, 8);
   g_assert_cmpuint (count_hidden (folder), ==, 0);
   server_stop (&server);
 }
@@ -1031,7 +1020,7 @@ test_tool_xspace (PlanarTestFixture *f,
   g_assert_true (g_str_has_suffix (host->path, ".xplane.pb"));
   assert_same_file (host->path, xspace);
   /* Saved once. */
-  g_assert_cmpuint (count_entries (planar_capture_session_get_folder (session)), ==, 1);
+  g_assert_cmpuint (planar_test_count_entries (planar_capture_session_get_folder (session)), ==, 1);
   server_stop (&server);
 }
 
@@ -1062,7 +1051,7 @@ test_not_xspace (PlanarTestFixture *f,
   g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_FAILED);
   g_assert_nonnull (strstr (host->message, "no XSpace"));
   g_assert_nonnull (strstr (host->message, "traceEvents"));
-  g_assert_cmpuint (count_entries (root), ==, 0);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
 
   /* The CLI: exit 1, the reason on stderr. */
   {
@@ -1073,7 +1062,7 @@ test_not_xspace (PlanarTestFixture *f,
     g_assert_true (WIFEXITED (status));
     g_assert_cmpint (WEXITSTATUS (status), ==, 1);
     g_assert_nonnull (strstr (err, "no XSpace"));
-    g_assert_cmpuint (count_entries (root), ==, 0);
+    g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
   }
   server_stop (&server);
 }
@@ -1209,7 +1198,7 @@ test_signals (PlanarTestFixture *f,
           {
             g_assert_nonnull (strstr (err, "nothing was kept"));
             /* No session folder left. */
-            g_assert_cmpuint (count_entries (root), ==, 0);
+            g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
           }
         else
           {
@@ -1218,7 +1207,7 @@ test_signals (PlanarTestFixture *f,
             g_assert_nonnull (strstr (err, "kept 1 of 2 hosts"));
             assert_same_file (saved, xspace);
             g_assert_nonnull (strstr (out, saved));
-            g_assert_cmpuint (count_entries (root), ==, 1);
+            g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
             g_assert_cmpuint (count_hidden (folder), ==, 0);
             server_stop (&ok);
           }
@@ -1300,7 +1289,7 @@ test_cancel_keeps_saved (PlanarTestFixture *f,
   g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
   assert_same_file (host->path, xspace);
   g_assert_cmpint (planar_capture_session_get_host (session, 1)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
-  g_assert_cmpuint (count_entries (root), ==, 1);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 1);
   g_assert_cmpuint (count_hidden (planar_capture_session_get_folder (session)), ==, 0);
   /* As in test_stop_and_cancel(): no queued notification reaches `changes`
    * after this frame. */
@@ -1402,7 +1391,7 @@ test_server_busy (PlanarTestFixture *f,
   g_assert_cmpuint (host->attempt, ==, 3);
   g_assert_nonnull (strstr (host->message, "is already profiling"));
   g_assert_nonnull (strstr (host->message, "until its duration ends"));
-  g_assert_cmpuint (count_entries (root), ==, 0);
+  g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
   /* The first capture's call, and three of the second. */
   requests = server_requests (&stall, "/tensorflow.ProfilerService/Profile");
   g_assert_cmpuint (requests->len, ==, 4);
@@ -1540,7 +1529,7 @@ test_listeners (PlanarTestFixture *f,
       g_assert_null (strstr (host->message, "refused"));
       /* Not retried. */
       g_assert_cmpuint (host->attempt, ==, 1);
-      g_assert_cmpuint (count_entries (root), ==, 0);
+      g_assert_cmpuint (planar_test_count_entries (root), ==, 0);
       server_stop (&server);
     }
 }

@@ -37,6 +37,17 @@ planar_test_keep_str (const char *s)
   return planar_test_keep (g_strdup (s));
 }
 
+guint
+planar_test_count_entries (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
 void
 planar_test_remove_tree (const char *path)
 {

@@ -29,6 +29,9 @@ char           *planar_test_keep_str           (const char *s);
  * first. Fails the test when something stays. */
 void            planar_test_remove_tree        (const char *path);
 
+/* How many entries folder @dir holds; 0 when it cannot be opened. */
+guint           planar_test_count_entries      (const char *dir);
+
 /* A test case's scratch list and temporary folder. */
 typedef struct
 {

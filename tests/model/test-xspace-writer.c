@@ -271,17 +271,6 @@ read_file (const char *path)
   return text;
 }
 
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  while (g_dir_read_name (d) != NULL)
-    n++;
-  return n;
-}
-
 /* A file writer leaves the old file in place until finish renames the new
  * one over it; abandoned, it leaves nothing behind. */
 static void
@@ -300,11 +289,11 @@ test_atomic_file (PlanarTestFixture *f,
   write_sample (w);
   /* The first plane is written, into a hidden file beside the target. */
   planar_xspace_writer_begin_plane (w, 3, "more");
-  g_assert_cmpuint (count_entries (f->dir), ==, 2);
+  g_assert_cmpuint (planar_test_count_entries (f->dir), ==, 2);
   before = read_file (path);
   g_assert_cmpstr (before, ==, "old");
   planar_xspace_writer_free (w);
-  g_assert_cmpuint (count_entries (f->dir), ==, 1);
+  g_assert_cmpuint (planar_test_count_entries (f->dir), ==, 1);
   g_clear_pointer (&before, g_free);
   before = read_file (path);
   g_assert_cmpstr (before, ==, "old");
@@ -314,7 +303,7 @@ test_atomic_file (PlanarTestFixture *f,
   write_sample (w);
   g_assert_true (planar_xspace_writer_finish (w, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_entries (f->dir), ==, 1);
+  g_assert_cmpuint (planar_test_count_entries (f->dir), ==, 1);
   {
     XSpace *space = planar_test_read_space (path);
 
