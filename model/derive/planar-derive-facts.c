@@ -122,27 +122,6 @@ apply_stat (const StatNames  *names,
     }
 }
 
-/* Whether apply_stat() reads a stat named @name. */
-static gboolean
-is_fact_name (const StatNames *names,
-              const char      *name)
-{
-  const char *const known[] = {
-    names->kernel_details, names->cuda_graph_exec_id, names->hlo_op, names->hlo_module,
-    names->tf_op, names->source, names->graph_type, names->program_id, names->group_id,
-    names->scope_range_id, names->correlation_id, names->device_id, names->flow,
-    names->producer_type, names->producer_id, names->consumer_type, names->consumer_id,
-    names->is_root, names->is_async, names->iter_num, names->step_num,
-  };
-
-  if (name == NULL || name[0] == '\0')
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
-    if (name == known[i])
-      return TRUE;
-  return FALSE;
-}
-
 static void
 read_facts (const StatNames *names,
             GArray          *stats,
@@ -196,29 +175,10 @@ note_read (DeriveContext     *dc,
     _planar_derive_drop_read_pages (dc);
 }
 
-/* Which of @plane's stat metadata apply_stat() reads, by index: made once
- * a pass for each plane it reads. */
-static const guint8 *
-fact_stats (DeriveContext     *dc,
-            const PlanarPlane *plane)
-{
-  const PlanarPlanePrivate *ppriv;
-
-  if (dc->fact_stats_plane == plane)
-    return dc->fact_stats;
-  ppriv = &dc->self->planes_priv[plane - dc->self->planes];
-  g_free (dc->fact_stats);
-  dc->fact_stats = g_new0 (guint8, MAX (ppriv->n_stat_metadata, 1));
-  for (guint i = 0; i < ppriv->n_stat_metadata; i++)
-    dc->fact_stats[i] = is_fact_name (&dc->names, ppriv->stat_metadata[i].name);
-  dc->fact_stats_plane = plane;
-  return dc->fact_stats;
-}
-
 /* read_facts() of @event's stats read straight from the file: its
- * metadata's stats, then each of its own whose name is a fact's, in turn,
- * the later overriding the earlier as planar_trace_get_event_stats()
- * merges them; the others are decoded no further than their metadata id.
+ * metadata's stats, then each of its own in turn, the later overriding
+ * the earlier as planar_trace_get_event_stats() merges them, with no array
+ * of stats built and merged by name.
  * FALSE, with @facts unset, for anything that is not well-formed (a
  * damaged stat, an event the file does not frame): the careful reader
  * then reads the event again, and notes what is damaged. */
@@ -231,7 +191,6 @@ read_facts_fast (DeriveContext     *dc,
   PlanarTrace *self = dc->self;
   const PlanarPlanePrivate *ppriv = &self->planes_priv[plane - self->planes];
   const PlanarEventMetadata *md = &plane->metadata[event->metadata];
-  const guint8 *wanted = fact_stats (dc, plane);
   guint stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
   const guint8 *q, *end = self->data + self->size;
   PlanarWireReader r;
@@ -257,9 +216,7 @@ read_facts_fast (DeriveContext     *dc,
         continue;
       if (f.wire_type != PLANAR_WIRE_LEN || !_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
         return FALSE;
-      if (stat.name[0] != '\0' &&
-          wanted[_planar_id_map_lookup (&ppriv->stat_map, stat.metadata_id)])
-        apply_stat (&dc->names, &stat, facts);
+      apply_stat (&dc->names, &stat, facts);
     }
   if (rc < 0)
     return FALSE;

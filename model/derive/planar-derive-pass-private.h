@@ -322,10 +322,6 @@ typedef struct
   guint64            read_lo;
   guint64            read_hi;
   guint64            n_read;
-  /* The plane whose stat metadata were last looked at, and which of them
-   * are facts (planar-derive-facts.c); freed with the pass. */
-  const PlanarPlane *fact_stats_plane;
-  guint8            *fact_stats;
 } DeriveContext;
 
 typedef gboolean (*EventVisitor) (DeriveContext        *dc,

@@ -517,6 +517,5 @@ planar_trace_predict_derived_lines (PlanarTrace *self,
       }
   predict_counters (&pr);
   g_array_unref (pr.dc.stats);
-  g_free (pr.dc.fact_stats);
   return out;
 }

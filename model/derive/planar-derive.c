@@ -263,8 +263,6 @@ run_job (guint          i,
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   dc.n_read = 0;
-  dc.fact_stats_plane = NULL;
-  dc.fact_stats = NULL;
   switch (job->kind)
     {
     case JOB_HOST_TRACK:
@@ -298,7 +296,6 @@ run_job (guint          i,
       g_assert_not_reached ();
     }
   g_array_unref (dc.stats);
-  g_free (dc.fact_stats);
   _planar_derive_drop_read_pages (&dc);
   if (dc.flows != NULL)
     {
