@@ -12,9 +12,6 @@ G_BEGIN_DECLS
  * system's memory and what is available of it; G_MAXUINT64 goes back to
  * /proc/meminfo. */
 void _planar_spill_set_available_memory (guint64 n_bytes);
-/* Whether @block is one of the heap's large blocks, an anonymous mapping
- * of its own with huge pages asked for. */
-gboolean _planar_spill_is_huge (gconstpointer block);
 
 /* Makes the spill keep at most @n file descriptors (0: the default). */
 void _planar_spill_set_max_fds (guint n);

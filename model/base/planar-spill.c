@@ -353,12 +353,6 @@ planar_spill_can_discard (gconstpointer block)
   return (block_entry (block) & SPILL_ANONYMOUS) != 0;
 }
 
-gboolean
-_planar_spill_is_huge (gconstpointer block)
-{
-  return planar_spill_can_discard (block);
-}
-
 static guint64 status_kb (const char *text,
                           const char *key);
 

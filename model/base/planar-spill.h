@@ -67,7 +67,9 @@ void     planar_spill_free   (gpointer block);
 void     planar_spill_discard (gpointer       block,
                                gsize          offset,
                                gsize          n_bytes);
-/* Whether planar_spill_discard() gives @block's pages back. */
+/* Whether @block is one of the heap's large blocks, an anonymous mapping
+ * of its own with huge pages asked for: the blocks whose pages
+ * planar_spill_discard() gives back. */
 gboolean planar_spill_can_discard (gconstpointer block);
 /* Whether @block is file-backed. */
 gboolean planar_spill_is_mapped (gconstpointer block);

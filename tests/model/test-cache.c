@@ -1337,11 +1337,11 @@ test_spill_huge_blocks (PlanarTestFixture *f,
 
   /* Small: the allocator's. */
   block = planar_spill_alloc (mb, PLANAR_SPILL_NEVER);
-  g_assert_false (_planar_spill_is_huge (block));
+  g_assert_false (planar_spill_can_discard (block));
   memset (block, 1, mb);
   /* Grown past 8 MiB: a mapping of its own, with the bytes it had. */
   block = planar_spill_renew (block, mb, 9 * mb, PLANAR_SPILL_NEVER);
-  g_assert_true (_planar_spill_is_huge (block));
+  g_assert_true (planar_spill_can_discard (block));
   g_assert_false (planar_spill_is_mapped (block));
   g_assert_cmpuint ((guintptr) block % (2 * mb), ==, 0);
   g_assert_cmpint (block[0], ==, 1);
@@ -1349,7 +1349,7 @@ test_spill_huge_blocks (PlanarTestFixture *f,
   memset (block + mb, 2, 8 * mb);
   /* Grown again, then shrunk: the same bytes. */
   block = planar_spill_renew (block, 9 * mb, 68 * mb + 3, PLANAR_SPILL_NEVER);
-  g_assert_true (_planar_spill_is_huge (block));
+  g_assert_true (planar_spill_can_discard (block));
   g_assert_cmpint (block[mb - 1], ==, 1);
   g_assert_cmpint (block[9 * mb - 1], ==, 2);
   block[68 * mb + 2] = 3;
@@ -1359,14 +1359,14 @@ test_spill_huge_blocks (PlanarTestFixture *f,
   /* Into a file when the trace spills, bytes and all. */
   block = planar_spill_renew (block, 9 * mb, 10 * mb, PLANAR_SPILL_LARGE);
   g_assert_true (planar_spill_is_mapped (block));
-  g_assert_false (_planar_spill_is_huge (block));
+  g_assert_false (planar_spill_can_discard (block));
   g_assert_cmpint (block[mb - 1], ==, 1);
   g_assert_cmpint (block[9 * mb - 1], ==, 2);
   planar_spill_free (block);
 
   /* Allocated large at once; taken into a file. */
   block = planar_spill_alloc (12 * mb, PLANAR_SPILL_NEVER);
-  g_assert_true (_planar_spill_is_huge (block));
+  g_assert_true (planar_spill_can_discard (block));
   memset (block, 9, 12 * mb);
   block = planar_spill_take (block, 12 * mb, PLANAR_SPILL_LARGE);
   g_assert_true (planar_spill_is_mapped (block));
@@ -1377,7 +1377,7 @@ test_spill_huge_blocks (PlanarTestFixture *f,
   planar_spill_array_init (&array, sizeof (guint64), PLANAR_SPILL_NEVER);
   for (guint64 i = 0; i < 3 * mb; i++)
     planar_spill_array_append (&array, &i, 1);
-  g_assert_true (_planar_spill_is_huge (array.data));
+  g_assert_true (planar_spill_can_discard (array.data));
   for (guint64 i = 0; i < array.len; i += 4099)
     g_assert_cmpuint (planar_spill_array_index (&array, guint64, i), ==, i);
   planar_spill_array_clear (&array);
@@ -1510,13 +1510,13 @@ spill_thread_run (gpointer data)
         {
           gsize more = n + PLANAR_SPILL_HUGE_MIN * (gsize) g_rand_int_range (rand, 1, 3);
 
-          if (!_planar_spill_is_huge (block))
+          if (!planar_spill_can_discard (block))
             g_atomic_int_inc (t->lost);
           block = planar_spill_renew (block, n, more, PLANAR_SPILL_NEVER);
           n = more;
           block[n - 1] = (guint8) t->seed;
         }
-      if (!_planar_spill_is_huge (block) || block[0] != (guint8) t->seed)
+      if (!planar_spill_can_discard (block) || block[0] != (guint8) t->seed)
         g_atomic_int_inc (t->lost);
       planar_spill_free (block);
     }
