@@ -26,11 +26,12 @@ void     _planar_trace_serialize_derived_sources (PlanarTrace    *self,
                                                   guint           p,
                                                   PlanarByteSink  sink,
                                                   gpointer        data);
-gboolean _planar_trace_restore_derived_sources   (PlanarTrace   *self,
-                                                  guint          p,
-                                                  const guint8  *data,
-                                                  gsize          len,
-                                                  GError       **error);
+gboolean _planar_trace_restore_derived_sources   (PlanarTrace      *self,
+                                                  guint             p,
+                                                  gsize             len,
+                                                  PlanarByteSource  source,
+                                                  gpointer          source_data,
+                                                  GError          **error);
 
 /* Appends the per-event stats of the derived @event (its group_id) to
  * @out, replacing stats of the same name at or after @first. */

@@ -182,33 +182,42 @@ _planar_trace_serialize_derived_sources (PlanarTrace    *self,
 }
 
 gboolean
-_planar_trace_restore_derived_sources (PlanarTrace   *self,
-                                       guint          p,
-                                       const guint8  *data,
-                                       gsize          len,
-                                       GError       **error)
+_planar_trace_restore_derived_sources (PlanarTrace      *self,
+                                       guint             p,
+                                       gsize             len,
+                                       PlanarByteSource  source,
+                                       gpointer          source_data,
+                                       GError          **error)
 {
   guint64 n_groups = 0;
   gsize n = 0;
   PlanarSpillArray *sources;
+  GArray *groups;
   const PlanarPlane *plane = &self->planes[p];
 
   if (len > 0)
     {
-      if (len < sizeof n_groups)
+      if (len < sizeof n_groups || !source (source_data, &n_groups, sizeof n_groups))
         goto bad;
-      memcpy (&n_groups, data, sizeof n_groups);
       if (n_groups > (len - sizeof n_groups) / sizeof (gint64) || n_groups >= NO_GROUP)
         goto bad;
-      data += sizeof n_groups;
       len -= sizeof n_groups;
       n = (len - n_groups * sizeof (gint64)) / sizeof (DerivedSource);
       if ((len - n_groups * sizeof (gint64)) % sizeof (DerivedSource) != 0 || n > SOURCE_INDEX_MASK)
         goto bad;
     }
   sources = _planar_derive_sources_new (self);
-  g_array_append_vals (((DerivedSources *) sources)->groups, data, (guint) n_groups);
-  planar_spill_array_append (sources, data + n_groups * sizeof (gint64), n);
+  /* Both tables are read straight into their own memory. */
+  groups = ((DerivedSources *) sources)->groups;
+  g_array_set_size (groups, (guint) n_groups);
+  planar_spill_array_reserve (sources, n);
+  if (!source (source_data, groups->data, (gsize) n_groups * sizeof (gint64))
+      || !source (source_data, sources->data, n * sizeof (DerivedSource)))
+    {
+      _planar_derive_sources_free (sources);
+      goto bad;
+    }
+  sources->len = n;
   for (gsize i = 0; i < n; i++)
     {
       const DerivedSource *src = &planar_spill_array_index (sources, DerivedSource, i);

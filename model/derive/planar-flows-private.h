@@ -7,6 +7,7 @@
 
 #include "planar-flows.h"
 #include "planar-spill.h"
+#include "planar-trace-private.h"
 
 G_BEGIN_DECLS
 
@@ -57,8 +58,9 @@ void                   _planar_flow_index_serialize          (const PlanarFlowIn
                                                               void                 (*sink) (gpointer, const void *, gsize),
                                                               gpointer               data);
 PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace           *trace,
-                                                              const guint8          *data,
                                                               gsize                  len,
+                                                              PlanarByteSource       source,
+                                                              gpointer               source_data,
                                                               GError               **error);
 /* For tests: the most bytes a copy of the flows in time order may hold
  * beyond the flows' own memory (0: always in place; G_MAXSIZE: the

@@ -186,33 +186,33 @@ ref_valid (PlanarTrace          *trace,
          && ref->index < trace->planes[ref->plane].tracks[ref->track].n_events;
 }
 
-/* A copy of the next @n items of @size bytes (never an empty block). */
-static gpointer
-take (const guint8 **data,
-      gsize          n,
-      gsize          size,
-      gboolean       spill)
+/* The next @n items of @size bytes, in a block of their own (never an
+ * empty one); FALSE when @source has run short. */
+static gboolean
+take (PlanarByteSource   source,
+      gpointer           source_data,
+      gsize              n,
+      gsize              size,
+      PlanarSpillMode    spill,
+      gpointer          *block)
 {
-  gpointer copy = planar_spill_alloc (MAX (n * size, 1), spill);
-
-  memcpy (copy, *data, n * size);
-  *data += n * size;
-  return copy;
+  *block = planar_spill_alloc (MAX (n * size, 1), spill);
+  return source (source_data, *block, n * size);
 }
 
 PlanarFlowIndex *
-_planar_flow_index_deserialize (PlanarTrace   *trace,
-                                const guint8  *data,
-                                gsize          len,
-                                GError       **error)
+_planar_flow_index_deserialize (PlanarTrace      *trace,
+                                gsize             len,
+                                PlanarByteSource  source,
+                                gpointer          source_data,
+                                GError          **error)
 {
   PlanarFlowIndex *self;
   guint64 counts[3];
   gsize need;
 
-  if (len < sizeof counts)
+  if (len < sizeof counts || !source (source_data, counts, sizeof counts))
     goto bad;
-  memcpy (counts, data, sizeof counts);
   if (counts[0] > G_MAXUINT32 || counts[1] > counts[0] || counts[2] > counts[0])
     goto bad;
   need = sizeof counts + counts[0] * sizeof (Flow) + (counts[1] + counts[2]) * sizeof (guint32);
@@ -223,10 +223,10 @@ _planar_flow_index_deserialize (PlanarTrace   *trace,
   self->n_by_from = counts[1];
   self->n_by_to = counts[2];
   self->planes = trace->planes;
-  data += sizeof counts;
-  self->flows = take (&data, self->n_flows, sizeof (Flow), trace->spill);
-  self->by_from = take (&data, self->n_by_from, sizeof (guint32), trace->spill);
-  self->by_to = take (&data, self->n_by_to, sizeof (guint32), trace->spill);
+  if (!take (source, source_data, self->n_flows, sizeof (Flow), trace->spill, (gpointer *) &self->flows)
+      || !take (source, source_data, self->n_by_from, sizeof (guint32), trace->spill, (gpointer *) &self->by_from)
+      || !take (source, source_data, self->n_by_to, sizeof (guint32), trace->spill, (gpointer *) &self->by_to))
+    goto bad_index;
 
   /* Every reference in the trace, every order entry a flow, and the
    * flows sorted as the time index needs them. */

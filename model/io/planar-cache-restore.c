@@ -156,76 +156,201 @@ find_section (const Table *table,
   return NULL;
 }
 
-/* Decompresses @s, which must hold exactly @len bytes, into @dest. */
-static gboolean
-decompress_into (const Table   *table,
-                 const Section *s,
-                 void          *dest,
-                 gsize          len)
+/* The decompressor of a thread: its window is allocated once. */
+static void
+free_dctx (gpointer dctx)
 {
-  gsize n;
+  ZSTD_freeDCtx (dctx);
+}
 
+static GPrivate thread_dctx = G_PRIVATE_INIT (free_dctx);
+
+/* Our frames are written at level 1 (a window of 2^19 bytes); a damaged
+ * header asking for more than this is refused, not allocated. */
+#define MAX_WINDOW_LOG 24
+
+static ZSTD_DCtx *
+get_dctx (void)
+{
+  ZSTD_DCtx *dctx = g_private_get (&thread_dctx);
+
+  if (dctx == NULL)
+    {
+      dctx = ZSTD_createDCtx ();
+      ZSTD_DCtx_setParameter (dctx, ZSTD_d_windowLogMax, MAX_WINDOW_LOG);
+      g_private_set (&thread_dctx, dctx);
+    }
+  ZSTD_DCtx_reset (dctx, ZSTD_reset_session_only);
+  return dctx;
+}
+
+/* A section read a piece at a time, each piece decompressed straight into
+ * the memory it fills: a large one (the flows, a plane's derived sources)
+ * is never held whole beside the arrays it fills. */
+typedef struct
+{
+  const Table   *table;
+  const Section *section;
+  ZSTD_DCtx     *dctx;
+  ZSTD_inBuffer  in;
+  /* The section's bytes, and those read. */
+  guint64        size;
+  guint64        pos;
+  /* The frame's end (and its checksum) has been read. */
+  gboolean       ended;
+  gboolean       ok;
+} SectionReader;
+
+/* Starts reading @s (none: FALSE), of at most @max_raw bytes. */
+static gboolean
+section_reader_open (SectionReader *r,
+                     const Table   *table,
+                     const Section *s,
+                     guint64        max_raw)
+{
   unsigned long long content;
 
-  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size != len)
+  memset (r, 0, sizeof *r);
+  if (s == NULL || s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size > max_raw)
     return FALSE;
   /* Streamed frames do not say their size; the table does. */
   content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
-  if (content != len && content != ZSTD_CONTENTSIZE_UNKNOWN)
+  if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
     return FALSE;
-  n = ZSTD_decompress (dest, len, table->frames + s->offset, (gsize) s->size);
-  drop_frame (table, s);
-  return !ZSTD_isError (n) && n == len;
+  r->table = table;
+  r->section = s;
+  r->dctx = get_dctx ();
+  r->in.src = table->frames + s->offset;
+  r->in.size = (gsize) s->size;
+  r->size = s->raw_size;
+  r->ok = TRUE;
+  return TRUE;
 }
 
+/* A PlanarByteSource: the next @len bytes of the section into @dest. */
+static gboolean
+section_reader_read (gpointer  data,
+                     void     *dest,
+                     gsize     len)
+{
+  SectionReader *r = data;
+  ZSTD_outBuffer out = { dest, len, 0 };
+
+  if (!r->ok || len > r->size - r->pos)
+    return r->ok = FALSE;
+  while (out.pos < out.size)
+    {
+      gsize in_before = r->in.pos, out_before = out.pos;
+      gsize ret;
+
+      if (r->ended)
+        return r->ok = FALSE;
+      ret = ZSTD_decompressStream (r->dctx, &out, &r->in);
+      if (ZSTD_isError (ret) || (r->in.pos == in_before && out.pos == out_before))
+        return r->ok = FALSE;
+      r->ended = ret == 0;
+    }
+  r->pos += len;
+  return TRUE;
+}
+
+/* TRUE when the whole section was read and its frame ended there, its
+ * checksum sound. Gives the frame's pages back either way. */
+static gboolean
+section_reader_close (SectionReader *r)
+{
+  gboolean ok = r->ok && r->pos == r->size;
+
+  if (ok && !r->ended)
+    {
+      guint8 extra;
+      ZSTD_outBuffer out = { &extra, 1, 0 };
+      gsize ret = ZSTD_decompressStream (r->dctx, &out, &r->in);
+
+      ok = !ZSTD_isError (ret) && ret == 0 && out.pos == 0;
+    }
+  ok = ok && r->in.pos == r->in.size;
+  if (r->section != NULL)
+    drop_frame (r->table, r->section);
+  return ok;
+}
+
+static void
+set_section_error (GError  **error,
+                   guint32   kind,
+                   guint32   plane,
+                   guint32   track,
+                   gboolean  absent)
+{
+  if (absent)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is missing"), kind,
+                 plane, track);
+  else
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is damaged"), kind,
+                 plane, track);
+}
+
+/* Starts reading section (kind, plane, track), FALSE with @error when it
+ * is not there or does not fit (@absent set when it is not there). */
+static gboolean
+open_section (SectionReader  *r,
+              const Table    *table,
+              guint32         kind,
+              guint32         plane,
+              guint32         track,
+              guint64         max_raw,
+              gboolean       *absent,
+              GError        **error)
+{
+  const Section *s = find_section (table, kind, plane, track);
+
+  if (absent != NULL)
+    *absent = s == NULL;
+  if (section_reader_open (r, table, s, max_raw))
+    return TRUE;
+  set_section_error (error, kind, plane, track, s == NULL);
+  return FALSE;
+}
+
+/* Ends reading section (kind, plane, track), FALSE with @error when it
+ * did not end where expected or its checksum is wrong; also after a read
+ * that failed (@ok FALSE), to free the reader. */
+static gboolean
+close_section (SectionReader  *r,
+               gboolean        ok,
+               GError        **error)
+{
+  const Section *s = r->section;
+
+  if (section_reader_close (r) && ok)
+    return TRUE;
+  if (error != NULL && *error != NULL)
+    return FALSE;
+  set_section_error (error, s->kind, s->plane, s->track, FALSE);
+  return FALSE;
+}
+
+/* The small section (kind, plane, track) whole (the META). */
 static GBytes *
 read_section (const Table  *table,
               guint32       kind,
               guint32       plane,
               guint32       track,
               guint64       max_raw,
-              gboolean     *absent,
               GError      **error)
 {
-  const Section *s = NULL;
-  unsigned long long content;
+  SectionReader r;
   guint8 *raw;
-  gsize n;
 
-  if (absent != NULL)
-    *absent = FALSE;
-  for (guint i = 0; i < table->n_sections && s == NULL; i++)
-    if (table->sections[i].kind == kind && table->sections[i].plane == plane && table->sections[i].track == track)
-      s = &table->sections[i];
-  if (s == NULL)
+  if (!open_section (&r, table, kind, plane, track, max_raw, NULL, error))
+    return NULL;
+  raw = g_malloc (MAX ((gsize) r.size, 1));
+  if (!close_section (&r, section_reader_read (&r, raw, (gsize) r.size), error))
     {
-      if (absent != NULL)
-        *absent = TRUE;
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is missing"), kind,
-                   plane, track);
+      g_free (raw);
       return NULL;
     }
-  if (s->offset > table->frames_len || s->size > table->frames_len - s->offset || s->raw_size > max_raw)
-    goto bad;
-  content = ZSTD_getFrameContentSize (table->frames + s->offset, (gsize) s->size);
-  if (content != s->raw_size && content != ZSTD_CONTENTSIZE_UNKNOWN)
-    goto bad;
-  /* A large section (the flows, a plane's derived sources) in huge pages
-   * (planar-spill.c): it is read once, in order, and freed. */
-  raw = planar_spill_alloc (MAX ((gsize) s->raw_size, 1), PLANAR_SPILL_NEVER);
-  n = ZSTD_decompress (raw, (gsize) s->raw_size, table->frames + s->offset, (gsize) s->size);
-  drop_frame (table, s);
-  if (ZSTD_isError (n) || n != s->raw_size)
-    {
-      planar_spill_free (raw);
-      goto bad;
-    }
-  return g_bytes_new_with_free_func (raw, (gsize) s->raw_size, planar_spill_free, raw);
-
-bad:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("section %u of plane %u track %u is damaged"), kind, plane,
-               track);
-  return NULL;
+  return g_bytes_new_take (raw, (gsize) r.size);
 }
 
 /* Checks a track's events: known metadata, depths within its depth, sorted
@@ -276,7 +401,6 @@ restore_track (PlanarTrace  *self,
   gsize aggregated_len = track->n_aggregated * sizeof (PlanarEvent);
   gsize children_len = track->n_children * sizeof (ChildTime);
   const Section *section = find_section (table, SECTION_TRACK, p, t);
-  guint8 *raw;
   const ChildTime *children;
 
   /* Sizes from META are checked against the section's and the budget
@@ -287,20 +411,24 @@ restore_track (PlanarTrace  *self,
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("track %u of plane %u does not fit"), t, p);
       return FALSE;
     }
-  raw = planar_spill_alloc (MAX (events_len + aggregated_len + children_len, sizeof (PlanarEvent)), self->spill);
-  track->events = (PlanarEvent *) (gpointer) raw;
-  if (section == NULL || !decompress_into (table, section, raw, events_len + aggregated_len + children_len))
-    goto bad;
+  /* Each array is decompressed straight into its own memory. */
+  track->events = planar_spill_alloc (MAX (events_len, sizeof (PlanarEvent)), self->spill);
   if (track->n_aggregated > 0)
-    {
-      track->aggregated = planar_spill_alloc (aggregated_len, self->spill);
-      memcpy (track->aggregated, raw + events_len, aggregated_len);
-    }
+    track->aggregated = planar_spill_alloc (aggregated_len, self->spill);
   if (track->n_children > 0)
-    {
-      track->children = planar_spill_alloc (children_len, self->spill);
-      memcpy (track->children, raw + events_len + aggregated_len, children_len);
-    }
+    track->children = planar_spill_alloc (children_len, self->spill);
+  {
+    SectionReader reader;
+    gboolean ok;
+
+    if (!section_reader_open (&reader, table, section, section->raw_size))
+      goto bad;
+    ok = section_reader_read (&reader, track->events, events_len)
+         && section_reader_read (&reader, track->aggregated, aggregated_len)
+         && section_reader_read (&reader, track->children, children_len);
+    if (!section_reader_close (&reader) || !ok)
+      goto bad;
+  }
   children = (const ChildTime *) track->children;
   for (gsize i = 0; i < track->n_children; i++)
     if (children[i].index >= track->n_events || (i > 0 && children[i - 1].index >= children[i].index))
@@ -587,6 +715,58 @@ discard_derived (PlanarTrace *self)
   _planar_derived_results_clear (_planar_derived_results_get (self));
 }
 
+typedef struct
+{
+  PlanarTrace          *self;
+  const Table          *table;
+  PlanarDerivedResults *results;
+  guint                 has_flows;
+  guint64               max_raw;
+} SectionJobs;
+
+/* A PlanarParallelFunc: job 0 restores the flows, job 1 + p plane p's
+ * derived sources. Each reads a section of its own, and the flows (the
+ * largest) need not wait for the sources. */
+static gboolean
+section_job (guint          i,
+             gpointer       data,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  SectionJobs *jobs = data;
+  SectionReader reader;
+  gboolean absent = FALSE;
+
+  if (i == 0)
+    {
+      PlanarFlowIndex *index;
+
+      if (!jobs->has_flows)
+        return TRUE;
+      if (!open_section (&reader, jobs->table, SECTION_FLOWS, 0, 0, jobs->max_raw, NULL, error))
+        return FALSE;
+      index = _planar_flow_index_deserialize (jobs->self, (gsize) reader.size, section_reader_read, &reader, error);
+      if (!close_section (&reader, index != NULL, error))
+        {
+          _planar_flow_index_free (index);
+          return FALSE;
+        }
+      _planar_derived_results_set_flows (jobs->results, index);
+      return TRUE;
+    }
+  if (!open_section (&reader, jobs->table, SECTION_SOURCES, i - 1, 0, jobs->max_raw, &absent, error))
+    {
+      if (!absent)
+        return FALSE;
+      g_clear_error (error);
+      return TRUE;
+    }
+  return close_section (&reader,
+                        _planar_trace_restore_derived_sources (jobs->self, i - 1, (gsize) reader.size,
+                                                               section_reader_read, &reader, error),
+                        error);
+}
+
 /* The derived tracks, their lines, the derived sources, the flows and the
  * counters, none published. */
 static gboolean
@@ -604,37 +784,22 @@ restore_derived (PlanarTrace   *self,
 
   if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
     return FALSE;
+  planar_spill_debug_memory ("the restore's derived tracks");
   for (guint p = 0; p < self->n_planes; p++)
-    {
-      g_autoptr(GBytes) sources = NULL;
-      gboolean absent = FALSE;
+    self->planes[p].n_lines = g_array_index (sizes, guint, 2 * p);
+  _planar_derived_results_set_n_planes (results, self->n_planes);
+  {
+    SectionJobs jobs = { self, table, results, has_flows, max_raw };
 
-      self->planes[p].n_lines = g_array_index (sizes, guint, 2 * p);
-      sources = read_section (table, SECTION_SOURCES, p, 0, max_raw, &absent, error);
-      if (sources == NULL && !absent)
-        return FALSE;
-      g_clear_error (error);
-      if (sources != NULL
-          && !_planar_trace_restore_derived_sources (self, p, g_bytes_get_data (sources, NULL),
-                                                     g_bytes_get_size (sources), error))
-        return FALSE;
-    }
-  if (has_flows)
-    {
-      g_autoptr(GBytes) flows = read_section (table, SECTION_FLOWS, 0, 0, max_raw, NULL, error);
-      PlanarFlowIndex *index;
-
-      if (flows == NULL)
-        return FALSE;
-      index = _planar_flow_index_deserialize (self, g_bytes_get_data (flows, NULL), g_bytes_get_size (flows), error);
-      if (index == NULL)
-        return FALSE;
-      _planar_derived_results_set_flows (results, index);
-    }
+    if (!planar_parallel_run (1 + self->n_planes, NULL, section_job, &jobs, cancellable, error))
+      return FALSE;
+  }
+  planar_spill_debug_memory ("the restore's flows and derived sources");
   counters = _planar_counter_set_build (self, cancellable, error);
   if (counters == NULL)
     return FALSE;
   _planar_derived_results_set_counters (results, counters);
+  planar_spill_debug_memory ("the restore's counters");
   return TRUE;
 }
 
@@ -698,6 +863,7 @@ restore (PlanarTrace   *self,
           g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("stale (the profile's content changed)"));
           return RESTORE_NOT_USED;
         }
+      planar_spill_debug_memory ("the restore's content check");
     }
   table.sections = g_new (Section, MAX (h.n_sections, 1));
   memcpy ((gpointer) table.sections, data + sizeof h, h.n_sections * sizeof (Section));
@@ -707,7 +873,7 @@ restore (PlanarTrace   *self,
   table.drop_pages = mapped && len >= (drop_pages_min != G_MAXUINT64 ? drop_pages_min
                                                                      : PLANAR_CACHE_DROP_PAGES_MIN_SIZE);
 
-  meta = read_section (&table, SECTION_META, 0, 0, max_raw, NULL, error);
+  meta = read_section (&table, SECTION_META, 0, 0, max_raw, error);
   if (meta == NULL)
     goto fail;
   r.p = g_bytes_get_data (meta, &meta_len);
@@ -748,6 +914,7 @@ restore (PlanarTrace   *self,
   published = progressive;
   if (!restore_tracks (self, &table, FALSE, progressive, repaired, cancellable, error))
     goto fail;
+  planar_spill_debug_memory ("the restore's file tracks");
 
   /* Then the derived tracks and the tables that point at events. */
   if (!restore_derived (self, &table, sizes, has_flows, max_raw, cancellable, &derived_error))

@@ -386,6 +386,11 @@ gboolean _planar_trace_index_track   (PlanarTrace  *self,
 typedef void (*PlanarByteSink) (gpointer      data,
                                 const void   *bytes,
                                 gsize         len);
+/* Where they come back from (the cache reader's decompressor): fills
+ * @dest with the next @len bytes; FALSE when they are not there. */
+typedef gboolean (*PlanarByteSource) (gpointer  data,
+                                      void     *dest,
+                                      gsize     len);
 
 /* Sorts, nests and indexes a track built outside the decoder (a derived
  * one), setting its span. */
