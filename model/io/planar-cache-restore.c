@@ -165,7 +165,7 @@ free_dctx (gpointer dctx)
 
 static GPrivate thread_dctx = G_PRIVATE_INIT (free_dctx);
 
-/* Our frames are written at level 1 (a window of 2^19 bytes); a damaged
+/* Our frames are written at a fast level (a window of 2^19 bytes); a damaged
  * header asking for more than this is refused, not allocated. */
 #define MAX_WINDOW_LOG 24
 
