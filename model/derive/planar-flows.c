@@ -176,13 +176,16 @@ _planar_flow_index_serialize (const PlanarFlowIndex *self,
   sink (data, self->by_to, self->n_by_to * sizeof (guint32));
 }
 
+/* An end on a file event (or none): the derive passes take flows from the
+ * file's lines only, and a restore checks the flows while the derived
+ * tracks are still being filled. */
 static gboolean
 ref_valid (PlanarTrace          *trace,
            const PlanarEventRef *ref)
 {
   if (planar_event_ref_is_none (ref))
     return TRUE;
-  return ref->plane < trace->n_planes && ref->track < trace->planes[ref->plane].n_tracks
+  return ref->plane < trace->n_planes && ref->track < trace->planes_priv[ref->plane].n_file_tracks
          && ref->index < trace->planes[ref->plane].tracks[ref->track].n_events;
 }
 

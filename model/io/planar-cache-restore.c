@@ -454,6 +454,9 @@ typedef struct
   gboolean      progressive;
   /* Tracks decoded from the file instead (atomic). */
   gint          n_fallbacks;
+  /* Job 0 restores the flows first, when set (restore_flows_job ()). */
+  PlanarParallelFunc first_job;
+  gpointer           first_job_data;
 } RestoreJobs;
 
 /* A PlanarParallelFunc: restores track @i of @data's. */
@@ -464,8 +467,17 @@ restore_job (guint          i,
              GError       **error)
 {
   RestoreJobs *jobs = data;
-  guint p = jobs->jobs[2 * i], t = jobs->jobs[2 * i + 1];
+  guint p, t;
   g_autoptr(GError) local_error = NULL;
+
+  if (jobs->first_job != NULL)
+    {
+      if (i == 0)
+        return jobs->first_job (0, jobs->first_job_data, cancellable, error);
+      i--;
+    }
+  p = jobs->jobs[2 * i];
+  t = jobs->jobs[2 * i + 1];
 
   if (restore_track (jobs->self, jobs->table, p, t, &local_error))
     ;
@@ -488,17 +500,20 @@ restore_job (guint          i,
 }
 
 /* Restores the file's tracks (@derived FALSE) or the derived ones in the
- * model's worker pool, in plane order (the timeline's top first). */
+ * model's worker pool, in plane order (the timeline's top first), after
+ * @first_job (0 of @first_job_data) when there is one. */
 static gboolean
-restore_tracks (PlanarTrace   *self,
-                const Table   *table,
-                gboolean       derived,
-                gboolean       progressive,
-                gboolean      *repaired,
-                GCancellable  *cancellable,
-                GError       **error)
+restore_tracks (PlanarTrace        *self,
+                const Table        *table,
+                gboolean            derived,
+                gboolean            progressive,
+                PlanarParallelFunc  first_job,
+                gpointer            first_job_data,
+                gboolean           *repaired,
+                GCancellable       *cancellable,
+                GError            **error)
 {
-  RestoreJobs jobs = { self, table, NULL, progressive, 0 };
+  RestoreJobs jobs = { self, table, NULL, progressive, 0, first_job, first_job_data };
   g_autoptr(GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint));
   gboolean ok;
 
@@ -514,7 +529,7 @@ restore_tracks (PlanarTrace   *self,
         }
     }
   jobs.jobs = (guint *) (gpointer) pairs->data;
-  ok = planar_parallel_run (pairs->len / 2, NULL, restore_job, &jobs, cancellable, error);
+  ok = planar_parallel_run (pairs->len / 2 + (first_job != NULL), NULL, restore_job, &jobs, cancellable, error);
   if (jobs.n_fallbacks > 0)
     *repaired = TRUE;
   return ok;
@@ -720,41 +735,48 @@ typedef struct
   PlanarTrace          *self;
   const Table          *table;
   PlanarDerivedResults *results;
-  guint                 has_flows;
   guint64               max_raw;
 } SectionJobs;
 
-/* A PlanarParallelFunc: job 0 restores the flows, job 1 + p plane p's
- * derived sources. Each reads a section of its own, and the flows (the
- * largest) need not wait for the sources. */
+/* A PlanarParallelFunc: the flows. They join file events only (the derive
+ * passes take their ends from the file's lines, and a flow naming a
+ * derived event is damage), so that they are restored and checked beside
+ * the derived tracks, the largest job first. */
 static gboolean
-section_job (guint          i,
-             gpointer       data,
-             GCancellable  *cancellable,
-             GError       **error)
+restore_flows_job (guint          i,
+                   gpointer       data,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  SectionJobs *jobs = data;
+  SectionReader reader;
+  PlanarFlowIndex *index;
+
+  if (!open_section (&reader, jobs->table, SECTION_FLOWS, 0, 0, jobs->max_raw, NULL, error))
+    return FALSE;
+  index = _planar_flow_index_deserialize (jobs->self, (gsize) reader.size, section_reader_read, &reader, error);
+  if (!close_section (&reader, index != NULL, error))
+    {
+      _planar_flow_index_free (index);
+      return FALSE;
+    }
+  _planar_derived_results_set_flows (jobs->results, index);
+  return TRUE;
+}
+
+/* A PlanarParallelFunc: plane @p's derived sources, once the derived
+ * tracks are restored. */
+static gboolean
+restore_sources_job (guint          p,
+                     gpointer       data,
+                     GCancellable  *cancellable,
+                     GError       **error)
 {
   SectionJobs *jobs = data;
   SectionReader reader;
   gboolean absent = FALSE;
 
-  if (i == 0)
-    {
-      PlanarFlowIndex *index;
-
-      if (!jobs->has_flows)
-        return TRUE;
-      if (!open_section (&reader, jobs->table, SECTION_FLOWS, 0, 0, jobs->max_raw, NULL, error))
-        return FALSE;
-      index = _planar_flow_index_deserialize (jobs->self, (gsize) reader.size, section_reader_read, &reader, error);
-      if (!close_section (&reader, index != NULL, error))
-        {
-          _planar_flow_index_free (index);
-          return FALSE;
-        }
-      _planar_derived_results_set_flows (jobs->results, index);
-      return TRUE;
-    }
-  if (!open_section (&reader, jobs->table, SECTION_SOURCES, i - 1, 0, jobs->max_raw, &absent, error))
+  if (!open_section (&reader, jobs->table, SECTION_SOURCES, p, 0, jobs->max_raw, &absent, error))
     {
       if (!absent)
         return FALSE;
@@ -762,7 +784,7 @@ section_job (guint          i,
       return TRUE;
     }
   return close_section (&reader,
-                        _planar_trace_restore_derived_sources (jobs->self, i - 1, (gsize) reader.size,
+                        _planar_trace_restore_derived_sources (jobs->self, p, (gsize) reader.size,
                                                                section_reader_read, &reader, error),
                         error);
 }
@@ -780,21 +802,20 @@ restore_derived (PlanarTrace   *self,
 {
   gboolean unused = FALSE;
   PlanarDerivedResults *results = _planar_derive_attach (self);
+  SectionJobs jobs = { self, table, results, max_raw };
   PlanarCounterSet *counters;
 
-  if (!restore_tracks (self, table, TRUE, FALSE, &unused, cancellable, error))
+  _planar_derived_results_set_n_planes (results, self->n_planes);
+  if (!restore_tracks (self, table, TRUE, FALSE, has_flows ? restore_flows_job : NULL, &jobs, &unused, cancellable,
+                       error))
     return FALSE;
-  planar_spill_debug_memory ("the restore's derived tracks");
+  /* The derived lines, once their tracks are there. */
   for (guint p = 0; p < self->n_planes; p++)
     self->planes[p].n_lines = g_array_index (sizes, guint, 2 * p);
-  _planar_derived_results_set_n_planes (results, self->n_planes);
-  {
-    SectionJobs jobs = { self, table, results, has_flows, max_raw };
-
-    if (!planar_parallel_run (1 + self->n_planes, NULL, section_job, &jobs, cancellable, error))
-      return FALSE;
-  }
-  planar_spill_debug_memory ("the restore's flows and derived sources");
+  planar_spill_debug_memory ("the restore's derived tracks and flows");
+  if (!planar_parallel_run (self->n_planes, NULL, restore_sources_job, &jobs, cancellable, error))
+    return FALSE;
+  planar_spill_debug_memory ("the restore's derived sources");
   counters = _planar_counter_set_build (self, cancellable, error);
   if (counters == NULL)
     return FALSE;
@@ -912,7 +933,7 @@ restore (PlanarTrace   *self,
     self->planes[p].n_tracks = g_array_index (sizes, guint, 2 * p + 1);
   progressive = self->has_start_time;
   published = progressive;
-  if (!restore_tracks (self, &table, FALSE, progressive, repaired, cancellable, error))
+  if (!restore_tracks (self, &table, FALSE, progressive, NULL, NULL, repaired, cancellable, error))
     goto fail;
   planar_spill_debug_memory ("the restore's file tracks");
 
