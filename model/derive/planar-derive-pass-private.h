@@ -590,20 +590,6 @@ gboolean _planar_trace_derive (PlanarTrace   *self,
                                GCancellable  *cancellable,
                                GError       **error);
 
-/* planar-derive-sources.c */
-
-void _planar_trace_add_derived_stats (PlanarTrace       *self,
-                                      const PlanarEvent *event,
-                                      GArray            *out,
-                                      guint              first);
-void _planar_trace_serialize_derived_sources (PlanarTrace    *self,
-                                              guint           p,
-                                              PlanarByteSink  sink,
-                                              gpointer        data);
-gboolean _planar_trace_restore_derived_sources (PlanarTrace      *self,
-                                                guint             p,
-                                                gsize             len,
-                                                PlanarByteSource  source,
-                                                gpointer          source_data,
-                                                GError          **error);
+/* planar-derive-sources.c: its calls from outside derive/ are in
+ * planar-derive-private.h. */
 G_END_DECLS
