@@ -55,7 +55,7 @@ void                   _planar_flow_index_free               (PlanarFlowIndex   
  * against @trace (its tracks in place), NULL with @error when they do not
  * fit it. */
 void                   _planar_flow_index_serialize          (const PlanarFlowIndex *self,
-                                                              void                 (*sink) (gpointer, const void *, gsize),
+                                                              PlanarByteSink         sink,
                                                               gpointer               data);
 PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace           *trace,
                                                               gsize                  len,

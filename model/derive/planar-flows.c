@@ -165,7 +165,7 @@ _planar_flow_index_finish (PlanarFlowIndex *self,
  * flows, 32 bytes each, and the two orders by end). */
 void
 _planar_flow_index_serialize (const PlanarFlowIndex *self,
-                              void                 (*sink) (gpointer, const void *, gsize),
+                              PlanarByteSink         sink,
                               gpointer               data)
 {
   guint64 counts[3] = { self->n_flows, self->n_by_from, self->n_by_to };
