@@ -29,6 +29,7 @@ struct _PlanarCaptureOptions
   guint     device_tracer_level;
   guint     python_tracer_level;
   guint     retries;
+  guint     busy_wait_ms;
   int       delay_ms;
   guint     deadline_floor_ms;
   gboolean  raise_error_on_start_failure;
@@ -47,6 +48,7 @@ enum
   PROP_DEVICE_TRACER_LEVEL,
   PROP_PYTHON_TRACER_LEVEL,
   PROP_RETRIES,
+  PROP_BUSY_WAIT_MS,
   PROP_DELAY_MS,
   PROP_DEADLINE_FLOOR_MS,
   PROP_RAISE_ERROR_ON_START_FAILURE,
@@ -84,6 +86,7 @@ uint_field (PlanarCaptureOptions *self,
     case PROP_DEVICE_TRACER_LEVEL: return &self->device_tracer_level;
     case PROP_PYTHON_TRACER_LEVEL: return &self->python_tracer_level;
     case PROP_RETRIES: return &self->retries;
+    case PROP_BUSY_WAIT_MS: return &self->busy_wait_ms;
     case PROP_DEADLINE_FLOOR_MS: return &self->deadline_floor_ms;
     default: return NULL;
     }
@@ -173,6 +176,8 @@ planar_capture_options_class_init (PlanarCaptureOptionsClass *klass)
   properties[PROP_DEVICE_TRACER_LEVEL] = g_param_spec_uint ("device-tracer-level", NULL, NULL, 0, 1, 1, flags);
   properties[PROP_PYTHON_TRACER_LEVEL] = g_param_spec_uint ("python-tracer-level", NULL, NULL, 0, 1, 0, flags);
   properties[PROP_RETRIES] = g_param_spec_uint ("retries", NULL, NULL, 0, 100, 3, flags);
+  properties[PROP_BUSY_WAIT_MS] = g_param_spec_uint ("busy-wait-ms", NULL, NULL, 0, 3600000,
+                                                     PLANAR_CAPTURE_BUSY_WAIT_MS_DEFAULT, flags);
   properties[PROP_DELAY_MS] = g_param_spec_int ("delay-ms", NULL, NULL, -1, 600000, -1, flags);
   properties[PROP_DEADLINE_FLOOR_MS] = g_param_spec_uint ("deadline-floor-ms", NULL, NULL, 1, 86400000, 60000, flags);
   properties[PROP_RAISE_ERROR_ON_START_FAILURE] = g_param_spec_boolean ("raise-error-on-start-failure", NULL, NULL,
@@ -190,6 +195,7 @@ planar_capture_options_init (PlanarCaptureOptions *self)
   self->device_tracer_level = 1;
   self->python_tracer_level = 0;
   self->retries = 3;
+  self->busy_wait_ms = PLANAR_CAPTURE_BUSY_WAIT_MS_DEFAULT;
   self->delay_ms = -1;
   self->deadline_floor_ms = 60000;
   self->options = g_array_new (FALSE, TRUE, sizeof (Option));

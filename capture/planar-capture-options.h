@@ -28,12 +28,21 @@ G_DECLARE_FINAL_TYPE (PlanarCaptureOptions, planar_capture_options, PLANAR, CAPT
  *   "host-tracer-level"    0 off, 1 critical, 2 info (default), 3 verbose
  *   "device-tracer-level"  0 off, 1 on (default)
  *   "python-tracer-level"  0 off (default), 1 on
- *   "retries"              attempts after a retryable failure (default 3)
+ *   "retries"              attempts after a server that is unavailable, or
+ *                          whose stream was removed (default 3)
+ *   "busy-wait-ms"         how long a server busy with another profiling
+ *                          session is asked again, every
+ *                          PLANAR_CAPTURE_BUSY_PAUSE_MS (default 15000; 0:
+ *                          not at all). A real server stays busy after a
+ *                          Terminate while it collects what it recorded
  *   "delay-ms"             start delay; -1 (default) is 0 for one address
  *                          and 3000 for several, so that they start together
  *   "deadline-floor-ms"    the shortest wait for an answer (default 60000);
  *                          the deadline is max(floor, 2 x duration) + delay
  *   "raise-error-on-start-failure"  fail when a tracer cannot start */
+
+#define PLANAR_CAPTURE_BUSY_WAIT_MS_DEFAULT 15000
+#define PLANAR_CAPTURE_BUSY_PAUSE_MS        500
 
 PlanarCaptureOptions *planar_capture_options_new            (void);
 

@@ -593,18 +593,14 @@ server_busy (PlanarGrpcStatus  status,
   return status != PLANAR_GRPC_OK && details != NULL && strstr (details, SERVER_BUSY) != NULL;
 }
 
-/* A busy server is retried too: it refuses before it starts anything, and
- * the session that holds it is most often one that was just told to stop
- * (a cancelled capture's, ending within a moment) or a short capture of
- * another client. One that runs longer than the retries still fails, and
- * says why. */
+/* Failures tried again within the retries. A busy server is asked again
+ * on a time budget of its own (capture_host()). */
 static gboolean
 retryable (PlanarGrpcStatus  status,
            const char       *details)
 {
   return status == PLANAR_GRPC_UNAVAILABLE || status == PLANAR_GRPC_ALREADY_EXISTS
-         || (status == PLANAR_GRPC_UNKNOWN && details != NULL && strstr (details, "Stream removed") != NULL)
-         || server_busy (status, details);
+         || (status == PLANAR_GRPC_UNKNOWN && details != NULL && strstr (details, "Stream removed") != NULL);
 }
 
 /* A sentence for people about a failed call. */
@@ -720,15 +716,16 @@ capture_host (guint          index,
   PlanarCaptureSession *self = data;
   const char *address = self->addresses[index];
   guint n = g_strv_length (self->addresses);
-  guint retries = 0;
+  guint retries = 0, failures = 0;
+  guint busy_wait_ms = 0, busy_waited_ms = 0;
   guint duration_ms = 0;
   guint delay_ms = planar_capture_options_get_effective_delay_ms (self->options, n);
   gint64 deadline_ms = planar_capture_options_get_deadline_ms (self->options, n);
   g_autofree char *last_failure = NULL;
   g_autofree char *cancel_message = NULL;
 
-  g_object_get (self->options, "retries", &retries, "duration-ms", &duration_ms, NULL);
-  for (guint attempt = 1; attempt <= retries + 1; attempt++)
+  g_object_get (self->options, "retries", &retries, "busy-wait-ms", &busy_wait_ms, "duration-ms", &duration_ms, NULL);
+  for (guint attempt = 1;; attempt++)
     {
       g_autoptr(GBytes) request = NULL;
       g_autoptr(GBytes) response_bytes = NULL;
@@ -801,14 +798,41 @@ capture_host (guint          index,
                          ? g_strdup_printf ("%s refused the connection: no profiler server listens there "
                                             "(start one with jax.profiler.start_server(port))", address)
                          : describe_failure (address, status, details, deadline_ms);
-          if (retryable (status, details) && attempt <= retries)
+          /* A busy server refuses before it starts anything, so asking
+           * again costs it nothing. The session holding it is most often
+           * one just told to stop (a cancelled capture's): a real server
+           * keeps it while it collects what it recorded, which takes
+           * seconds (about 0.4 s per second recorded, for JAX on a GPU). */
+          if (server_busy (status, details) && busy_waited_ms + PLANAR_CAPTURE_BUSY_PAUSE_MS <= busy_wait_ms)
             {
-              g_autofree char *note = g_strdup_printf ("%s; trying again (%u of %u)", last_failure, attempt + 1,
-                                                       retries + 1);
+              g_autofree char *waited = NULL;
+              g_autofree char *budget = format_seconds (busy_wait_ms);
+              g_autofree char *note = NULL;
 
+              busy_waited_ms += PLANAR_CAPTURE_BUSY_PAUSE_MS;
+              waited = format_seconds (busy_waited_ms);
+              note = g_strdup_printf ("%s; asking again (%s of %s)", last_failure, waited, budget);
               set_host (self, index, PLANAR_CAPTURE_HOST_CONNECTING, attempt + 1, 0, 0, NULL, note);
-              sleep_cancellable (self->cancellable, MIN (250 * attempt, 2000));
+              sleep_cancellable (self->cancellable, PLANAR_CAPTURE_BUSY_PAUSE_MS);
               continue;
+            }
+          if (retryable (status, details) && failures < retries)
+            {
+              g_autofree char *note = NULL;
+
+              failures++;
+              note = g_strdup_printf ("%s; trying again (%u of %u)", last_failure, failures + 1, retries + 1);
+              set_host (self, index, PLANAR_CAPTURE_HOST_CONNECTING, attempt + 1, 0, 0, NULL, note);
+              sleep_cancellable (self->cancellable, MIN (250 * failures, 2000));
+              continue;
+            }
+          if (server_busy (status, details) && busy_waited_ms > 0)
+            {
+              g_autofree char *waited = format_seconds (busy_waited_ms);
+              char *longer = g_strdup_printf ("%s (still after %s)", last_failure, waited);
+
+              g_free (last_failure);
+              last_failure = longer;
             }
           set_host (self, index, PLANAR_CAPTURE_HOST_FAILED, attempt, 0, 0, NULL, last_failure);
           return TRUE;
@@ -973,7 +997,7 @@ copy_options (PlanarCaptureOptions *options)
   PlanarCaptureOptions *copy = planar_capture_options_new ();
   static const char * const names[] = {
     "addresses", "logdir", "duration-ms", "host-tracer-level", "device-tracer-level", "python-tracer-level",
-    "retries", "delay-ms", "deadline-floor-ms", "raise-error-on-start-failure",
+    "retries", "busy-wait-ms", "delay-ms", "deadline-floor-ms", "raise-error-on-start-failure",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)

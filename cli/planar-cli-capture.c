@@ -140,7 +140,7 @@ planar_cli_capture (int    argc,
   g_autofree char *logdir = NULL;
   g_auto(GStrv) option_args = NULL;
   gint duration = 1000, host_level = 2, device_level = 1, python_level = 0, retries = 3, delay = -1;
-  gint deadline_floor = 60000;
+  gint deadline_floor = 60000, busy_wait = PLANAR_CAPTURE_BUSY_WAIT_MS_DEFAULT;
   gboolean raise_error = FALSE;
   gboolean json = FALSE;
   g_autofree char *warning = NULL;
@@ -154,7 +154,9 @@ planar_cli_capture (int    argc,
     { "host-tracer-level", 0, 0, G_OPTION_ARG_INT, &host_level, N_("0 off, 1 critical, 2 info (default), 3 verbose"), "N" },
     { "device-tracer-level", 0, 0, G_OPTION_ARG_INT, &device_level, N_("0 off, 1 on (default)"), "N" },
     { "python-tracer-level", 0, 0, G_OPTION_ARG_INT, &python_level, N_("0 off (default), 1 on"), "N" },
-    { "retries", 0, 0, G_OPTION_ARG_INT, &retries, N_("Attempts after an unavailable or busy server (default 3)"), "N" },
+    { "retries", 0, 0, G_OPTION_ARG_INT, &retries, N_("Attempts after an unavailable server (default 3)"), "N" },
+    { "busy-wait-ms", 0, 0, G_OPTION_ARG_INT, &busy_wait,
+      N_("How long a server busy with another session is asked again (default 15000)"), "N" },
     { "delay-ms", 0, 0, G_OPTION_ARG_INT, &delay, N_("Start delay (default 0, 3000 with several servers)"), "N" },
     { "deadline-floor-ms", 0, 0, G_OPTION_ARG_INT, &deadline_floor, N_("Shortest wait for an answer (default 60000)"), "N" },
     { "raise-error-on-start-failure", 0, 0, G_OPTION_ARG_NONE, &raise_error, N_("Fail when a tracer cannot start"), NULL },
@@ -173,12 +175,14 @@ planar_cli_capture (int    argc,
   if (service == NULL || logdir == NULL)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("capture needs --service and --logdir"));
   if (duration < 1 || host_level < 0 || host_level > 3 || device_level < 0 || device_level > 1 || python_level < 0
-      || python_level > 1 || retries < 0 || retries > 100 || delay < -1 || delay > 600000 || deadline_floor < 1)
+      || python_level > 1 || retries < 0 || retries > 100 || delay < -1 || delay > 600000 || deadline_floor < 1
+      || busy_wait < 0 || busy_wait > 3600000)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("an option is out of range (see 'planar-cli capture --help')"));
 
   g_object_set (options, "addresses", service, "logdir", logdir, "duration-ms", (guint) duration,
                 "host-tracer-level", (guint) host_level, "device-tracer-level", (guint) device_level,
-                "python-tracer-level", (guint) python_level, "retries", (guint) retries, "delay-ms", delay,
+                "python-tracer-level", (guint) python_level, "retries", (guint) retries,
+                "busy-wait-ms", (guint) busy_wait, "delay-ms", delay,
                 "deadline-floor-ms", (guint) deadline_floor, "raise-error-on-start-failure", raise_error, NULL);
   for (guint i = 0; option_args != NULL && option_args[i] != NULL; i++)
     if (!planar_capture_options_parse_option (options, option_args[i], &error))

@@ -33,7 +33,9 @@
  * a Profile call that arrives while another is recording is answered
  * INTERNAL "Another profiling session active.", and a call the client
  * cancelled keeps its session until it ends (--slow-ms for slow and
- * stall) or a Terminate for its session_id comes.
+ * stall) or a Terminate for its session_id comes. With --collect-ms N a
+ * slow or stall session stays on N ms after that, before its answer, as a
+ * real server's does while it collects what it recorded.
  *
  * --tool NAME (repeated) replaces the tool of ok answers by entries named
  * NAME, each holding "tool data N"; --tool-xspace makes an entry named
@@ -73,6 +75,7 @@ static gboolean tool_xspace;
 static gboolean no_xspace;
 static gboolean announce;
 static int slow_calls = -1;
+static int collect_ms;
 
 static GMutex lock;
 static GCond terminated_cond;
@@ -411,6 +414,8 @@ handle (gpointer data)
           while (!g_hash_table_remove (stop_requests, session_id) && g_cond_wait_until (&terminated_cond, &lock, end))
             ;
           g_mutex_unlock (&lock);
+          if (collect_ms > 0)
+            g_usleep ((gulong) collect_ms * 1000);
         }
       body = profile_response (TRUE, FALSE);
     }
@@ -536,6 +541,7 @@ main (int    argc,
     { "no-xspace", 0, 0, G_OPTION_ARG_NONE, &no_xspace, "No ProfileResponse.xspace", NULL },
     { "announce", 0, 0, G_OPTION_ARG_NONE, &announce, "Print CALL <method> as calls arrive", NULL },
     { "slow-calls", 0, 0, G_OPTION_ARG_INT, &slow_calls, "Only the first N Profile calls are slow", "N" },
+    { "collect-ms", 0, 0, G_OPTION_ARG_INT, &collect_ms, "How long a slow session stays on once it has ended", "MS" },
     { NULL }
   };
   grpc_server *server;
