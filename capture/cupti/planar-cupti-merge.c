@@ -7,7 +7,8 @@
  *    each launch gets a flow to its kernel; NVTX ranges on a line of their
  *    own per thread; CUPTI's overhead on the thread's line.
  *  - `/device:GPU:<N>` (plane id N): a line per stream (id = stream id,
- *    "Stream #<id>(Compute,...)"), kernels with `kernel_details`, copies
+ *    "Stream #<id>(Compute,...)"; a line per process, with its pid, for a
+ *    stream number several processes used), kernels with `kernel_details`, copies
  *    with `memcpy_details`, memsets with `Memset_details`; the device's
  *    name, SMs, clock and memory as plane stats.
  *  - `Task Environment` with the profile's start and stop times.
@@ -76,7 +77,13 @@ typedef struct
   gint64  id;
   char   *name;
   GArray *events;
-  /* Stream lines: what ran on them, for the name. */
+  /* Stream lines (keyed by process and stream: a stream is one process's
+   * own, and another process may have one of the same number): the
+   * stream and the process, the id and name written, and what ran on
+   * them, for the name. */
+  guint32  stream_id;
+  guint32  pid;
+  gint64   write_id;
   gboolean has_kernels;
   guint    copy_kinds;
   gboolean has_memsets;
@@ -205,6 +212,19 @@ plane_line (Plane      *plane,
       g_ptr_array_add (plane->line_list, line);
       g_hash_table_insert (plane->lines, &line->id, line);
     }
+  return line;
+}
+
+/* The line of @stream_id of this part's process on device @plane. */
+static Line *
+stream_line (const PlanarCuptiPartHeader *header,
+             Plane                       *plane,
+             guint32                      stream_id)
+{
+  Line *line = plane_line (plane, ((gint64) header->pid << 32) | stream_id, "");
+
+  line->stream_id = stream_id;
+  line->pid = header->pid;
   return line;
 }
 
@@ -584,7 +604,7 @@ apply_kernel (PartContext             *ctx,
   if (!to_wall (ctx, k->start_ns, k->end_ns, &start, &end))
     return;
   plane = device_plane (self, k->device_id);
-  line = plane_line (plane, k->stream_id, "");
+  line = stream_line (ctx->header, plane, k->stream_id);
   line->has_kernels = TRUE;
   e = line_add_event (plane, line, name[0] != '\0' ? demangle (self, name) : "kernel", start, end);
   add_stat (plane, plane->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + k->correlation_id);
@@ -624,7 +644,7 @@ apply_memcpy (PartContext             *ctx,
   if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
     return;
   plane = device_plane (self, m->device_id);
-  line = plane_line (plane, m->stream_id, "");
+  line = stream_line (ctx->header, plane, m->stream_id);
   line->copy_kinds |= 1u << MIN (m->copy_kind, 31u);
   e = line_add_event (plane, line, copy_event_name (m->copy_kind), start, end);
   add_stat (plane, plane->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + m->correlation_id);
@@ -653,7 +673,7 @@ apply_memset (PartContext             *ctx,
   if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
     return;
   plane = device_plane (self, m->device_id);
-  line = plane_line (plane, m->stream_id, "");
+  line = stream_line (ctx->header, plane, m->stream_id);
   line->has_memsets = TRUE;
   /* At least a nanosecond, as XLA makes them. */
   e = line_add_event (plane, line, name, start, MAX (end, start + 1));
@@ -997,7 +1017,7 @@ stream_line_name (const Line *line)
   GString *s = g_string_new (NULL);
   guint other = line->copy_kinds;
 
-  g_string_printf (s, "Stream #%" G_GINT64_FORMAT "(", line->id);
+  g_string_printf (s, "Stream #%u(", line->stream_id);
   if (line->has_kernels)
     g_string_append (s, "Compute,");
   for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
@@ -1016,26 +1036,65 @@ stream_line_name (const Line *line)
   return g_string_free (s, FALSE);
 }
 
+/* A device's stream lines by stream, then process. */
+static int
+compare_stream_lines (gconstpointer a,
+                      gconstpointer b)
+{
+  const Line *x = *(Line * const *) a, *y = *(Line * const *) b;
+
+  if (x->stream_id != y->stream_id)
+    return x->stream_id < y->stream_id ? -1 : 1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Names the stream lines of a device plane now that their events are
+ * known. A stream number that one process used keeps it as the line's id,
+ * as XLA writes it; one that several processes used gets a line per
+ * process, its id the key (process << 32 | stream) and the process in its
+ * name. */
+static void
+name_stream_lines (Plane *plane)
+{
+  g_autoptr(GHashTable) users = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < plane->line_list->len; i++)
+    {
+      const Line *line = plane->line_list->pdata[i];
+      gpointer key = GUINT_TO_POINTER (line->stream_id);
+
+      g_hash_table_insert (users, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (users, key)) + 1));
+    }
+  for (guint i = 0; i < plane->line_list->len; i++)
+    {
+      Line *line = plane->line_list->pdata[i];
+      gboolean shared = GPOINTER_TO_UINT (g_hash_table_lookup (users, GUINT_TO_POINTER (line->stream_id))) > 1;
+      char *name = stream_line_name (line);
+
+      g_free (line->name);
+      line->write_id = shared ? line->id : (gint64) line->stream_id;
+      line->name = shared ? g_strdup_printf ("%s pid %u", name, line->pid) : g_strdup (name);
+      g_free (name);
+    }
+  g_ptr_array_sort (plane->line_list, compare_stream_lines);
+}
+
 static void
 put_plane (PlanarXSpaceWriter *w,
            Plane              *plane,
            gint64              origin_ns,
            gboolean            device)
 {
-  /* Name the stream lines now that their events are known (this may add
-   * nothing to the tables below). */
+  /* Only stream lines on a device (this adds nothing to the tables
+   * below). */
   if (device)
-    for (guint i = 0; i < plane->line_list->len; i++)
-      {
-        Line *line = plane->line_list->pdata[i];
-
-        if (line->id >= 0 && line->id < NVTX_LINE_BASE)
-          {
-            g_free (line->name);
-            line->name = stream_line_name (line);
-          }
-      }
-  g_ptr_array_sort (plane->line_list, compare_lines);
+    name_stream_lines (plane);
+  else
+    {
+      for (guint i = 0; i < plane->line_list->len; i++)
+        ((Line *) plane->line_list->pdata[i])->write_id = ((Line *) plane->line_list->pdata[i])->id;
+      g_ptr_array_sort (plane->line_list, compare_lines);
+    }
 
   planar_xspace_writer_begin_plane (w, plane->id, plane->name);
   /* The writer numbers metadata from 1 in the order it is asked for, as
@@ -1059,8 +1118,8 @@ put_plane (PlanarXSpaceWriter *w,
       Line *line = plane->line_list->pdata[i];
 
       g_array_sort (line->events, compare_events);
-      planar_xspace_writer_add_line (w, line->id, line->name, origin_ns);
-      planar_xspace_writer_set_line_display_id (w, line->id);
+      planar_xspace_writer_add_line (w, line->write_id, line->name, origin_ns);
+      planar_xspace_writer_set_line_display_id (w, line->write_id);
       for (guint e = 0; e < line->events->len; e++)
         {
           const Event *ev = &g_array_index (line->events, Event, e);

@@ -418,7 +418,9 @@ test_layout (PlanarTestFixture *f,
 }
 
 /* Two processes with the same correlation ids: each launch finds its own
- * kernel. */
+ * kernel. Both ran kernels on a stream numbered 7, each its own: a line
+ * each, named with the process; a stream number only one of them used
+ * keeps it as its line's id. */
 static void
 test_two_processes (PlanarTestFixture *f,
                     gconstpointer      data)
@@ -429,7 +431,8 @@ test_two_processes (PlanarTestFixture *f,
   const PlanarFlowIndex *flows;
   Part part;
   XSpace *space;
-  XPlane *host;
+  XPlane *host, *device;
+  XLine *line;
 
   for (guint p = 0; p < 2; p++)
     {
@@ -439,12 +442,36 @@ test_two_processes (PlanarTestFixture *f,
       add_thread (&part, TID + p, p == 0 ? "first" : "second");
       add_api (&part, TID + p, "_Z4stepv", 1, 100 + p * 10, 200 + p * 10);
       add_kernel (&part, "_Z4stepv", 7, 1, 300 + p * 1000, 400 + p * 1000);
+      if (p == 1)
+        {
+          add_api (&part, TID + p, "_Z4tailv", 2, 500, 600);
+          add_kernel (&part, "_Z4tailv", 13, 2, 1500, 1600);
+        }
       write_part (f->dir, name, &part);
     }
   path = merge_dir (f->dir, f->dir, &stats);
   g_assert_cmpuint (stats.n_parts, ==, 2);
-  g_assert_cmpuint (stats.n_kernels, ==, 2);
+  g_assert_cmpuint (stats.n_kernels, ==, 3);
   space = planar_test_read_space (path);
+  device = planar_test_find_plane (space, "/device:GPU:0");
+  g_assert_cmpuint (device->n_lines, ==, 3);
+  line = planar_test_find_line (device, (G_GINT64_CONSTANT (100) << 32) | 7);
+  g_assert_nonnull (line);
+  g_assert_cmpstr (line->name, ==, "Stream #7(Compute) pid 100");
+  g_assert_cmpuint (line->n_events, ==, 1);
+  g_assert_cmpint (line->events[0]->offset_ps, ==, 300 * 1000);
+  line = planar_test_find_line (device, (G_GINT64_CONSTANT (101) << 32) | 7);
+  g_assert_nonnull (line);
+  g_assert_cmpstr (line->name, ==, "Stream #7(Compute) pid 101");
+  g_assert_cmpuint (line->n_events, ==, 1);
+  g_assert_cmpint (line->events[0]->offset_ps, ==, 1300 * 1000);
+  line = planar_test_find_line (device, 13);
+  g_assert_nonnull (line);
+  g_assert_cmpstr (line->name, ==, "Stream #13(Compute)");
+  /* In the order of the streams, then of the processes. */
+  g_assert_cmpint (device->lines[0]->id, ==, (G_GINT64_CONSTANT (100) << 32) | 7);
+  g_assert_cmpint (device->lines[1]->id, ==, (G_GINT64_CONSTANT (101) << 32) | 7);
+  g_assert_cmpint (device->lines[2]->id, ==, 13);
   host = planar_test_find_plane (space, "/host:CPU");
   g_assert_cmpuint (host->n_lines, ==, 2);
   g_assert_cmpstr (planar_test_find_line (host, TID)->name, ==, "first");
@@ -455,8 +482,8 @@ test_two_processes (PlanarTestFixture *f,
 
   trace = planar_test_load_ok (path);
   flows = planar_trace_get_flows (trace);
-  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_ALL), ==, 2);
-  for (gsize i = 0; i < 2; i++)
+  g_assert_cmpuint (planar_flow_index_get_n_complete (flows, PLANAR_FLOW_CATEGORY_ALL), ==, 3);
+  for (gsize i = 0; i < 3; i++)
     {
       PlanarFlow flow;
 
@@ -465,6 +492,8 @@ test_two_processes (PlanarTestFixture *f,
        * shares its correlation id): 100 -> 300 ns and 110 -> 1300 ns. */
       if (flow.from_ps == 100 * 1000)
         g_assert_cmpint (flow.to_ps, ==, 300 * 1000);
+      else if (flow.from_ps == 500 * 1000)
+        g_assert_cmpint (flow.to_ps, ==, 1500 * 1000);
       else
         {
           g_assert_cmpint (flow.from_ps, ==, 110 * 1000);
