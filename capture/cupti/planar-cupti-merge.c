@@ -81,6 +81,7 @@ typedef struct
    * own, and another process may have one of the same number): the
    * stream and the process, the id and name written, and what ran on
    * them, for the name. */
+  gboolean is_stream;
   guint32  stream_id;
   guint32  pid;
   gint64   write_id;
@@ -223,6 +224,7 @@ stream_line (const PlanarCuptiPartHeader *header,
 {
   Line *line = plane_line (plane, ((gint64) header->pid << 32) | stream_id, "");
 
+  line->is_stream = TRUE;
   line->stream_id = stream_id;
   line->pid = header->pid;
   return line;
@@ -527,11 +529,14 @@ thread_name (PlanarCuptiMerge *self,
   return g_hash_table_lookup (self->thread_names, GUINT_TO_POINTER (tid));
 }
 
+/* Thread @tid's line (its NVTX line with @nvtx) of process @pid. */
 static Line *
 host_line (PlanarCuptiMerge *self,
+           guint32           pid,
            guint32           tid,
            gboolean          nvtx)
 {
+  Line *line;
   const char *name = thread_name (self, tid);
   g_autofree char *fallback = NULL;
   g_autofree char *nvtx_name = NULL;
@@ -541,9 +546,12 @@ host_line (PlanarCuptiMerge *self,
   if (nvtx)
     {
       nvtx_name = g_strdup_printf ("%s NVTX", name);
-      return plane_line (self->host, NVTX_LINE_BASE + tid, nvtx_name);
+      line = plane_line (self->host, NVTX_LINE_BASE + tid, nvtx_name);
     }
-  return plane_line (self->host, tid, name);
+  else
+    line = plane_line (self->host, tid, name);
+  line->pid = pid;
+  return line;
 }
 
 static void
@@ -570,7 +578,7 @@ apply_api (PartContext          *ctx,
     return;
   if (name[0] == '\0')
     name = fallback = g_strdup_printf ("CUDA driver call %u", api->cbid);
-  e = line_add_event (self->host, host_line (self, api->tid, FALSE), demangle (self, name), start, end);
+  e = line_add_event (self->host, host_line (self, ctx->header->pid, api->tid, FALSE), demangle (self, name), start, end);
   add_stat (self->host, self->host->stats, e, "correlation_id", STAT_UINT, ctx->correlation_base + api->correlation_id);
   add_stat (self->host, self->host->stats, e, "device_id", STAT_UINT, api->device_id);
   add_context_stat (self->host, e, api->context_id);
@@ -703,7 +711,7 @@ apply_overhead (PartContext               *ctx,
   if (o->object_kind == 1 || o->object_kind == 2)
     {
       plane = self->host;
-      line = host_line (self, o->object_id, FALSE);
+      line = host_line (self, ctx->header->pid, o->object_id, FALSE);
     }
   else
     {
@@ -728,7 +736,7 @@ add_nvtx_range (PartContext *ctx,
 
   if (!to_wall (ctx, start_cupti, end_cupti, &start, &end))
     return;
-  e = line_add_event (self->host, host_line (self, tid, TRUE), name, start, end);
+  e = line_add_event (self->host, host_line (self, ctx->header->pid, tid, TRUE), name, start, end);
   if (payload != NULL)
     add_stat_str (self->host, self->host->stats, e, "marker_payload", payload);
   self->stats.n_nvtx_ranges++;
@@ -1036,13 +1044,18 @@ stream_line_name (const Line *line)
   return g_string_free (s, FALSE);
 }
 
-/* A device's stream lines by stream, then process. */
+/* A device's stream lines by stream, then process; its other lines (CUPTI's
+ * overhead) after them. */
 static int
 compare_stream_lines (gconstpointer a,
                       gconstpointer b)
 {
   const Line *x = *(Line * const *) a, *y = *(Line * const *) b;
 
+  if (x->is_stream != y->is_stream)
+    return x->is_stream ? -1 : 1;
+  if (!x->is_stream)
+    return x->id < y->id ? -1 : x->id > y->id;
   if (x->stream_id != y->stream_id)
     return x->stream_id < y->stream_id ? -1 : 1;
   return x->pid < y->pid ? -1 : x->pid > y->pid;
@@ -1063,14 +1076,23 @@ name_stream_lines (Plane *plane)
       const Line *line = plane->line_list->pdata[i];
       gpointer key = GUINT_TO_POINTER (line->stream_id);
 
+      if (!line->is_stream)
+        continue;
       g_hash_table_insert (users, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (users, key)) + 1));
     }
   for (guint i = 0; i < plane->line_list->len; i++)
     {
       Line *line = plane->line_list->pdata[i];
-      gboolean shared = GPOINTER_TO_UINT (g_hash_table_lookup (users, GUINT_TO_POINTER (line->stream_id))) > 1;
-      char *name = stream_line_name (line);
+      gboolean shared;
+      char *name;
 
+      if (!line->is_stream)
+        {
+          line->write_id = line->id;
+          continue;
+        }
+      shared = GPOINTER_TO_UINT (g_hash_table_lookup (users, GUINT_TO_POINTER (line->stream_id))) > 1;
+      name = stream_line_name (line);
       g_free (line->name);
       line->write_id = shared ? line->id : (gint64) line->stream_id;
       line->name = shared ? g_strdup_printf ("%s pid %u", name, line->pid) : g_strdup (name);
@@ -1083,16 +1105,30 @@ static void
 put_plane (PlanarXSpaceWriter *w,
            Plane              *plane,
            gint64              origin_ns,
-           gboolean            device)
+           gboolean            device,
+           gboolean            several_processes)
 {
-  /* Only stream lines on a device (this adds nothing to the tables
+  /* Name a device's stream lines (this adds nothing to the tables
    * below). */
   if (device)
     name_stream_lines (plane);
   else
     {
+      /* Threads of several processes often have the same name (python3):
+       * each says its process. */
       for (guint i = 0; i < plane->line_list->len; i++)
-        ((Line *) plane->line_list->pdata[i])->write_id = ((Line *) plane->line_list->pdata[i])->id;
+        {
+          Line *line = plane->line_list->pdata[i];
+
+          line->write_id = line->id;
+          if (several_processes && line->pid != 0)
+            {
+              char *name = g_strdup_printf ("%s pid %u", line->name, line->pid);
+
+              g_free (line->name);
+              line->name = name;
+            }
+        }
       g_ptr_array_sort (plane->line_list, compare_lines);
     }
 
@@ -1166,15 +1202,15 @@ planar_cupti_merge_finish (PlanarCuptiMerge      *self,
       add_stat (self->host, self->host->plane_stats, NULL, "process_id", STAT_INT, GPOINTER_TO_UINT (pids->data));
       g_list_free (pids);
     }
-  put_plane (w, self->host, origin, FALSE);
+  put_plane (w, self->host, origin, FALSE, g_hash_table_size (self->pids) > 1);
   g_ptr_array_sort (devices, compare_planes);
   for (guint i = 0; i < devices->len; i++)
-    put_plane (w, devices->pdata[i], origin, TRUE);
+    put_plane (w, devices->pdata[i], origin, TRUE, FALSE);
 
   env = plane_new (TASK_ENV_PLANE_ID, "Task Environment");
   add_stat (env, env->plane_stats, NULL, "profile_start_time", STAT_UINT, (guint64) self->start_ns);
   add_stat (env, env->plane_stats, NULL, "profile_stop_time", STAT_UINT, (guint64) MAX (self->stop_ns, self->start_ns));
-  put_plane (w, env, origin, FALSE);
+  put_plane (w, env, origin, FALSE, FALSE);
   plane_free (env);
 
   for (guint i = 0; i < self->errors->len; i++)

@@ -420,7 +420,7 @@ test_layout (PlanarTestFixture *f,
 /* Two processes with the same correlation ids: each launch finds its own
  * kernel. Both ran kernels on a stream numbered 7, each its own: a line
  * each, named with the process; a stream number only one of them used
- * keeps it as its line's id. */
+ * keeps it as its line's id. Thread lines name their process too. */
 static void
 test_two_processes (PlanarTestFixture *f,
                     gconstpointer      data)
@@ -444,8 +444,18 @@ test_two_processes (PlanarTestFixture *f,
       add_kernel (&part, "_Z4stepv", 7, 1, 300 + p * 1000, 400 + p * 1000);
       if (p == 1)
         {
+          PlanarCuptiOverhead o = { 0 };
+
           add_api (&part, TID + p, "_Z4tailv", 2, 500, 600);
           add_kernel (&part, "_Z4tailv", 13, 2, 1500, 1600);
+          /* CUPTI's overhead on the device (object kind 3): a line of
+           * its own, after the streams. */
+          o.start_ns = START_CUPTI + 1700;
+          o.end_ns = START_CUPTI + 1800;
+          o.object_kind = 3;
+          o.object_id = 0;
+          o.name_len = planar_cupti_str_len ("CUPTI instrumentation");
+          planar_cupti_buf_append (&part.buf, PLANAR_CUPTI_REC_OVERHEAD, &o, sizeof o, 1, "CUPTI instrumentation");
         }
       write_part (f->dir, name, &part);
     }
@@ -454,7 +464,7 @@ test_two_processes (PlanarTestFixture *f,
   g_assert_cmpuint (stats.n_kernels, ==, 3);
   space = planar_test_read_space (path);
   device = planar_test_find_plane (space, "/device:GPU:0");
-  g_assert_cmpuint (device->n_lines, ==, 3);
+  g_assert_cmpuint (device->n_lines, ==, 4);
   line = planar_test_find_line (device, (G_GINT64_CONSTANT (100) << 32) | 7);
   g_assert_nonnull (line);
   g_assert_cmpstr (line->name, ==, "Stream #7(Compute) pid 100");
@@ -472,10 +482,14 @@ test_two_processes (PlanarTestFixture *f,
   g_assert_cmpint (device->lines[0]->id, ==, (G_GINT64_CONSTANT (100) << 32) | 7);
   g_assert_cmpint (device->lines[1]->id, ==, (G_GINT64_CONSTANT (101) << 32) | 7);
   g_assert_cmpint (device->lines[2]->id, ==, 13);
+  g_assert_cmpstr (device->lines[3]->name, ==, "CUPTI overhead");
+  g_assert_cmpuint (device->lines[3]->n_events, ==, 1);
   host = planar_test_find_plane (space, "/host:CPU");
   g_assert_cmpuint (host->n_lines, ==, 2);
-  g_assert_cmpstr (planar_test_find_line (host, TID)->name, ==, "first");
-  g_assert_cmpstr (planar_test_find_line (host, TID + 1)->name, ==, "second");
+  /* Each thread says its process: threads of several processes often
+   * have one name. */
+  g_assert_cmpstr (planar_test_find_line (host, TID)->name, ==, "first pid 100");
+  g_assert_cmpstr (planar_test_find_line (host, TID + 1)->name, ==, "second pid 101");
   /* No single process: no process_id. */
   g_assert_null (find_stat (host, host->stats, host->n_stats, "process_id"));
   tensorflow__profiler__xspace__free_unpacked (space, NULL);
