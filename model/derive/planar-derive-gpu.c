@@ -198,12 +198,17 @@ _planar_derive_find_hlo_module (const PlanarHloIndex *hlo,
   return planar_hlo_index_find_module_by_name (hlo, name);
 }
 
+/* The instruction the innermost hlo_op level of @facts names, or else the
+ * one kernel @kernel (the event's name, may be NULL) ran: a kernel of a
+ * command buffer names the command buffer in hlo_op. */
 const PlanarHloInstruction *
 _planar_derive_find_hlo_instruction (const PlanarHloModule *module,
-                                     const EventFacts      *facts)
+                                     const EventFacts      *facts,
+                                     const char            *kernel)
 {
   const char *name = facts->hlo_op.data;
   gsize len = facts->hlo_op.len;
+  const PlanarHloInstruction *in;
 
   if (module == NULL)
     return NULL;
@@ -213,7 +218,10 @@ _planar_derive_find_hlo_instruction (const PlanarHloModule *module,
         name = facts->hlo_op.data + i + 2;
         len = facts->hlo_op.len - i - 2;
       }
-  return planar_hlo_module_find_instruction (module, name, (gssize) len);
+  in = planar_hlo_module_find_instruction (module, name, (gssize) len);
+  if (in == NULL && kernel != NULL)
+    in = planar_hlo_module_find_kernel_instruction (module, kernel, -1);
+  return in;
 }
 
 /* _planar_derive_find_hlo_module(), remembering the last answer: a
@@ -239,7 +247,8 @@ find_hlo_module (GpuPass          *gp,
 static const HloSymbol *
 resolve_symbol (DeriveContext    *dc,
                 GpuPass          *gp,
-                const EventFacts *facts)
+                const EventFacts *facts,
+                const char       *kernel)
 {
   const PlanarHloModule *module;
   const PlanarHloInstruction *in;
@@ -248,7 +257,7 @@ resolve_symbol (DeriveContext    *dc,
   if (gp->hlo == NULL)
     return NULL;
   module = find_hlo_module (gp, facts);
-  in = _planar_derive_find_hlo_instruction (module, facts);
+  in = _planar_derive_find_hlo_instruction (module, facts, kernel);
   if (in == NULL)
     return NULL;
   symbol = g_hash_table_lookup (gp->hlo_symbols, in);
@@ -272,6 +281,7 @@ add_kernel (DeriveContext        *dc,
             GpuPass              *gp,
             StreamLines          *sl,
             const EventFacts     *facts,
+            const char           *kernel,
             const PlanarEventRef *ref,
             gint64                start_ps,
             gint64                end_ps,
@@ -350,7 +360,7 @@ add_kernel (DeriveContext        *dc,
    * does. */
   if (is_xla_op)
     {
-      const HloSymbol *symbol = facts->is_async ? NULL : resolve_symbol (dc, gp, facts);
+      const HloSymbol *symbol = facts->is_async ? NULL : resolve_symbol (dc, gp, facts, kernel);
       static const Scope no_scope = { FALSE, 0 };
 
       if (symbol != NULL && symbol->full != NULL)
@@ -438,7 +448,8 @@ visit_gpu_event (DeriveContext        *dc,
 
   slot = gp->slot[ref->track];
   if (gp->annotations && slot >= 0 && (facts.kernel || facts.graph_exec))
-    add_kernel (dc, gp, &gp->streams[slot], &facts, ref, start_ps, end_ps, group);
+    add_kernel (dc, gp, &gp->streams[slot], &facts, planar_plane_get_event_name (plane, event, FALSE), ref, start_ps,
+                end_ps, group);
   return TRUE;
 }
 

@@ -531,9 +531,12 @@ void _planar_derive_gpu_streams (const PlanarPlane *plane,
 const PlanarHloModule *_planar_derive_find_hlo_module (const PlanarHloIndex *hlo,
                                                        const EventFacts     *facts);
 /* The instruction the innermost "::"-separated level of @facts's hlo_op
- * names in @module, as XProf's symbol resolver takes it; NULL when none. */
+ * names in @module, as XProf's symbol resolver takes it, or else the one
+ * that kernel @kernel (the event's name; may be NULL) ran, by XLA's kernel
+ * names (planar_hlo_module_find_kernel_instruction()); NULL when none. */
 const PlanarHloInstruction *_planar_derive_find_hlo_instruction (const PlanarHloModule *module,
-                                                                 const EventFacts      *facts);
+                                                                 const EventFacts      *facts,
+                                                                 const char            *kernel);
 void _planar_gpu_pass_free (GpuPass *gp);
 GpuPass *_planar_gpu_pass_new (DeriveContext *dc,
                                guint          p,

@@ -183,7 +183,8 @@ sample_track (Prediction        *pr,
           if (!facts.is_async)
             {
               module = _planar_derive_find_hlo_module (hlo, &facts);
-              in = _planar_derive_find_hlo_instruction (module, &facts);
+              in = _planar_derive_find_hlo_instruction (module, &facts,
+                                                        planar_plane_get_event_name (plane, &track->events[i], FALSE));
             }
           if (in != NULL)
             {

@@ -30,7 +30,11 @@ G_BEGIN_DECLS
  * (JAX 0.11 numbers the metadata 1, 2, 3), and the source of an XLA op
  * is its stack's innermost frame first: the derived Framework Ops, Name
  * Scope and Source code lines of such profiles differ from version 5's. */
-#define VERSION 6
+/* 7: a GPU kernel whose hlo_op names no instruction (a kernel of a
+ * command buffer names the command buffer) resolves by its own name, as
+ * XLA names a fusion's kernel: the derived Framework Ops, Name Scope and
+ * Source code lines of such profiles differ from version 6's. */
+#define VERSION 7
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
 /* zstd's first fast level: its frames decompress in two thirds of level

@@ -156,11 +156,14 @@ typedef struct
 /* The last resolution made for events of one metadata (of those sharing
  * its slot), and the stats it was made from: hlo_op, program_id and
  * hlo_module may be each event's own, so an entry serves the next event
- * only when they match. What it resolves to depends on nothing else, so
- * events of another metadata or plane that match may use it too. */
+ * only when they match, and its name (the kernel's, by which an hlo_op
+ * that names no instruction resolves). What it resolves to depends on
+ * nothing else, so events of another metadata or plane that match may use
+ * it too. */
 typedef struct
 {
   gboolean                    valid;
+  const char                 *kernel;
   const char                 *op;
   gsize                       op_len;
   /* hlo_module, when the event has no program_id (NULL: none). */
@@ -300,6 +303,7 @@ use_index (PlanarOpCostReader   *self,
 static const MetadataEntry *
 resolve (PlanarOpCostReader        *self,
          const PlanarEvent         *event,
+         const char                *kernel,
          const PlanarStat          *hlo_op,
          const PlanarStat          *hlo_module,
          const PlanarHloResolution *hlo)
@@ -315,7 +319,7 @@ resolve (PlanarOpCostReader        *self,
       module_name = hlo_module->str.data;
       module_len = hlo_module->str.len;
     }
-  if (entry->valid && entry->has_program_id == hlo->has_program_id
+  if (entry->valid && entry->kernel == kernel && entry->has_program_id == hlo->has_program_id
       && (!hlo->has_program_id || entry->program_id == hlo->program_id)
       && same_text (entry->module_name, entry->module_len, module_name, module_len)
       && same_text (entry->op, entry->op_len, hlo_op->str.data, hlo_op->str.len))
@@ -323,6 +327,7 @@ resolve (PlanarOpCostReader        *self,
 
   memset (entry, 0, sizeof *entry);
   entry->valid = TRUE;
+  entry->kernel = kernel;
   entry->op = hlo_op->str.data;
   entry->op_len = hlo_op->str.len;
   entry->module_name = module_name;
@@ -341,6 +346,8 @@ resolve (PlanarOpCostReader        *self,
     return entry;
   planar_hlo_op_instruction_name (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
   entry->instruction = planar_hlo_module_find_instruction (entry->module, name, (gssize) name_len);
+  if (entry->instruction == NULL)
+    entry->instruction = planar_hlo_module_find_kernel_instruction (entry->module, kernel, -1);
   if (entry->instruction == NULL)
     {
       entry->module = NULL;
@@ -452,7 +459,8 @@ planar_op_cost_reader_read (PlanarOpCostReader *self,
   use_index (self, index);
   if (index != NULL && hlo_op != NULL && hlo_op->str.len > 0)
     {
-      const MetadataEntry *entry = resolve (self, event, hlo_op, hlo_module, &out->hlo);
+      const MetadataEntry *entry = resolve (self, event, planar_plane_get_event_name (plane, event, FALSE), hlo_op,
+                                            hlo_module, &out->hlo);
       InstructionCosts *ic = entry->costs;
 
       if (entry->instruction != NULL)

@@ -16,9 +16,28 @@ G_BEGIN_DECLS
 typedef struct
 {
   PlanarHloModule     pub;
-  /* Instruction indices sorted by name (strcmp), for lookups by name. */
+  /* Instruction indices sorted by name (strcmp), for lookups by name, and
+   * by the name of the kernel XLA makes of each (_planar_hlo_kernel_char()
+   * on every byte), for planar_hlo_module_find_kernel_instruction(). */
   const guint32      *by_name;
+  const guint32      *by_kernel;
 } HloModuleEntry;
+
+/* A byte of an instruction's name as XLA writes it in the name of the
+ * kernel it emits for it (llvm_ir::SanitizeFunctionName: what is not a
+ * letter, a digit, '_' or '$' becomes '_'; "fusion.3" runs as
+ * "fusion_3"). */
+static inline guchar
+_planar_hlo_kernel_char (guchar c)
+{
+  return g_ascii_isalnum (c) || c == '_' || c == '$' ? c : '_';
+}
+
+/* strcmp() of @a and @len bytes of @b, both read through
+ * _planar_hlo_kernel_char(). */
+int _planar_hlo_compare_kernel_names (const char *a,
+                                      const char *b,
+                                      gsize       len);
 
 struct _PlanarHloIndex
 {

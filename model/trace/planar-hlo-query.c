@@ -105,6 +105,59 @@ planar_hlo_module_find_instruction (const PlanarHloModule *module,
   return NULL;
 }
 
+int
+_planar_hlo_compare_kernel_names (const char *a,
+                                  const char *b,
+                                  gsize       len)
+{
+  gsize i;
+
+  for (i = 0; a[i] != '\0' && i < len; i++)
+    {
+      guchar x = _planar_hlo_kernel_char ((guchar) a[i]), y = _planar_hlo_kernel_char ((guchar) b[i]);
+
+      if (x != y)
+        return x < y ? -1 : 1;
+    }
+  if (a[i] != '\0')
+    return 1;
+  return i < len ? -1 : 0;
+}
+
+const PlanarHloInstruction *
+planar_hlo_module_find_kernel_instruction (const PlanarHloModule *module,
+                                           const char            *kernel,
+                                           gssize                 len)
+{
+  const HloModuleEntry *m = (const HloModuleEntry *) module;
+  gsize lo = 0, hi;
+
+  if (module == NULL || kernel == NULL)
+    return NULL;
+  if (len < 0)
+    len = (gssize) strlen (kernel);
+  if (len == 0)
+    return NULL;
+  hi = module->n_instructions;
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (_planar_hlo_compare_kernel_names (module->instructions[m->by_kernel[mid]].name, kernel, (gsize) len) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo >= module->n_instructions
+      || _planar_hlo_compare_kernel_names (module->instructions[m->by_kernel[lo]].name, kernel, (gsize) len) != 0)
+    return NULL;
+  /* Two instructions with that kernel name: neither is known to be it. */
+  if (lo + 1 < module->n_instructions
+      && _planar_hlo_compare_kernel_names (module->instructions[m->by_kernel[lo + 1]].name, kernel, (gsize) len) == 0)
+    return NULL;
+  return &module->instructions[m->by_kernel[lo]];
+}
+
 const PlanarHloInstruction *
 planar_hlo_index_lookup (const PlanarHloIndex   *self,
                          guint64                 program_id,

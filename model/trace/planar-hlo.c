@@ -866,6 +866,20 @@ compare_names (gconstpointer a,
   return c != 0 ? c : (x < y ? -1 : x > y);
 }
 
+/* By kernel name, then by index: of two instructions whose kernels would
+ * have one name, the lookup sees both and takes neither. */
+static int
+compare_kernel_names (gconstpointer a,
+                      gconstpointer b,
+                      gpointer      user_data)
+{
+  const PlanarHloInstruction *ins = user_data;
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  int c = _planar_hlo_compare_kernel_names (ins[x].name, ins[y].name, strlen (ins[y].name));
+
+  return c != 0 ? c : (x < y ? -1 : x > y);
+}
+
 /* Places @n elements of @array (or of @data) at *@at in @block, 8-byte
  * aligned, and returns where. */
 static gpointer
@@ -904,7 +918,7 @@ finish (Decoder *d)
   PlanarHloWindowDim *windows;
   PlanarHloStackFrame *frames;
   gint64 *ints;
-  guint32 *refs, *by_name;
+  guint32 *refs, *by_name, *by_kernel;
 
   gsize names = 0;
   char *name_pool;
@@ -914,7 +928,7 @@ finish (Decoder *d)
   size = names + ARRAY_SIZE (d->computations) + ARRAY_SIZE (d->instructions) + ARRAY_SIZE (d->shapes) +
          ARRAY_SIZE (d->extras) + ARRAY_SIZE (d->dots) + ARRAY_SIZE (d->convs) + ARRAY_SIZE (d->windows) +
          ((n_frames * sizeof (PlanarHloStackFrame) + 7) & ~(gsize) 7) + ARRAY_SIZE (d->ints) +
-         ARRAY_SIZE (d->refs) + (((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7);
+         ARRAY_SIZE (d->refs) + 2 * (((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7);
   /* The computations come first: pub.computations is the block. */
   block = g_malloc (MAX (size, 1));
   pub->computations = place (block, &at, d->computations->data, d->computations->len, sizeof (PlanarHloComputation));
@@ -932,6 +946,8 @@ finish (Decoder *d)
   ints = place (block, &at, d->ints->data, d->ints->len, sizeof (gint64));
   refs = place (block, &at, d->refs->data, d->refs->len, sizeof (guint32));
   by_name = place (block, &at, NULL, 0, sizeof (guint32));
+  at += ((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7;
+  by_kernel = place (block, &at, NULL, 0, sizeof (guint32));
   at += ((gsize) d->instructions->len * sizeof (guint32) + 7) & ~(gsize) 7;
   name_pool = (char *) block + at;
   g_assert (at + names == size);
@@ -985,6 +1001,11 @@ finish (Decoder *d)
   g_qsort_with_data (by_name, pub->n_instructions, sizeof (guint32), compare_names,
                      (gpointer) pub->instructions);
   m->by_name = by_name;
+  for (guint i = 0; i < pub->n_instructions; i++)
+    by_kernel[i] = i;
+  g_qsort_with_data (by_kernel, pub->n_instructions, sizeof (guint32), compare_kernel_names,
+                     (gpointer) pub->instructions);
+  m->by_kernel = by_kernel;
   d->index->module_bytes += sizeof (HloModuleEntry) + size;
 }
 

@@ -273,6 +273,16 @@ const PlanarHloModule      *planar_hlo_index_find_module_by_name (const PlanarHl
 const PlanarHloInstruction *planar_hlo_module_find_instruction (const PlanarHloModule *module,
                                                                 const char       *name,
                                                                 gssize            len);
+/* The instruction of @module that kernel @kernel (@len bytes, or -1) ran,
+ * by the name XLA gives a fusion's kernel: the instruction's name with
+ * every byte but letters, digits, '_' and '$' made '_' ("fusion.3" runs
+ * as "fusion_3"). For kernels whose hlo_op names no instruction: a kernel
+ * of a command buffer (a CUDA graph) carries the command buffer's name
+ * there ("command_buffer_1"). NULL when no instruction, or more than one,
+ * has that kernel name. */
+const PlanarHloInstruction *planar_hlo_module_find_kernel_instruction (const PlanarHloModule *module,
+                                                                       const char       *kernel,
+                                                                       gssize            len);
 /* The instruction @name of program @program_id / of the module named
  * @module_name; @module (optional) receives its module. NULL when either
  * is unknown. */

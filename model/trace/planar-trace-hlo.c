@@ -197,6 +197,11 @@ planar_trace_resolve_hlo (PlanarTrace         *trace,
     return FALSE;
   planar_hlo_op_instruction_name (hlo_op->str.data, hlo_op->str.len, &name, &name_len);
   out->instruction = planar_hlo_module_find_instruction (module, name, (gssize) name_len);
+  /* A kernel of a command buffer names the command buffer in hlo_op: its
+   * own name says which instruction it ran. */
+  if (out->instruction == NULL)
+    out->instruction = planar_hlo_module_find_kernel_instruction (module, planar_plane_get_event_name (plane, event,
+                                                                                                      FALSE), -1);
   if (out->instruction == NULL)
     return FALSE;
   out->module = module;

@@ -352,6 +352,7 @@ add_named_kernel (Builder    *b,
   XEvent *ev = planar_test_line_add_event (line, planar_test_named_plane_event_id (b, name), offset_ps,
                                            duration_ps);
 
+  add_ref (b, ev, "kernel_details", "grid:1,1,1 block:64,1,1");
   add_ref (b, ev, "tf_op", "XlaModule:");
   add_ref (b, ev, "hlo_module", "jit_f");
   stat_add (ev, planar_test_stat_uint (planar_test_named_plane_stat_id (b, "program_id"), 3));
@@ -497,6 +498,123 @@ test_kernels_of_one_instruction (Fixture       *f,
   }
 }
 
+/* Kernels of a command buffer (a CUDA graph XLA made of a run of thunks)
+ * carry the command buffer's name in hlo_op ("command_buffer_1", no
+ * instruction), as JAX 0.11 on an H100 wrote them: each resolves by its
+ * own name, the instruction's with '.' made '_' (XLA's kernel names), for
+ * the derived lines, the details and Op Stats alike. A kernel name that
+ * two instructions would give, or none, resolves to nothing; an hlo_op
+ * that names an instruction wins over the kernel's name. */
+static void
+test_command_buffer (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const gint64 add_ops[] = { 1, 2 }, mul_ops[] = { 3, 2 };
+  static const PlanarTestHloIns ins[] = {
+    { "p0", "parameter", 1, 11, { 1024 }, 1 },
+    { "p1", "parameter", 2, 11, { 1024 }, 1, .parameter_number = 1 },
+    { "add.3", "add", 3, 11, { 1024 }, 1, add_ops, 2, NULL, 0, "", "jit(f)/attn", "/src/train.py", 10 },
+    { "multiply.4", "multiply", 4, 11, { 1024 }, 1, mul_ops, 2, NULL, 0, "", "jit(f)/scale", "/src/train.py", 11 },
+    { "copy.5", "copy", 5, 11, { 1024 }, 1, add_ops, 1, NULL, 0, "", "jit(f)/copy", "/src/train.py", 12 },
+    { "copy_5", "copy", 6, 11, { 1024 }, 1, add_ops, 1, NULL, 0, "", "jit(f)/copy_again", "/src/train.py", 13 },
+  };
+  static const struct { const char *instruction; const char *framework_op; } expect[] = {
+    { "add.3", "jit(f)/attn:" }, { "multiply.4", "jit(f)/scale:" }, { NULL, NULL }, { NULL, NULL },
+    { "multiply.4", "jit(f)/scale:" }, { "add.3", "jit(f)/attn:" },
+  };
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *track, *ops, *source;
+  g_autoptr(PlanarOpCostReader) reader = NULL;
+
+  planar_test_add_task_environment (space, 1000);
+  add_named_kernel (gpu, stream, "add_3", 0, 10, "command_buffer_1");
+  add_named_kernel (gpu, stream, "multiply_4", 20, 10, "command_buffer_1");
+  add_named_kernel (gpu, stream, "memcpy32_post", 40, 10, "command_buffer_1");
+  add_named_kernel (gpu, stream, "copy_5", 60, 10, "command_buffer_1");
+  /* The hlo_op names an instruction: that one, whatever the name. */
+  add_named_kernel (gpu, stream, "add_3", 80, 10, "multiply.4");
+  add_named_kernel (gpu, stream, "add_3", 100, 10, "command_buffer_2");
+  planar_test_named_plane_done (gpu);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
+
+  path = planar_test_write_space (space, f->dir, "command-buffer.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  track = planar_plane_find_track (plane, "Stream #7(Compute)");
+  g_assert_nonnull (track);
+  g_assert_cmpuint (track->n_events, ==, G_N_ELEMENTS (expect));
+  reader = planar_op_cost_reader_new (trace, PLANAR_OP_COSTS_FRAMEWORK_OP | PLANAR_OP_COSTS_SOURCE);
+
+  for (gsize i = 0; i < track->n_events; i++)
+    {
+      PlanarHloResolution res;
+      g_auto(PlanarOpInfo) info = { 0 };
+      PlanarOpCosts costs;
+      gboolean resolved = planar_trace_resolve_hlo (trace, plane, &track->events[i], &res);
+
+      g_test_message ("kernel %" G_GSIZE_FORMAT ": %s", i, resolved ? res.instruction->name : "(none)");
+      g_assert_true (planar_op_info_init (&info, trace, plane, &track->events[i], NULL));
+      g_assert_true (planar_op_cost_reader_read (reader, plane, &track->events[i], &costs, NULL));
+      if (expect[i].instruction == NULL)
+        {
+          g_assert_false (resolved);
+          g_assert_null (info.hlo.instruction);
+          g_assert_null (costs.hlo.instruction);
+          g_assert_true (costs.framework_op_from == PLANAR_OP_VALUE_NONE);
+          continue;
+        }
+      g_assert_true (resolved);
+      g_assert_cmpstr (res.instruction->name, ==, expect[i].instruction);
+      g_assert_cmpstr (info.hlo.instruction->name, ==, expect[i].instruction);
+      g_assert_cmpstr (info.framework_op, ==, expect[i].framework_op);
+      g_assert_true (info.flops_from == PLANAR_OP_VALUE_HLO);
+      g_assert_cmpstr (costs.hlo.instruction->name, ==, expect[i].instruction);
+      g_assert_cmpstr (costs.framework_op, ==, expect[i].framework_op);
+      g_assert_true (costs.flops_from == PLANAR_OP_VALUE_HLO);
+      g_assert_cmpfloat (costs.flops, ==, info.flops);
+    }
+
+  /* The derived lines: an op and a source for each resolved kernel; the
+   * kernels that resolve to nothing add nothing and close nothing, so
+   * the two of multiply.4 make one event (XProf's merge). */
+  ops = derived_track (plane, "Framework Ops - from #7");
+  source = derived_track (plane, "Source code - from #7");
+  g_assert_nonnull (ops);
+  g_assert_nonnull (source);
+  g_assert_cmpuint (ops->n_events, ==, 3);
+  assert_event (plane, ops, 0, "jit(f)/attn:", "attn", 0, 10);
+  assert_event (plane, ops, 1, "jit(f)/scale:", "scale", 20, 90);
+  assert_event (plane, ops, 2, "jit(f)/attn:", "attn", 100, 110);
+  g_assert_cmpuint (source->n_events, ==, 3);
+  assert_event (plane, source, 0, "train.py:10", NULL, 0, 10);
+  assert_event (plane, source, 1, "train.py:11", NULL, 20, 90);
+  assert_event (plane, source, 2, "train.py:10", NULL, 100, 110);
+
+  /* Op Stats by framework op: the kernels that resolve by name are in
+   * their op's row; the others in none. */
+  {
+    g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+    g_autoptr(GArray) rows = NULL;
+
+    planar_aggregator_set_costs (agg, trace, PLANAR_AGGREGATE_KEY_FRAMEWORK_OP);
+    planar_aggregator_add_track (agg, plane, track, G_MININT64, G_MAXINT64);
+    rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_NAME);
+    g_assert_nonnull (row_named (rows, "jit(f)/attn:"));
+    g_assert_cmpuint (row_named (rows, "jit(f)/attn:")->count, ==, 2);
+    g_assert_cmpuint (row_named (rows, "jit(f)/scale:")->count, ==, 2);
+    g_assert_null (row_named (rows, "jit(f)/copy:"));
+    g_assert_null (row_named (rows, "jit(f)/copy_again:"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -507,5 +625,6 @@ main (int    argc,
   PLANAR_TEST_ADD ("/derive-hlo/program-id-stat", test_program_id_stat);
   PLANAR_TEST_ADD ("/derive-hlo/damaged", test_damaged_hlo);
   PLANAR_TEST_ADD ("/derive-hlo/kernels-of-one-instruction", test_kernels_of_one_instruction);
+  PLANAR_TEST_ADD ("/derive-hlo/command-buffer", test_command_buffer);
   return g_test_run ();
 }
