@@ -322,7 +322,7 @@ _planar_line_builder_expand_or_add (PlaneContext         *ctx,
 
   while (b->levels->len <= level)
     {
-      LevelState empty = { -1, 0, { FALSE, 0 }, { FALSE, 0 } };
+      LevelState empty = { -1, -1, 0, { FALSE, 0 }, { FALSE, 0 } };
 
       g_array_append_val (b->levels, empty);
     }
@@ -345,8 +345,29 @@ _planar_line_builder_expand_or_add (PlaneContext         *ctx,
     }
 
   line_builder_reset (b, level);
+  /* The events last made at this level and below that this one starts
+   * inside and outlives (the kernels behind them ran at once: a CUDA
+   * graph's branches, streams that overlap) end where it starts: so that
+   * levels nest in time as they do in names, and each level stays one
+   * row. Left to overlap, each overlap sent the new event beside the
+   * innermost open one, and a GPU's name scopes went 70 rows deep. An
+   * event inside the last one (the ops a TPU's while holds) nests. */
+  for (guint i = level; i < b->levels->len; i++)
+    {
+      gssize last = g_array_index (b->levels, LevelState, i).last;
+
+      if (last >= 0)
+        {
+          PlanarEvent *ev = &planar_spill_array_index (b->events, PlanarEvent, last);
+
+          if (ev->start_ps < start_ps && ev->start_ps + ev->duration_ps > start_ps
+              && ev->start_ps + ev->duration_ps < end_ps)
+            ev->duration_ps = start_ps - ev->start_ps;
+        }
+    }
   ls = &g_array_index (b->levels, LevelState, level);
   ls->event = _planar_plane_context_add_event (ctx, b->events, start_ps, end_ps, metadata, group, ref);
+  ls->last = ls->event;
   ls->metadata = metadata;
   ls->group = group;
   ls->scope = scope;

@@ -241,6 +241,8 @@ typedef struct
 {
   /* Index in the builder's events; -1 when the level has no open event. */
   gssize  event;
+  /* The last event made at this level, open or closed (-1: none). */
+  gssize  last;
   guint32 metadata;
   Group   group;
   Scope   scope;

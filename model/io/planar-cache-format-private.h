@@ -33,7 +33,9 @@ G_BEGIN_DECLS
 /* 7: a GPU kernel whose hlo_op names no instruction (a kernel of a
  * command buffer names the command buffer) resolves by its own name, as
  * XLA names a fusion's kernel: the derived Framework Ops, Name Scope and
- * Source code lines of such profiles differ from version 6's. */
+ * Source code lines of such profiles differ from version 6's; a derived
+ * event ends where the next one of its level or above starts, when it
+ * would end after it. */
 #define VERSION 7
 #define SUFFIX ".planar-index"
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)

@@ -615,6 +615,71 @@ test_command_buffer (Fixture       *f,
   }
 }
 
+/* Kernels that run at once (a CUDA graph's branches), each overlapping
+ * the one before it, of ops in different name scopes: a derived event
+ * ends where the next one of its level starts, so that the name scopes
+ * stay as deep as their names (four levels). Left to overlap, each new
+ * scope went beside the innermost open one, and the line grew two rows
+ * deeper with every kernel. */
+static void
+test_concurrent_kernels (Fixture       *f,
+                         gconstpointer  data)
+{
+  static const gint64 add_ops[] = { 1, 2 }, mul_ops[] = { 3, 2 };
+  static const PlanarTestHloIns ins[] = {
+    { "p0", "parameter", 1, 11, { 1024 }, 1 },
+    { "p1", "parameter", 2, 11, { 1024 }, 1, .parameter_number = 1 },
+    { "add.3", "add", 3, 11, { 1024 }, 1, add_ops, 2, NULL, 0, "", "jit(f)/a/b/c/add", "/src/train.py", 10 },
+    { "multiply.4", "multiply", 4, 11, { 1024 }, 1, mul_ops, 2, NULL, 0, "", "jit(f)/a/x/y/mul", "/src/train.py", 11 },
+  };
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+  const guint n = 20;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *scopes, *ops;
+
+  planar_test_add_task_environment (space, 10000);
+  /* Kernel i runs [100 i, 100 i + 130]: 30 ps into the next one. */
+  for (guint i = 0; i < n; i++)
+    add_named_kernel (gpu, stream, i % 2 == 0 ? "add_kernel" : "mul_kernel", 100 * i, 130,
+                      i % 2 == 0 ? "add.3" : "multiply.4");
+  planar_test_named_plane_done (gpu);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
+
+  path = planar_test_write_space (space, f->dir, "concurrent.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  scopes = derived_track (plane, "Framework Name Scope - from #7");
+  ops = derived_track (plane, "Framework Ops - from #7");
+  g_assert_nonnull (scopes);
+  g_assert_nonnull (ops);
+  /* jit(f) and a over everything; b/c and x/y in turn below them. */
+  g_assert_cmpuint (scopes->max_depth, ==, 3);
+  g_assert_cmpuint (scopes->n_events, ==, 2 + 2 * n);
+  assert_event (plane, scopes, 0, "jit(f)", NULL, 0, 100 * (n - 1) + 130);
+  assert_event (plane, scopes, 1, "a", NULL, 0, 100 * (n - 1) + 130);
+  for (guint i = 0; i < n; i++)
+    {
+      /* Each ends where the next kernel's starts; the last at its own
+       * kernel's end. */
+      gint64 end = i + 1 < n ? 100 * (i + 1) : 100 * i + 130;
+
+      assert_event (plane, scopes, 2 + 2 * i, i % 2 == 0 ? "b" : "x", NULL, 100 * i, end);
+      g_assert_cmpuint (scopes->events[2 + 2 * i].depth, ==, 2);
+      assert_event (plane, scopes, 3 + 2 * i, i % 2 == 0 ? "c" : "y", NULL, 100 * i, end);
+      g_assert_cmpuint (scopes->events[3 + 2 * i].depth, ==, 3);
+      assert_event (plane, ops, i, i % 2 == 0 ? "jit(f)/a/b/c/add:" : "jit(f)/a/x/y/mul:", NULL, 100 * i, end);
+      g_assert_cmpuint (ops->events[i].depth, ==, 0);
+    }
+  planar_test_check_prediction (path, trace);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -626,5 +691,6 @@ main (int    argc,
   PLANAR_TEST_ADD ("/derive-hlo/damaged", test_damaged_hlo);
   PLANAR_TEST_ADD ("/derive-hlo/kernels-of-one-instruction", test_kernels_of_one_instruction);
   PLANAR_TEST_ADD ("/derive-hlo/command-buffer", test_command_buffer);
+  PLANAR_TEST_ADD ("/derive-hlo/concurrent-kernels", test_concurrent_kernels);
   return g_test_run ();
 }

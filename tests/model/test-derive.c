@@ -1444,12 +1444,16 @@ expected_clear (gpointer p)
 typedef struct
 {
   gssize  event;
+  /* The last event opened at this level (-1: none). */
+  gssize  last;
   char   *name;
   char   *group;
 } Open;
 
 /* Opens or extends the event of @level: the merge rule, written out
- * plainly. */
+ * plainly. A new event ends the last ones of its level and below where it
+ * starts when it starts inside them and outlives them (concurrent
+ * kernels). */
 static void
 expect_level (GArray     *events,
               GArray     *open,
@@ -1463,7 +1467,7 @@ expect_level (GArray     *events,
 
   while (open->len <= level)
     {
-      Open none = { -1, NULL, NULL };
+      Open none = { -1, -1, NULL, NULL };
 
       g_array_append_val (open, none);
     }
@@ -1482,6 +1486,13 @@ expect_level (GArray     *events,
       c->event = -1;
       g_clear_pointer (&c->name, g_free);
       g_clear_pointer (&c->group, g_free);
+      if (c->last >= 0)
+        {
+          Expected *before = &g_array_index (events, Expected, c->last);
+
+          if (before->start_ps < start_ps && start_ps < before->end_ps && before->end_ps < end_ps)
+            before->end_ps = start_ps;
+        }
     }
   {
     Expected e = { start_ps, end_ps, g_strdup (name), level };
@@ -1490,6 +1501,7 @@ expect_level (GArray     *events,
   }
   o = &g_array_index (open, Open, level);
   o->event = events->len - 1;
+  o->last = o->event;
   o->name = g_strdup (name);
   o->group = g_strdup (group);
 }

@@ -376,7 +376,25 @@ derived_track (const PlanarPlane *plane,
   return NULL;
 }
 
-/* Every kernel lies inside an event of @track named @name(kernel). */
+/* The event of @track that starts where @ev ends, before @limit (the one
+ * that cut @ev short), if any. */
+static gboolean
+cut_by_next (const PlanarTrack *track,
+             const PlanarEvent *ev,
+             gint64             limit)
+{
+  gint64 end = ev->start_ps + ev->duration_ps;
+
+  for (gsize i = 0; i < track->n_events; i++)
+    if (track->events[i].start_ps == end && end < limit && &track->events[i] != ev)
+      return TRUE;
+  return FALSE;
+}
+
+/* Every kernel lies inside an event of @track named @name(kernel): from
+ * the kernel's start to its end, or to where the next event starts when
+ * that one cut it short (kernels that ran at once: a derived event ends
+ * where the next one of its level starts). */
 static void
 check_covered (const PlanarPlane *plane,
                const PlanarTrack *track,
@@ -389,7 +407,9 @@ check_covered (const PlanarPlane *plane,
     {
       const PlanarEvent *ev = &track->events[i];
 
-      found = ev->start_ps <= k->start_ps && ev->start_ps + ev->duration_ps >= k->end_ps &&
+      found = ev->start_ps <= k->start_ps &&
+              (ev->start_ps + ev->duration_ps >= k->end_ps || cut_by_next (track, ev, k->end_ps)) &&
+              ev->start_ps + ev->duration_ps > k->start_ps &&
               strcmp (planar_plane_get_event_name (plane, ev, FALSE), name) == 0;
     }
   if (!found)
@@ -560,7 +580,8 @@ check_sample (const Sample *sample)
           if (ops != NULL)
             for (gsize i = 0; i < ops->n_events; i++)
               {
-                /* No event without a kernel of its name under it. */
+                /* No event without a kernel of its name under it (to
+                 * the event's end, when the next one cut it short). */
                 const PlanarEvent *ev = &ops->events[i];
                 const char *name = planar_plane_get_event_name (plane, ev, FALSE);
                 gboolean found = FALSE;
@@ -569,7 +590,8 @@ check_sample (const Sample *sample)
                   {
                     const Kernel *k = &g_array_index (kernels, Kernel, j);
 
-                    found = k->start_ps >= ev->start_ps && k->end_ps <= ev->start_ps + ev->duration_ps &&
+                    found = k->start_ps >= ev->start_ps && k->start_ps < ev->start_ps + ev->duration_ps &&
+                            (k->end_ps <= ev->start_ps + ev->duration_ps || cut_by_next (ops, ev, k->end_ps)) &&
                             strcmp (k->own->full, name) == 0;
                   }
                 g_assert_true (found);
