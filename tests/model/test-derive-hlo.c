@@ -613,6 +613,8 @@ test_command_buffer (Fixture       *f,
     g_assert_null (row_named (rows, "jit(f)/copy:"));
     g_assert_null (row_named (rows, "jit(f)/copy_again:"));
   }
+  /* The rows kept for the derived lines before they come: these too. */
+  planar_test_check_prediction (path, trace);
 }
 
 /* Kernels that run at once (a CUDA graph's branches), each overlapping
