@@ -207,6 +207,10 @@ planar_cli_hlo (int    argc,
             {
               const PlanarHloInstruction *in = planar_hlo_module_find_instruction (module, op_name, -1);
 
+              /* Or by the name of the kernel XLA made of it, as the
+               * timeline shows it (fusion_3 for fusion.3). */
+              if (in == NULL)
+                in = planar_hlo_module_find_kernel_instruction (module, op_name, -1);
               if (in == NULL)
                 continue;
               if (n_printed++ > 0)

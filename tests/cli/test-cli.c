@@ -1719,6 +1719,7 @@ test_hlo (void)
   const char *module[] = { "hlo", "--program-id", "19", path, NULL };
   const char *by_name[] = { "hlo", "--module", "jit__reduce_max", path, NULL };
   const char *op[] = { "hlo", "--program-id", "19", "--op", "custom-call.1", path, NULL };
+  const char *op_by_kernel[] = { "hlo", "--program-id", "19", "--op", "custom_call_1", path, NULL };
   const char *events[] = { "events", "--plane", "/device:GPU:0", "--line", "Stream #16(Kernel)", "--limit", "1",
                            "--json", path, NULL };
   const char *te_find[] = { "find", "--json", te, "te_fused_attn_forward_ffi.10", NULL };
@@ -1778,6 +1779,16 @@ test_hlo (void)
     g_assert_nonnull (strstr (r.out, "\n# source: generate_attention_trace.py:31\n"));
     g_assert_nonnull (strstr (r.out, "\n# stack: /workspace/traces/generate_attention_trace.py:31 transformer_block\n"));
     g_assert_nonnull (strstr (r.out, "\n# flops (estimated): 17179869184\n"));
+  }
+  {
+    /* By the name of its kernel, as XLA names it: the same. */
+    g_auto(CliResult) r = { 0 };
+    g_auto(CliResult) by_name_r = { 0 };
+
+    run_cli (op, &by_name_r);
+    run_cli (op_by_kernel, &r);
+    g_assert_cmpint (r.status, ==, EXIT_OK);
+    g_assert_cmpstr (r.out, ==, by_name_r.out);
   }
 
   ev = json_array_get_object_element (json_object_get_array_member (run_json (events, EXIT_OK, &root), "events"), 0);
