@@ -359,6 +359,28 @@ add_named_kernel (Builder    *b,
   add_ref (b, ev, "hlo_op", hlo_op);
 }
 
+/* Ends @gpu's plane, adds program 3 of @ins on /host:metadata, writes
+ * @space as @file in the fixture's folder (@path receives where) and loads
+ * it. */
+static PlanarTrace *
+load_with_module (Fixture                *f,
+                  XSpace                 *space,
+                  Builder                *gpu,
+                  const PlanarTestHloIns *ins,
+                  gsize                   n_ins,
+                  const char             *file,
+                  char                  **path)
+{
+  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, n_ins);
+  const gint64 ids[] = { 3 };
+  GByteArray *protos[] = { proto };
+
+  planar_test_named_plane_done (gpu);
+  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
+  *path = planar_test_write_space (space, f->dir, file);
+  return planar_test_load_ok (*path);
+}
+
 static const PlanarAggregate *
 row_named (GArray     *rows,
            const char *name)
@@ -388,9 +410,6 @@ test_kernels_of_one_instruction (Fixture       *f,
   XSpace *space = planar_test_space_new ();
   Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
-  const gint64 ids[] = { 3 };
-  GByteArray *protos[] = { proto };
   /* Per kernel: the run's kernels and time. */
   static const struct { guint n; gint64 ps; } expect[] = {
     { 3, 60 }, { 3, 60 }, { 3, 60 }, { 1, 10 }, { 1, 40 }, { 1, 10 }, { 2, 30 }, { 2, 30 }, { 1, 10 },
@@ -415,11 +434,7 @@ test_kernels_of_one_instruction (Fixture       *f,
   add_named_kernel (gpu, stream, "__amd_rocclr_fillBufferAligned.kd", 200, 10, "add.3");
   add_named_kernel (gpu, stream, "loop.kd", 210, 20, "add.3");
   add_named_kernel (gpu, stream, "loop.kd", 240, 10, "add.3");
-  planar_test_named_plane_done (gpu);
-  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
-
-  path = planar_test_write_space (space, f->dir, "kernels.xplane.pb");
-  trace = planar_test_load_ok (path);
+  trace = load_with_module (f, space, gpu, ins, G_N_ELEMENTS (ins), "kernels.xplane.pb", &path);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   track = planar_plane_find_track (plane, "Stream #7(Compute)");
   g_assert_nonnull (track);
@@ -525,9 +540,6 @@ test_command_buffer (Fixture       *f,
   XSpace *space = planar_test_space_new ();
   Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
-  const gint64 ids[] = { 3 };
-  GByteArray *protos[] = { proto };
   g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarPlane *plane;
@@ -542,11 +554,7 @@ test_command_buffer (Fixture       *f,
   /* The hlo_op names an instruction: that one, whatever the name. */
   add_named_kernel (gpu, stream, "add_3", 80, 10, "multiply.4");
   add_named_kernel (gpu, stream, "add_3", 100, 10, "command_buffer_2");
-  planar_test_named_plane_done (gpu);
-  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
-
-  path = planar_test_write_space (space, f->dir, "command-buffer.xplane.pb");
-  trace = planar_test_load_ok (path);
+  trace = load_with_module (f, space, gpu, ins, G_N_ELEMENTS (ins), "command-buffer.xplane.pb", &path);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   track = planar_plane_find_track (plane, "Stream #7(Compute)");
   g_assert_nonnull (track);
@@ -637,9 +645,6 @@ test_concurrent_kernels (Fixture       *f,
   XSpace *space = planar_test_space_new ();
   Builder *gpu = planar_test_named_plane_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autoptr(GByteArray) proto = planar_test_hlo_simple ("jit_f", 3, ins, G_N_ELEMENTS (ins));
-  const gint64 ids[] = { 3 };
-  GByteArray *protos[] = { proto };
   const guint n = 20;
   g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
@@ -651,11 +656,7 @@ test_concurrent_kernels (Fixture       *f,
   for (guint i = 0; i < n; i++)
     add_named_kernel (gpu, stream, i % 2 == 0 ? "add_kernel" : "mul_kernel", 100 * i, 130,
                       i % 2 == 0 ? "add.3" : "multiply.4");
-  planar_test_named_plane_done (gpu);
-  planar_test_hlo_add_metadata_plane (space, ids, protos, 1);
-
-  path = planar_test_write_space (space, f->dir, "concurrent.xplane.pb");
-  trace = planar_test_load_ok (path);
+  trace = load_with_module (f, space, gpu, ins, G_N_ELEMENTS (ins), "concurrent.xplane.pb", &path);
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   scopes = derived_track (plane, "Framework Name Scope - from #7");
   ops = derived_track (plane, "Framework Ops - from #7");
