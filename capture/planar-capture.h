@@ -86,7 +86,9 @@ G_DECLARE_FINAL_TYPE (PlanarCaptureSession, planar_capture_session, PLANAR, CAPT
  * one file <host_port>.xplane.pb per host, each written under a hidden
  * temporary name and renamed; an existing session is never touched.
  * Hosts run in parallel, each retried on UNAVAILABLE, ALREADY_EXISTS and
- * UNKNOWN "Stream removed" only. ::host-changed (guint index) is emitted
+ * UNKNOWN "Stream removed" only (within "retries"), and asked again while
+ * it is busy with another profiling session (within "busy-wait-ms").
+ * ::host-changed (guint index) is emitted
  * on the main context run_async() was called from. Returns: (transfer
  * full) (nullable). */
 PlanarCaptureSession    *planar_capture_session_new        (PlanarCaptureOptions  *options,

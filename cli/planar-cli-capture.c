@@ -63,20 +63,36 @@ run_done (GObject      *source,
   g_main_loop_quit (run->loop);
 }
 
-/* "capturing… 3 s" on a terminal's stderr, with the hosts saved so far. */
+/* "capturing… 3 s" on a terminal's stderr, with the hosts saved so far,
+ * and those asked again (busy with another session, or unavailable). */
 static gboolean
 show_progress (gpointer data)
 {
   Run *run = data;
-  guint n = planar_capture_session_get_n_hosts (run->session), saved = 0;
+  guint n = planar_capture_session_get_n_hosts (run->session), saved = 0, again = 0;
   g_autofree char *what = NULL;
 
   for (guint i = 0; i < n; i++)
-    if (planar_capture_session_get_host (run->session, i)->state == PLANAR_CAPTURE_HOST_SAVED)
-      saved++;
+    {
+      const PlanarCaptureHost *host = planar_capture_session_get_host (run->session, i);
+
+      if (host->state == PLANAR_CAPTURE_HOST_SAVED)
+        saved++;
+      else if (host->state == PLANAR_CAPTURE_HOST_CONNECTING && host->attempt > 1)
+        again++;
+    }
   what = g_strdup_printf (ngettext ("capturing (%u of %u host saved, %" PRId64 " s)",
                                     "capturing (%u of %u hosts saved, %" PRId64 " s)", n),
                           saved, n, (gint64) ((g_get_monotonic_time () - run->started) / G_USEC_PER_SEC));
+  if (again > 0)
+    {
+      /* The host's own note says why (busy, unavailable) at the end. */
+      char *longer = g_strdup_printf (ngettext ("%s, %u host asked again", "%s, %u hosts asked again", again), what,
+                                      again);
+
+      g_free (what);
+      what = longer;
+    }
   planar_cli_progress (what, -1);
   return G_SOURCE_CONTINUE;
 }

@@ -466,6 +466,7 @@ planar_cli_end_json (PlanarJsonWriter *writer)
 static gint progress_shown;
 static gint64 progress_last_us;
 static int progress_last_percent = -1;
+static char *progress_last_what;
 
 gboolean
 planar_cli_progress_enabled (void)
@@ -486,11 +487,16 @@ planar_cli_progress (const char *what,
 
   if (!planar_cli_progress_enabled ())
     return;
-  /* At most five times a second, and the first at once. */
-  if (g_atomic_int_get (&progress_shown) && (now - progress_last_us < 200000 || percent == progress_last_percent))
+  /* At most five times a second, the first at once, and only when it says
+   * something new: the percentage or the words ("capturing … 3 s"). */
+  if (g_atomic_int_get (&progress_shown)
+      && (now - progress_last_us < 200000
+          || (percent == progress_last_percent && g_strcmp0 (what, progress_last_what) == 0)))
     return;
   progress_last_us = now;
   progress_last_percent = percent;
+  g_free (progress_last_what);
+  progress_last_what = g_strdup (what);
   g_atomic_int_set (&progress_shown, 1);
   /* \r and erase to the end of the line: one line rewritten in place. */
   if (percent >= 0)
@@ -509,6 +515,7 @@ planar_cli_progress_end (void)
   fflush (stderr);
   g_atomic_int_set (&progress_shown, 0);
   progress_last_percent = -1;
+  g_clear_pointer (&progress_last_what, g_free);
 }
 
 /* The cached index in planar-cli (docs/cli.md, "The cached index"): a

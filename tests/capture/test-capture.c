@@ -15,6 +15,7 @@
 #include "planar-grpc.h"
 #include "planar-test-samples.h"
 #include "planar-test-xspace.h"
+#include "planar-test-pty.h"
 #include "profiler_service.pb-c.h"
 
 #define SAMPLE "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb"
@@ -1443,6 +1444,22 @@ test_server_busy (PlanarTestFixture *f,
   g_clear_pointer (&requests, g_ptr_array_unref);
   requests = server_requests (&stall, "/tensorflow.ProfilerService/Profile");
   g_assert_cmpuint (requests->len, ==, 5);
+
+  /* planar-cli at a terminal says that it asks again while it waits, and
+   * then why it gave up. */
+  {
+    const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", stall.address, "--logdir", logdir,
+                           "--busy-wait-ms", "1500", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (planar_test_spawn_stderr_tty (argv, &out, &err), ==, 1);
+    g_test_message ("%s", err);
+    g_assert_nonnull (strstr (err, "1 host asked again"));
+    g_assert_nonnull (strstr (err, "is already profiling"));
+    g_assert_nonnull (strstr (err, "(still after 1.5 s)"));
+    g_assert_cmpstr (out, ==, "");
+  }
 
   planar_capture_session_cancel (session);
   while (error == NULL)

@@ -6,6 +6,7 @@
 #include "planar-model.h"
 #include "planar-test-xspace.h"
 #include "planar-test-samples.h"
+#include "planar-test-pty.h"
 #include "xplane.pb-c.h"
 #include "perfetto_trace.pb-c.h"
 
@@ -2619,42 +2620,13 @@ static void
 run_cli_stderr_tty (const char * const *args,
                     CliResult          *result)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GBytes) out = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GString) err = g_string_new (NULL);
-  int master, slave;
-  char buffer[4096];
-  ssize_t n;
-
-  master = posix_openpt (O_RDWR | O_NOCTTY);
-  g_assert_cmpint (master, >=, 0);
-  g_assert_cmpint (grantpt (master), ==, 0);
-  g_assert_cmpint (unlockpt (master), ==, 0);
-  slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
-  g_assert_cmpint (slave, >=, 0);
 
   g_ptr_array_add (argv, (char *) cli_path ());
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_subprocess_launcher_take_stderr_fd (launcher, slave);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  /* What the terminal gets is small (a line rewritten a few times): it
-   * fits the pty's buffer until the command ends. */
-  g_subprocess_communicate (process, NULL, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  g_assert_cmpint (fcntl (master, F_SETFL, O_NONBLOCK), ==, 0);
-  while ((n = read (master, buffer, sizeof buffer)) > 0)
-    g_string_append_len (err, buffer, n);
-  close (master);
-  result->status = g_subprocess_get_exit_status (process);
-  result->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
-  result->err = g_strdup (err->str);
+  result->status = planar_test_spawn_stderr_tty ((const char * const *) argv->pdata, &result->out, &result->err);
 }
 
 /* Progress on stderr when it is a terminal, nothing when it is not. */
