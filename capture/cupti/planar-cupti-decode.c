@@ -208,6 +208,7 @@ decode_device (PlanarCuptiBuf              *buf,
   out.core_clock_khz = d->coreClockRate;
   out.compute_major = d->computeCapabilityMajor;
   out.compute_minor = d->computeCapabilityMinor;
+  memcpy (out.uuid, d->uuid.bytes, sizeof out.uuid);
   out.name_len = planar_cupti_str_len (d->name);
   planar_cupti_buf_append (buf, PLANAR_CUPTI_REC_DEVICE, &out, sizeof out, 1, d->name);
 }

@@ -111,7 +111,10 @@ struct _PlanarCuptiMerge
 {
   char       *hostname;
   Plane      *host;
+  /* Device planes by the GPU's key (its UUID in hex, or "#N" for a GPU
+   * no part described), and by their number. */
   GHashTable *devices;
+  GHashTable *devices_by_number;
   GPtrArray  *errors;
   GPtrArray  *warnings;
   GHashTable *thread_names;
@@ -279,19 +282,17 @@ add_stat_ref (Plane      *plane,
   add_stat (plane, plane->stats, event, name, STAT_REF, stat_id (plane, value));
 }
 
+/* A new device plane numbered @number, under @key. */
 static Plane *
-device_plane (PlanarCuptiMerge *self,
-              guint32           device)
+device_plane_new (PlanarCuptiMerge *self,
+                  const char       *key,
+                  guint32           number)
 {
-  Plane *plane = g_hash_table_lookup (self->devices, GUINT_TO_POINTER (device));
+  g_autofree char *name = g_strdup_printf ("/device:GPU:%u", number);
+  Plane *plane = plane_new (number, name);
 
-  if (plane == NULL)
-    {
-      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", device);
-
-      plane = plane_new (device, name);
-      g_hash_table_insert (self->devices, GUINT_TO_POINTER (device), plane);
-    }
+  g_hash_table_insert (self->devices, g_strdup (key), plane);
+  g_hash_table_insert (self->devices_by_number, GUINT_TO_POINTER (number), plane);
   return plane;
 }
 
@@ -339,7 +340,8 @@ planar_cupti_merge_new (const char *hostname)
 
   self->hostname = g_strdup (hostname != NULL ? hostname : g_get_host_name ());
   self->host = plane_new (HOST_PLANE_ID, "/host:CPU");
-  self->devices = g_hash_table_new_full (NULL, NULL, NULL, plane_free);
+  self->devices = g_hash_table_new_full (_planar_str_hash, _planar_str_equal, g_free, plane_free);
+  self->devices_by_number = g_hash_table_new (NULL, NULL);
   self->errors = g_ptr_array_new_with_free_func (g_free);
   self->warnings = g_ptr_array_new_with_free_func (g_free);
   self->thread_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -358,6 +360,7 @@ planar_cupti_merge_free (PlanarCuptiMerge *self)
   g_free (self->hostname);
   plane_free (self->host);
   g_hash_table_unref (self->devices);
+  g_hash_table_unref (self->devices_by_number);
   g_ptr_array_unref (self->errors);
   g_ptr_array_unref (self->warnings);
   g_hash_table_unref (self->thread_names);
@@ -483,7 +486,42 @@ typedef struct
   guint64                      correlation_base;
   GHashTable                  *open_markers;
   GHashTable                  *payloads;
+  /* This process's device numbers -> the keys of the GPUs it described
+   * (their UUIDs). */
+  GHashTable                  *device_keys;
 } PartContext;
+
+/* The plane of the GPU this part's process numbers @device. A GPU the
+ * process described is known by its UUID, so that processes that number
+ * GPUs differently (each its own CUDA_VISIBLE_DEVICES, each seeing its GPU
+ * as device 0) get a plane each, and processes on one GPU share its plane;
+ * its plane takes the process's number for it when no other GPU has that
+ * number, else the lowest free one. A GPU not described is the plane of
+ * its number. */
+static Plane *
+device_plane (PartContext *ctx,
+              guint32      device)
+{
+  PlanarCuptiMerge *self = ctx->self;
+  const char *key = g_hash_table_lookup (ctx->device_keys, GUINT_TO_POINTER (device));
+  Plane *plane;
+  guint32 number = device;
+
+  if (key == NULL)
+    {
+      g_autofree char *by_number = g_strdup_printf ("#%u", device);
+
+      plane = g_hash_table_lookup (self->devices_by_number, GUINT_TO_POINTER (device));
+      return plane != NULL ? plane : device_plane_new (self, by_number, device);
+    }
+  plane = g_hash_table_lookup (self->devices, key);
+  if (plane != NULL)
+    return plane;
+  if (g_hash_table_contains (self->devices_by_number, GUINT_TO_POINTER (number)))
+    for (number = 0; g_hash_table_contains (self->devices_by_number, GUINT_TO_POINTER (number)); number++)
+      ;
+  return device_plane_new (self, key, number);
+}
 
 typedef struct
 {
@@ -611,7 +649,7 @@ apply_kernel (PartContext             *ctx,
 
   if (!to_wall (ctx, k->start_ns, k->end_ns, &start, &end))
     return;
-  plane = device_plane (self, k->device_id);
+  plane = device_plane (ctx, k->device_id);
   line = stream_line (ctx->header, plane, k->stream_id);
   line->has_kernels = TRUE;
   e = line_add_event (plane, line, name[0] != '\0' ? demangle (self, name) : "kernel", start, end);
@@ -651,7 +689,7 @@ apply_memcpy (PartContext             *ctx,
 
   if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
     return;
-  plane = device_plane (self, m->device_id);
+  plane = device_plane (ctx, m->device_id);
   line = stream_line (ctx->header, plane, m->stream_id);
   line->copy_kinds |= 1u << MIN (m->copy_kind, 31u);
   e = line_add_event (plane, line, copy_event_name (m->copy_kind), start, end);
@@ -680,7 +718,7 @@ apply_memset (PartContext             *ctx,
 
   if (!to_wall (ctx, m->start_ns, m->end_ns, &start, &end))
     return;
-  plane = device_plane (self, m->device_id);
+  plane = device_plane (ctx, m->device_id);
   line = stream_line (ctx->header, plane, m->stream_id);
   line->has_memsets = TRUE;
   /* At least a nanosecond, as XLA makes them. */
@@ -715,7 +753,7 @@ apply_overhead (PartContext               *ctx,
     }
   else
     {
-      plane = device_plane (self, o->object_id);
+      plane = device_plane (ctx, o->object_id);
       line = plane_line (plane, OVERHEAD_LINE_ID, "CUPTI overhead");
     }
   line_add_event (plane, line, name, start, end);
@@ -779,12 +817,24 @@ apply_marker (PartContext             *ctx,
 }
 
 static void
-apply_device (PlanarCuptiMerge        *self,
+apply_device (PartContext             *ctx,
               const PlanarCuptiDevice *d,
               const char              *name)
 {
-  Plane *plane = device_plane (self, d->id);
-  GArray *s = plane->plane_stats;
+  static const guint8 unknown[sizeof d->uuid] = { 0 };
+  Plane *plane;
+  GArray *s;
+
+  if (memcmp (d->uuid, unknown, sizeof d->uuid) != 0)
+    {
+      GString *key = g_string_new (NULL);
+
+      for (guint i = 0; i < sizeof d->uuid; i++)
+        g_string_append_printf (key, "%02x", d->uuid[i]);
+      g_hash_table_replace (ctx->device_keys, GUINT_TO_POINTER (d->id), g_string_free (key, FALSE));
+    }
+  plane = device_plane (ctx, d->id);
+  s = plane->plane_stats;
 
   if (s->len > 0)
     return;
@@ -858,6 +908,7 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
   ctx.correlation_base = (guint64) self->stats.n_parts << 32;
   ctx.open_markers = g_hash_table_new_full (NULL, NULL, NULL, open_marker_free);
   ctx.payloads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ctx.device_keys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   /* Names and payloads first: they may come after what they describe. */
   offset = sizeof h;
   while (next_record (data, len, &offset, &r, name, NULL) > 0)
@@ -867,7 +918,7 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
       else if (r.type == PLANAR_CUPTI_REC_MARKER_DATA)
         g_hash_table_replace (ctx.payloads, GUINT_TO_POINTER (r.marker_data.id), g_strdup (r.strings[0]));
       else if (r.type == PLANAR_CUPTI_REC_DEVICE)
-        apply_device (self, &r.device, r.strings[0]);
+        apply_device (&ctx, &r.device, r.strings[0]);
     }
   offset = sizeof h;
   while (next_record (data, len, &offset, &r, name, NULL) > 0)
@@ -893,6 +944,7 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
   self->stats.n_dropped += g_hash_table_size (ctx.open_markers);
   g_hash_table_unref (ctx.open_markers);
   g_hash_table_unref (ctx.payloads);
+  g_hash_table_unref (ctx.device_keys);
 
   dropped = h.dropped_api + h.dropped_activity + h.dropped_by_cupti;
   if (dropped > 0)
@@ -913,6 +965,25 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
   g_hash_table_add (self->pids, GUINT_TO_POINTER (h.pid));
   self->stats.n_parts++;
   return TRUE;
+}
+
+/* Part names are <pid>-<start>.planar-part (planar-cupti-inject.c): by
+ * start time, then pid, then name. */
+static int
+compare_part_names (gconstpointer a,
+                    gconstpointer b)
+{
+  const char *x = *(const char * const *) a, *y = *(const char * const *) b;
+  const char *xs = strchr (x, '-'), *ys = strchr (y, '-');
+  guint64 x_start = xs != NULL ? g_ascii_strtoull (xs + 1, NULL, 10) : 0;
+  guint64 y_start = ys != NULL ? g_ascii_strtoull (ys + 1, NULL, 10) : 0;
+  guint64 x_pid = g_ascii_strtoull (x, NULL, 10), y_pid = g_ascii_strtoull (y, NULL, 10);
+
+  if (x_start != y_start)
+    return x_start < y_start ? -1 : 1;
+  if (x_pid != y_pid)
+    return x_pid < y_pid ? -1 : 1;
+  return strcmp (x, y);
 }
 
 gboolean
@@ -936,7 +1007,7 @@ planar_cupti_merge_add_dir (PlanarCuptiMerge  *self,
         g_ptr_array_add (names, g_strdup (entry));
     }
   /* In the order the processes started. */
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_part_names);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);

@@ -21,7 +21,8 @@
 #include <stdint.h>
 
 #define PLANAR_CUPTI_PART_MAGIC "PLNRCUP1"
-#define PLANAR_CUPTI_PART_VERSION 1
+/* 2: a device's record holds its UUID. */
+#define PLANAR_CUPTI_PART_VERSION 2
 #define PLANAR_CUPTI_PART_BOM 0x01020304u
 #define PLANAR_CUPTI_PART_SUFFIX ".planar-part"
 
@@ -196,6 +197,9 @@ typedef struct
   uint32_t core_clock_khz;
   uint32_t compute_major;
   uint32_t compute_minor;
+  /* The device's UUID (all zero: unknown): the same GPU in every process,
+   * whatever number each gives it (CUDA_VISIBLE_DEVICES). */
+  uint8_t  uuid[16];
   uint32_t name_len;
   /* name */
 } PlanarCuptiDevice;

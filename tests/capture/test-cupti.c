@@ -508,6 +508,36 @@ test_record_children (PlanarTestFixture *f,
   run_clear (&r);
 }
 
+/* The same, each child seeing another GPU as its device 0 (a
+ * CUDA_VISIBLE_DEVICES of its own): the GPUs are told apart by their UUID,
+ * a plane each, numbered 0, 1 and 2 in the order the processes started. */
+static void
+test_record_children_own_gpus (PlanarTestFixture *f,
+                               gconstpointer      data)
+{
+  const char *app[] = { "--kernels", "2", "--children", "2", "--children-own-gpus", NULL };
+  Run r;
+  XSpace *space;
+
+  record (f, NULL, app, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "recorded 6 kernels, 6 copies, 3 memsets and 15 API calls on 3 GPUs from 3 "
+                                   "processes"));
+  space = planar_test_read_space (r.path);
+  for (guint d = 0; d < 3; d++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", d);
+      XPlane *gpu = planar_test_find_plane (space, name);
+
+      g_assert_nonnull (gpu);
+      /* Each GPU ran one process's two kernels, on its stream alone. */
+      g_assert_cmpuint (count_events (gpu, ""), ==, 2 + 2 + 1);
+    }
+  g_assert_null (planar_test_find_plane (space, "/device:GPU:3"));
+  tensorflow__profiler__xspace__free_unpacked (space, NULL);
+  run_clear (&r);
+}
+
 static void
 test_record_nvtx (PlanarTestFixture *f,
                   gconstpointer      data)
@@ -795,6 +825,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/cupti/injection-library", test_injection_library);
   PLANAR_TEST_ADD ("/cupti/record/basic", test_record_basic);
   PLANAR_TEST_ADD ("/cupti/record/children", test_record_children);
+  PLANAR_TEST_ADD ("/cupti/record/children-own-gpus", test_record_children_own_gpus);
   PLANAR_TEST_ADD ("/cupti/record/nvtx", test_record_nvtx);
   PLANAR_TEST_ADD ("/cupti/record/nvtx-before-cuda", test_record_nvtx_before_cuda);
   PLANAR_TEST_ADD ("/cupti/record/duration", test_record_duration);

@@ -169,11 +169,15 @@ add_marker (Part       *part,
 }
 
 static void
-add_device (Part *part)
+add_device_full (Part    *part,
+                 guint32  id,
+                 guint8   uuid_tag)
 {
   PlanarCuptiDevice d = { 0 };
 
-  d.id = 0;
+  d.id = id;
+  /* A UUID of all @uuid_tag bytes; 0: none. */
+  memset (d.uuid, uuid_tag, sizeof d.uuid);
   d.global_memory_size = G_GUINT64_CONSTANT (85899345920);
   d.global_memory_bandwidth = G_GUINT64_CONSTANT (3352000000000);
   d.sm_count = 132;
@@ -182,6 +186,12 @@ add_device (Part *part)
   d.compute_minor = 0;
   d.name_len = planar_cupti_str_len ("NVIDIA H100 80GB HBM3");
   planar_cupti_buf_append (&part->buf, PLANAR_CUPTI_REC_DEVICE, &d, sizeof d, 1, "NVIDIA H100 80GB HBM3");
+}
+
+static void
+add_device (Part *part)
+{
+  add_device_full (part, 0, 0);
 }
 
 /* One process's training step: a copy in, two kernels, an NVTX range,
@@ -516,6 +526,68 @@ test_two_processes (PlanarTestFixture *f,
     }
 }
 
+/* Three processes on two GPUs (their UUIDs): the first and the third to
+ * start on one, which they number 0 and 1, the second on another it
+ * numbers 0 (its own CUDA_VISIBLE_DEVICES). A plane per GPU, whatever each
+ * process calls it: the parts are read in the order the processes started
+ * (the start in their names; not the order of their pids, nor of the
+ * folder), the first GPU keeps its number, the other takes the lowest free
+ * one. */
+static void
+test_devices_by_uuid (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  static const struct { guint32 pid, device; guint8 uuid; guint64 start; } parts[] = {
+    { 300, 0, 0xa1, 1000 }, { 101, 0, 0xb2, 2000 }, { 102, 1, 0xa1, 3000 },
+  };
+  g_autofree char *path = NULL;
+  PlanarCuptiMergeStats stats;
+  Part part;
+  XSpace *space;
+  XPlane *gpu0, *gpu1;
+
+  for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+    {
+      g_autofree char *name = g_strdup_printf ("%u-%" G_GUINT64_FORMAT ".planar-part", parts[p].pid, parts[p].start);
+      PlanarCuptiKernel k = { 0 };
+
+      part_init (&part, parts[p].pid);
+      add_device_full (&part, parts[p].device, parts[p].uuid);
+      add_api (&part, TID + p, "_Z4stepv", 1, 100 + p * 10, 200 + p * 10);
+      k.start_ns = START_CUPTI + 300 + p * 1000;
+      k.end_ns = k.start_ns + 100;
+      k.device_id = parts[p].device;
+      k.context_id = 1;
+      k.stream_id = 7;
+      k.correlation_id = 1;
+      k.name_len = planar_cupti_str_len ("_Z4stepv");
+      planar_cupti_buf_append (&part.buf, PLANAR_CUPTI_REC_KERNEL, &k, sizeof k, 1, "_Z4stepv");
+      write_part (f->dir, name, &part);
+    }
+  path = merge_dir (f->dir, f->dir, &stats);
+  g_assert_cmpuint (stats.n_kernels, ==, 3);
+  space = planar_test_read_space (path);
+  gpu0 = planar_test_find_plane (space, "/device:GPU:0");
+  gpu1 = planar_test_find_plane (space, "/device:GPU:1");
+  g_assert_nonnull (gpu0);
+  g_assert_nonnull (gpu1);
+  g_assert_null (planar_test_find_plane (space, "/device:GPU:2"));
+  /* GPU a1: processes 300 and 102, each its stream 7. */
+  g_assert_cmpuint (gpu0->n_lines, ==, 2);
+  g_assert_nonnull (planar_test_find_line (gpu0, (G_GINT64_CONSTANT (300) << 32) | 7));
+  g_assert_nonnull (planar_test_find_line (gpu0, (G_GINT64_CONSTANT (102) << 32) | 7));
+  g_assert_cmpint (planar_test_find_line (gpu0, (G_GINT64_CONSTANT (102) << 32) | 7)->events[0]->offset_ps, ==,
+                   2300 * 1000);
+  /* GPU b2: process 101 alone, its stream keeps its number. */
+  g_assert_cmpuint (gpu1->n_lines, ==, 1);
+  g_assert_cmpint (gpu1->lines[0]->id, ==, 7);
+  g_assert_cmpint (gpu1->lines[0]->events[0]->offset_ps, ==, 1300 * 1000);
+  /* Both described. */
+  g_assert_nonnull (find_stat (gpu0, gpu0->stats, gpu0->n_stats, "gpu_device_name"));
+  g_assert_nonnull (find_stat (gpu1, gpu1->stats, gpu1->n_stats, "gpu_device_name"));
+  tensorflow__profiler__xspace__free_unpacked (space, NULL);
+}
+
 /* Out of the traced time, ending before starting, over the caps: left out
  * and counted, and the XSpace says so. */
 static void
@@ -746,6 +818,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   PLANAR_TEST_ADD ("/record/merge/layout", test_layout);
   PLANAR_TEST_ADD ("/record/merge/two-processes", test_two_processes);
+  PLANAR_TEST_ADD ("/record/merge/devices-by-uuid", test_devices_by_uuid);
   PLANAR_TEST_ADD ("/record/merge/dropped", test_dropped);
   PLANAR_TEST_ADD ("/record/merge/bad-parts", test_bad_parts);
   PLANAR_TEST_ADD ("/record/cli", test_cli);

@@ -5,11 +5,13 @@
  * copies and NVTX ranges, through the stand-in libcupti's fake_cupti_*
  * functions).
  *
- *   fake-cuda-app [--kernels N] [--threads T] [--children K] [--devices D]
- *                 [--later-kernels N --sleep-ms MS] [--wait-signal]
+ *   fake-cuda-app [--kernels N] [--threads T] [--children K [--children-own-gpus]]
+ *                 [--devices D] [--later-kernels N --sleep-ms MS] [--wait-signal]
  *                 [--exit-code C] [--no-cuda] [--nvtx-first]
  *
  * --children starts K copies of itself (fork + exec) and waits for them;
+ * with --children-own-gpus each sees another GPU as its device 0 (as
+ * with a CUDA_VISIBLE_DEVICES of its own: FAKE_CUPTI_UUID_BASE);
  * --later-kernels launches N more kernels after sleeping MS ms (for the
  * time limit); --wait-signal waits, at most 20 s, for SIGTERM or SIGINT,
  * then exits normally; --no-cuda never "initializes CUDA"; --nvtx-first
@@ -177,7 +179,7 @@ main (int    argc,
       char **argv)
 {
   int threads = 0, children = 0, later = 0, sleep_ms = 0, exit_code = 0;
-  int wait_signal = 0, no_cuda = 0, nvtx_first = 0;
+  int wait_signal = 0, no_cuda = 0, nvtx_first = 0, own_gpus = 0;
 
   for (int i = 1; i < argc; i++)
     {
@@ -194,6 +196,7 @@ main (int    argc,
       else if (strcmp (a, "--wait-signal") == 0) wait_signal = 1;
       else if (strcmp (a, "--no-cuda") == 0) no_cuda = 1;
       else if (strcmp (a, "--nvtx-first") == 0) nvtx_first = 1;
+      else if (strcmp (a, "--children-own-gpus") == 0) own_gpus = 1;
       else
         {
           fprintf (stderr, "fake-cuda-app: unknown argument %s\n", a);
@@ -229,6 +232,13 @@ main (int    argc,
       pid = fork ();
       if (pid == 0)
         {
+          if (own_gpus)
+            {
+              char base[16];
+
+              snprintf (base, sizeof base, "%d", c + 1);
+              setenv ("FAKE_CUPTI_UUID_BASE", base, 1);
+            }
           execl ("/proc/self/exe", argv[0], "--kernels", kernels, (char *) NULL);
           _exit (95);
         }

@@ -216,6 +216,11 @@ cuptiActivityEnable (CUpti_ActivityKind kind)
           d.globalMemoryBandwidth = 3350000000ull;
           d.computeCapabilityMajor = 9;
           d.computeCapabilityMinor = 0;
+          /* Each device its UUID; FAKE_CUPTI_UUID_BASE shifts them, so
+           * that two processes can see different GPUs as device 0. */
+          memset (d.uuid.bytes, 0x5a, sizeof d.uuid.bytes);
+          d.uuid.bytes[0] = (char) (i + (getenv ("FAKE_CUPTI_UUID_BASE") != NULL
+                                         ? atoi (getenv ("FAKE_CUPTI_UUID_BASE")) : 0) + 1);
           pthread_mutex_lock (&lock);
           queue (&d, sizeof d);
           pthread_mutex_unlock (&lock);
