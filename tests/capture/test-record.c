@@ -101,18 +101,19 @@ add_api (Part       *part,
 }
 
 static void
-add_kernel (Part       *part,
-            const char *name,
-            guint32     stream,
-            guint32     correlation,
-            guint64     start,
-            guint64     end)
+add_kernel_on (Part       *part,
+               guint32     device,
+               const char *name,
+               guint32     stream,
+               guint32     correlation,
+               guint64     start,
+               guint64     end)
 {
   PlanarCuptiKernel k = { 0 };
 
   k.start_ns = START_CUPTI + start;
   k.end_ns = START_CUPTI + end;
-  k.device_id = 0;
+  k.device_id = device;
   k.context_id = 1;
   k.stream_id = stream;
   k.correlation_id = correlation;
@@ -123,6 +124,17 @@ add_kernel (Part       *part,
   k.registers = 40;
   k.name_len = planar_cupti_str_len (name);
   planar_cupti_buf_append (&part->buf, PLANAR_CUPTI_REC_KERNEL, &k, sizeof k, 1, name);
+}
+
+static void
+add_kernel (Part       *part,
+            const char *name,
+            guint32     stream,
+            guint32     correlation,
+            guint64     start,
+            guint64     end)
+{
+  add_kernel_on (part, 0, name, stream, correlation, start, end);
 }
 
 static void
@@ -549,19 +561,11 @@ test_devices_by_uuid (PlanarTestFixture *f,
   for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
     {
       g_autofree char *name = g_strdup_printf ("%u-%" G_GUINT64_FORMAT ".planar-part", parts[p].pid, parts[p].start);
-      PlanarCuptiKernel k = { 0 };
 
       part_init (&part, parts[p].pid);
       add_device_full (&part, parts[p].device, parts[p].uuid);
       add_api (&part, TID + p, "_Z4stepv", 1, 100 + p * 10, 200 + p * 10);
-      k.start_ns = START_CUPTI + 300 + p * 1000;
-      k.end_ns = k.start_ns + 100;
-      k.device_id = parts[p].device;
-      k.context_id = 1;
-      k.stream_id = 7;
-      k.correlation_id = 1;
-      k.name_len = planar_cupti_str_len ("_Z4stepv");
-      planar_cupti_buf_append (&part.buf, PLANAR_CUPTI_REC_KERNEL, &k, sizeof k, 1, "_Z4stepv");
+      add_kernel_on (&part, parts[p].device, "_Z4stepv", 7, 1, 300 + p * 1000, 400 + p * 1000);
       write_part (f->dir, name, &part);
     }
   path = merge_dir (f->dir, f->dir, &stats);

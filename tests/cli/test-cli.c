@@ -1488,12 +1488,7 @@ test_export_stdout (void)
   g_assert_nonnull (strstr (full.err, "cannot write the output"));
 
   /* A terminal gets no binary trace. */
-  master = posix_openpt (O_RDWR | O_NOCTTY);
-  g_assert_cmpint (master, >=, 0);
-  g_assert_cmpint (grantpt (master), ==, 0);
-  g_assert_cmpint (unlockpt (master), ==, 0);
-  slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
-  g_assert_cmpint (slave, >=, 0);
+  slave = planar_test_open_pty (&master);
   run_cli_with_stdout (perfetto_args, slave, &tty);
   close (master);
   g_assert_cmpint (tty.status, ==, EXIT_BAD_INPUT);

@@ -12,6 +12,20 @@
 #include <unistd.h>
 
 int
+planar_test_open_pty (int *master)
+{
+  int slave;
+
+  *master = posix_openpt (O_RDWR | O_NOCTTY);
+  g_assert_cmpint (*master, >=, 0);
+  g_assert_cmpint (grantpt (*master), ==, 0);
+  g_assert_cmpint (unlockpt (*master), ==, 0);
+  slave = open (ptsname (*master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  g_assert_cmpint (slave, >=, 0);
+  return slave;
+}
+
+int
 planar_test_spawn_stderr_tty (const char * const *argv,
                               char              **out,
                               char              **err)
@@ -25,13 +39,7 @@ planar_test_spawn_stderr_tty (const char * const *argv,
   char buffer[4096];
   ssize_t n;
 
-  master = posix_openpt (O_RDWR | O_NOCTTY);
-  g_assert_cmpint (master, >=, 0);
-  g_assert_cmpint (grantpt (master), ==, 0);
-  g_assert_cmpint (unlockpt (master), ==, 0);
-  slave = open (ptsname (master), O_RDWR | O_NOCTTY | O_CLOEXEC);
-  g_assert_cmpint (slave, >=, 0);
-
+  slave = planar_test_open_pty (&master);
   g_subprocess_launcher_take_stderr_fd (launcher, slave);
   process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);

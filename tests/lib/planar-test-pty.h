@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* Opens a pseudo-terminal: returns its other end (the one a program
+ * writes to) and sets *@master to the end the test reads. */
+int planar_test_open_pty (int *master);
+
 /* Runs @argv (NULL-terminated) to its end with stdout a pipe and stderr a
  * pseudo-terminal; @out and @err receive what each got (what the terminal
  * got is small: a line rewritten a few times fits the terminal's buffer
