@@ -1321,7 +1321,6 @@ cancel_frees_server (PlanarTestFixture *f,
   const char *stall_extras[] = { "--announce", "--slow-ms=60000", "--slow-calls=1", collect, NULL };
   Tensorflow__TerminateRequest *terminate;
   const PlanarCaptureHost *host;
-  gint64 cancelled_at;
 
   server_start_full (&stall, f->dir, "stall", xspace, stall_extras);
   options = options_for (stall.address, f->dir);
@@ -1336,7 +1335,6 @@ cancel_frees_server (PlanarTestFixture *f,
   g_clear_error (&error);
   g_assert_cmpint (planar_capture_session_get_host (session, 0)->state, ==, PLANAR_CAPTURE_HOST_CANCELLED);
   g_assert_cmpstr (planar_capture_session_get_host (session, 0)->message, ==, "Cancelled");
-  cancelled_at = g_get_monotonic_time ();
 
   /* At once, from the same server, with the default options but the
    * duration: a profile, once the server is free. */
@@ -1347,12 +1345,11 @@ cancel_frees_server (PlanarTestFixture *f,
   host = planar_capture_session_get_host (again, 0);
   g_assert_cmpint (host->state, ==, PLANAR_CAPTURE_HOST_SAVED);
   assert_same_file (host->path, xspace);
+  /* With a collect time, it was refused while the server collected, and
+   * asked again. (No bound on the time it took: the collect time starts
+   * when the server gets the Terminate, before the cancel is over here.) */
   if (collect_ms > 0)
-    {
-      /* It was refused while the server collected, and asked again. */
-      g_assert_cmpuint (host->attempt, >, 1);
-      g_assert_cmpint (g_get_monotonic_time () - cancelled_at, >=, (gint64) collect_ms * 1000);
-    }
+    g_assert_cmpuint (host->attempt, >, 1);
   else
     g_assert_cmpuint (host->attempt, ==, 1);
 
