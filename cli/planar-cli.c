@@ -463,7 +463,10 @@ planar_cli_end_json (PlanarJsonWriter *writer)
 
 /* Progress ------------------------------------------------------------- */
 
-static gint progress_shown;
+/* The line drawn last, under progress_lock: a load's watch thread and the
+ * main thread both draw. */
+static GMutex progress_lock;
+static gboolean progress_shown;
 static gint64 progress_last_us;
 static int progress_last_percent = -1;
 static char *progress_last_what;
@@ -484,12 +487,14 @@ planar_cli_progress (const char *what,
 {
   gint64 now = g_get_monotonic_time ();
   int percent = fraction < 0 ? -1 : (int) (CLAMP (fraction, 0.0, 1.0) * 100.0);
+  g_autoptr(GMutexLocker) locker = NULL;
 
   if (!planar_cli_progress_enabled ())
     return;
+  locker = g_mutex_locker_new (&progress_lock);
   /* At most five times a second, the first at once, and only when it says
    * something new: the percentage or the words ("capturing … 3 s"). */
-  if (g_atomic_int_get (&progress_shown)
+  if (progress_shown
       && (now - progress_last_us < 200000
           || (percent == progress_last_percent && g_strcmp0 (what, progress_last_what) == 0)))
     return;
@@ -497,7 +502,7 @@ planar_cli_progress (const char *what,
   progress_last_percent = percent;
   g_free (progress_last_what);
   progress_last_what = g_strdup (what);
-  g_atomic_int_set (&progress_shown, 1);
+  progress_shown = TRUE;
   /* \r and erase to the end of the line: one line rewritten in place. */
   if (percent >= 0)
     fprintf (stderr, "\rplanar-cli: %s… %d%%\033[K", what, percent);
@@ -509,11 +514,13 @@ planar_cli_progress (const char *what,
 void
 planar_cli_progress_end (void)
 {
-  if (!g_atomic_int_get (&progress_shown))
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&progress_lock);
+
+  if (!progress_shown)
     return;
   fprintf (stderr, "\r\033[K");
   fflush (stderr);
-  g_atomic_int_set (&progress_shown, 0);
+  progress_shown = FALSE;
   progress_last_percent = -1;
   g_clear_pointer (&progress_last_what, g_free);
 }
