@@ -487,8 +487,9 @@ typedef struct
   GHashTable                  *open_markers;
   GHashTable                  *payloads;
   /* This process's device numbers -> the keys of the GPUs it described
-   * (their UUIDs). */
+   * (their UUIDs), and -> their planes once found. */
   GHashTable                  *device_keys;
+  GHashTable                  *device_planes;
 } PartContext;
 
 /* The plane of the GPU this part's process numbers @device. A GPU the
@@ -499,8 +500,8 @@ typedef struct
  * number, else the lowest free one. A GPU not described is the plane of
  * its number. */
 static Plane *
-device_plane (PartContext *ctx,
-              guint32      device)
+find_device_plane (PartContext *ctx,
+                   guint32      device)
 {
   PlanarCuptiMerge *self = ctx->self;
   const char *key = g_hash_table_lookup (ctx->device_keys, GUINT_TO_POINTER (device));
@@ -509,10 +510,13 @@ device_plane (PartContext *ctx,
 
   if (key == NULL)
     {
-      g_autofree char *by_number = g_strdup_printf ("#%u", device);
+      g_autofree char *by_number = NULL;
 
       plane = g_hash_table_lookup (self->devices_by_number, GUINT_TO_POINTER (device));
-      return plane != NULL ? plane : device_plane_new (self, by_number, device);
+      if (plane != NULL)
+        return plane;
+      by_number = g_strdup_printf ("#%u", device);
+      return device_plane_new (self, by_number, device);
     }
   plane = g_hash_table_lookup (self->devices, key);
   if (plane != NULL)
@@ -521,6 +525,22 @@ device_plane (PartContext *ctx,
     for (number = 0; g_hash_table_contains (self->devices_by_number, GUINT_TO_POINTER (number)); number++)
       ;
   return device_plane_new (self, key, number);
+}
+
+/* find_device_plane(), once a part and device number (each of the part's
+ * records asks). */
+static Plane *
+device_plane (PartContext *ctx,
+              guint32      device)
+{
+  Plane *plane = g_hash_table_lookup (ctx->device_planes, GUINT_TO_POINTER (device));
+
+  if (plane == NULL)
+    {
+      plane = find_device_plane (ctx, device);
+      g_hash_table_insert (ctx->device_planes, GUINT_TO_POINTER (device), plane);
+    }
+  return plane;
 }
 
 typedef struct
@@ -909,6 +929,7 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
   ctx.open_markers = g_hash_table_new_full (NULL, NULL, NULL, open_marker_free);
   ctx.payloads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   ctx.device_keys = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ctx.device_planes = g_hash_table_new (NULL, NULL);
   /* Names and payloads first: they may come after what they describe. */
   offset = sizeof h;
   while (next_record (data, len, &offset, &r, name, NULL) > 0)
@@ -945,6 +966,7 @@ planar_cupti_merge_add_part (PlanarCuptiMerge  *self,
   g_hash_table_unref (ctx.open_markers);
   g_hash_table_unref (ctx.payloads);
   g_hash_table_unref (ctx.device_keys);
+  g_hash_table_unref (ctx.device_planes);
 
   dropped = h.dropped_api + h.dropped_activity + h.dropped_by_cupti;
   if (dropped > 0)
