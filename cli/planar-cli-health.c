@@ -182,7 +182,8 @@ planar_cli_health (int    argc,
   if (!planar_cli_parse ("health", "PATH",
                          N_("Reports the profiler's errors and warnings, dropped events, empty planes, partial\n"
                             "overlaps, a missing Task Environment, unreadable files, and events per plane and line."),
-                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON | PLANAR_CLI_OPTIONS_COUNT_STATS,
+                         &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("health takes one PATH (see 'planar-cli health --help')"));

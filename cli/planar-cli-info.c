@@ -254,7 +254,8 @@ planar_cli_info (int    argc,
   };
 
   if (!planar_cli_parse ("info", "PATH", N_("Lists the hosts, planes and lines of a profile."),
-                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON, &argc, &argv, &status))
+                         entries, PLANAR_CLI_OPTIONS_LOAD | PLANAR_CLI_OPTIONS_JSON | PLANAR_CLI_OPTIONS_COUNT_STATS,
+                         &argc, &argv, &status))
     return status;
   if (argc != 2)
     return planar_cli_fail (PLANAR_CLI_EXIT_BAD_INPUT, _("info takes one PATH (see 'planar-cli info --help')"));

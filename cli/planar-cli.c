@@ -251,6 +251,7 @@ planar_cli_warn_losses (PlanarProfile *profile)
 
 static gboolean no_cache;
 static gboolean json_pretty;
+static gboolean count_stats;
 
 gboolean
 planar_cli_get_no_cache (void)
@@ -305,6 +306,7 @@ planar_cli_parse (const char        *command,
     g_option_context_add_main_entries (context, load_entries, NULL);
   if (common & PLANAR_CLI_OPTIONS_JSON)
     g_option_context_add_main_entries (context, json_entries, NULL);
+  count_stats = (common & PLANAR_CLI_OPTIONS_COUNT_STATS) != 0;
 
   if (wants_help (*argc, *argv))
     {
@@ -692,6 +694,7 @@ planar_cli_load_session (const char             *path,
 
   decide_cache ((const char * const *) paths);
   profile = planar_profile_new ((const char * const *) paths);
+  planar_profile_set_count_stats (profile, count_stats);
   if (!load_with_progress (profile, error))
     return NULL;
   /* What was read with losses (a host skipped, a file cut short): one

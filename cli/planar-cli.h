@@ -85,6 +85,10 @@ typedef enum
   PLANAR_CLI_OPTIONS_LOAD = 1 << 0,
   /* --pretty: the command prints JSON (planar_cli_begin_json()). */
   PLANAR_CLI_OPTIONS_JSON = 1 << 1,
+  /* The command counts every damaged stat (planar_trace_count_damaged_stats()):
+   * the load checks them as it decodes, instead of a second pass over the
+   * file afterwards (planar_profile_set_count_stats()). */
+  PLANAR_CLI_OPTIONS_COUNT_STATS = 1 << 2,
 } PlanarCliOptions;
 
 /* Parses @argc/@argv with @entries and the options @common asks for; on

@@ -245,6 +245,16 @@ planar_profile_hold_derive (PlanarProfile *self,
 }
 
 void
+planar_profile_set_count_stats (PlanarProfile *self,
+                                gboolean       count_stats)
+{
+  g_return_if_fail (PLANAR_IS_PROFILE (self));
+  g_return_if_fail (!g_atomic_int_get (&self->loading) && !g_atomic_int_get (&self->open));
+  for (guint i = 0; i < self->loaders->len; i++)
+    planar_trace_loader_set_count_stats (g_ptr_array_index (self->loaders, i), count_stats);
+}
+
+void
 planar_profile_release_derive (PlanarProfile *self)
 {
   g_return_if_fail (PLANAR_IS_PROFILE (self));

@@ -55,6 +55,10 @@ void           planar_profile_set_lazy_hosts    (PlanarProfile       *self,
 void           planar_profile_hold_derive       (PlanarProfile       *self,
                                                  guint                max_wait_ms);
 void           planar_profile_release_derive    (PlanarProfile       *self);
+/* planar_trace_loader_set_count_stats() for every host. Set before
+ * loading. */
+void           planar_profile_set_count_stats   (PlanarProfile       *self,
+                                                 gboolean             count_stats);
 /* Whether the load left hosts to decode on demand. */
 gboolean       planar_profile_is_lazy           (PlanarProfile       *self);
 

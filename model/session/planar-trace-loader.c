@@ -36,6 +36,8 @@ struct _PlanarTraceLoader
   PlanarTrace     *trace;
   gboolean         derive;
   gboolean         use_cache;
+  /* Carried to the trace's decoder (planar_trace_loader_set_count_stats()). */
+  gboolean         count_stats;
   /* Carried to the trace's derive pass (planar-trace-private.h). */
   gint64           derive_budget;
   guint            derive_max_tracks_per_plane;
@@ -378,6 +380,14 @@ planar_trace_loader_set_derive (PlanarTraceLoader *self,
     return;
   self->derive = derive;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DERIVE]);
+}
+
+void
+planar_trace_loader_set_count_stats (PlanarTraceLoader *self,
+                                     gboolean           count_stats)
+{
+  g_return_if_fail (PLANAR_IS_TRACE_LOADER (self));
+  self->count_stats = !!count_stats;
 }
 
 void
@@ -757,6 +767,7 @@ decode_steps (PlanarTrace        *trace,
 
   /* The cached index's key is taken as the lines are read. */
   trace->hash_lines = planar_cache_get_enabled () && trace->import_report == NULL;
+  trace->count_stats = loader != NULL && loader->count_stats;
   _planar_trace_flag_internal_events (trace);
   _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
   if (!_planar_trace_decode_lines (trace, cancellable, error))

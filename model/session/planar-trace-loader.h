@@ -47,6 +47,16 @@ void               planar_trace_loader_set_derive    (PlanarTraceLoader   *self,
 void               planar_trace_loader_set_use_cache (PlanarTraceLoader   *self,
                                                       gboolean             use_cache);
 
+/* Whether the decode checks every event stat as it reads the events, so
+ * that planar_trace_count_damaged_stats() answers at once instead of
+ * reading the whole file again (default FALSE: the check costs the decode
+ * a little, and a viewer counts only when Trace Health is opened).
+ * planar-cli sets it for the commands that count. A trace restored from
+ * the cached index is counted by planar_trace_count_damaged_stats() as
+ * before. Set before the decode. */
+void               planar_trace_loader_set_count_stats (PlanarTraceLoader *self,
+                                                        gboolean           count_stats);
+
 /* Holding the derive step until a viewer has drawn the file's tracks.
  * Once the decode has published the file's tracks and read the HLO (from
  * which a viewer predicts the derived lines to come), a held load waits

@@ -28,6 +28,11 @@ typedef struct
   gsize        cap_aggregated;
   /* Whether @events came out in (start, longer first) order. */
   gboolean     sorted;
+  /* With the trace's count_stats: the damaged stats of the line, and the
+   * first of them (its offset, G_MAXUINT64 while none, and why). */
+  guint64      n_damaged_stats;
+  guint64      first_damaged_stat;
+  const char  *first_damaged_reason;
 } PlanarLineJob;
 
 /* One track being built from its lines. */

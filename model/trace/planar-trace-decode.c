@@ -180,10 +180,43 @@ drop_pages (PlanarTrace *self,
     madvise ((void *) (self->data + begin), end - begin, MADV_DONTNEED);
 }
 
+/* What a decode that counts damaged stats (the trace's count_stats) needs
+ * to check one: the stats field whose tag begins at @field is counted in
+ * @job when its payload is not a well-formed XStat, as
+ * planar_trace_count_damaged_stats() counts it. */
+typedef struct
+{
+  PlanarTrace              *self;
+  const PlanarPlanePrivate *ppriv;
+  PlanarLineJob            *job;
+} StatCheck;
+
+static void
+check_stat (const StatCheck *check,
+            const guint8    *field,
+            const guint8    *payload,
+            gsize            len)
+{
+  PlanarWireReader er = { 0 };
+  guint64 offset;
+
+  if (_planar_trace_decode_stat (check->self, check->ppriv, &er, payload, len, NULL))
+    return;
+  offset = (guint64) (field - check->self->data);
+  check->job->n_damaged_stats++;
+  if (offset < check->job->first_damaged_stat)
+    {
+      check->job->first_damaged_stat = offset;
+      check->job->first_damaged_reason = er.error_reason;
+    }
+}
+
 /* The fast reading of one XEvent: its fields read inline, FALSE at
  * anything but well-formed fields of the wire types the descriptors give
  * (the careful reader, planar_wire_next(), then reads the event again and
- * says what is wrong). Most of a load's time is spent here. */
+ * says what is wrong). Most of a load's time is spent here. With @check,
+ * each stat is checked as well (and counted again by the careful reader
+ * when this returns FALSE: the caller takes back what this counted). */
 static inline gboolean
 read_event_fast (const PlanarXFields *fields,
                  const guint8        *p,
@@ -191,10 +224,12 @@ read_event_fast (const PlanarXFields *fields,
                  gint64              *metadata_id,
                  gint64              *offset_ps,
                  gint64              *duration_ps,
-                 gboolean            *aggregated)
+                 gboolean            *aggregated,
+                 const StatCheck     *check)
 {
   while (p < end)
     {
+      const guint8 *field = p;
       guint64 tag, value = 0;
       guint kind;
       guint wire_type;
@@ -214,6 +249,8 @@ read_event_fast (const PlanarXFields *fields,
         case PLANAR_WIRE_LEN:
           if (!planar_wire_read_varint (&p, end, &value) || value > (guint64) (end - p))
             return FALSE;
+          if (G_UNLIKELY (check != NULL) && kind == PLANAR_XEVENT_STATS)
+            check_stat (check, field, p, (gsize) value);
           p += value;
           break;
         case PLANAR_WIRE_I64:
@@ -354,9 +391,19 @@ decode_line (PlanarDecodeContext *ctx,
   const guint8 events_tag = events_tag_byte (xf);
   int rc = 0;
   guint64 steps;
+  StatCheck stat_check;
+  const StatCheck *check = NULL;
 
   line->display_id = 0;
   job->sorted = TRUE;
+  job->n_damaged_stats = 0;
+  job->first_damaged_stat = G_MAXUINT64;
+  job->first_damaged_reason = NULL;
+  if (self->count_stats)
+    {
+      stat_check = (StatCheck) { self, ppriv, job };
+      check = &stat_check;
+    }
   planar_wire_reader_init (&r, self->data, start, len);
   for (;;)
     {
@@ -370,8 +417,12 @@ decode_line (PlanarDecodeContext *ctx,
           gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
           gboolean aggregated = FALSE;
 
+          guint64 n_damaged = job->n_damaged_stats, first_damaged = job->first_damaged_stat;
+          const char *first_reason = job->first_damaged_reason;
+
           if (planar_wire_read_varint (&q, r.end, &event_len) && event_len <= (guint64) (r.end - q) &&
-              read_event_fast (&xf->event, q, q + event_len, &metadata_id, &offset_ps, &duration_ps, &aggregated))
+              read_event_fast (&xf->event, q, q + event_len, &metadata_id, &offset_ps, &duration_ps, &aggregated,
+                               check))
             {
               /* The stats decoder starts again at the length prefix. */
               if (!add_event (ctx, ppriv, job, len, (gsize) (r.p - start), metadata_id, offset_ps, duration_ps,
@@ -382,6 +433,10 @@ decode_line (PlanarDecodeContext *ctx,
                 return FALSE;
               continue;
             }
+          /* The careful reader counts this event's stats. */
+          job->n_damaged_stats = n_damaged;
+          job->first_damaged_stat = first_damaged;
+          job->first_damaged_reason = first_reason;
         }
       if ((rc = planar_wire_next (&r, &f)) <= 0)
         break;
@@ -423,6 +478,8 @@ decode_line (PlanarDecodeContext *ctx,
                     duration_ps = (gint64) ef.value;
                     break;
                   case PLANAR_XEVENT_STATS:
+                    if (check != NULL)
+                      check_stat (check, ef.start, ef.data, ef.len);
                     break;
                   case PLANAR_XEVENT_NUM_OCCURRENCES:
                     /* num_occurrences shares a oneof with offset_ps; setting
@@ -1111,6 +1168,8 @@ _planar_trace_decode_lines (PlanarTrace   *self,
   g_autofree guint *first_job = NULL;
   g_autofree guint *order = NULL;
   g_autofree gboolean *plane_heap = NULL;
+  guint64 n_damaged = 0, first_damaged = G_MAXUINT64;
+  const char *first_reason = NULL;
 
   g_return_val_if_fail (PLANAR_IS_TRACE (self), FALSE);
   g_return_val_if_fail (!g_atomic_int_get (&self->decoded), FALSE);
@@ -1193,6 +1252,18 @@ _planar_trace_decode_lines (PlanarTrace   *self,
         }
     }
 
+  /* Every line's damaged stats, when the decode counted them. */
+  for (guint i = 0; i < ctx.n_line_jobs; i++)
+    {
+      const PlanarLineJob *job = &ctx.line_jobs[i];
+
+      n_damaged += job->n_damaged_stats;
+      if (job->n_damaged_stats > 0 && job->first_damaged_stat < first_damaged)
+        {
+          first_damaged = job->first_damaged_stat;
+          first_reason = job->first_damaged_reason;
+        }
+    }
   g_free (ctx.line_jobs);
   g_mutex_clear (&ctx.lock);
 
@@ -1205,6 +1276,8 @@ _planar_trace_decode_lines (PlanarTrace   *self,
       g_propagate_error (error, ctx.error);
       return FALSE;
     }
+  if (self->count_stats)
+    _planar_trace_set_damaged_count (self, n_damaged, first_damaged, first_reason);
   return TRUE;
 }
 

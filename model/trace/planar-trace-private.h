@@ -257,6 +257,11 @@ struct _PlanarTrace
   /* Set by the loader: the decoder hashes each line it reads into
    * PlanarPlanePrivate.line_hashes (the cached index's key). */
   gboolean                    hash_lines;
+  /* Set by the loader (planar_trace_loader_set_count_stats()): the decoder
+   * checks every event stat as it reads the events, and a decode that
+   * succeeds leaves the count planar_trace_count_damaged_stats() would
+   * make. */
+  gboolean                    count_stats;
 
   /* Set by the loader (its derive-budget and derive-max-tracks-per-plane
    * properties), read by the derive pass: the bytes derived events may
@@ -290,6 +295,14 @@ struct _PlanarTrace
   GStrv                       hlo_errors;
   gboolean                    hlo_read;
 };
+
+/* Records @n as the count of every damaged stat of the file's lines, the
+ * first of them at byte @first_offset for @first_reason (when @n > 0), as
+ * planar_trace_count_damaged_stats() does once it has counted. Any thread. */
+void _planar_trace_set_damaged_count (PlanarTrace *self,
+                                      guint64      n,
+                                      guint64      first_offset,
+                                      const char  *first_reason);
 
 /* Decodes one XStat payload into @stat, resolving its name and ref value
  * through @ppriv. Returns FALSE on malformed input, with @r's error fields

@@ -620,17 +620,25 @@ planar_trace_count_damaged_stats (PlanarTrace  *self,
             }
         }
 
-      G_LOCK (stat_damage);
-      {
-        PlanarStatDamage *damage = ensure_damage (self);
-
-        damage->counted = TRUE;
-        /* What reads met is part of what the lines hold. */
-        damage->n_counted = MAX (n, damage->n_seen);
-        if (n > 0)
-          note_first (damage, first_offset, first_reason);
-      }
-      G_UNLOCK (stat_damage);
+      _planar_trace_set_damaged_count (self, n, first_offset, first_reason);
     }
   return planar_trace_get_n_damaged_stats (self, first);
+}
+
+void
+_planar_trace_set_damaged_count (PlanarTrace *self,
+                                 guint64      n,
+                                 guint64      first_offset,
+                                 const char  *first_reason)
+{
+  PlanarStatDamage *damage;
+
+  G_LOCK (stat_damage);
+  damage = ensure_damage (self);
+  damage->counted = TRUE;
+  /* What reads met is part of what the lines hold. */
+  damage->n_counted = MAX (n, damage->n_seen);
+  if (n > 0)
+    note_first (damage, first_offset, first_reason);
+  G_UNLOCK (stat_damage);
 }

@@ -454,6 +454,32 @@ test_health_damaged_stat (PlanarTestFixture *f,
 }
 
 /* Counting reads every event: a damaged stat nobody asked for is found. */
+/* A load that counts stats as it decodes (planar_profile_set_count_stats()):
+ * @n_damaged is the count after the load, before any pass over the file,
+ * @first what it says of the first (NULL when the load failed). */
+static PlanarProfile *
+load_counting (const char  *path,
+               gboolean     count_stats,
+               guint64     *n_damaged,
+               char       **first)
+{
+  const char *paths[] = { path, NULL };
+  g_autoptr(PlanarProfile) profile = planar_profile_new (paths);
+  PlanarTrace *trace;
+
+  planar_profile_set_count_stats (profile, count_stats);
+  if (!planar_profile_load (profile, NULL, NULL))
+    {
+      *n_damaged = 0;
+      *first = NULL;
+      return NULL;
+    }
+  trace = planar_profile_get_trace (profile, 0);
+  *n_damaged = count_stats ? planar_trace_get_n_damaged_stats (trace, first)
+                           : planar_trace_count_damaged_stats (trace, first);
+  return g_steal_pointer (&profile);
+}
+
 static void
 test_health_damaged_count (PlanarTestFixture *f,
                            gconstpointer      data)
@@ -499,6 +525,93 @@ test_health_damaged_count (PlanarTestFixture *f,
   g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 2);
   issues = planar_health_check (profile, NULL);
   g_assert_cmpuint (find_issue (issues, "damaged-stats", NULL)->count, ==, 2);
+
+  /* A load that checks the stats as it decodes knows the count at once,
+   * and what it says of the first is what the pass over the file says. */
+  {
+    g_autofree char *first = NULL, *first_counted = NULL;
+    g_autoptr(PlanarProfile) counting = NULL;
+    guint64 n = 0;
+
+    planar_trace_get_n_damaged_stats (trace, &first);
+    counting = load_counting (path, TRUE, &n, &first_counted);
+    g_assert_nonnull (counting);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpstr (first_counted, ==, first);
+    g_assert_cmpuint (planar_trace_count_damaged_stats (planar_profile_get_trace (counting, 0), NULL), ==, 2);
+  }
+}
+
+/* Bytes changed at random in a profile whose events carry every kind of
+ * stat: each file that loads has the same count of damaged stats, and the
+ * same first one, whether the decode counted them or the pass over the
+ * file did; a file that does not load fails both ways. */
+static void
+test_health_damaged_count_decoding (PlanarTestFixture *f,
+                                    gconstpointer      data)
+{
+  static const guint8 blob[] = { 1, 2, 3, 4 };
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (21);
+  guint n_loaded = 0, n_damaged_files = 0;
+  gsize len;
+
+  planar_test_add_task_environment (space, 1767225600000000000ull);
+  planar_test_plane_add_stat_metadata (cpu, 1, "count");
+  planar_test_plane_add_stat_metadata (cpu, 2, "note");
+  planar_test_plane_add_stat_metadata (cpu, 3, "kind");
+  planar_test_plane_add_stat_metadata (cpu, 4, "ratio");
+  planar_test_plane_add_stat_metadata (cpu, 5, "blob");
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  for (int l = 0; l < 2; l++)
+    {
+      XLine *line = planar_test_plane_add_line (cpu, l + 1, l == 0 ? "main" : "worker", 0);
+
+      for (int i = 0; i < 24; i++)
+        {
+          XEvent *ev = planar_test_line_add_event (line, 1, i * 2000, 1000);
+
+          PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_uint (1, (guint64) i));
+          PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_str (2, "text"));
+          PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_ref (3, 2));
+          PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_double (4, 0.5));
+          PLANAR_TEST_APPEND (ev->stats, ev->n_stats, planar_test_stat_bytes (5, blob, sizeof blob));
+        }
+    }
+  path = planar_test_write_space (space, f->dir, "stats.xplane.pb");
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+
+  for (guint round = 0; round < 300; round++)
+    {
+      g_autofree char *copy = g_memdup2 (contents, len);
+      g_autofree char *name = g_strdup_printf ("changed-%u.xplane.pb", round);
+      g_autofree char *changed = g_build_filename (f->dir, name, NULL);
+      g_autofree char *first_decoded = NULL, *first_counted = NULL;
+      g_autoptr(PlanarProfile) decoded = NULL, counted = NULL;
+      guint64 n_decoded = 0, n_counted = 0;
+
+      /* Past the Task Environment, in the events. */
+      for (guint k = 0; k < 1 + round % 3; k++)
+        copy[g_rand_int_range (rand, (gint32) (len / 8), (gint32) len)] = (char) g_rand_int_range (rand, 0, 256);
+      g_file_set_contents (changed, copy, (gssize) len, &error);
+      g_assert_no_error (error);
+
+      decoded = load_counting (changed, TRUE, &n_decoded, &first_decoded);
+      counted = load_counting (changed, FALSE, &n_counted, &first_counted);
+      g_assert_true ((decoded == NULL) == (counted == NULL));
+      g_assert_cmpuint (n_decoded, ==, n_counted);
+      g_assert_cmpstr (first_decoded, ==, first_counted);
+      n_loaded += decoded != NULL;
+      n_damaged_files += n_decoded > 0;
+    }
+  /* The rounds met both. */
+  g_assert_cmpuint (n_loaded, >=, 30);
+  g_assert_cmpuint (n_damaged_files, >=, 10);
 }
 
 /* On the real samples: every empty plane other than the metadata ones is
@@ -559,5 +672,6 @@ main (int    argc,
   PLANAR_TEST_ADD ("/health/losses", test_health_losses);
   PLANAR_TEST_ADD ("/health/damaged-stat", test_health_damaged_stat);
   PLANAR_TEST_ADD ("/health/damaged-count", test_health_damaged_count);
+  PLANAR_TEST_ADD ("/health/damaged-count-decoding", test_health_damaged_count_decoding);
   return g_test_run ();
 }
