@@ -37,89 +37,191 @@ _planar_derive_stat_int (const PlanarStat *stat,
   return TRUE;
 }
 
-/* Sets the fact @stat gives, if any: a stat read later overrides the
- * same stat read before, as the event's own stats override its
- * metadata's. */
+/* What a stat gives the facts: each stat name the passes look at is one of
+ * these, found once per name (fact_of_name()) and, for the stats read
+ * from the file, once per stat metadata of a plane (plane_facts()). */
+typedef enum
+{
+  FACT_NONE,
+  FACT_KERNEL,
+  FACT_GRAPH_EXEC,
+  FACT_HLO_OP,
+  FACT_HLO_MODULE,
+  FACT_TF_OP,
+  FACT_SOURCE,
+  FACT_GRAPH_TYPE,
+  FACT_PROGRAM_ID,
+  FACT_GROUP_ID,
+  FACT_SCOPE_RANGE_ID,
+  FACT_CORRELATION_ID,
+  FACT_DEVICE_ID,
+  FACT_FLOW,
+  FACT_PRODUCER_TYPE,
+  FACT_PRODUCER_ID,
+  FACT_CONSUMER_TYPE,
+  FACT_CONSUMER_ID,
+  FACT_IS_ROOT,
+  FACT_IS_ASYNC,
+  FACT_ITER_NUM,
+  FACT_STEP_NUM,
+} Fact;
+
+static Fact
+fact_of_name (const StatNames *names,
+              const char      *name)
+{
+  if (name == NULL || name[0] == '\0')
+    return FACT_NONE;
+  if (name == names->kernel_details)
+    return FACT_KERNEL;
+  if (name == names->cuda_graph_exec_id)
+    return FACT_GRAPH_EXEC;
+  if (name == names->hlo_op)
+    return FACT_HLO_OP;
+  if (name == names->hlo_module)
+    return FACT_HLO_MODULE;
+  if (name == names->tf_op)
+    return FACT_TF_OP;
+  if (name == names->source)
+    return FACT_SOURCE;
+  if (name == names->graph_type)
+    return FACT_GRAPH_TYPE;
+  if (name == names->program_id)
+    return FACT_PROGRAM_ID;
+  if (name == names->group_id)
+    return FACT_GROUP_ID;
+  if (name == names->scope_range_id)
+    return FACT_SCOPE_RANGE_ID;
+  if (name == names->correlation_id)
+    return FACT_CORRELATION_ID;
+  if (name == names->device_id)
+    return FACT_DEVICE_ID;
+  if (name == names->flow)
+    return FACT_FLOW;
+  if (name == names->producer_type)
+    return FACT_PRODUCER_TYPE;
+  if (name == names->producer_id)
+    return FACT_PRODUCER_ID;
+  if (name == names->consumer_type)
+    return FACT_CONSUMER_TYPE;
+  if (name == names->consumer_id)
+    return FACT_CONSUMER_ID;
+  if (name == names->is_root)
+    return FACT_IS_ROOT;
+  if (name == names->is_async)
+    return FACT_IS_ASYNC;
+  if (name == names->iter_num)
+    return FACT_ITER_NUM;
+  if (name == names->step_num)
+    return FACT_STEP_NUM;
+  return FACT_NONE;
+}
+
+/* Whether @fact is read from the stat's text (a reference's text is the
+ * name of the stat metadata it points at). */
+static inline gboolean
+fact_wants_text (Fact fact)
+{
+  return fact >= FACT_KERNEL && fact <= FACT_GRAPH_TYPE && fact != FACT_GRAPH_EXEC;
+}
+
+/* Sets @fact from @stat: a stat read later overrides the same stat read
+ * before, as the event's own stats override its metadata's. */
+static void
+apply_fact (Fact              fact,
+            const PlanarStat *stat,
+            EventFacts       *facts)
+{
+  Text text;
+  guint64 v = 0;
+
+  switch (fact)
+    {
+    case FACT_NONE:
+      break;
+    case FACT_KERNEL:
+      facts->kernel = stat_text (stat, &text) && text.len > 0;
+      break;
+    case FACT_GRAPH_EXEC:
+      facts->graph_exec = TRUE;
+      break;
+    case FACT_HLO_OP:
+      if (!stat_text (stat, &facts->hlo_op))
+        facts->hlo_op.len = 0;
+      break;
+    case FACT_HLO_MODULE:
+      if (!stat_text (stat, &facts->hlo_module))
+        facts->hlo_module.len = 0;
+      break;
+    case FACT_TF_OP:
+      if (!stat_text (stat, &facts->tf_op))
+        facts->tf_op.len = 0;
+      break;
+    case FACT_SOURCE:
+      if (!stat_text (stat, &facts->source))
+        facts->source.len = 0;
+      break;
+    case FACT_GRAPH_TYPE:
+      if (!stat_text (stat, &facts->graph_type))
+        facts->graph_type.len = 0;
+      break;
+    case FACT_PROGRAM_ID:
+      facts->has_program_id = _planar_derive_stat_int (stat, &facts->program_id);
+      break;
+    case FACT_GROUP_ID:
+      facts->has_group_id = _planar_derive_stat_int (stat, &v);
+      facts->group_id = (gint64) v;
+      break;
+    case FACT_SCOPE_RANGE_ID:
+      facts->has_scope_range_id = _planar_derive_stat_int (stat, &v);
+      facts->scope_range_id = (gint64) v;
+      break;
+    case FACT_CORRELATION_ID:
+      facts->has_correlation_id = _planar_derive_stat_int (stat, &facts->correlation_id);
+      break;
+    case FACT_DEVICE_ID:
+      facts->has_device_id = _planar_derive_stat_int (stat, &facts->device_id);
+      break;
+    case FACT_FLOW:
+      facts->has_flow = _planar_derive_stat_int (stat, &facts->flow);
+      break;
+    case FACT_PRODUCER_TYPE:
+      facts->has_producer_type = _planar_derive_stat_int (stat, &facts->producer_type);
+      break;
+    case FACT_PRODUCER_ID:
+      facts->has_producer_id = _planar_derive_stat_int (stat, &facts->producer_id);
+      break;
+    case FACT_CONSUMER_TYPE:
+      facts->has_consumer_type = _planar_derive_stat_int (stat, &facts->consumer_type);
+      break;
+    case FACT_CONSUMER_ID:
+      facts->has_consumer_id = _planar_derive_stat_int (stat, &facts->consumer_id);
+      break;
+    case FACT_IS_ROOT:
+      facts->is_root = TRUE;
+      break;
+    case FACT_IS_ASYNC:
+      facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;
+      break;
+    case FACT_ITER_NUM:
+      facts->has_iter_num = _planar_derive_stat_int (stat, &v);
+      facts->iter_num = (gint64) v;
+      break;
+    case FACT_STEP_NUM:
+      facts->has_step_num = _planar_derive_stat_int (stat, &v);
+      facts->step_num = (gint64) v;
+      break;
+    default:
+      break;
+    }
+}
+
 static void
 apply_stat (const StatNames  *names,
             const PlanarStat *stat,
             EventFacts       *facts)
 {
-  const char *name = stat->name;
-  Text text;
-  guint64 v = 0;
-
-  if (name == NULL || name[0] == '\0')
-    return;
-  if (name == names->kernel_details)
-    facts->kernel = stat_text (stat, &text) && text.len > 0;
-  else if (name == names->cuda_graph_exec_id)
-    facts->graph_exec = TRUE;
-  else if (name == names->hlo_op)
-    {
-      if (!stat_text (stat, &facts->hlo_op))
-        facts->hlo_op.len = 0;
-    }
-  else if (name == names->hlo_module)
-    {
-      if (!stat_text (stat, &facts->hlo_module))
-        facts->hlo_module.len = 0;
-    }
-  else if (name == names->tf_op)
-    {
-      if (!stat_text (stat, &facts->tf_op))
-        facts->tf_op.len = 0;
-    }
-  else if (name == names->source)
-    {
-      if (!stat_text (stat, &facts->source))
-        facts->source.len = 0;
-    }
-  else if (name == names->graph_type)
-    {
-      if (!stat_text (stat, &facts->graph_type))
-        facts->graph_type.len = 0;
-    }
-  else if (name == names->program_id)
-    facts->has_program_id = _planar_derive_stat_int (stat, &facts->program_id);
-  else if (name == names->group_id)
-    {
-      facts->has_group_id = _planar_derive_stat_int (stat, &v);
-      facts->group_id = (gint64) v;
-    }
-  else if (name == names->scope_range_id)
-    {
-      facts->has_scope_range_id = _planar_derive_stat_int (stat, &v);
-      facts->scope_range_id = (gint64) v;
-    }
-  else if (name == names->correlation_id)
-    facts->has_correlation_id = _planar_derive_stat_int (stat, &facts->correlation_id);
-  else if (name == names->device_id)
-    facts->has_device_id = _planar_derive_stat_int (stat, &facts->device_id);
-  else if (name == names->flow)
-    facts->has_flow = _planar_derive_stat_int (stat, &facts->flow);
-  else if (name == names->producer_type)
-    facts->has_producer_type = _planar_derive_stat_int (stat, &facts->producer_type);
-  else if (name == names->producer_id)
-    facts->has_producer_id = _planar_derive_stat_int (stat, &facts->producer_id);
-  else if (name == names->consumer_type)
-    facts->has_consumer_type = _planar_derive_stat_int (stat, &facts->consumer_type);
-  else if (name == names->consumer_id)
-    facts->has_consumer_id = _planar_derive_stat_int (stat, &facts->consumer_id);
-  else if (name == names->is_root)
-    facts->is_root = TRUE;
-  else if (name == names->is_async)
-    facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;
-  else if (name == names->iter_num)
-    {
-      facts->has_iter_num = _planar_derive_stat_int (stat, &v);
-      facts->iter_num = (gint64) v;
-    }
-  else if (name == names->step_num)
-    {
-      facts->has_step_num = _planar_derive_stat_int (stat, &v);
-      facts->step_num = (gint64) v;
-    }
+  apply_fact (fact_of_name (names, stat->name), stat, facts);
 }
 
 static void
@@ -175,6 +277,142 @@ note_read (DeriveContext     *dc,
     _planar_derive_drop_read_pages (dc);
 }
 
+void
+_planar_derive_clear_facts (DeriveContext *dc)
+{
+  g_clear_pointer (&dc->facts_of_stat, g_free);
+  g_clear_pointer (&dc->stat_name_lens, g_free);
+}
+
+/* @dc's table of what plane @p's stat metadata give the facts, made for
+ * that plane if it is not. */
+static const guint8 *
+plane_facts (DeriveContext *dc,
+             guint          p)
+{
+  const PlanarPlanePrivate *ppriv = &dc->self->planes_priv[p];
+
+  if (dc->facts_of_stat != NULL && dc->facts_plane == p)
+    return dc->facts_of_stat;
+  _planar_derive_clear_facts (dc);
+  dc->facts_plane = p;
+  dc->facts_of_stat = g_new (guint8, MAX (ppriv->n_stat_metadata, 1));
+  dc->stat_name_lens = g_new (guint32, MAX (ppriv->n_stat_metadata, 1));
+  for (guint i = 0; i < ppriv->n_stat_metadata; i++)
+    {
+      const char *name = ppriv->stat_metadata[i].name;
+
+      dc->facts_of_stat[i] = (guint8) fact_of_name (&dc->names, name);
+      dc->stat_name_lens[i] = (guint32) MIN (strlen (name), G_MAXUINT32);
+    }
+  return dc->facts_of_stat;
+}
+
+/* apply_stat() of one XStat's payload [@p, @end) of plane @ppriv, read in
+ * place: only a stat whose metadata gives a fact is resolved, and a
+ * reference's text only for a fact read from text. FALSE, with nothing
+ * set, for anything _planar_trace_decode_stat() would not read as a
+ * well-formed stat (the careful reader then reads the event again). */
+static inline gboolean
+read_stat_fast (DeriveContext            *dc,
+                const PlanarPlanePrivate *ppriv,
+                const guint8             *facts_of,
+                const PlanarXFields      *xs,
+                const guint8             *p,
+                const guint8             *end,
+                EventFacts               *facts)
+{
+  PlanarStat stat;
+  gint64 metadata_id = 0, index;
+  Fact fact;
+
+  stat.kind = PLANAR_STAT_NONE;
+  while (p < end)
+    {
+      guint64 tag, value = 0;
+      const guint8 *data = NULL;
+      guint kind, wire_type;
+
+      if (!planar_wire_read_varint (&p, end, &tag) || tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+        return FALSE;
+      kind = planar_xfield_kind (xs, tag >> 3);
+      wire_type = (guint) (tag & 7);
+      if (kind != 0 && wire_type != (guint) xs->wire[kind])
+        return FALSE;
+      switch (wire_type)
+        {
+        case PLANAR_WIRE_VARINT:
+          if (!planar_wire_read_varint (&p, end, &value))
+            return FALSE;
+          break;
+        case PLANAR_WIRE_LEN:
+          if (!planar_wire_read_varint (&p, end, &value) || value > (guint64) (end - p))
+            return FALSE;
+          data = p;
+          p += value;
+          break;
+        case PLANAR_WIRE_I64:
+          if (end - p < 8)
+            return FALSE;
+          memcpy (&value, p, 8);
+          value = GUINT64_FROM_LE (value);
+          p += 8;
+          break;
+        default:
+          /* Left to the careful reader. */
+          return FALSE;
+        }
+      switch (kind)
+        {
+        case PLANAR_XSTAT_METADATA_ID:
+          metadata_id = (gint64) value;
+          break;
+        case PLANAR_XSTAT_DOUBLE:
+          stat.kind = PLANAR_STAT_DOUBLE;
+          memcpy (&stat.v.f64, &value, sizeof (double));
+          break;
+        case PLANAR_XSTAT_UINT64:
+          stat.kind = PLANAR_STAT_UINT64;
+          stat.v.u64 = value;
+          break;
+        case PLANAR_XSTAT_INT64:
+          stat.kind = PLANAR_STAT_INT64;
+          stat.v.i64 = (gint64) value;
+          break;
+        case PLANAR_XSTAT_STR:
+        case PLANAR_XSTAT_BYTES:
+          stat.kind = kind == PLANAR_XSTAT_STR ? PLANAR_STAT_STRING : PLANAR_STAT_BYTES;
+          stat.str.data = (const char *) data;
+          stat.str.len = (gsize) value;
+          break;
+        case PLANAR_XSTAT_REF:
+          stat.kind = PLANAR_STAT_REF;
+          stat.v.u64 = value;
+          break;
+        default:
+          break;
+        }
+    }
+
+  index = _planar_id_map_lookup (&ppriv->stat_map, metadata_id);
+  _planar_trace_steps++;
+  fact = index >= 0 ? (Fact) facts_of[index] : FACT_NONE;
+  if (fact == FACT_NONE)
+    return TRUE;
+  if (stat.kind == PLANAR_STAT_REF && fact_wants_text (fact))
+    {
+      /* The value of a reference is the name of the stat metadata it
+       * points at; an unknown reference reads as an empty string. */
+      gint64 ref = _planar_id_map_lookup (&ppriv->stat_map, (gint64) stat.v.u64);
+
+      _planar_trace_steps++;
+      stat.str.data = ref >= 0 ? ppriv->stat_metadata[ref].name : "";
+      stat.str.len = ref >= 0 ? dc->stat_name_lens[ref] : 0;
+    }
+  apply_fact (fact, &stat, facts);
+  return TRUE;
+}
+
 /* read_facts() of @event's stats read straight from the file: its
  * metadata's stats, then each of its own in turn, the later overriding
  * the earlier as planar_trace_get_event_stats() merges them, with no array
@@ -189,10 +427,13 @@ read_facts_fast (DeriveContext     *dc,
                  EventFacts        *facts)
 {
   PlanarTrace *self = dc->self;
-  const PlanarPlanePrivate *ppriv = &self->planes_priv[plane - self->planes];
+  guint p = (guint) (plane - self->planes);
+  const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
   const PlanarEventMetadata *md = &plane->metadata[event->metadata];
+  const PlanarXFields *xs = &_planar_xspace_fields ()->stat;
   guint stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
   const guint8 *q, *end = self->data + self->size;
+  const guint8 *facts_of;
   PlanarWireReader r;
   PlanarWireField f;
   guint64 len;
@@ -204,19 +445,17 @@ read_facts_fast (DeriveContext     *dc,
   if (!planar_wire_read_varint (&q, end, &len) || len > (guint64) (end - q))
     return FALSE;
 
+  facts_of = plane_facts (dc, p);
   memset (facts, 0, sizeof *facts);
   for (guint i = 0; i < md->n_stats; i++)
     apply_stat (&dc->names, &md->stats[i], facts);
   planar_wire_reader_init (&r, self->data, q, (gsize) len);
   while ((rc = planar_wire_next (&r, &f)) > 0)
     {
-      PlanarStat stat;
-
       if (f.number != stats_field)
         continue;
-      if (f.wire_type != PLANAR_WIRE_LEN || !_planar_trace_decode_stat (self, ppriv, &r, f.data, f.len, &stat))
+      if (f.wire_type != PLANAR_WIRE_LEN || !read_stat_fast (dc, ppriv, facts_of, xs, f.data, f.data + f.len, facts))
         return FALSE;
-      apply_stat (&dc->names, &stat, facts);
     }
   if (rc < 0)
     return FALSE;

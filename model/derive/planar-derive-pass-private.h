@@ -324,6 +324,13 @@ typedef struct
   guint64            read_lo;
   guint64            read_hi;
   guint64            n_read;
+  /* What each stat metadata of plane @facts_plane gives the facts, by
+   * its index, and the length of its name (planar-derive-facts.c, made at
+   * the pass's first read of that plane; NULL before, freed by
+   * _planar_derive_clear_facts()). */
+  guint8            *facts_of_stat;
+  guint32           *stat_name_lens;
+  guint              facts_plane;
 } DeriveContext;
 
 typedef gboolean (*EventVisitor) (DeriveContext        *dc,
@@ -364,6 +371,8 @@ gboolean _planar_derive_stat_int (const PlanarStat *stat,
 void _planar_derive_drop_read_pages (DeriveContext *dc);
 gboolean _planar_derive_check_cancelled (DeriveContext  *dc,
                                          GError        **error);
+/* Frees what _planar_derive_event_facts() made for @dc's pass. */
+void _planar_derive_clear_facts (DeriveContext *dc);
 void _planar_derive_event_facts (DeriveContext     *dc,
                                  const PlanarPlane *plane,
                                  const PlanarEvent *event,

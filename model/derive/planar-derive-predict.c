@@ -518,5 +518,6 @@ planar_trace_predict_derived_lines (PlanarTrace *self,
       }
   predict_counters (&pr);
   g_array_unref (pr.dc.stats);
+  _planar_derive_clear_facts (&pr.dc);
   return out;
 }

@@ -263,6 +263,8 @@ run_job (guint          i,
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   dc.n_read = 0;
+  dc.facts_of_stat = NULL;
+  dc.stat_name_lens = NULL;
   switch (job->kind)
     {
     case JOB_HOST_TRACK:
@@ -296,6 +298,7 @@ run_job (guint          i,
       g_assert_not_reached ();
     }
   g_array_unref (dc.stats);
+  _planar_derive_clear_facts (&dc);
   _planar_derive_drop_read_pages (&dc);
   if (dc.flows != NULL)
     {
