@@ -67,6 +67,11 @@ PlanarFlowIndex       *_planar_flow_index_deserialize        (PlanarTrace       
  * default), and how many flow indices were put in time order by a copy. */
 void                   _planar_flow_index_set_copy_budget    (gsize                  n_bytes);
 guint                  _planar_flow_index_get_n_copied       (void);
+/* For tests: the most runs of flows already in time order that are put in
+ * order by merging them (0: never; the default is 128), and how many flow
+ * indices were. */
+void                   _planar_flow_index_set_merge_runs_max (guint                  n_runs);
+guint                  _planar_flow_index_get_n_merged       (void);
 /* A stable 56-bit flow id for the tuple (@host_id, @a, @b). */
 guint64                _planar_flow_make_id                  (guint64                host_id,
                                                               guint64                a,

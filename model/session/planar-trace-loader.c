@@ -23,6 +23,7 @@
 #include "planar-import-private.h"
 #include "planar-mapping-private.h"
 #include "planar-parallel.h"
+#include "planar-spill.h"
 #include "planar-trace-private.h"
 
 #include <glib/gstdio.h>
@@ -770,8 +771,10 @@ decode_steps (PlanarTrace        *trace,
   trace->count_stats = loader != NULL && loader->count_stats;
   _planar_trace_flag_internal_events (trace);
   _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
+  planar_spill_debug_memory ("the decode's start (the open and structure scan before it)");
   if (!_planar_trace_decode_lines (trace, cancellable, error))
     return FALSE;
+  planar_spill_debug_memory ("the lines' decode");
 
   /* The lines XProf derives (XLA Ops, Steps, ...) and the flow index need
    * every file track in place. */

@@ -638,6 +638,107 @@ test_gen (Fixture       *f,
     }
 }
 
+/* The flows of @a and @b are the same, one by one. */
+static void
+assert_same_flows (const PlanarFlowIndex *a,
+                   const PlanarFlowIndex *b)
+{
+  gsize n = planar_flow_index_get_n_flows (a);
+
+  g_assert_cmpuint (planar_flow_index_get_n_flows (b), ==, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      PlanarFlow x, y;
+
+      planar_flow_index_get_flow (a, i, &x);
+      planar_flow_index_get_flow (b, i, &y);
+      g_assert_cmpuint (x.id, ==, y.id);
+      g_assert_cmpuint (x.category, ==, y.category);
+      g_assert_true (planar_event_ref_equal (&x.from, &y.from));
+      g_assert_true (planar_event_ref_equal (&x.to, &y.to));
+      g_assert_cmpint (x.from_ps, ==, y.from_ps);
+      g_assert_cmpint (x.to_ps, ==, y.to_ps);
+    }
+}
+
+/* Loads @path with merging runs of flows allowed (it must be used: the
+ * count of merges grows by @merges) and with the radix sort only; the
+ * flows come out the same. */
+static void
+assert_merge_as_radix (const char *path,
+                       guint       merges)
+{
+  g_autoptr(PlanarTrace) merged = NULL;
+  g_autoptr(PlanarTrace) radix = NULL;
+  guint n_merged = _planar_flow_index_get_n_merged ();
+
+  merged = planar_test_load_ok (path);
+  g_assert_cmpuint (_planar_flow_index_get_n_merged (), ==, n_merged + merges);
+  _planar_flow_index_set_merge_runs_max (0);
+  radix = planar_test_load_ok (path);
+  _planar_flow_index_set_merge_runs_max (128);
+  g_assert_cmpuint (_planar_flow_index_get_n_merged (), ==, n_merged + merges);
+  assert_same_flows (planar_trace_get_flows (merged), planar_trace_get_flows (radix));
+}
+
+/* Flows that come as a few runs in time order (as the pairing makes them,
+ * a run per GPU) are put in order by merging the runs, and come out as the
+ * radix sort puts them, ties included: each launch below starts a kernel
+ * on two GPUs, two flows with the same start in two runs. Past the most
+ * runs a merge takes, the radix sort; a planar-gen profile is merged. */
+static void
+test_time_order_merged (Fixture       *f,
+                        gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Plane *host = planar_test_named_plane_new (space, 0, "/host:CPU");
+  Plane *gpu0 = planar_test_named_plane_new (space, 0, "/device:GPU:0");
+  Plane *gpu1 = planar_test_named_plane_new (space, 0, "/device:GPU:1");
+  Plane *planes[] = { host, gpu0, gpu1 };
+  XLine *thread = planar_test_plane_add_line (host->plane, 1, "python", 0);
+  XLine *stream0 = planar_test_plane_add_line (gpu0->plane, 7, "Stream #7(Compute)", 0);
+  XLine *stream1 = planar_test_plane_add_line (gpu1->plane, 7, "Stream #7(Compute)", 0);
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "flows.xplane.pb", NULL);
+  g_autofree char *gen = NULL;
+  const PlanarFlowIndex *flows;
+  guint n_ties = 0, n_merged;
+  gint64 last_lo = G_MININT64;
+
+  for (guint64 cid = 1; cid <= 30; cid++)
+    {
+      add_uint (host, add_event (host, thread, "cudaLaunchKernel", (gint64) cid * 10), "correlation_id", cid);
+      add_uint (gpu0, add_event (gpu0, stream0, "kernel", 1000 + (gint64) cid * 100), "correlation_id", cid);
+      add_uint (gpu1, add_event (gpu1, stream1, "kernel", 1050 + (gint64) cid * 100), "correlation_id", cid);
+    }
+  n_merged = _planar_flow_index_get_n_merged ();
+  trace = load (f, space, planes, G_N_ELEMENTS (planes));
+  g_assert_cmpuint (_planar_flow_index_get_n_merged (), ==, n_merged + 1);
+  flows = planar_trace_get_flows (trace);
+  g_assert_cmpuint (planar_flow_index_get_n_flows (flows), ==, 60);
+  for (gsize i = 0; i < planar_flow_index_get_n_flows (flows); i++)
+    {
+      PlanarFlow fl;
+      gint64 lo;
+
+      planar_flow_index_get_flow (flows, i, &fl);
+      lo = MIN (fl.from_ps, fl.to_ps);
+      g_assert_cmpint (lo, >=, last_lo);
+      n_ties += lo == last_lo;
+      last_lo = lo;
+    }
+  g_assert_cmpuint (n_ties, ==, 30);
+  assert_merge_as_radix (path, 1);
+
+  /* Two runs, one allowed: the radix sort. */
+  _planar_flow_index_set_merge_runs_max (1);
+  assert_merge_as_radix (path, 0);
+  _planar_flow_index_set_merge_runs_max (128);
+
+  gen = generate (f, "30000", "5");
+  assert_merge_as_radix (gen, 1);
+}
+
 /* Enough flows for their array to be a mapping of its own: put in time
  * order by a copy that gives the old pages back as it goes, they are the
  * flows, in the order, that the permutation in place makes. */
@@ -667,20 +768,7 @@ test_time_order_copied (Fixture       *f,
   n = planar_flow_index_get_n_flows (a);
   /* Enough flows for their array to be a mapping of its own. */
   g_assert_cmpuint (n * 32, >=, PLANAR_SPILL_HUGE_MIN);
-  g_assert_cmpuint (planar_flow_index_get_n_flows (b), ==, n);
-  for (gsize i = 0; i < n; i++)
-    {
-      PlanarFlow x, y;
-
-      planar_flow_index_get_flow (a, i, &x);
-      planar_flow_index_get_flow (b, i, &y);
-      g_assert_cmpuint (x.id, ==, y.id);
-      g_assert_cmpuint (x.category, ==, y.category);
-      g_assert_true (planar_event_ref_equal (&x.from, &y.from));
-      g_assert_true (planar_event_ref_equal (&x.to, &y.to));
-      g_assert_cmpint (x.from_ps, ==, y.from_ps);
-      g_assert_cmpint (x.to_ps, ==, y.to_ps);
-    }
+  assert_same_flows (a, b);
 }
 
 int
@@ -698,5 +786,6 @@ main (int   argc,
   PLANAR_TEST_ADD ("/flows/none", test_none);
   PLANAR_TEST_ADD ("/flows/gen", test_gen);
   PLANAR_TEST_ADD ("/flows/time-order-copied", test_time_order_copied);
+  PLANAR_TEST_ADD ("/flows/time-order-merged", test_time_order_merged);
   return g_test_run ();
 }
