@@ -87,8 +87,11 @@ assign_depths (PlanarDecodeContext *ctx,
       if (sp > 0)
         {
           /* A child counts against its parent only up to the parent's end. */
+          PlanarEvent *parent = &track->events[stack[sp - 1].index];
+
           stack[sp - 1].children_ps += MIN (end, stack[sp - 1].end) - ev->start_ps;
-          track->events[stack[sp - 1].index].flags |= PLANAR_EVENT_HAS_CHILDREN;
+          if (!(parent->flags & PLANAR_EVENT_HAS_CHILDREN))
+            parent->flags |= PLANAR_EVENT_HAS_CHILDREN;
         }
       depth = sp;
       if (sp == cap)
@@ -107,7 +110,12 @@ assign_depths (PlanarDecodeContext *ctx,
           depth = G_MAXUINT16;
           ev->flags |= PLANAR_EVENT_DEPTH_CLAMPED;
         }
-      ev->depth = (guint16) depth;
+      /* Written only when it changes: a page of a large index may be in a
+       * file and written back by now (planar-spill.c), and a store, even
+       * of the same value, would fault it writable and dirty it again;
+       * most events of a GPU stream or a derived line stay at depth 0. */
+      if (ev->depth != depth)
+        ev->depth = (guint16) depth;
       if (depth > track->max_depth)
         track->max_depth = (guint) depth;
     }
