@@ -1297,6 +1297,81 @@ test_spilled_first_planes (PlanarTestFixture *f,
 
 /* A trace whose every block is file-backed is the trace on the heap, cold
  * and restored from its cache, and its files go with it. */
+/* Appends to @line's bytes, after its events, a timestamp_ns field of
+ * @ts_ns (an unknown field to protobuf-c, packed after the known ones). */
+static void
+add_timestamp_after_events (XLine  *line,
+                            gint64  ts_ns)
+{
+  ProtobufCMessageUnknownField field = { 0 };
+  guint8 *data = g_malloc (10);
+  guint64 v = (guint64) ts_ns;
+  gsize n = 0;
+
+  do
+    {
+      data[n++] = (guint8) ((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+      v >>= 7;
+    }
+  while (v != 0);
+  field.tag = 3;
+  field.wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
+  field.len = n;
+  field.data = data;
+  PLANAR_TEST_APPEND (line->base.unknown_fields, line->base.n_unknown_fields, field);
+}
+
+/* A spilled index's events are those of the index in memory, also for
+ * lines whose timestamp comes after their events, or twice (before them,
+ * then another after them: the last counts), and their times are the
+ * timestamp's. (Lines of more events than a chunk of 2,048: a decoder
+ * that wrote a file-backed line's events in chunks, rebased as it went,
+ * was tried, docs/loader.md.) */
+static void
+test_spilled_staged_events (PlanarTestFixture *f,
+                            gconstpointer      data)
+{
+  const gint64 start_ns = 1767225600000000000ll;
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *before = planar_test_plane_add_line (cpu, 1, "before", start_ns + 1000);
+  XLine *after = planar_test_plane_add_line (cpu, 2, "after", 0);
+  XLine *twice = planar_test_plane_add_line (cpu, 3, "twice", start_ns + 5000);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) heap = NULL;
+  g_autoptr(PlanarTrace) spilled = NULL;
+  const struct { const char *name; gint64 ts_ns; } lines[] = {
+    { "before", start_ns + 1000 }, { "after", start_ns + 2000 }, { "twice", start_ns + 3000 },
+  };
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  planar_test_add_task_environment (space, (guint64) start_ns);
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  /* More events than one staged chunk. */
+  planar_test_line_set_events (before, 5000, 1, 1000, 500);
+  planar_test_line_set_events (after, 5000, 1, 1000, 500);
+  planar_test_line_set_events (twice, 5000, 1, 1000, 500);
+  add_timestamp_after_events (after, start_ns + 2000);
+  add_timestamp_after_events (twice, start_ns + 3000);
+  path = planar_test_write_space (space, f->dir, "staged.xplane.pb");
+
+  heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  spilled = load_cold_spilled (path, PLANAR_SPILL_EVERY);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      const PlanarPlane *plane = planar_trace_find_plane (spilled, "/host:CPU");
+      const PlanarTrack *track = planar_plane_find_track (plane, lines[i].name);
+
+      g_assert_nonnull (track);
+      g_assert_true (planar_spill_is_mapped (track->events));
+      g_assert_cmpuint (track->n_events, ==, 5000);
+      g_assert_cmpint (track->events[0].start_ps, ==, (lines[i].ts_ns - start_ns) * 1000);
+      g_assert_cmpint (track->events[4999].start_ps, ==, (lines[i].ts_ns - start_ns) * 1000 + 4999 * 1000);
+    }
+  compare_traces (heap, spilled);
+}
+
 static void
 test_spilled_index (PlanarTestFixture *f,
                     gconstpointer      data)
@@ -1786,6 +1861,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/eviction", test_eviction);
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
+  CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
   CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
