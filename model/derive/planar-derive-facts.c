@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-derive-pass-private.h"
+#include "planar-heap-private.h"
 #include "planar-xspace-fields-private.h"
 
 #include <string.h>
@@ -329,39 +330,12 @@ read_stat_fast (DeriveContext            *dc,
   stat.kind = PLANAR_STAT_NONE;
   while (p < end)
     {
-      guint64 tag, value = 0;
-      const guint8 *data = NULL;
-      guint kind, wire_type;
+      const guint8 *data;
+      guint64 value;
+      guint kind;
 
-      if (!planar_wire_read_varint (&p, end, &tag) || tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+      if (!planar_xfield_read_fast (xs, &p, end, &kind, &value, &data))
         return FALSE;
-      kind = planar_xfield_kind (xs, tag >> 3);
-      wire_type = (guint) (tag & 7);
-      if (kind != 0 && wire_type != (guint) xs->wire[kind])
-        return FALSE;
-      switch (wire_type)
-        {
-        case PLANAR_WIRE_VARINT:
-          if (!planar_wire_read_varint (&p, end, &value))
-            return FALSE;
-          break;
-        case PLANAR_WIRE_LEN:
-          if (!planar_wire_read_varint (&p, end, &value) || value > (guint64) (end - p))
-            return FALSE;
-          data = p;
-          p += value;
-          break;
-        case PLANAR_WIRE_I64:
-          if (end - p < 8)
-            return FALSE;
-          memcpy (&value, p, 8);
-          value = GUINT64_FROM_LE (value);
-          p += 8;
-          break;
-        default:
-          /* Left to the careful reader. */
-          return FALSE;
-        }
       switch (kind)
         {
         case PLANAR_XSTAT_METADATA_ID:
@@ -586,28 +560,7 @@ cursor_before (const Cursor *a,
   return a->next < b->next;
 }
 
-static void
-heap_sift_down (Cursor *heap,
-                gsize   n,
-                gsize   i)
-{
-  for (;;)
-    {
-      gsize l = 2 * i + 1, r = l + 1, m = i;
-      Cursor tmp;
-
-      if (l < n && cursor_before (&heap[l], &heap[m]))
-        m = l;
-      if (r < n && cursor_before (&heap[r], &heap[m]))
-        m = r;
-      if (m == i)
-        return;
-      tmp = heap[i];
-      heap[i] = heap[m];
-      heap[m] = tmp;
-      i = m;
-    }
-}
+PLANAR_DEFINE_HEAP_SIFT_DOWN (heap_sift_down, Cursor, cursor_before)
 
 /* Calls @visit for the events of the tracks @use marks, merged in time
  * order (start, then longer first, then track and index: XProf's

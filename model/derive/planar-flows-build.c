@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-flows-index-private.h"
+#include "planar-heap-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -789,28 +790,7 @@ merge_run_before (const MergeRun *a,
   return a->key != b->key ? a->key < b->key : a->next < b->next;
 }
 
-static void
-merge_run_sift_down (MergeRun *heap,
-                     gsize     n,
-                     gsize     i)
-{
-  for (;;)
-    {
-      gsize l = 2 * i + 1, r = l + 1, m = i;
-      MergeRun tmp;
-
-      if (l < n && merge_run_before (&heap[l], &heap[m]))
-        m = l;
-      if (r < n && merge_run_before (&heap[r], &heap[m]))
-        m = r;
-      if (m == i)
-        return;
-      tmp = heap[i];
-      heap[i] = heap[m];
-      heap[m] = tmp;
-      i = m;
-    }
-}
+PLANAR_DEFINE_HEAP_SIFT_DOWN (merge_run_sift_down, MergeRun, merge_run_before)
 
 /* sort_by_span_start() for flows that come as a few runs already in
  * order, as the pairing makes them (at 10^7 planar-gen events, 3.5 million

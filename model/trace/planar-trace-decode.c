@@ -229,43 +229,14 @@ read_event_fast (const PlanarXFields *fields,
 {
   while (p < end)
     {
-      const guint8 *field = p;
-      guint64 tag, value = 0;
+      const guint8 *field = p, *data;
+      guint64 value;
       guint kind;
-      guint wire_type;
 
-      if (!planar_wire_read_varint (&p, end, &tag) || tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+      if (!planar_xfield_read_fast (fields, &p, end, &kind, &value, &data))
         return FALSE;
-      kind = planar_xfield_kind (fields, tag >> 3);
-      wire_type = (guint) (tag & 7);
-      if (kind != 0 && wire_type != (guint) fields->wire[kind])
-        return FALSE;
-      switch (wire_type)
-        {
-        case PLANAR_WIRE_VARINT:
-          if (!planar_wire_read_varint (&p, end, &value))
-            return FALSE;
-          break;
-        case PLANAR_WIRE_LEN:
-          if (!planar_wire_read_varint (&p, end, &value) || value > (guint64) (end - p))
-            return FALSE;
-          if (G_UNLIKELY (check != NULL) && kind == PLANAR_XEVENT_STATS)
-            check_stat (check, field, p, (gsize) value);
-          p += value;
-          break;
-        case PLANAR_WIRE_I64:
-          if (end - p < 8)
-            return FALSE;
-          p += 8;
-          break;
-        case PLANAR_WIRE_I32:
-          if (end - p < 4)
-            return FALSE;
-          p += 4;
-          break;
-        default:
-          return FALSE;
-        }
+      if (G_UNLIKELY (check != NULL) && kind == PLANAR_XEVENT_STATS)
+        check_stat (check, field, data, (gsize) value);
       switch (kind)
         {
         case PLANAR_XEVENT_METADATA_ID:
