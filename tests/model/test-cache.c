@@ -1297,14 +1297,15 @@ test_spilled_first_planes (PlanarTestFixture *f,
 
 /* A trace whose every block is file-backed is the trace on the heap, cold
  * and restored from its cache, and its files go with it. */
-/* Appends to @line's bytes, after its events, a timestamp_ns field of
- * @ts_ns (an unknown field to protobuf-c, packed after the known ones). */
+/* Makes @line's bytes end, after its events, with a timestamp_ns field of
+ * @ts_ns (its one unknown field to protobuf-c, packed after the known
+ * ones; kept in the scratch list). */
 static void
 add_timestamp_after_events (XLine  *line,
                             gint64  ts_ns)
 {
-  ProtobufCMessageUnknownField field = { 0 };
-  guint8 *data = g_malloc (10);
+  ProtobufCMessageUnknownField *field = planar_test_keep (g_new0 (ProtobufCMessageUnknownField, 1));
+  guint8 *data = planar_test_keep (g_malloc (10));
   guint64 v = (guint64) ts_ns;
   gsize n = 0;
 
@@ -1314,11 +1315,13 @@ add_timestamp_after_events (XLine  *line,
       v >>= 7;
     }
   while (v != 0);
-  field.tag = 3;
-  field.wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
-  field.len = n;
-  field.data = data;
-  PLANAR_TEST_APPEND (line->base.unknown_fields, line->base.n_unknown_fields, field);
+  field->tag = 3;
+  field->wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
+  field->len = n;
+  field->data = data;
+  g_assert_cmpuint (line->base.n_unknown_fields, ==, 0);
+  line->base.unknown_fields = field;
+  line->base.n_unknown_fields = 1;
 }
 
 /* A spilled index's events are those of the index in memory, also for
