@@ -387,7 +387,6 @@ decode_line (PlanarDecodeContext *ctx,
           guint64 event_len;
           gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
           gboolean aggregated = FALSE;
-
           guint64 n_damaged = job->n_damaged_stats, first_damaged = job->first_damaged_stat;
           const char *first_reason = job->first_damaged_reason;
 
