@@ -404,8 +404,9 @@ read_facts_fast (DeriveContext     *dc,
   guint p = (guint) (plane - self->planes);
   const PlanarPlanePrivate *ppriv = &self->planes_priv[p];
   const PlanarEventMetadata *md = &plane->metadata[event->metadata];
-  const PlanarXFields *xs = &_planar_xspace_fields ()->stat;
-  guint stats_field = _planar_xspace_fields ()->event.number[PLANAR_XEVENT_STATS];
+  const PlanarXSpaceFields *xf = _planar_xspace_fields ();
+  const PlanarXFields *xs = &xf->stat;
+  guint stats_field = xf->event.number[PLANAR_XEVENT_STATS];
   const guint8 *q, *end = self->data + self->size;
   const guint8 *facts_of;
   PlanarWireReader r;

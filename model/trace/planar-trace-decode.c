@@ -387,8 +387,16 @@ decode_line (PlanarDecodeContext *ctx,
           guint64 event_len;
           gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
           gboolean aggregated = FALSE;
-          guint64 n_damaged = job->n_damaged_stats, first_damaged = job->first_damaged_stat;
-          const char *first_reason = job->first_damaged_reason;
+          guint64 n_damaged = 0, first_damaged = 0;
+          const char *first_reason = NULL;
+
+          /* What a fast read that gives up has counted is taken back. */
+          if (G_UNLIKELY (check != NULL))
+            {
+              n_damaged = job->n_damaged_stats;
+              first_damaged = job->first_damaged_stat;
+              first_reason = job->first_damaged_reason;
+            }
 
           if (planar_wire_read_varint (&q, r.end, &event_len) && event_len <= (guint64) (r.end - q) &&
               read_event_fast (&xf->event, q, q + event_len, &metadata_id, &offset_ps, &duration_ps, &aggregated,
@@ -404,9 +412,12 @@ decode_line (PlanarDecodeContext *ctx,
               continue;
             }
           /* The careful reader counts this event's stats. */
-          job->n_damaged_stats = n_damaged;
-          job->first_damaged_stat = first_damaged;
-          job->first_damaged_reason = first_reason;
+          if (G_UNLIKELY (check != NULL))
+            {
+              job->n_damaged_stats = n_damaged;
+              job->first_damaged_stat = first_damaged;
+              job->first_damaged_reason = first_reason;
+            }
         }
       if ((rc = planar_wire_next (&r, &f)) <= 0)
         break;
@@ -1223,7 +1234,7 @@ _planar_trace_decode_lines (PlanarTrace   *self,
     }
 
   /* Every line's damaged stats, when the decode counted them. */
-  for (guint i = 0; i < ctx.n_line_jobs; i++)
+  for (guint i = 0; i < ctx.n_line_jobs && self->count_stats; i++)
     {
       const PlanarLineJob *job = &ctx.line_jobs[i];
 
