@@ -175,6 +175,7 @@ typedef enum
   JOB_FLOWS,
   JOB_GPU_FINISH,
   JOB_FLOW_INDEX,
+  JOB_COUNTERS,
 } JobKind;
 
 typedef struct
@@ -259,7 +260,8 @@ run_job (guint          i,
   dc.sources = _planar_derived_results_get_sources (q->results, job->p);
   dc.stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   dc.flows = NULL;
-  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX && job->kind != JOB_XLA_CPU)
+  if (job->kind != JOB_GPU_FINISH && job->kind != JOB_FLOW_INDEX && job->kind != JOB_XLA_CPU &&
+      job->kind != JOB_COUNTERS)
     dc.flows = _planar_flow_builder_new (self->spill);
   dc.n_seen = 0;
   dc.n_read = 0;
@@ -293,6 +295,15 @@ run_job (guint          i,
       _planar_derived_results_set_flows (q->results,
                                          _planar_flow_builder_finish (g_steal_pointer (&job->flows), self, dc.host_id));
       ok = TRUE;
+      break;
+    case JOB_COUNTERS:
+      {
+        PlanarCounterSet *counters = _planar_counter_set_build (self, cancellable, error);
+
+        if (counters != NULL)
+          _planar_derived_results_set_counters (q->results, counters);
+        ok = counters != NULL;
+      }
       break;
     default:
       g_assert_not_reached ();
@@ -465,20 +476,41 @@ _planar_trace_derive (PlanarTrace   *self,
     }
   add_steps_since (self, steps);
 
-  /* Round two: the flow index, then the GPUs' last lines. The index first,
-   * alone: its pairing is the load's peak of memory (the launch ends
-   * beside the flows made from them), which the GPUs' lines published
-   * beside it (the indices over 3.6 million derived events at 10^7
-   * events, about 45 MB) would raise past 2.5 times the file. */
+  /* Round two: the flow index, with the counters beside it (they read
+   * only the file's counter lines, and would otherwise run alone after
+   * it), then the GPUs' last lines. Those follow the index: its pairing is
+   * the load's peak of memory (the launch ends beside the flows made from
+   * them), which the GPUs' lines published beside it (the indices over 3.6
+   * million derived events at 10^7 events, about 45 MB) would raise past
+   * 2.5 times the file. With the index in files they would not, but beside
+   * the index they made the load at 10^8 events no faster and its peak
+   * 480 MB higher (docs/loader.md, "Memory of a full load"). */
   _planar_trace_report_progress (self, PLANAR_LOAD_PHASE_LINKING_FLOWS, FALSE);
   {
     g_autoptr(GArray) index_jobs = g_array_new (FALSE, TRUE, sizeof (Job));
     Job index_job = { 0 };
+    Job counters_job = { 0 };
 
     index_job.kind = JOB_FLOW_INDEX;
     index_job.flows = gather_flows (self, scans);
     index_job.n_events = G_MAXUINT64;
     g_array_append_val (index_jobs, index_job);
+    counters_job.kind = JOB_COUNTERS;
+    g_array_append_val (index_jobs, counters_job);
+    for (guint i = 0; i < scans->len; i++)
+      {
+        Job *job = &g_array_index (scans, Job, i);
+
+        if (job->kind == JOB_GPU)
+          {
+            Job finish = *job;
+
+            finish.kind = JOB_GPU_FINISH;
+            finish.flows = NULL;
+            job->gpu = NULL;
+            g_array_append_val (finishes, finish);
+          }
+      }
     ok = run_jobs (&queue, index_jobs, error);
     for (guint i = 0; i < index_jobs->len; i++)
       job_clear (&g_array_index (index_jobs, Job, i), n_gpus);
@@ -486,32 +518,10 @@ _planar_trace_derive (PlanarTrace   *self,
       goto out;
     ok = FALSE;
   }
-  for (guint i = 0; i < scans->len; i++)
-    {
-      Job *job = &g_array_index (scans, Job, i);
-
-      if (job->kind == JOB_GPU)
-        {
-          Job finish = *job;
-
-          finish.kind = JOB_GPU_FINISH;
-          finish.flows = NULL;
-          job->gpu = NULL;
-          g_array_append_val (finishes, finish);
-        }
-    }
   if (!run_jobs (&queue, finishes, error))
     goto out;
-  planar_spill_debug_memory ("the derive's second round (the GPUs' last lines, the flow index)");
-
-  {
-    PlanarCounterSet *counters = _planar_counter_set_build (self, cancellable, error);
-
-    if (counters != NULL)
-      _planar_derived_results_set_counters (queue.results, counters);
-    ok = counters != NULL;
-  }
-  planar_spill_debug_memory ("the counters");
+  ok = TRUE;
+  planar_spill_debug_memory ("the derive's second round (the flow index, the counters, the GPUs' last lines)");
 
 out:
   for (guint i = 0; i < scans->len; i++)
