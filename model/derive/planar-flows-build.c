@@ -500,7 +500,8 @@ shrink_host_run (LaunchEnd       *launches,
  * correlation id. Ends whose id the table cannot serve (sparse ids, or one
  * id on several host events) go to @generic. Returns, per host end in the
  * launches' order, its first flow (NO_FLOW if none; the others follow
- * through paired->next_from), and their number in *@n_host_out; the
+ * through paired->next_from; planar_spill_free() frees it), and their
+ * number in *@n_host_out; the
  * first *@n_device_out flows it adds are the device ends' (every one with
  * a to end, in the order of their to ends). The host ends shrink to their
  * events once the table is built, and the launch ends past the last host
@@ -518,7 +519,7 @@ pair_launches (PlanarFlowBuilder *builder,
   const LaunchRun *runs = (const LaunchRun *) (gpointer) builder->runs->data;
   gsize n = builder->launches->len, n_host = 0;
   guint64 min = G_MAXUINT64, max = 0;
-  g_autofree guint32 *slots = NULL;
+  guint32 *slots = NULL;
   g_autofree gsize *host_base = g_new (gsize, MAX (builder->runs->len, 1));
   guint32 *first_flow, *next_from;
   guint64 range;
@@ -546,7 +547,10 @@ pair_launches (PlanarFlowBuilder *builder,
             host_end = end;
         }
     }
-  first_flow = g_new (guint32, MAX (n_host, 1));
+  /* Like the table below, from planar-spill.c: a block of its own in
+   * huge pages once it is large, where the allocator's pages fault in 4
+   * kB at a time. */
+  first_flow = planar_spill_alloc (MAX (n_host, 1) * sizeof (guint32), PLANAR_SPILL_NEVER);
   for (gsize k = 0; k < n_host; k++)
     first_flow[k] = NO_FLOW;
 
@@ -556,7 +560,8 @@ pair_launches (PlanarFlowBuilder *builder,
   range = n_host > 0 ? max - min : 0;
   if (n_host > 0 && n < G_MAXUINT32 - 1 && range < (guint64) n_host * 4 + 1024)
     {
-      slots = g_new0 (guint32, range + 1);
+      slots = planar_spill_alloc ((range + 1) * sizeof (guint32), PLANAR_SPILL_NEVER);
+      memset (slots, 0, (range + 1) * sizeof (guint32));
       for (r = 0; r < n_runs; r++)
         if (runs[r].is_host)
           {
@@ -687,6 +692,7 @@ pair_launches (PlanarFlowBuilder *builder,
         }
     }
   g_assert (at == first);
+  planar_spill_free (slots);
   *n_host_out = n_host;
   *n_device_out = n_device;
   return first_flow;
@@ -1134,27 +1140,27 @@ merge_by_end (const Flow    *flows,
     }
 }
 
-/* The order by end of the launch flows (*@launch_order, taken) merged with
- * that of the others: the launch flows' own array when there are no
- * others (no copy). */
+/* The order by end of the launch flows (@launch_order, @n_launch of them,
+ * taken) merged with that of the others: the launch flows' own array when
+ * there are no others (no copy). */
 static guint32 *
 merged_by_end (const Flow       *flows,
-               GArray          **launch_order,
+               guint32          *launch_order,
+               gsize             n_launch,
                GArray           *generic_order,
                gboolean          from,
                PlanarSpillMode   spill)
 {
-  gsize n = (*launch_order)->len + generic_order->len;
+  gsize n = n_launch + generic_order->len;
   guint32 *out;
 
   if (generic_order->len == 0 && !spill && n > 0)
-    return (guint32 *) (gpointer) g_array_free (g_steal_pointer (launch_order), FALSE);
+    return launch_order;
   out = planar_spill_alloc (MAX (n, 1) * sizeof (guint32), spill);
-  merge_by_end (flows,
-                (guint32 *) (gpointer) (*launch_order)->data, (*launch_order)->len,
+  merge_by_end (flows, launch_order, n_launch,
                 (guint32 *) (gpointer) generic_order->data, generic_order->len,
                 from, out);
-  g_clear_pointer (launch_order, g_array_unref);
+  planar_spill_free (launch_order);
   return out;
 }
 
@@ -1351,15 +1357,20 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   planar_spill_free (items);
 }
 
+/* How many host ends ahead the walk of the launch chains fetches a chain's
+ * first link. */
+#define CHAIN_PREFETCH 16
+
 PlanarFlowIndex *
 _planar_flow_builder_finish (PlanarFlowBuilder *builder,
                              PlanarTrace       *trace,
                              guint64            host_id)
 {
   PlanarFlowIndex *self = g_new0 (PlanarFlowIndex, 1);
-  g_autofree guint32 *first_flow_of_host = NULL;
+  guint32 *first_flow_of_host;
   guint32 *new_index, *order;
-  g_autoptr(GArray) launch_by_from = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint32 *launch_by_from;
+  gsize n_launch_by_from = 0;
   g_autoptr(GArray) generic_by_from = NULL;
   g_autoptr(GArray) generic_by_to = NULL;
   guint32 *next_from;
@@ -1385,11 +1396,20 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * too. */
   planar_spill_array_clear (builder->launches);
   g_array_set_size (builder->runs, 0);
+  /* The launch flows by from end: each host end's chain in turn (every
+   * launch flow is on one). The chains' links are read out of order: the
+   * first link of the host end a few ahead is fetched early. */
   next_from = (guint32 *) paired.next_from.data;
+  launch_by_from = planar_spill_alloc (MAX (n_launch_flows, 1) * sizeof (guint32), spill);
   for (gsize k = 0; k < n_host; k++)
-    for (guint32 f = first_flow_of_host[k]; f != NO_FLOW; f = next_from[f])
-      g_array_append_val (launch_by_from, f);
-  g_clear_pointer (&first_flow_of_host, g_free);
+    {
+      if (k + CHAIN_PREFETCH < n_host && first_flow_of_host[k + CHAIN_PREFETCH] != NO_FLOW)
+        __builtin_prefetch (&next_from[first_flow_of_host[k + CHAIN_PREFETCH]]);
+      for (guint32 f = first_flow_of_host[k]; f != NO_FLOW; f = next_from[f])
+        launch_by_from[n_launch_by_from++] = f;
+    }
+  g_assert (n_launch_by_from <= n_launch_flows);
+  planar_spill_free (first_flow_of_host);
 
   pair_generic (builder->ends, &paired);
   planar_spill_debug_memory ("the flows' pairing");
@@ -1403,9 +1423,9 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
 
   generic_by_from = sorted_by_end (self->flows, n_launch_flows, self->n_flows, TRUE, spill);
   generic_by_to = sorted_by_end (self->flows, n_launch_flows, self->n_flows, FALSE, spill);
-  self->n_by_from = launch_by_from->len + generic_by_from->len;
+  self->n_by_from = n_launch_by_from + generic_by_from->len;
   self->n_by_to = n_launch_to + generic_by_to->len;
-  self->by_from = merged_by_end (self->flows, &launch_by_from, generic_by_from, TRUE, spill);
+  self->by_from = merged_by_end (self->flows, launch_by_from, n_launch_by_from, generic_by_from, TRUE, spill);
   /* The order by to end is made after the time order, from its new
    * positions (the launch flows' part is flows 0 to n_launch_to in order):
    * not held through the sort. */
