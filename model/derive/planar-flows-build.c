@@ -500,12 +500,12 @@ shrink_host_run (LaunchEnd       *launches,
  * correlation id. Ends whose id the table cannot serve (sparse ids, or one
  * id on several host events) go to @generic. Returns, per host end in the
  * launches' order, its first flow (NO_FLOW if none; the others follow
- * through paired->next_from; planar_spill_free() frees it), and their
- * number in *@n_host_out; the
- * first *@n_device_out flows it adds are the device ends' (every one with
- * a to end, in the order of their to ends). The host ends shrink to their
- * events once the table is built, and the launch ends past the last host
- * end are given back as their flows are made. */
+ * through paired->next_from), to be freed with planar_spill_free(), and
+ * their number in *@n_host_out; the first *@n_device_out flows it adds
+ * are the device ends' (every one with a to end, in the order of their to
+ * ends). The host ends shrink to their events once the table is built,
+ * and the launch ends past the last host end are given back as their
+ * flows are made. */
 static guint32 *
 pair_launches (PlanarFlowBuilder *builder,
                PlanarTrace       *trace,
@@ -1397,8 +1397,9 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   planar_spill_array_clear (builder->launches);
   g_array_set_size (builder->runs, 0);
   /* The launch flows by from end: each host end's chain in turn (every
-   * launch flow is on one). The chains' links are read out of order: the
-   * first link of the host end a few ahead is fetched early. */
+   * launch flow with a from end is on one). The chains' links are read
+   * out of order: the first link of the host end a few ahead is fetched
+   * early. */
   next_from = (guint32 *) paired.next_from.data;
   launch_by_from = planar_spill_alloc (MAX (n_launch_flows, 1) * sizeof (guint32), spill);
   for (gsize k = 0; k < n_host; k++)
