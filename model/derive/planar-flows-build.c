@@ -1141,8 +1141,8 @@ merge_by_end (const Flow    *flows,
 }
 
 /* The order by end of the launch flows (@launch_order, @n_launch of them,
- * taken) merged with that of the others: the launch flows' own array when
- * there are no others (no copy). */
+ * taken, a block for @spill) merged with that of the others: the launch
+ * flows' own block when there are no others (no copy). */
 static guint32 *
 merged_by_end (const Flow       *flows,
                guint32          *launch_order,
@@ -1154,7 +1154,7 @@ merged_by_end (const Flow       *flows,
   gsize n = n_launch + generic_order->len;
   guint32 *out;
 
-  if (generic_order->len == 0 && !spill && n > 0)
+  if (generic_order->len == 0)
     return launch_order;
   out = planar_spill_alloc (MAX (n, 1) * sizeof (guint32), spill);
   merge_by_end (flows, launch_order, n_launch,
