@@ -1295,8 +1295,6 @@ test_spilled_first_planes (PlanarTestFixture *f,
   }
 }
 
-/* A trace whose every block is file-backed is the trace on the heap, cold
- * and restored from its cache, and its files go with it. */
 /* Makes @line's bytes end, after its events, with a timestamp_ns field of
  * @ts_ns (its one unknown field to protobuf-c, packed after the known
  * ones; kept in the scratch list). */
@@ -1375,6 +1373,8 @@ test_spilled_staged_events (PlanarTestFixture *f,
   compare_traces (heap, spilled);
 }
 
+/* A trace whose every block is file-backed is the trace on the heap, cold
+ * and restored from its cache, and its files go with it. */
 static void
 test_spilled_index (PlanarTestFixture *f,
                     gconstpointer      data)
