@@ -33,7 +33,32 @@ typedef struct
   guint64      n_damaged_stats;
   guint64      first_damaged_stat;
   const char  *first_damaged_reason;
+  /* A piece of a line decoded in pieces: @events is its part of the
+   * line's array, sized by the line's scan, and never grows. */
+  gboolean     fixed;
+  /* The events are on the time base already (a line decoded in pieces:
+   * each piece moved its own). */
+  gboolean     rebased;
 } PlanarLineJob;
+
+/* The XLine's own fields (not its events) as read, the last of each kind
+ * winning as protobuf has it; @seen has a bit (1 << PLANAR_XLINE_*) for
+ * each kind read. */
+typedef struct
+{
+  guint         seen;
+  gint64        id;
+  gint64        display_id;
+  gint64        timestamp_ns;
+  gint64        duration_ps;
+  const guint8 *name;
+  gsize         name_len;
+  const guint8 *display_name;
+  gsize         display_name_len;
+} PlanarLineFields;
+
+typedef struct _PlanarSplitLine PlanarSplitLine;
+typedef struct _PlanarSplitJob  PlanarSplitJob;
 
 /* One track being built from its lines. */
 typedef struct
@@ -77,6 +102,14 @@ typedef struct
   gboolean       *plane_built;
   const guint    *plane_order;
   guint           n_published;
+  /* Lines decoded in pieces (planar-trace-split.c): decode jobs from
+   * @n_line_jobs on are @split_jobs[job - n_line_jobs]; a piece waits on
+   * @split_cond (with @lock) for its line's scan. */
+  PlanarSplitLine *splits;
+  guint            n_splits;
+  PlanarSplitJob  *split_jobs;
+  guint            n_split_jobs;
+  GCond            split_cond;
 } PlanarDecodeContext;
 
 /* Records @error (taken) as the decode's failure unless one is recorded
@@ -108,6 +141,32 @@ PlanarSpillMode _planar_decode_depth_spill_mode (PlanarDecodeContext *ctx,
 /* planar-trace-index.c: sorts a track's events unless @sorted, nests them
  * and builds its depth index and span; @p is its plane (for
  * _planar_decode_spill_mode()). */
+gboolean _planar_decode_line          (PlanarDecodeContext  *ctx,
+                                       PlanarLineJob        *job);
+gboolean _planar_decode_line_fields   (PlanarDecodeContext  *ctx,
+                                       PlanarLineJob        *job,
+                                       const guint8         *from,
+                                       const guint8         *to,
+                                       PlanarLineFields     *fields);
+gboolean _planar_decode_finish_line   (PlanarDecodeContext  *ctx,
+                                       PlanarLineJob        *job,
+                                       const PlanarLineFields *fields);
+gboolean _planar_decode_rebase        (PlanarDecodeContext  *ctx,
+                                       const PlanarLineJob  *job,
+                                       PlanarEvent          *events,
+                                       gsize                 n,
+                                       gint64                ts_ns);
+gboolean _planar_decode_line_done     (PlanarDecodeContext  *ctx,
+                                       guint                 job);
+
+guint   *_planar_decode_plan_splits   (PlanarDecodeContext  *ctx,
+                                       const guint          *jobs,
+                                       guint                 n_jobs,
+                                       guint                *n_order);
+gboolean _planar_decode_split_job     (PlanarDecodeContext  *ctx,
+                                       guint                 job);
+void     _planar_decode_free_splits   (PlanarDecodeContext  *ctx);
+
 gboolean _planar_decode_finish_track  (PlanarDecodeContext  *ctx,
                                        guint                 p,
                                        PlanarTrack          *track,

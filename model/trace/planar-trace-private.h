@@ -125,6 +125,10 @@ typedef struct
                            guint                 first);
 } PlanarDerivedResultsVTable;
 
+/* Lines of at least this many bytes, and at least a (2 x workers)th of the
+ * file's lines, are decoded in pieces (planar-trace-split.c). */
+#define PLANAR_SPLIT_MIN (G_GUINT64_CONSTANT (16) << 20)
+
 /* For tests: what one load does differently from the others, which the
  * loader carries to its trace (_planar_trace_loader_set_test_options(),
  * planar-trace-loader-private.h). Nothing process-wide. */
@@ -141,6 +145,9 @@ typedef struct
    * sets no test options (docs/loader.md, "The first frame", says why).
    * Only with @spill set. */
   gint64                first_heap;
+  /* Bytes from which a line may be decoded in pieces by several workers
+   * (planar-trace-split.c); 0 or less: PLANAR_SPLIT_MIN. */
+  gint64                split_min;
 } PlanarTraceTestOptions;
 
 /* Derived lines a device plane can receive: XProf derives at most 16
@@ -214,6 +221,11 @@ struct _PlanarTrace
    * (docs/loader.md, "The first frame"). */
   PlanarSpillMode     spill;
   guint64             first_heap;
+  /* Lines of at least this many bytes may be decoded in pieces
+   * (planar-trace-split.c), and how many were (atomic; for tests and
+   * PLANAR_DEBUG). */
+  guint64             split_min;
+  guint               n_split_lines;
   /* When the index spills: bytes of the tracks' depth index (the starts
    * and the order by depth, which a frame reads for every pixel column)
    * that may still stay in memory (atomic; half the file where @spill is
@@ -457,6 +469,8 @@ PlanarTrace *_planar_trace_open_with     (const char                   *path,
 void     _planar_trace_test_point        (PlanarTrace    *self,
                                           const char     *point,
                                           const char     *path);
+/* How many of the file's lines the decode read in pieces (for tests). */
+guint    _planar_trace_get_n_split_lines (PlanarTrace    *self);
 
 /* planar-trace-hlo.c: decodes the HloProtos of `/host:metadata` into
  * @self's HLO index (the loader's "Reading HLO"), once; damaged ones are

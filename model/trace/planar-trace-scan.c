@@ -720,6 +720,7 @@ _planar_trace_scan (PlanarTrace  *self,
   self->depth_heap_left = self->spill == PLANAR_SPILL_LARGE ? (gint64) (self->size / 2) : 0;
   self->first_heap = self->test_options.spill >= 0 && self->test_options.first_heap > 0
                      ? (guint64) self->test_options.first_heap : 0;
+  self->split_min = self->test_options.split_min > 0 ? (guint64) self->test_options.split_min : PLANAR_SPLIT_MIN;
   /* A PlanarEventRef names a plane in 16 bits. */
   if (plane_fields->len >= PLANAR_EVENT_REF_NONE)
     {

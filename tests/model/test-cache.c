@@ -1322,6 +1322,189 @@ add_timestamp_after_events (XLine  *line,
   line->base.n_unknown_fields = 1;
 }
 
+/* A load of @path through a loader of its own that decodes in pieces every
+ * line of at least @split_min bytes (G_MAXINT64: none), its index spilling
+ * as @spill says; NULL with @error when the load fails. */
+static PlanarTrace *
+load_split (const char  *path,
+            gint         spill,
+            gint64       split_min,
+            GError     **error)
+{
+  g_autoptr(PlanarTraceLoader) loader = planar_trace_loader_new (path);
+  PlanarTraceTestOptions options = { NULL, NULL, spill, 0, split_min };
+  gboolean ok;
+
+  _planar_trace_loader_set_test_options (loader, &options);
+  planar_cache_set_enabled (FALSE);
+  ok = planar_trace_loader_open (loader, NULL, error) && planar_trace_loader_decode (loader, NULL, error);
+  planar_cache_set_enabled (TRUE);
+  return ok ? g_object_ref (planar_trace_loader_get_trace (loader)) : NULL;
+}
+
+/* @path decoded with its lines in pieces ends as decoded whole: the same
+ * index, or the same error. Returns how many lines were cut. */
+static guint
+assert_split_same (const char *path,
+                   gint        spill,
+                   gint64      split_min)
+{
+  g_autoptr(GError) whole_error = NULL;
+  g_autoptr(GError) split_error = NULL;
+  g_autoptr(PlanarTrace) whole = load_split (path, PLANAR_SPILL_NEVER, G_MAXINT64, &whole_error);
+  g_autoptr(PlanarTrace) split = load_split (path, spill, split_min, &split_error);
+
+  if (whole == NULL)
+    {
+      g_assert_null (split);
+      g_assert_nonnull (split_error);
+      g_assert_cmpstr (split_error->message, ==, whole_error->message);
+      return 0;
+    }
+  g_assert_no_error (split_error);
+  g_assert_cmpuint (_planar_trace_get_n_split_lines (whole), ==, 0);
+  compare_traces (whole, split);
+  return _planar_trace_get_n_split_lines (split);
+}
+
+/* Lines decoded in pieces by several workers make the index a decode of
+ * whole lines makes, in memory and spilled. */
+static void
+test_split_lines (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  g_autofree char *dir = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *path = generate (f->dir, "20000", "3");
+
+  g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
+  g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_NEVER, 4096), >, 5);
+  g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_EVERY, 4096), >, 5);
+  /* Pieces of a few events, many of them empty. */
+  g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_NEVER, 64), >, 20);
+}
+
+/* Adds to @line, after its events on the wire, the unknown field @number
+ * (a varint, or bytes when @text is given): the fields a writer may put
+ * anywhere in an XLine. */
+static void
+add_field_after_events (XLine      *line,
+                        guint32     number,
+                        guint64     value,
+                        const char *text)
+{
+  ProtobufCMessageUnknownField *fields = g_new0 (ProtobufCMessageUnknownField, line->base.n_unknown_fields + 1);
+  ProtobufCMessageUnknownField *field = &fields[line->base.n_unknown_fields];
+  gsize n = 0;
+
+  if (line->base.n_unknown_fields > 0)
+    memcpy (fields, line->base.unknown_fields, line->base.n_unknown_fields * sizeof *fields);
+  line->base.unknown_fields = planar_test_keep (fields);
+  line->base.n_unknown_fields++;
+  field->tag = number;
+  /* An unknown field is kept as its bytes after the tag: a length
+   * prefix, then the text. */
+  field->data = planar_test_keep (g_malloc (1 + (text != NULL ? strlen (text) : 10)));
+  if (text != NULL)
+    {
+      g_assert_cmpuint (strlen (text), <, 0x80);
+      field->wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+      field->data[0] = (guint8) strlen (text);
+      memcpy (field->data + 1, text, strlen (text));
+      field->len = 1 + strlen (text);
+      return;
+    }
+  do
+    {
+      field->data[n++] = (guint8) ((value & 0x7f) | (value >= 0x80 ? 0x80 : 0));
+      value >>= 7;
+    }
+  while (value != 0);
+  field->wire_type = PROTOBUF_C_WIRE_TYPE_VARINT;
+  field->len = n;
+}
+
+/* The pieces of a line are joined as one read of it would have left it:
+ * its name, display name and timestamp written after its events (the last
+ * of each kind wins), aggregated events among the others, events out of
+ * order, nested and overlapping. A damaged event in a middle piece fails
+ * the load with the message a whole read gives. */
+static void
+test_split_line_fields (PlanarTestFixture *f,
+                        gconstpointer      data)
+{
+  const gint64 start_ns = 1767225600000000000ll;
+  XSpace *space = planar_test_space_new ();
+  XPlane *cpu = planar_test_space_add_plane (space, 1, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (cpu, 7, "first name", start_ns + 1000);
+  g_autofree char *path = NULL;
+  g_autofree gchar *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarTrack *track;
+  gsize length, found = 0;
+
+  planar_test_add_task_environment (space, (guint64) start_ns);
+  planar_test_plane_add_event_metadata (cpu, 1, "step", NULL);
+  planar_test_plane_add_event_metadata (cpu, 2, "inner", NULL);
+  for (guint i = 0; i < 3000; i++)
+    {
+      /* Two out of order, one overlapping its neighbour. */
+      gint64 at = i == 1000 ? 1001 * 10000 : i == 1001 ? 1000 * 10000 : (gint64) i * 10000;
+
+      planar_test_line_add_event (line, 1, at, i == 2000 ? 15000 : 9000);
+      planar_test_line_add_event (line, 2, at + 1000, 2000);
+      if (i % 700 == 350)
+        {
+          XEvent *aggregated = planar_test_line_add_event (line, 1, 0, 0);
+
+          aggregated->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES;
+          aggregated->num_occurrences = i;
+        }
+    }
+  /* The metadata id 77 marks the event damaged below. */
+  planar_test_line_add_event (line, 77, 5, 1);
+  for (guint i = 0; i < 3000; i++)
+    planar_test_line_add_event (line, 1, 30000000 + (gint64) i * 10000, 9000);
+  add_field_after_events (line, 2, 0, "last name");
+  add_field_after_events (line, 11, 0, "shown name");
+  add_field_after_events (line, 3, (guint64) (start_ns + 2000), NULL);
+  path = planar_test_write_space (space, f->dir, "pieces.xplane.pb");
+
+  g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_NEVER, 1024), ==, 1);
+  g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_EVERY, 1024), ==, 1);
+  trace = load_split (path, PLANAR_SPILL_NEVER, 1024, &error);
+  g_assert_no_error (error);
+  track = planar_plane_find_track (planar_trace_find_plane (trace, "/host:CPU"), "last name");
+  g_assert_nonnull (track);
+  g_assert_cmpstr (track->display_name, ==, "shown name");
+  g_assert_cmpuint (track->n_aggregated, ==, 4);
+  g_assert_cmpuint (track->n_events, ==, 9001);
+  g_assert_cmpuint (track->n_overlaps, >, 0);
+  /* The timestamp after the events, not the one before. */
+  g_assert_cmpint (track->events[0].start_ps, ==, 2000 * 1000);
+
+  /* metadata_id 77 (tag 0x08, value 0x4d) as a fixed 64-bit field, which
+   * runs past its event, in the line's middle. */
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  for (gsize i = 0; i + 1 < length; i++)
+    if ((guint8) contents[i] == 0x08 && (guint8) contents[i + 1] == 0x4d)
+      {
+        found++;
+        contents[i] = 0x09;
+      }
+  g_assert_cmpuint (found, ==, 1);
+  g_assert_true (g_file_set_contents (path, contents, (gssize) length, NULL));
+  {
+    g_autoptr(GError) split_error = NULL;
+    g_autoptr(PlanarTrace) split = load_split (path, PLANAR_SPILL_NEVER, 1024, &split_error);
+
+    g_assert_null (split);
+    g_assert_error (split_error, PLANAR_TRACE_ERROR, PLANAR_TRACE_ERROR_CORRUPT);
+    g_assert_nonnull (strstr (split_error->message, "XEvent at byte"));
+  }
+  assert_split_same (path, PLANAR_SPILL_NEVER, 1024);
+}
+
 /* A spilled index's events are those of the index in memory, also for
  * lines whose timestamp comes after their events, or twice (before them,
  * then another after them: the last counts), and their times are the
@@ -1865,6 +2048,8 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
+  CACHE_TEST_ADD ("/cache/split-lines", test_split_lines);
+  CACHE_TEST_ADD ("/cache/split-line-fields", test_split_line_fields);
   CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
