@@ -29,29 +29,24 @@ typedef struct
   gint64  children_ps;
 } ChildTime;
 
-static int
-compare_child_time (const void *pa,
-                    const void *pb)
-{
-  const ChildTime *a = pa;
-  const ChildTime *b = pb;
-
-  return a->index < b->index ? -1 : a->index > b->index ? 1 : 0;
-}
 
 /* Gives each event its depth with a stack of open events. An event that
  * starts inside the open event on top but ends after it is not nested: it
  * takes that event's place (and depth) and is flagged as an overlap. The
- * same walk sums each event's direct children for self times. */
+ * same walk sums each event's direct children for self times, in a list
+ * by event index: an event's entry is added when its first child comes,
+ * and no event after it in the track can get a first child before that
+ * (it would be its descendant, or come after it closed), so the list
+ * needs no sort. Entries whose children took no time are dropped. */
 static gboolean
 assign_depths (PlanarDecodeContext *ctx,
                guint          p,
                PlanarTrack   *track)
 {
-  typedef struct { gint64 end; guint64 index; gint64 children_ps; } Open;
+  typedef struct { gint64 end; guint64 index; gsize slot; } Open;
   g_autofree Open *stack = NULL;
   g_autoptr(GArray) children = g_array_new (FALSE, FALSE, sizeof (ChildTime));
-  gsize sp = 0, cap = 64;
+  gsize sp = 0, cap = 64, kept = 0;
 
   stack = g_new (Open, cap);
   track->max_depth = 0;
@@ -63,35 +58,29 @@ assign_depths (PlanarDecodeContext *ctx,
       gsize depth;
 
       while (sp > 0 && stack[sp - 1].end <= ev->start_ps)
-        {
-          sp--;
-          if (stack[sp].children_ps > 0)
-            {
-              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
-
-              g_array_append_val (children, ct);
-            }
-        }
+        sp--;
       if (sp > 0 && end > stack[sp - 1].end)
         {
           ev->flags |= PLANAR_EVENT_OVERLAP;
           track->n_overlaps++;
           sp--;
-          if (stack[sp].children_ps > 0)
-            {
-              ChildTime ct = { stack[sp].index, stack[sp].children_ps };
-
-              g_array_append_val (children, ct);
-            }
         }
       if (sp > 0)
         {
           /* A child counts against its parent only up to the parent's end. */
-          PlanarEvent *parent = &track->events[stack[sp - 1].index];
+          Open *parent = &stack[sp - 1];
+          PlanarEvent *pev = &track->events[parent->index];
 
-          stack[sp - 1].children_ps += MIN (end, stack[sp - 1].end) - ev->start_ps;
-          if (!(parent->flags & PLANAR_EVENT_HAS_CHILDREN))
-            parent->flags |= PLANAR_EVENT_HAS_CHILDREN;
+          if (parent->slot == G_MAXSIZE)
+            {
+              ChildTime ct = { parent->index, 0 };
+
+              parent->slot = children->len;
+              g_array_append_val (children, ct);
+            }
+          g_array_index (children, ChildTime, parent->slot).children_ps += MIN (end, parent->end) - ev->start_ps;
+          if (!(pev->flags & PLANAR_EVENT_HAS_CHILDREN))
+            pev->flags |= PLANAR_EVENT_HAS_CHILDREN;
         }
       depth = sp;
       if (sp == cap)
@@ -103,7 +92,7 @@ assign_depths (PlanarDecodeContext *ctx,
         }
       stack[sp].end = end;
       stack[sp].index = i;
-      stack[sp].children_ps = 0;
+      stack[sp].slot = G_MAXSIZE;
       sp++;
       if (depth > G_MAXUINT16)
         {
@@ -119,22 +108,15 @@ assign_depths (PlanarDecodeContext *ctx,
       if (depth > track->max_depth)
         track->max_depth = (guint) depth;
     }
-  while (sp > 0)
-    {
-      sp--;
-      if (stack[sp].children_ps > 0)
-        {
-          ChildTime ct = { stack[sp].index, stack[sp].children_ps };
 
-          g_array_append_val (children, ct);
-        }
-    }
-
+  for (guint c = 0; c < children->len; c++)
+    if (g_array_index (children, ChildTime, c).children_ps > 0)
+      g_array_index (children, ChildTime, kept++) = g_array_index (children, ChildTime, c);
+  g_array_set_size (children, (guint) kept);
   if (children->len > 0)
     {
       if (!_planar_decode_claim_memory (ctx, children->len * sizeof (ChildTime)))
         return FALSE;
-      qsort (children->data, children->len, sizeof (ChildTime), compare_child_time);
       track->n_children = children->len;
       track->children = planar_spill_take (g_array_free (g_steal_pointer (&children), FALSE),
                                            track->n_children * sizeof (ChildTime),
