@@ -145,8 +145,10 @@ typedef struct
    * sets no test options (docs/loader.md, "The first frame", says why).
    * Only with @spill set. */
   gint64                first_heap;
-  /* Bytes from which a line may be decoded in pieces by several workers
-   * (planar-trace-split.c); 0 or less: PLANAR_SPLIT_MIN. */
+  /* Bytes from which every line is decoded in pieces, whatever its share
+   * of the file and the workers (planar-trace-split.c), and every plane's
+   * tracks built side by side (planar-trace-decode.c); 0 or less: as the
+   * file says, from PLANAR_SPLIT_MIN. */
   gint64                split_min;
 } PlanarTraceTestOptions;
 
