@@ -516,7 +516,7 @@ planar_cli_progress (const char *what,
 void
 planar_cli_progress_end (void)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&progress_lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&progress_lock);
 
   if (!progress_shown)
     return;
