@@ -138,9 +138,8 @@ PlanarSpillMode _planar_decode_depth_spill_mode (PlanarDecodeContext *ctx,
                                                  guint                p,
                                                  gsize                bytes);
 
-/* planar-trace-index.c: sorts a track's events unless @sorted, nests them
- * and builds its depth index and span; @p is its plane (for
- * _planar_decode_spill_mode()). */
+/* planar-trace-decode-line.c: one XLine read, whole or a piece at a
+ * time, and finished; planar-trace-decode.c: a line job decoded. */
 gboolean _planar_decode_line          (PlanarDecodeContext  *ctx,
                                        PlanarLineJob        *job);
 gboolean _planar_decode_line_fields   (PlanarDecodeContext  *ctx,
@@ -159,6 +158,7 @@ gboolean _planar_decode_rebase        (PlanarDecodeContext  *ctx,
 gboolean _planar_decode_line_done     (PlanarDecodeContext  *ctx,
                                        guint                 job);
 
+/* planar-trace-split.c: the longest lines in pieces. */
 guint   *_planar_decode_plan_splits   (PlanarDecodeContext  *ctx,
                                        const guint          *jobs,
                                        guint                 n_jobs,
@@ -167,6 +167,9 @@ gboolean _planar_decode_split_job     (PlanarDecodeContext  *ctx,
                                        guint                 job);
 void     _planar_decode_free_splits   (PlanarDecodeContext  *ctx);
 
+/* planar-trace-index.c: sorts a track's events unless @sorted, nests them
+ * and builds its depth index and span; @p is its plane (for
+ * _planar_decode_spill_mode()). */
 gboolean _planar_decode_finish_track  (PlanarDecodeContext  *ctx,
                                        guint                 p,
                                        PlanarTrack          *track,

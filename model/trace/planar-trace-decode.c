@@ -1,8 +1,9 @@
 /* planar-trace-decode.c: decodes an XSpace's lines in parallel, on the
  * model's worker pool, into flat per-track event arrays (each line read by
  * planar-trace-decode-line.c, the longest in pieces by
- * planar-trace-split.c), and groups them into tracks. It knows nothing of derived lines or of the cached index:
- * the loader (session/planar-trace-loader.c) runs those steps around it.
+ * planar-trace-split.c), and groups them into tracks. It knows nothing of
+ * derived lines or of the cached index: the loader
+ * (session/planar-trace-loader.c) runs those steps around it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

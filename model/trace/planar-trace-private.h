@@ -224,8 +224,7 @@ struct _PlanarTrace
   PlanarSpillMode     spill;
   guint64             first_heap;
   /* Lines of at least this many bytes may be decoded in pieces
-   * (planar-trace-split.c), and how many were (atomic; for tests and
-   * PLANAR_DEBUG). */
+   * (planar-trace-split.c), and how many were (atomic; for tests). */
   guint64             split_min;
   guint               n_split_lines;
   /* When the index spills: bytes of the tracks' depth index (the starts
