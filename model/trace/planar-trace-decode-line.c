@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+G_STATIC_ASSERT (PLANAR_XLINE_EVENTS <= PLANAR_LINE_FIELD_KINDS);
+
 /* Why the project's own reader and not protobuf-c for events, decided by
  * measurement (bench/planar-bench-load, table in bench/RESULTS.md): unpacking
  * with protobuf-c allocates an XEvent struct, a stats pointer array and an
@@ -417,31 +419,17 @@ _planar_decode_line_fields (PlanarDecodeContext *ctx,
           }
           break;
 
-        case PLANAR_XLINE_ID:
-          fields->id = (gint64) f.value;
-          break;
-        case PLANAR_XLINE_DISPLAY_ID:
-          fields->display_id = (gint64) f.value;
-          break;
-        case PLANAR_XLINE_TIMESTAMP_NS:
-          fields->timestamp_ns = (gint64) f.value;
-          break;
-        case PLANAR_XLINE_DURATION_PS:
-          fields->duration_ps = (gint64) f.value;
-          break;
-        case PLANAR_XLINE_NAME:
-          fields->name = f.data;
-          fields->name_len = f.len;
-          break;
-        case PLANAR_XLINE_DISPLAY_NAME:
-          fields->display_name = f.data;
-          fields->display_name_len = f.len;
-          break;
         default:
+          /* The line's own fields, kept by kind for its finish. */
+          if (kind != 0)
+            {
+              fields->value[kind] = f.value;
+              fields->data[kind] = f.data;
+              fields->len[kind] = f.len;
+              fields->seen |= 1u << kind;
+            }
           break;
         }
-      if (kind != 0 && kind != PLANAR_XLINE_EVENTS)
-        fields->seen |= 1u << kind;
     }
   if (rc < 0)
     {
@@ -540,24 +528,27 @@ _planar_decode_finish_line (PlanarDecodeContext    *ctx,
   PlanarLine *line = &plane->lines[job->line];
   const guint8 *start = self->data + ppriv->line_offsets[job->line];
   gsize len = ppriv->line_sizes[job->line];
-  gint64 ts_ns = fields->timestamp_ns, line_base_ps;
+  gint64 ts_ns = (gint64) fields->value[PLANAR_XLINE_TIMESTAMP_NS], line_base_ps;
   guint64 steps;
 
   if (fields->seen & (1u << PLANAR_XLINE_ID))
-    line->id = fields->id;
+    line->id = (gint64) fields->value[PLANAR_XLINE_ID];
   if (fields->seen & (1u << PLANAR_XLINE_DURATION_PS))
-    line->duration_ps = fields->duration_ps;
+    line->duration_ps = (gint64) fields->value[PLANAR_XLINE_DURATION_PS];
   line->timestamp_ns = ts_ns;
   line->n_events = job->n_events + job->n_aggregated;
-  line->display_id = fields->display_id != 0 ? fields->display_id : line->id;
+  line->display_id = fields->value[PLANAR_XLINE_DISPLAY_ID] != 0 ? (gint64) fields->value[PLANAR_XLINE_DISPLAY_ID]
+                                                                  : line->id;
 
   steps = _planar_trace_steps;
   g_mutex_lock (&self->strings_lock);
-  line->name = fields->name ? planar_string_table_intern_len (self->strings, (const char *) fields->name,
-                                                              fields->name_len)
-                            : planar_string_table_intern (self->strings, "");
-  line->display_name = fields->display_name_len > 0
-    ? planar_string_table_intern_len (self->strings, (const char *) fields->display_name, fields->display_name_len)
+  line->name = fields->seen & (1u << PLANAR_XLINE_NAME)
+    ? planar_string_table_intern_len (self->strings, (const char *) fields->data[PLANAR_XLINE_NAME],
+                                      fields->len[PLANAR_XLINE_NAME])
+    : planar_string_table_intern (self->strings, "");
+  line->display_name = fields->len[PLANAR_XLINE_DISPLAY_NAME] > 0
+    ? planar_string_table_intern_len (self->strings, (const char *) fields->data[PLANAR_XLINE_DISPLAY_NAME],
+                                      fields->len[PLANAR_XLINE_DISPLAY_NAME])
     : line->name;
   g_mutex_unlock (&self->strings_lock);
   __atomic_add_fetch (&self->steps, _planar_trace_steps - steps, __ATOMIC_RELAXED);

@@ -41,20 +41,18 @@ typedef struct
   gboolean     rebased;
 } PlanarLineJob;
 
-/* The XLine's own fields (not its events) as read, the last of each kind
- * winning as protobuf has it; @seen has a bit (1 << PLANAR_XLINE_*) for
- * each kind read. */
+/* The XLine's own fields (not its events) as read, by kind (PLANAR_XLINE_*
+ * of planar-xspace-fields-private.h, below PLANAR_XLINE_EVENTS): a
+ * varint's value, or a string's bytes; the last of each kind wins, as
+ * protobuf has it, and @seen has a bit (1 << kind) for each kind read. */
+#define PLANAR_LINE_FIELD_KINDS 7
+
 typedef struct
 {
   guint         seen;
-  gint64        id;
-  gint64        display_id;
-  gint64        timestamp_ns;
-  gint64        duration_ps;
-  const guint8 *name;
-  gsize         name_len;
-  const guint8 *display_name;
-  gsize         display_name_len;
+  guint64       value[PLANAR_LINE_FIELD_KINDS];
+  const guint8 *data[PLANAR_LINE_FIELD_KINDS];
+  gsize         len[PLANAR_LINE_FIELD_KINDS];
 } PlanarLineFields;
 
 typedef struct _PlanarSplitLine PlanarSplitLine;

@@ -29,7 +29,6 @@ typedef struct
   gint64  children_ps;
 } ChildTime;
 
-
 /* Gives each event its depth with a stack of open events. An event that
  * starts inside the open event on top but ends after it is not nested: it
  * takes that event's place (and depth) and is flagged as an overlap. The

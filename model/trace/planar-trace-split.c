@@ -294,24 +294,13 @@ static void
 take_fields (PlanarLineFields       *to,
              const PlanarLineFields *from)
 {
-  if (from->seen & (1u << PLANAR_XLINE_ID))
-    to->id = from->id;
-  if (from->seen & (1u << PLANAR_XLINE_DISPLAY_ID))
-    to->display_id = from->display_id;
-  if (from->seen & (1u << PLANAR_XLINE_TIMESTAMP_NS))
-    to->timestamp_ns = from->timestamp_ns;
-  if (from->seen & (1u << PLANAR_XLINE_DURATION_PS))
-    to->duration_ps = from->duration_ps;
-  if (from->seen & (1u << PLANAR_XLINE_NAME))
-    {
-      to->name = from->name;
-      to->name_len = from->name_len;
-    }
-  if (from->seen & (1u << PLANAR_XLINE_DISPLAY_NAME))
-    {
-      to->display_name = from->display_name;
-      to->display_name_len = from->display_name_len;
-    }
+  for (guint kind = 0; kind < PLANAR_LINE_FIELD_KINDS; kind++)
+    if (from->seen & (1u << kind))
+      {
+        to->value[kind] = from->value[kind];
+        to->data[kind] = from->data[kind];
+        to->len[kind] = from->len[kind];
+      }
   to->seen |= from->seen;
 }
 
