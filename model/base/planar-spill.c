@@ -470,15 +470,22 @@ planar_spill_renew (gpointer        block,
 }
 
 gpointer
+planar_spill_copy_to_file (gconstpointer   heap_block,
+                           gsize           n_bytes,
+                           PlanarSpillMode spill)
+{
+  if (heap_block == NULL || !wants_file (n_bytes, spill) || mapped_length (heap_block) > 0)
+    return NULL;
+  return map_block (n_bytes, heap_block, n_bytes);
+}
+
+gpointer
 planar_spill_take (gpointer        heap_block,
                    gsize           n_bytes,
                    PlanarSpillMode spill)
 {
-  gpointer block;
+  gpointer block = planar_spill_copy_to_file (heap_block, n_bytes, spill);
 
-  if (heap_block == NULL || !wants_file (n_bytes, spill) || mapped_length (heap_block) > 0)
-    return heap_block;
-  block = map_block (n_bytes, heap_block, n_bytes);
   if (block == NULL)
     return heap_block;
   planar_spill_free (heap_block);

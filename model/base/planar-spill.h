@@ -53,6 +53,13 @@ gpointer planar_spill_renew  (gpointer        block,
                               gsize           used_bytes,
                               gsize           n_bytes,
                               PlanarSpillMode spill);
+/* A file-backed copy of the @n_bytes of the heap block @heap_block (one
+ * from g_malloc() or an anonymous block from here) when @spill wants a
+ * file for that size, or NULL (then nothing is copied); @heap_block stays
+ * as it is, so that other threads may read it while it is copied. */
+gpointer planar_spill_copy_to_file (gconstpointer   heap_block,
+                                    gsize           n_bytes,
+                                    PlanarSpillMode spill);
 /* Moves a heap block (g_malloc()) of @n_bytes to a file when @spill and it
  * is large enough, freeing the heap copy; returns the block to use. */
 gpointer planar_spill_take   (gpointer        heap_block,

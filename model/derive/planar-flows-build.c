@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-flows-index-private.h"
-#include "planar-heap-private.h"
+#include "planar-parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -734,178 +734,6 @@ gather_flows (Flow            *flows,
   return out;
 }
 
-/* One digit pass of sort_by_span_start(): @dst gets @src (@n flow
- * indices) stably by bits [@shift, @shift + 11) of @keys[src[i]]. */
-static void
-sort_digit (const guint32 *src,
-            guint32       *dst,
-            const guint32 *keys,
-            gsize          n,
-            guint          shift,
-            gsize         *count)
-{
-  gsize at = 0;
-
-  memset (count, 0, 2048 * sizeof (gsize));
-  for (gsize i = 0; i < n; i++)
-    count[(keys[i] >> shift) & 2047]++;
-  for (guint b = 0; b < 2048; b++)
-    {
-      gsize c = count[b];
-
-      count[b] = at;
-      at += c;
-    }
-  for (gsize i = 0; i < n; i++)
-    dst[count[(keys[src[i]] >> shift) & 2047]++] = src[i];
-}
-
-/* Flows sorted by merging their runs: at most this many runs (a test may
- * say otherwise), and how many flow indices were sorted so. */
-#define MERGE_RUNS_MAX 128
-static guint merge_runs_max = MERGE_RUNS_MAX;
-static guint n_merged;
-
-void
-_planar_flow_index_set_merge_runs_max (guint n_runs)
-{
-  merge_runs_max = n_runs;
-}
-
-guint
-_planar_flow_index_get_n_merged (void)
-{
-  return g_atomic_int_get (&n_merged);
-}
-
-/* One run of flows [next, end) in a merge, and the start of its next
- * flow's span. */
-typedef struct
-{
-  gint64 key;
-  gsize  next;
-  gsize  end;
-} MergeRun;
-
-/* Whether run @a's next flow goes before @b's: by key, then by index (the
- * runs cover the flows in index order, so ties keep it: a stable sort). */
-static inline gboolean
-merge_run_before (const MergeRun *a,
-                  const MergeRun *b)
-{
-  return a->key != b->key ? a->key < b->key : a->next < b->next;
-}
-
-PLANAR_DEFINE_HEAP_SIFT_DOWN (merge_run_sift_down, MergeRun, merge_run_before)
-
-/* sort_by_span_start() for flows that come as a few runs already in
- * order, as the pairing makes them (at 10^7 planar-gen events, 3.5 million
- * launch flows in 8 runs, one a GPU; the samples' in 8 to 94): the runs
- * found by one pass over the flows are merged, reading each flow's key
- * once more, with no array of keys and none of the radix sort's scattered
- * passes. FALSE, with @order untouched, past merge_runs_max runs. */
-static gboolean
-sort_by_merging_runs (const PlanarFlowIndex *self,
-                      guint32               *order)
-{
-  gsize n = self->n_flows, n_runs = 0;
-  guint max_runs = merge_runs_max;
-  g_autofree MergeRun *heap = g_new (MergeRun, MAX (max_runs, 1));
-  gint64 previous = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      gint64 key = span_lo (self, i);
-
-      if (i == 0 || key < previous)
-        {
-          if (n_runs == max_runs)
-            return FALSE;
-          if (n_runs > 0)
-            heap[n_runs - 1].end = i;
-          heap[n_runs++] = (MergeRun) { key, i, n };
-        }
-      previous = key;
-    }
-  for (gsize i = n_runs; i-- > 0;)
-    merge_run_sift_down (heap, n_runs, i);
-  for (gsize k = 0; n_runs > 0; k++)
-    {
-      MergeRun *top = &heap[0];
-
-      order[k] = (guint32) top->next;
-      if (++top->next < top->end)
-        top->key = span_lo (self, top->next);
-      else
-        *top = heap[--n_runs];
-      merge_run_sift_down (heap, n_runs, 0);
-    }
-  g_atomic_int_inc (&n_merged);
-  return TRUE;
-}
-
-/* Sets @order to the flows' indices sorted by the start of their time
- * span, stably (ties keep the pairing's order, so that they always come
- * out the same): by merging their runs when they come in a few
- * (sort_by_merging_runs()), else a radix sort of 4-byte indices by 11-bit digits that
- * reads each key through its index. The keys, relative to the smallest,
- * are sorted by their low 32 bits, then by their high ones, from an array
- * of 4 bytes a flow that holds one half at a time: the sort takes 12 bytes
- * a flow with the keys, where 8-byte keys took 16 (a stable sort by each
- * digit from the lowest up is the same whatever digits the key is cut
- * into). @tmp holds as many indices. */
-static void
-sort_by_span_start (const PlanarFlowIndex *self,
-                    guint32               *order,
-                    guint32               *tmp)
-{
-  gsize n = self->n_flows;
-  guint32 *keys;
-  g_autofree gsize *count = NULL;
-  guint32 *src = order, *dst = tmp;
-  guint64 min = G_MAXUINT64, max = 0;
-
-  if (sort_by_merging_runs (self, order))
-    return;
-  keys = planar_spill_alloc (MAX (n, 1) * sizeof (guint32), SCRATCH);
-  count = g_new (gsize, 2048);
-
-  for (gsize i = 0; i < n; i++)
-    {
-      guint64 key = time_key (span_lo (self, i));
-
-      min = MIN (min, key);
-      max = MAX (max, key);
-      /* (key - min) mod 2^32, once min is known. */
-      keys[i] = (guint32) key;
-      order[i] = (guint32) i;
-    }
-  for (guint half = 0; half < 2 && n > 1; half++)
-    {
-      guint64 digits = half == 0 ? MIN (max - min, G_MAXUINT32) : (max - min) >> 32;
-
-      if (digits == 0)
-        break;
-      if (half == 0)
-        for (gsize i = 0; i < n; i++)
-          keys[i] -= (guint32) min;
-      else
-        for (gsize i = 0; i < n; i++)
-          keys[i] = (guint32) ((time_key (span_lo (self, i)) - min) >> 32);
-      for (guint shift = 0; shift < 32 && (digits >> shift) != 0; shift += 11)
-        {
-          guint32 *swap = src;
-
-          sort_digit (src, dst, keys, n, shift, count);
-          src = dst;
-          dst = swap;
-        }
-    }
-  if (src != order)
-    memcpy (order, src, n * sizeof (guint32));
-  planar_spill_free (keys);
-}
-
 /* The flows with a to end, by it, as positions in the time order
  * (@new_index): the launch flows 0 to @n_launch (in that order already)
  * merged with @generic_order's. */
@@ -1357,6 +1185,40 @@ _planar_flow_builder_sort_launches (PlanarFlowBuilder *self)
   planar_spill_free (items);
 }
 
+/* The end of a flow index built in memory for a trace whose arrays are
+ * in files (_planar_flow_builder_finish()): the flows' copy into their
+ * file (job 0, the larger: about 2.2 GB at 10^8 events, written by the
+ * kernel into new page-cache pages) beside the orders' copies and the
+ * counts and time indices (job 1), which read the flows in memory. */
+typedef struct
+{
+  PlanarFlowIndex *self;
+  PlanarTrace     *trace;
+  /* The flows' copy in a file, or NULL where they stay. */
+  gpointer         flows_file;
+} FinishJobs;
+
+static gboolean
+finish_job (guint          job,
+            gpointer       data,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  FinishJobs *jobs = data;
+  PlanarFlowIndex *self = jobs->self;
+  PlanarSpillMode spill = jobs->trace->spill;
+
+  if (job == 0)
+    {
+      jobs->flows_file = planar_spill_copy_to_file (self->flows, MAX (self->n_flows, 1) * sizeof (Flow), spill);
+      return TRUE;
+    }
+  self->by_from = planar_spill_take (self->by_from, MAX (self->n_by_from, 1) * sizeof (guint32), spill);
+  self->by_to = planar_spill_take (self->by_to, MAX (self->n_by_to, 1) * sizeof (guint32), spill);
+  _planar_flow_index_finish (self, jobs->trace);
+  return TRUE;
+}
+
 /* How many host ends ahead the walk of the launch chains fetches a chain's
  * first link. */
 #define CHAIN_PREFETCH 16
@@ -1438,7 +1300,7 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
    * deterministic, so ties always come out the same. */
   order = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
   new_index = planar_spill_alloc (MAX (self->n_flows, 1) * sizeof (guint32), SCRATCH);
-  sort_by_span_start (self, order, new_index);
+  _planar_flow_index_sort_by_span_start (self, order, new_index);
   for (gsize i = 0; i < self->n_flows; i++)
     new_index[order[i]] = (guint32) i;
   if (planar_spill_is_mapped (self->flows))
@@ -1451,15 +1313,20 @@ _planar_flow_builder_finish (PlanarFlowBuilder *builder,
   self->by_to = by_to_in_time_order (self, n_launch_to, generic_by_to, new_index, spill);
   planar_spill_free (new_index);
   /* What the index keeps goes where the trace's arrays go, written in
-   * order. */
+   * order, while its time indices are built from the flows in memory. */
   if (spill != trace->spill)
     {
-      self->flows = planar_spill_take (self->flows, MAX (self->n_flows, 1) * sizeof (Flow), trace->spill);
-      self->by_from = planar_spill_take (self->by_from, MAX (self->n_by_from, 1) * sizeof (guint32),
-                                         trace->spill);
-      self->by_to = planar_spill_take (self->by_to, MAX (self->n_by_to, 1) * sizeof (guint32), trace->spill);
+      FinishJobs jobs = { self, trace, NULL };
+
+      planar_parallel_run (2, NULL, finish_job, &jobs, NULL, NULL);
+      if (jobs.flows_file != NULL)
+        {
+          planar_spill_free (self->flows);
+          self->flows = jobs.flows_file;
+        }
     }
-  _planar_flow_index_finish (self, trace);
+  else
+    _planar_flow_index_finish (self, trace);
   planar_spill_debug_memory ("the flow index");
   return self;
 }

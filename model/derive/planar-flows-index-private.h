@@ -144,6 +144,11 @@ span_hi (const PlanarFlowIndex *self,
   return MAX (from_ps, to_ps);
 }
 
+/* Sets @order to the flows' indices sorted by the start of their time
+ * span, stably; @tmp holds as many (planar-flows-order.c). */
+void _planar_flow_index_sort_by_span_start (const PlanarFlowIndex *self,
+                                            guint32               *order,
+                                            guint32               *tmp);
 /* Counts, the anchor and the time indices of an index whose flows and
  * end orders are in place (planar-flows.c). */
 void _planar_flow_index_finish (PlanarFlowIndex *self,

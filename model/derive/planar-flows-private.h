@@ -72,6 +72,12 @@ guint                  _planar_flow_index_get_n_copied       (void);
  * indices were. */
 void                   _planar_flow_index_set_merge_runs_max (guint                  n_runs);
 guint                  _planar_flow_index_get_n_merged       (void);
+/* For tests: from how many flows a merge of runs is cut into parts merged
+ * side by side (0: the default, 2^20), into how many (0: one per thread
+ * of the pool), and how many merges were. */
+void                   _planar_flow_index_set_merge_split    (gsize                  n_flows,
+                                                              guint                  n_parts);
+guint                  _planar_flow_index_get_n_split_merges (void);
 /* A stable 56-bit flow id for the tuple (@host_id, @a, @b). */
 guint64                _planar_flow_make_id                  (guint64                host_id,
                                                               guint64                a,

@@ -737,6 +737,24 @@ test_time_order_merged (Fixture       *f,
 
   gen = generate (f, "30000", "5");
   assert_merge_as_radix (gen, 1);
+
+  /* Cut into parts merged side by side, as from 2^20 flows (the runs
+   * found in parts too): the same order, the ties of two runs kept
+   * together in one part. */
+  for (guint n_parts = 2; n_parts <= 7; n_parts += 5)
+    {
+      guint n_split = _planar_flow_index_get_n_split_merges ();
+
+      _planar_flow_index_set_merge_split (1, n_parts);
+      assert_merge_as_radix (path, 1);
+      assert_merge_as_radix (gen, 1);
+      /* The runs found in parts are counted as a whole. */
+      _planar_flow_index_set_merge_runs_max (1);
+      assert_merge_as_radix (path, 0);
+      _planar_flow_index_set_merge_runs_max (128);
+      _planar_flow_index_set_merge_split (0, 0);
+      g_assert_cmpuint (_planar_flow_index_get_n_split_merges (), ==, n_split + 2);
+    }
 }
 
 /* Enough flows for their array to be a mapping of its own: put in time
