@@ -472,6 +472,12 @@ void     _planar_trace_test_point        (PlanarTrace    *self,
                                           const char     *path);
 /* How many of the file's lines the decode read in pieces (for tests). */
 guint    _planar_trace_get_n_split_lines (PlanarTrace    *self);
+/* For tests: from how many events a track's depth index is built in parts
+ * side by side (0: the default, 2^20), in how many (0: one per thread of
+ * the pool), and how many tracks' were, in the process. */
+void     _planar_trace_set_depth_index_parts     (gsize n_events,
+                                                  guint n_parts);
+guint    _planar_trace_get_n_parted_depth_indices (void);
 
 /* planar-trace-hlo.c: decodes the HloProtos of `/host:metadata` into
  * @self's HLO index (the loader's "Reading HLO"), once; damaged ones are

@@ -1383,6 +1383,104 @@ test_split_lines (PlanarTestFixture *f,
   g_assert_cmpuint (assert_split_same (path, PLANAR_SPILL_NEVER, 64), >, 20);
 }
 
+/* Builds the depth index of a track of the @n @events (nested as their
+ * depths say) in @n_parts parts (1: one pass), into @track. */
+static void
+index_track_in_parts (PlanarTrace       *trace,
+                      const PlanarEvent *events,
+                      gsize              n,
+                      guint              n_parts,
+                      PlanarTrack       *track)
+{
+  g_autoptr(GError) error = NULL;
+  guint n_parted = _planar_trace_get_n_parted_depth_indices ();
+
+  memset (track, 0, sizeof *track);
+  track->name = "track";
+  track->events = g_memdup2 (events, n * sizeof (PlanarEvent));
+  track->n_events = n;
+  for (gsize i = 0; i < n; i++)
+    track->max_depth = MAX (track->max_depth, events[i].depth);
+  _planar_trace_set_depth_index_parts (n_parts > 1 ? 1 : G_MAXSIZE, n_parts);
+  g_assert_true (_planar_trace_index_track (trace, track, &error));
+  g_assert_no_error (error);
+  _planar_trace_set_depth_index_parts (0, 0);
+  g_assert_cmpuint (_planar_trace_get_n_parted_depth_indices (), ==, n_parted + (n_parts > 1));
+}
+
+/* A track's depth index built in parts side by side (as from 2^20 events)
+ * is the one built in one pass: the groups' orders and starts, and which
+ * groups' ends go back (the span queries search those linearly): within
+ * a part, only at the seam between two parts (each part's ends in order),
+ * or across a part with no event of that depth. Tracks whose depths come
+ * from elsewhere (derived lines, a cached index) are indexed as they are;
+ * the decoder's nesting keeps a depth's ends in order. The loads of a
+ * generated profile in parts are the same as in one pass too. */
+static void
+test_depth_index_parts (PlanarTestFixture *f,
+                        gconstpointer      data)
+{
+  g_autofree char *gen = generate (f->dir, "20000", "3");
+  g_autoptr(PlanarTrace) whole = load_cold_spilled (gen, PLANAR_SPILL_NEVER);
+  /* Each case: 3,000 events, 1,000 ps apart, 500 ps long at depth 1 but
+   * for those below; cut in 3, parts of 1,000. */
+  enum { CLEAN, SEAM, GAP, INSIDE, N_CASES };
+  const gsize n = 3000;
+  g_autofree PlanarEvent *events = g_new0 (PlanarEvent, n);
+
+  for (guint c = 0; c < N_CASES; c++)
+    {
+      PlanarTrack one;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          events[i].start_ps = (gint64) i * 1000;
+          events[i].duration_ps = 500;
+          events[i].depth = i % 10 == 0 ? 0 : 1;
+        }
+      if (c == SEAM)
+        /* The last of the second part's ends after the third's first. */
+        events[1999].duration_ps = 5000;
+      else if (c == GAP)
+        {
+          /* No depth 1 in the second part; the first's last ends after
+           * the third's first. */
+          for (gsize i = 1000; i < 2000; i++)
+            events[i].depth = 0;
+          events[999].duration_ps = 1500000;
+        }
+      else if (c == INSIDE)
+        events[1501].duration_ps = 5000;
+      index_track_in_parts (whole, events, n, 1, &one);
+      g_assert_true (one.depth_ends_sorted[0]);
+      g_assert_true (one.depth_ends_sorted[1] == (c == CLEAN));
+      for (guint n_parts = 2; n_parts <= 7; n_parts++)
+        {
+          PlanarTrack parts;
+
+          index_track_in_parts (whole, events, n, n_parts, &parts);
+          compare_tracks (&one, &parts);
+          _planar_track_clear_arrays (&parts);
+        }
+      _planar_track_clear_arrays (&one);
+    }
+
+  for (guint n_parts = 2; n_parts <= 7; n_parts += 5)
+    {
+      guint n_parted = _planar_trace_get_n_parted_depth_indices ();
+      g_autoptr(PlanarTrace) parts = NULL;
+      g_autoptr(PlanarTrace) spilled = NULL;
+
+      _planar_trace_set_depth_index_parts (1, n_parts);
+      parts = load_cold_spilled (gen, PLANAR_SPILL_NEVER);
+      spilled = load_cold_spilled (gen, PLANAR_SPILL_EVERY);
+      _planar_trace_set_depth_index_parts (0, 0);
+      g_assert_cmpuint (_planar_trace_get_n_parted_depth_indices (), >, n_parted + 10);
+      compare_traces (whole, parts);
+      compare_traces (whole, spilled);
+    }
+}
+
 /* Adds to @line, after its events on the wire, the unknown field @number
  * (a varint, or bytes when @text is given): the fields a writer may put
  * anywhere in an XLine. */
@@ -2050,6 +2148,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
   CACHE_TEST_ADD ("/cache/split-lines", test_split_lines);
   CACHE_TEST_ADD ("/cache/split-line-fields", test_split_line_fields);
+  CACHE_TEST_ADD ("/cache/depth-index-parts", test_depth_index_parts);
   CACHE_TEST_ADD ("/cache/spill-memory-blocks", test_spill_memory_blocks);
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
