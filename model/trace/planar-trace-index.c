@@ -164,6 +164,8 @@ typedef struct
   gint64      *first_end;
   gint64      *last_end;
   gboolean    *sorted;
+  /* Per part: the latest end of its events. */
+  gint64      *max_end;
 } DepthParts;
 
 static gboolean
@@ -182,6 +184,7 @@ depth_part (guint          job,
   const gsize *first_at = dp->first_at + row;
   gint64 *first_end = dp->first_end + row, *last_end = dp->last_end + row;
   gboolean *sorted = dp->sorted + row;
+  gint64 max_end = G_MININT64;
 
   if (!dp->scatter)
     {
@@ -206,22 +209,25 @@ depth_part (guint          job,
       else if (ev_end < last_end[d])
         sorted[d] = FALSE;
       last_end[d] = ev_end;
+      max_end = MAX (max_end, ev_end);
     }
+  dp->max_end[job] = max_end;
   return TRUE;
 }
 
 /* Groups event indices by depth (a counting sort, so each group keeps the
- * track's start order) for the level-of-detail and range queries. One pass
- * in the track's order writes each event's index and start at its group's
- * next place and checks that the group's ends do not go back: each group
- * is written front to back, and the events are read once, in order, not
- * gathered group by group (at 10^8 events the gathers through the order
- * took 2.6 s of a deep track's 2.9 s here). A large track's count and
- * pass are cut into a part per thread (DepthParts): each part counts its
- * events of each depth, which tells where it writes its first of each,
- * and the parts' checks of the ends are joined at their seams. At 10^8
- * events the host's Python thread (40 million events, many depths) is
- * indexed last, alone, while the other core has nothing left to do. */
+ * track's start order) for the level-of-detail and range queries, and sets
+ * the track's span. One pass in the track's order writes each event's
+ * index and start at its group's next place, checks that the group's ends
+ * do not go back and finds the latest end: each group is written front to
+ * back, and the events are read once, in order, not gathered group by
+ * group (at 10^8 events the gathers through the order took 2.6 s of a deep
+ * track's 2.9 s here). A large track's count and pass are cut into a part
+ * per thread (DepthParts): each part counts its events of each depth,
+ * which tells where it writes its first of each, and the parts' checks of
+ * the ends are joined at their seams. At 10^8 events the host's Python
+ * thread (40 million events, many depths) is indexed last, alone, while
+ * the other core has nothing left to do. */
 static gboolean
 index_depths (PlanarDecodeContext *ctx,
               guint          p,
@@ -232,6 +238,7 @@ index_depths (PlanarDecodeContext *ctx,
   g_autofree gsize *at = NULL, *first_at = NULL;
   g_autofree gint64 *first_end = NULL, *last_end = NULL;
   g_autofree gboolean *sorted = NULL;
+  g_autofree gint64 *max_end = NULL;
   DepthParts dp;
 
   if (track->n_events > G_MAXUINT32)
@@ -249,7 +256,8 @@ index_depths (PlanarDecodeContext *ctx,
   first_end = g_new (gint64, (gsize) n_parts * n_depths);
   last_end = g_new (gint64, (gsize) n_parts * n_depths);
   sorted = g_new (gboolean, (gsize) n_parts * n_depths);
-  dp = (DepthParts) { track, n_depths, n_parts, FALSE, at, NULL, first_end, last_end, sorted };
+  max_end = g_new (gint64, n_parts);
+  dp = (DepthParts) { track, n_depths, n_parts, FALSE, at, NULL, first_end, last_end, sorted, max_end };
   if (n_parts > 1)
     {
       planar_parallel_run (n_parts, NULL, depth_part, &dp, NULL, NULL);
@@ -293,6 +301,11 @@ index_depths (PlanarDecodeContext *ctx,
     planar_parallel_run (n_parts, NULL, depth_part, &dp, NULL, NULL);
   else
     depth_part (0, &dp, NULL, NULL);
+  /* The track's span (start > end when it has no events). */
+  track->start_ps = track->n_events > 0 ? track->events[0].start_ps : G_MAXINT64;
+  track->end_ps = G_MININT64;
+  for (guint j = 0; j < n_parts; j++)
+    track->end_ps = MAX (track->end_ps, max_end[j]);
   /* A group's ends are in order where each part's are and no part's
    * first end comes before the last end of the part before it with
    * events of that depth. */
@@ -321,18 +334,6 @@ index_depths (PlanarDecodeContext *ctx,
 
 /* Sorts the track's events (unless @sorted says they are), nests them and
  * builds the query indices and the span. */
-/* The span of a track's (sorted) events; start > end when it has none. */
-static void
-set_span (PlanarTrack *track)
-{
-  track->start_ps = G_MAXINT64;
-  track->end_ps = G_MININT64;
-  if (track->n_events > 0)
-    track->start_ps = track->events[0].start_ps;
-  for (gsize i = 0; i < track->n_events; i++)
-    track->end_ps = MAX (track->end_ps, track->events[i].start_ps + track->events[i].duration_ps);
-}
-
 gboolean
 _planar_decode_finish_track (PlanarDecodeContext *ctx,
               guint          p,
@@ -352,10 +353,7 @@ _planar_decode_finish_track (PlanarDecodeContext *ctx,
   if (!sorted)
     qsort (track->events, n, sizeof (PlanarEvent), event_compare);
 
-  if (!assign_depths (ctx, p, track) || !index_depths (ctx, p, track))
-    return FALSE;
-  set_span (track);
-  return TRUE;
+  return assign_depths (ctx, p, track) && index_depths (ctx, p, track);
 }
 
 /* finish_track() (@nest) or only the depth index and span, for a track
@@ -382,8 +380,6 @@ finish_track_alone (PlanarTrace  *self,
       g_propagate_error (error, ctx.error);
       return FALSE;
     }
-  if (!nest)
-    set_span (track);
   return TRUE;
 }
 

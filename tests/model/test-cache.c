@@ -1409,13 +1409,14 @@ index_track_in_parts (PlanarTrace       *trace,
 }
 
 /* A track's depth index built in parts side by side (as from 2^20 events)
- * is the one built in one pass: the groups' orders and starts, and which
+ * is the one built in one pass: the groups' orders and starts, which
  * groups' ends go back (the span queries search those linearly): within
  * a part, only at the seam between two parts (each part's ends in order),
- * or across a part with no event of that depth. Tracks whose depths come
- * from elsewhere (derived lines, a cached index) are indexed as they are;
- * the decoder's nesting keeps a depth's ends in order. The loads of a
- * generated profile in parts are the same as in one pass too. */
+ * or across a part with no event of that depth; and the track's span, to
+ * its latest end. Tracks whose depths come from elsewhere (derived lines,
+ * a cached index) are indexed as they are; the decoder's nesting keeps a
+ * depth's ends in order. The loads of a generated profile in parts are
+ * the same as in one pass too. */
 static void
 test_depth_index_parts (PlanarTestFixture *f,
                         gconstpointer      data)
@@ -1447,11 +1448,14 @@ test_depth_index_parts (PlanarTestFixture *f,
            * the third's first. */
           for (gsize i = 1000; i < 2000; i++)
             events[i].depth = 0;
-          events[999].duration_ps = 1500000;
+          events[999].duration_ps = 15000000;
         }
       else if (c == INSIDE)
         events[1501].duration_ps = 5000;
       index_track_in_parts (whole, events, n, 1, &one);
+      g_assert_cmpint (one.start_ps, ==, 0);
+      /* The span ends with the latest end, not the last event's. */
+      g_assert_cmpint (one.end_ps, ==, c == GAP ? 999000 + 15000000 : 2999500);
       g_assert_true (one.depth_ends_sorted[0]);
       g_assert_true (one.depth_ends_sorted[1] == (c == CLEAN));
       for (guint n_parts = 2; n_parts <= 7; n_parts++)
