@@ -85,6 +85,36 @@ planar_parallel_max_threads (void)
   return MAX (1u, MIN ((guint) g_get_num_processors (), 8u));
 }
 
+guint
+planar_parallel_cut_parts (PlanarParallelCut *cut,
+                           gsize              n_items)
+{
+  guint n_parts = cut->n_parts != 0 ? cut->n_parts : planar_parallel_max_threads ();
+
+  if (n_items < (cut->min != 0 ? cut->min : cut->default_min))
+    return 1;
+  n_parts = (guint) MIN ((gsize) n_parts, n_items);
+  if (n_parts < 2)
+    return 1;
+  g_atomic_int_inc (&cut->n_cut);
+  return n_parts;
+}
+
+void
+planar_parallel_cut_set (PlanarParallelCut *cut,
+                         gsize              min,
+                         guint              n_parts)
+{
+  cut->min = min;
+  cut->n_parts = n_parts;
+}
+
+guint
+planar_parallel_cut_count (PlanarParallelCut *cut)
+{
+  return (guint) g_atomic_int_get (&cut->n_cut);
+}
+
 static gpointer
 worker (gpointer user_data)
 {

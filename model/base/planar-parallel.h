@@ -17,6 +17,32 @@ typedef gboolean (*PlanarParallelFunc) (guint          job,
 
 guint    planar_parallel_max_threads (void);
 
+/* One large piece of work cut into parts side by side, one per thread of
+ * the pool, from @default_min items (PLANAR_PARALLEL_CUT_INIT()); a test
+ * may set another bound and number of parts, and counts the cuts. */
+typedef struct
+{
+  gsize default_min;
+  /* 0: default_min. */
+  gsize min;
+  /* 0: planar_parallel_max_threads(). */
+  guint n_parts;
+  gint  n_cut;
+} PlanarParallelCut;
+
+#define PLANAR_PARALLEL_CUT_INIT(min) { (min), 0, 0, 0 }
+
+/* How many parts @n_items are cut into, at most one an item: 1 when they
+ * are not cut (fewer than the bound, or one thread). Counts the cuts. */
+guint    planar_parallel_cut_parts   (PlanarParallelCut *cut,
+                                      gsize              n_items);
+/* For tests: the bound (0: the default) and the parts (0: a thread each),
+ * and how many cuts were made. */
+void     planar_parallel_cut_set     (PlanarParallelCut *cut,
+                                      gsize              min,
+                                      guint              n_parts);
+guint    planar_parallel_cut_count   (PlanarParallelCut *cut);
+
 /* How much lower than the thread that turned planar_parallel_set_background()
  * on the background's threads run (nice values, up to 19). */
 #define PLANAR_PARALLEL_BACKGROUND_NICE 10

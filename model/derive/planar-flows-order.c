@@ -176,25 +176,21 @@ merge_part (guint          job,
   return TRUE;
 }
 
-/* From this many flows a merge is cut into a part per thread of the pool
- * (a test may say otherwise, and how many parts). */
-#define MERGE_SPLIT_MIN ((gsize) 1 << 20)
-static gsize merge_split_min = MERGE_SPLIT_MIN;
-static guint merge_split_parts;
-static guint n_split_merges;
+/* From 2^20 flows the search for runs and their merge are cut into a
+ * part per thread of the pool. */
+static PlanarParallelCut merge_cut = PLANAR_PARALLEL_CUT_INIT ((gsize) 1 << 20);
 
 void
 _planar_flow_index_set_merge_split (gsize n_flows,
                                     guint n_parts)
 {
-  merge_split_min = n_flows != 0 ? n_flows : MERGE_SPLIT_MIN;
-  merge_split_parts = n_parts;
+  planar_parallel_cut_set (&merge_cut, n_flows, n_parts);
 }
 
 guint
 _planar_flow_index_get_n_split_merges (void)
 {
-  return g_atomic_int_get (&n_split_merges);
+  return planar_parallel_cut_count (&merge_cut);
 }
 
 /* Merges the runs in @n_parts parts side by side: the cut between part
@@ -253,7 +249,6 @@ merge_runs_in_parts (const PlanarFlowIndex *self,
     }
   /* Nothing fails and nothing cancels: the pool only shares the work. */
   planar_parallel_run (n_parts, NULL, merge_part, &m, NULL, NULL);
-  g_atomic_int_inc (&n_split_merges);
 }
 
 /* Where runs of flows in order start, found in @n_parts parts of the
@@ -305,7 +300,7 @@ find_runs (guint          job,
  * launch flows in 8 runs, one a GPU; the samples' in 8 to 94): the runs
  * found by one pass over the flows are merged, reading each flow's key
  * once more, with no array of keys and none of the radix sort's scattered
- * passes; from MERGE_SPLIT_MIN flows in parts side by side
+ * passes; from 2^20 flows in parts side by side
  * (merge_runs_in_parts()). FALSE, with @order untouched, past
  * merge_runs_max runs. */
 static gboolean
@@ -313,18 +308,20 @@ sort_by_merging_runs (const PlanarFlowIndex *self,
                       guint32               *order)
 {
   gsize n = self->n_flows;
-  guint n_runs = 0, max_runs = merge_runs_max;
-  guint n_parts = merge_split_parts != 0 ? merge_split_parts : planar_parallel_max_threads ();
-  g_autofree RunSpan *spans = g_new (RunSpan, MAX (max_runs, 1));
+  guint n_runs = 0, max_runs = merge_runs_max, n_parts;
+  g_autofree RunSpan *spans = NULL;
   g_autofree gsize *starts = NULL;
   g_autofree guint *n_starts = NULL;
   FindRuns find = { self, n, 0, max_runs, NULL, NULL };
 
+  /* The first flow would start a run too many. */
+  if (max_runs == 0 && n > 0)
+    return FALSE;
   /* The runs are found in parts side by side too: each part's (a part's
    * first flow always, which starts a run only where it starts before
    * the flow ahead of it). */
-  if (n < merge_split_min || n_parts < 2)
-    n_parts = 1;
+  spans = g_new (RunSpan, MAX (max_runs, 1));
+  n_parts = planar_parallel_cut_parts (&merge_cut, n);
   find.n_parts = n_parts;
   find.starts = starts = g_new (gsize, (gsize) n_parts * (max_runs + 2));
   find.n_starts = n_starts = g_new0 (guint, n_parts);

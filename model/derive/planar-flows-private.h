@@ -74,7 +74,7 @@ void                   _planar_flow_index_set_merge_runs_max (guint             
 guint                  _planar_flow_index_get_n_merged       (void);
 /* For tests: from how many flows a merge of runs is cut into parts merged
  * side by side (0: the default, 2^20), into how many (0: one per thread
- * of the pool), and how many merges were. */
+ * of the pool), and how many were (their search for runs, too, is). */
 void                   _planar_flow_index_set_merge_split    (gsize                  n_flows,
                                                               guint                  n_parts);
 guint                  _planar_flow_index_get_n_split_merges (void);

@@ -125,26 +125,21 @@ assign_depths (PlanarDecodeContext *ctx,
   return TRUE;
 }
 
-/* From this many events a track's depth index is built in a part of its
- * events per thread of the pool (a test may say otherwise, and how many
- * parts), and how many tracks were. */
-#define DEPTH_PARTS_MIN ((gsize) 1 << 20)
-static gsize depth_parts_min = DEPTH_PARTS_MIN;
-static guint depth_parts;
-static guint n_parted;
+/* From 2^20 events a track's depth index is built in a part of its events
+ * per thread of the pool. */
+static PlanarParallelCut depth_cut = PLANAR_PARALLEL_CUT_INIT ((gsize) 1 << 20);
 
 void
 _planar_trace_set_depth_index_parts (gsize n_events,
                                      guint n_parts)
 {
-  depth_parts_min = n_events != 0 ? n_events : DEPTH_PARTS_MIN;
-  depth_parts = n_parts;
+  planar_parallel_cut_set (&depth_cut, n_events, n_parts);
 }
 
 guint
 _planar_trace_get_n_parted_depth_indices (void)
 {
-  return g_atomic_int_get (&n_parted);
+  return planar_parallel_cut_count (&depth_cut);
 }
 
 /* index_depths() in @n_parts parts of the track's events, [n * j /
@@ -234,7 +229,7 @@ index_depths (PlanarDecodeContext *ctx,
               PlanarTrack   *track)
 {
   guint n_depths = track->max_depth + 1;
-  guint n_parts = 1;
+  guint n_parts;
   g_autofree gsize *at = NULL, *first_at = NULL;
   g_autofree gint64 *first_end = NULL, *last_end = NULL;
   g_autofree gboolean *sorted = NULL;
@@ -248,9 +243,7 @@ index_depths (PlanarDecodeContext *ctx,
                                      track->name, ctx->self->file_name));
       return FALSE;
     }
-  if (track->n_events >= depth_parts_min)
-    n_parts = MAX (depth_parts != 0 ? depth_parts : planar_parallel_max_threads (), 1);
-  n_parts = (guint) MIN ((gsize) n_parts, MAX (track->n_events, 1));
+  n_parts = planar_parallel_cut_parts (&depth_cut, track->n_events);
 
   at = g_new0 (gsize, (gsize) n_parts * n_depths);
   first_end = g_new (gint64, (gsize) n_parts * n_depths);
@@ -259,10 +252,7 @@ index_depths (PlanarDecodeContext *ctx,
   max_end = g_new (gint64, n_parts);
   dp = (DepthParts) { track, n_depths, n_parts, FALSE, at, NULL, first_end, last_end, sorted, max_end };
   if (n_parts > 1)
-    {
-      planar_parallel_run (n_parts, NULL, depth_part, &dp, NULL, NULL);
-      g_atomic_int_inc (&n_parted);
-    }
+    planar_parallel_run (n_parts, NULL, depth_part, &dp, NULL, NULL);
   else
     depth_part (0, &dp, NULL, NULL);
 

@@ -753,7 +753,8 @@ test_time_order_merged (Fixture       *f,
       assert_merge_as_radix (path, 0);
       _planar_flow_index_set_merge_runs_max (128);
       _planar_flow_index_set_merge_split (0, 0);
-      g_assert_cmpuint (_planar_flow_index_get_n_split_merges (), ==, n_split + 2);
+      /* The three loads that looked for runs; the radix sort's did not. */
+      g_assert_cmpuint (_planar_flow_index_get_n_split_merges (), ==, n_split + 3);
     }
 }
 

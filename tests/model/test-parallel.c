@@ -290,12 +290,36 @@ test_background_from_lowered (void)
 }
 #endif
 
+/* A piece of work is cut from its bound on, in a part per thread of the
+ * pool or as a test says, never in more parts than items, and only the
+ * cuts are counted. */
+static void
+test_cut_parts (void)
+{
+  PlanarParallelCut cut = PLANAR_PARALLEL_CUT_INIT (100);
+  guint threads = planar_parallel_max_threads ();
+
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 99), ==, 1);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 100), ==, threads);
+  g_assert_cmpuint (planar_parallel_cut_count (&cut), ==, threads > 1 ? 1 : 0);
+  planar_parallel_cut_set (&cut, 3, 5);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 2), ==, 1);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 4), ==, 4);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 99), ==, 5);
+  planar_parallel_cut_set (&cut, 0, 1);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 1000), ==, 1);
+  planar_parallel_cut_set (&cut, 0, 0);
+  g_assert_cmpuint (planar_parallel_cut_parts (&cut, 99), ==, 1);
+  g_assert_cmpuint (planar_parallel_cut_count (&cut), ==, (threads > 1 ? 1 : 0) + 2);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/parallel/every-job-once", test_every_job_once);
+  g_test_add_func ("/parallel/cut-parts", test_cut_parts);
   g_test_add_func ("/parallel/first-error-in-job-order", test_first_error_in_job_order);
   g_test_add_func ("/parallel/failure-stops", test_failure_stops);
   g_test_add_func ("/parallel/cancelled", test_cancelled);
