@@ -176,7 +176,7 @@ depth_part (guint          job,
   gsize end = (gsize) ((guint64) n * (job + 1) / dp->n_parts);
   gsize row = (gsize) job * dp->n_depths;
   gsize *at = dp->at + row;
-  const gsize *first_at = dp->first_at + row;
+  const gsize *first_at;
   gint64 *first_end = dp->first_end + row, *last_end = dp->last_end + row;
   gboolean *sorted = dp->sorted + row;
   gint64 max_end = G_MININT64;
@@ -187,6 +187,8 @@ depth_part (guint          job,
         at[track->events[i].depth]++;
       return TRUE;
     }
+  /* Set once the counts are. */
+  first_at = dp->first_at + row;
   for (guint d = 0; d < dp->n_depths; d++)
     sorted[d] = TRUE;
   for (gsize i = begin; i < end; i++)
