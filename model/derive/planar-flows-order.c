@@ -218,7 +218,13 @@ merge_runs_in_parts (const PlanarFlowIndex *self,
       lo_key = MIN (lo_key, time_key (span_lo (self, spans[r].begin)));
       hi_key = MAX (hi_key, time_key (span_lo (self, spans[r].end - 1)));
     }
-  for (guint j = 0; j <= n_parts; j++)
+  for (guint r = 0; r < n_spans; r++)
+    {
+      cuts[r] = spans[r].begin;
+      cuts[(gsize) n_parts * n_spans + r] = spans[r].end;
+    }
+  /* The inner cuts; the first and the last are the runs' own ends. */
+  for (guint j = 1; j < n_parts; j++)
     {
       gsize want = (gsize) ((guint64) n * j / n_parts);
       guint64 lo = lo_key, hi = hi_key;
@@ -237,9 +243,7 @@ merge_runs_in_parts (const PlanarFlowIndex *self,
         }
       key = (gint64) (lo ^ (G_GUINT64_CONSTANT (1) << 63));
       for (guint r = 0; r < n_spans; r++)
-        cuts[j * n_spans + r] = j == 0 ? spans[r].begin
-                                : j == n_parts ? spans[r].end
-                                : MAX (run_lower_bound (self, &spans[r], key), cuts[(j - 1) * n_spans + r]);
+        cuts[j * n_spans + r] = MAX (run_lower_bound (self, &spans[r], key), cuts[(j - 1) * n_spans + r]);
     }
   for (guint j = 0; j < n_parts; j++)
     {
