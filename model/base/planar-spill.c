@@ -276,6 +276,217 @@ map_anonymous (gsize n_bytes)
   return block;
 }
 
+/* Blocks in memory freed while a load runs (planar_spill_reuse_begin()),
+ * kept for the blocks it asks for next. A fresh page costs its zeroing,
+ * and on a virtual machine whose freed memory goes back to the host a
+ * fault in the host as well (docs/loader.md, "Memory of a full load"):
+ * at 10^8 events a load's scratch arrays took about 3.7 GB of fresh
+ * pages beyond its peak, freed and asked for again from one step to the
+ * next. A kept block's pages are marked free to the kernel (MADV_FREE),
+ * which may still take them under pressure; the block then reads zeros,
+ * and it is uninitialized memory either way. Oldest first. */
+typedef struct
+{
+  guint8 *block;
+  gsize   len;
+} KeptBlock;
+
+static gpointer remap_anonymous (gpointer block,
+                                 gsize    len,
+                                 gsize    used_bytes,
+                                 gsize    n_bytes);
+
+static GArray *kept_blocks;
+static gsize   kept_bytes;
+static gint    n_reusers;
+static guint   n_reused;
+static gsize   kept_limit_for_test;
+
+void
+_planar_spill_set_kept_limit (gsize n_bytes)
+{
+  kept_limit_for_test = n_bytes;
+}
+
+guint
+_planar_spill_get_n_reused (void)
+{
+  return n_reused;
+}
+
+gsize
+_planar_spill_get_kept_bytes (void)
+{
+  return kept_bytes;
+}
+
+/* The most bytes kept at a time: a sixteenth of the machine's memory, at
+ * most 1 GiB. */
+static gsize
+kept_limit (void)
+{
+  static gsize limit = 0;
+
+  if (kept_limit_for_test > 0)
+    return kept_limit_for_test;
+  if (g_once_init_enter (&limit))
+    {
+      long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+      gsize total = pages > 0 && size > 0 ? (gsize) pages * (gsize) size : 0;
+
+      g_once_init_leave (&limit, MAX (MIN (total / 16, (gsize) 1 << 30), 1));
+    }
+  return limit;
+}
+
+/* Takes @n from the kept blocks, the oldest first, into @out. Called
+ * with spill_lock held. */
+static void
+take_oldest_kept (GArray *out,
+                  guint   n)
+{
+  g_array_append_vals (out, kept_blocks->data, n);
+  for (guint i = 0; i < n; i++)
+    kept_bytes -= g_array_index (kept_blocks, KeptBlock, i).len;
+  g_array_remove_range (kept_blocks, 0, n);
+}
+
+static void
+unmap_kept (GArray *blocks)
+{
+  for (guint i = 0; i < blocks->len; i++)
+    munmap (g_array_index (blocks, KeptBlock, i).block, g_array_index (blocks, KeptBlock, i).len);
+  g_array_set_size (blocks, 0);
+}
+
+/* Keeps the freed block @block of @len bytes in memory for reuse while a
+ * load runs: all of it, or its first kept_limit() bytes (the rest is
+ * given back). FALSE when nothing runs that reuses blocks (the caller
+ * frees it); TRUE when it was kept or given back here. */
+static gboolean
+keep_freed (guint8 *block,
+            gsize   len)
+{
+  g_autoptr(GArray) evicted = g_array_new (FALSE, FALSE, sizeof (KeptBlock));
+  gsize limit = kept_limit (), keep = len;
+  KeptBlock kb;
+  guint n_old = 0;
+
+  if (len < PLANAR_SPILL_HUGE_MIN || limit < PLANAR_SPILL_HUGE_MIN || g_atomic_int_get (&n_reusers) == 0)
+    return FALSE;
+  if (keep > limit)
+    keep = limit / HUGE_PAGE * HUGE_PAGE;
+  /* Before another thread can take it: pages marked free after it wrote
+   * them could be dropped with what it wrote. */
+  if (keep < len)
+    munmap (block + keep, len - keep);
+#ifdef MADV_FREE
+  madvise (block, keep, MADV_FREE);
+#endif
+  g_mutex_lock (&spill_lock);
+  if (n_reusers == 0)
+    {
+      /* The last load ended meanwhile. */
+      g_mutex_unlock (&spill_lock);
+      munmap (block, keep);
+      return TRUE;
+    }
+  kb.block = block;
+  kb.len = keep;
+  if (kept_blocks == NULL)
+    kept_blocks = g_array_new (FALSE, FALSE, sizeof (KeptBlock));
+  g_array_append_val (kept_blocks, kb);
+  kept_bytes += keep;
+  /* The oldest go back until the rest fits (the new one always does). */
+  for (gsize dropped = 0; kept_bytes - dropped > limit; n_old++)
+    dropped += g_array_index (kept_blocks, KeptBlock, n_old).len;
+  take_oldest_kept (evicted, n_old);
+  g_mutex_unlock (&spill_lock);
+  unmap_kept (evicted);
+  return TRUE;
+}
+
+/* A kept block for @n_bytes: the smallest that holds them, cut to them
+ * (a tail of PLANAR_SPILL_HUGE_MIN bytes or more is kept), or else the
+ * largest, grown; NULL when none is kept. */
+static gpointer
+reuse_kept (gsize n_bytes)
+{
+  gsize len = page_round (n_bytes), cut;
+  gpointer moved;
+  KeptBlock kb;
+  guint best = G_MAXUINT;
+
+  g_mutex_lock (&spill_lock);
+  for (guint i = 0; kept_blocks != NULL && i < kept_blocks->len; i++)
+    {
+      const KeptBlock *k = &g_array_index (kept_blocks, KeptBlock, i);
+
+      if (best == G_MAXUINT)
+        best = i;
+      else
+        {
+          const KeptBlock *b = &g_array_index (kept_blocks, KeptBlock, best);
+          gboolean k_holds = k->len >= len, b_holds = b->len >= len;
+
+          if (k_holds != b_holds ? k_holds : (k_holds ? k->len < b->len : k->len > b->len))
+            best = i;
+        }
+    }
+  if (best == G_MAXUINT)
+    {
+      g_mutex_unlock (&spill_lock);
+      return NULL;
+    }
+  kb = g_array_index (kept_blocks, KeptBlock, best);
+  g_array_remove_index (kept_blocks, best);
+  kept_bytes -= kb.len;
+  cut = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+  if (kb.len >= cut + PLANAR_SPILL_HUGE_MIN)
+    {
+      KeptBlock tail = { kb.block + cut, kb.len - cut };
+
+      g_array_append_val (kept_blocks, tail);
+      kept_bytes += tail.len;
+      kb.len = cut;
+    }
+  n_reused++;
+  if (kb.len >= len)
+    g_hash_table_insert (spill_blocks, kb.block, GSIZE_TO_POINTER (kb.len | SPILL_ANONYMOUS));
+  g_mutex_unlock (&spill_lock);
+  if (kb.len >= len)
+    return kb.block;
+  moved = remap_anonymous (kb.block, kb.len, 0, n_bytes);
+  if (moved == NULL)
+    munmap (kb.block, kb.len);
+  return moved;
+}
+
+void
+planar_spill_reuse_begin (void)
+{
+  g_mutex_lock (&spill_lock);
+  g_atomic_int_inc (&n_reusers);
+  g_mutex_unlock (&spill_lock);
+}
+
+void
+planar_spill_reuse_end (void)
+{
+  g_autoptr(GArray) evicted = g_array_new (FALSE, FALSE, sizeof (KeptBlock));
+
+  g_mutex_lock (&spill_lock);
+  if (n_reusers == 0)
+    {
+      g_mutex_unlock (&spill_lock);
+      g_return_if_reached ();
+    }
+  if (g_atomic_int_dec_and_test (&n_reusers) && kept_blocks != NULL)
+    take_oldest_kept (evicted, kept_blocks->len);
+  g_mutex_unlock (&spill_lock);
+  unmap_kept (evicted);
+}
+
 /* What the table says of @block: its mapped length with SPILL_ANONYMOUS
  * for one in memory, or 0 when it is from the heap (or NULL). */
 static gsize
@@ -411,7 +622,10 @@ wants_file (gsize           n_bytes,
 static gpointer
 alloc_memory (gsize n_bytes)
 {
-  gpointer block = n_bytes >= PLANAR_SPILL_HUGE_MIN ? map_anonymous (n_bytes) : NULL;
+  gpointer block = NULL;
+
+  if (n_bytes >= PLANAR_SPILL_HUGE_MIN && (block = reuse_kept (n_bytes)) == NULL)
+    block = map_anonymous (n_bytes);
 
   return block != NULL ? block : g_malloc (MAX (n_bytes, 1));
 }
@@ -508,6 +722,8 @@ planar_spill_free (gpointer block)
       g_hash_table_steal_extended (spill_fds, block, NULL, &fd_entry);
     }
   g_mutex_unlock (&spill_lock);
+  if ((len & SPILL_ANONYMOUS) && keep_freed (block, len & ~SPILL_ANONYMOUS))
+    return;
   if (len > 0)
     munmap (block, len & ~SPILL_ANONYMOUS);
   else

@@ -86,6 +86,12 @@ gboolean planar_spill_is_mapped (gconstpointer block);
  * memory and page cache that can be dropped). TRUE when that is not
  * known. */
 gboolean planar_spill_memory_is_short (gsize n_bytes);
+/* Between these two calls (they nest, and may come from several loads at
+ * once) the blocks in memory of PLANAR_SPILL_HUGE_MIN bytes or more that
+ * are freed are kept, up to a bound, for the blocks asked for next, which
+ * then need no fresh pages; the last end gives them back. */
+void     planar_spill_reuse_begin (void);
+void     planar_spill_reuse_end   (void);
 /* Bytes and blocks file-backed right now, process-wide. */
 void     planar_spill_get_usage (guint64 *n_bytes,
                                  guint   *n_blocks);

@@ -818,17 +818,26 @@ planar_trace_loader_decode (PlanarTraceLoader  *self,
                             GCancellable       *cancellable,
                             GError            **error)
 {
-  gboolean ok;
+  gboolean ok, reuse;
 
   g_return_val_if_fail (PLANAR_IS_TRACE_LOADER (self), FALSE);
   g_return_val_if_fail (self->trace != NULL, FALSE);
 
+  /* A profile whose index goes to files (past 1 GiB) has its steps'
+   * scratch arrays, freed from one step to the next, reused rather than
+   * faulted in again (planar-spill.h). A smaller one frees fewer and
+   * smaller ones, and what is kept would add to its peak memory. */
+  reuse = self->trace->spill != PLANAR_SPILL_NEVER;
+  if (reuse)
+    planar_spill_reuse_begin ();
   /* The cached index holds what an unlimited derive pass made: a load
    * with limits neither restores nor stores it. */
   ok = decode_steps (self->trace, self, self->derive,
                      self->use_cache && self->derive_budget < 0 &&
                      self->derive_max_tracks_per_plane == G_MAXUINT,
                      cancellable, error);
+  if (reuse)
+    planar_spill_reuse_end ();
   set_finished (self);
   return ok;
 }

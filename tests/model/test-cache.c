@@ -1940,6 +1940,120 @@ test_spill_blocks_threads (PlanarTestFixture *f,
   g_assert_cmpuint (bytes, ==, bytes0);
 }
 
+/* The same while freed blocks are kept for reuse: a kept block goes to
+ * one thread only, and stays a mapping of its own. */
+static void
+test_spill_blocks_threads_reused (PlanarTestFixture *f,
+                                  gconstpointer      data)
+{
+  guint n_reused = _planar_spill_get_n_reused ();
+
+  _planar_spill_set_kept_limit (6 * PLANAR_SPILL_HUGE_MIN);
+  planar_spill_reuse_begin ();
+  test_spill_blocks_threads (f, data);
+  g_assert_cmpuint (_planar_spill_get_n_reused (), >, n_reused);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), <=, 6 * PLANAR_SPILL_HUGE_MIN);
+  planar_spill_reuse_end ();
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  _planar_spill_set_kept_limit (0);
+}
+
+/* Blocks in memory freed while a load runs are kept, up to a bound, and
+ * given to the next blocks asked for: the smallest that holds one, cut
+ * to it, or else the largest, grown. */
+static void
+test_spill_reuse (PlanarTestFixture *f,
+                  gconstpointer      data)
+{
+  const gsize mb = (gsize) 1 << 20, big = PLANAR_SPILL_HUGE_MIN;
+  guint n0 = _planar_spill_get_n_reused ();
+  guint8 *a, *b, *c, *d;
+
+  _planar_spill_set_kept_limit (64 * mb);
+
+  /* Outside a load nothing is kept; small blocks never are. */
+  a = planar_spill_alloc (2 * big, PLANAR_SPILL_NEVER);
+  planar_spill_free (a);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+
+  planar_spill_reuse_begin ();
+  /* Nested, as two loads at once are. */
+  planar_spill_reuse_begin ();
+  a = planar_spill_alloc (big - 1, PLANAR_SPILL_NEVER);
+  planar_spill_free (a);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+
+  /* The smallest block that holds what is asked. */
+  a = planar_spill_alloc (40 * mb, PLANAR_SPILL_NEVER);
+  b = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  memset (a, 0x11, 40 * mb);
+  memset (b, 0x22, 16 * mb);
+  planar_spill_free (a);
+  planar_spill_free (b);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 56 * mb);
+  c = planar_spill_alloc (12 * mb, PLANAR_SPILL_NEVER);
+  g_assert_true (c == b);
+  g_assert_true (planar_spill_can_discard (c));
+  g_assert_cmpuint (_planar_spill_get_n_reused (), ==, n0 + 1);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 40 * mb);
+  memset (c, 0x33, 12 * mb);
+
+  /* Cut to what is asked (in whole huge pages), the rest kept. */
+  d = planar_spill_alloc (9 * mb + 1, PLANAR_SPILL_NEVER);
+  g_assert_true (d == a);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 30 * mb);
+  memset (d, 0x44, 9 * mb + 1);
+  b = planar_spill_alloc (30 * mb, PLANAR_SPILL_NEVER);
+  g_assert_true (b == a + 10 * mb);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  memset (b, 0x55, 30 * mb);
+  g_assert_cmpint (d[9 * mb], ==, 0x44);
+  g_assert_cmpint (c[12 * mb - 1], ==, 0x33);
+
+  /* Too small for what is asked: the largest, grown, its pages moved. */
+  planar_spill_free (c);
+  a = planar_spill_alloc (20 * mb, PLANAR_SPILL_NEVER);
+  g_assert_cmpuint (_planar_spill_get_n_reused (), ==, n0 + 4);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  g_assert_true (planar_spill_can_discard (a));
+  memset (a, 0x66, 20 * mb);
+  planar_spill_free (a);
+  planar_spill_free (b);
+  planar_spill_free (d);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), <=, 64 * mb);
+
+  /* The bound: the oldest go back first, and a block larger than it is
+   * kept in part. */
+  planar_spill_reuse_end ();
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), >, 0);
+  _planar_spill_set_kept_limit (32 * mb);
+  a = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  b = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  c = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  planar_spill_free (a);
+  planar_spill_free (b);
+  planar_spill_free (c);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 32 * mb);
+  d = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  g_assert_true (d == b || d == c);
+  planar_spill_free (d);
+  a = planar_spill_alloc (48 * mb, PLANAR_SPILL_NEVER);
+  planar_spill_free (a);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 32 * mb);
+  a = planar_spill_alloc (32 * mb, PLANAR_SPILL_NEVER);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  memset (a, 0x77, 32 * mb);
+  planar_spill_free (a);
+
+  /* The last end gives every kept block back. */
+  planar_spill_reuse_end ();
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  a = planar_spill_alloc (16 * mb, PLANAR_SPILL_NEVER);
+  planar_spill_free (a);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
+  _planar_spill_set_kept_limit (0);
+}
+
 /* PLANAR_SPILL_WHEN_SHORT: large blocks go to files only while the
  * system's available memory, less its reserve, would not hold them. */
 static void
@@ -2093,13 +2207,18 @@ test_spilled_flows (PlanarTestFixture *f,
   g_autoptr(PlanarTrace) cold = NULL;
   const PlanarFlowIndex *flows;
   guint64 bytes0, bytes;
-  guint blocks0, blocks;
+  guint blocks0, blocks, n_reused;
 
   g_setenv ("PLANAR_SPILL_DIR", dir, TRUE);
   path = generate (f->dir, "1000000", "3");
+  n_reused = _planar_spill_get_n_reused ();
   heap = load_cold_spilled (path, PLANAR_SPILL_NEVER);
+  /* Blocks freed are kept for reuse only by a load that spills. */
+  g_assert_cmpuint (_planar_spill_get_n_reused (), ==, n_reused);
   planar_spill_get_usage (&bytes0, &blocks0);
   cold = load_cold_spilled (path, PLANAR_SPILL_LARGE);
+  g_assert_cmpuint (_planar_spill_get_n_reused (), >, n_reused);
+  g_assert_cmpuint (_planar_spill_get_kept_bytes (), ==, 0);
   flows = planar_trace_get_flows (cold);
   g_assert_nonnull (flows);
   /* More than a file's worth of each. */
@@ -2157,6 +2276,8 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/spilled-first-planes", test_spilled_first_planes);
   CACHE_TEST_ADD ("/cache/spill-huge-blocks", test_spill_huge_blocks);
   CACHE_TEST_ADD ("/cache/spill-blocks-threads", test_spill_blocks_threads);
+  CACHE_TEST_ADD ("/cache/spill-blocks-threads-reused", test_spill_blocks_threads_reused);
+  CACHE_TEST_ADD ("/cache/spill-reuse", test_spill_reuse);
   CACHE_TEST_ADD ("/cache/spill-file-grows-in-place", test_spill_file_grows_in_place);
   CACHE_TEST_ADD ("/cache/spill-when-short", test_spill_when_short);
   CACHE_TEST_ADD ("/cache/spilled-when-short", test_spilled_when_short);
