@@ -279,10 +279,10 @@ map_anonymous (gsize n_bytes)
 /* Blocks in memory freed while a load runs (planar_spill_reuse_begin()),
  * kept for the blocks it asks for next. A fresh page costs its zeroing,
  * and on a virtual machine whose freed memory goes back to the host a
- * fault in the host as well (docs/loader.md, "Memory of a full load"):
- * at 10^8 events a load's scratch arrays took about 3.7 GB of fresh
- * pages beyond its peak, freed and asked for again from one step to the
- * next. A kept block's pages are marked free to the kernel (MADV_FREE),
+ * fault in the host as well (docs/loader.md, "Profiles larger than
+ * memory"): at 10^8 events a load's scratch arrays took about 3 GB of
+ * fresh pages beyond its peak, freed and asked for again from one step
+ * to the next. A kept block's pages are marked free to the kernel (MADV_FREE),
  * which may still take them under pressure; the block then reads zeros,
  * and it is uninitialized memory either way. Oldest first. */
 typedef struct
