@@ -339,24 +339,26 @@ kept_limit (void)
   return limit;
 }
 
-/* Takes @n from the kept blocks, the oldest first, into @out. Called
- * with spill_lock held. */
-static void
-take_oldest_kept (GArray *out,
-                  guint   n)
+/* Takes the @n oldest kept blocks, to be given back with unmap_kept()
+ * once spill_lock, held here, is let go. */
+static GArray *
+take_oldest_kept (guint n)
 {
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (KeptBlock), n);
+
   g_array_append_vals (out, kept_blocks->data, n);
   for (guint i = 0; i < n; i++)
     kept_bytes -= g_array_index (kept_blocks, KeptBlock, i).len;
   g_array_remove_range (kept_blocks, 0, n);
+  return out;
 }
 
+/* Gives back @blocks (NULL: none). */
 static void
 unmap_kept (GArray *blocks)
 {
-  for (guint i = 0; i < blocks->len; i++)
+  for (guint i = 0; blocks != NULL && i < blocks->len; i++)
     munmap (g_array_index (blocks, KeptBlock, i).block, g_array_index (blocks, KeptBlock, i).len);
-  g_array_set_size (blocks, 0);
 }
 
 /* Keeps the freed block @block of @len bytes in memory for reuse while a
@@ -367,7 +369,7 @@ static gboolean
 keep_freed (guint8 *block,
             gsize   len)
 {
-  g_autoptr(GArray) evicted = g_array_new (FALSE, FALSE, sizeof (KeptBlock));
+  g_autoptr(GArray) evicted = NULL;
   gsize limit = kept_limit (), keep = len;
   KeptBlock kb;
   guint n_old = 0;
@@ -400,7 +402,8 @@ keep_freed (guint8 *block,
   /* The oldest go back until the rest fits (the new one always does). */
   for (gsize dropped = 0; kept_bytes - dropped > limit; n_old++)
     dropped += g_array_index (kept_blocks, KeptBlock, n_old).len;
-  take_oldest_kept (evicted, n_old);
+  if (n_old > 0)
+    evicted = take_oldest_kept (n_old);
   g_mutex_unlock (&spill_lock);
   unmap_kept (evicted);
   return TRUE;
@@ -473,7 +476,7 @@ planar_spill_reuse_begin (void)
 void
 planar_spill_reuse_end (void)
 {
-  g_autoptr(GArray) evicted = g_array_new (FALSE, FALSE, sizeof (KeptBlock));
+  g_autoptr(GArray) evicted = NULL;
 
   g_mutex_lock (&spill_lock);
   if (n_reusers == 0)
@@ -481,8 +484,8 @@ planar_spill_reuse_end (void)
       g_mutex_unlock (&spill_lock);
       g_return_if_reached ();
     }
-  if (g_atomic_int_dec_and_test (&n_reusers) && kept_blocks != NULL)
-    take_oldest_kept (evicted, kept_blocks->len);
+  if (g_atomic_int_dec_and_test (&n_reusers) && kept_blocks != NULL && kept_blocks->len > 0)
+    evicted = take_oldest_kept (kept_blocks->len);
   g_mutex_unlock (&spill_lock);
   unmap_kept (evicted);
 }
