@@ -38,7 +38,13 @@ G_BEGIN_DECLS
  * would end after it. */
 #define VERSION 7
 #define SUFFIX ".planar-index"
-#define DEFAULT_LIMIT (G_GUINT64_CONSTANT (2) << 30)
+/* Beside an index that would not fit under the folder's cap, instead of
+ * it: the profile's size, modification time and the cap, so that its
+ * next loads do not compress gigabytes again only to drop them. */
+#define TOO_LARGE_SUFFIX ".planar-index-too-large"
+/* Room for the indexes of two profiles of 10^8 events (2.7 GB each) and
+ * many smaller ones; 2 GiB held none of those. */
+#define DEFAULT_LIMIT (G_GUINT64_CONSTANT (8) << 30)
 /* zstd's first fast level: its frames decompress in two thirds of level
  * 1's time for 7-13 % more bytes (a 10^8-event index: docs/loader.md).
  * The reader takes frames of any level. */

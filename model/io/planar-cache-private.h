@@ -43,6 +43,9 @@ gboolean _planar_cache_was_restored  (PlanarTrace   *self);
  * @n_bytes up as it reads them (PLANAR_CACHE_DROP_PAGES_MIN_SIZE unless
  * set; G_MAXUINT64 goes back to it). */
 void     _planar_cache_set_drop_pages_min (guint64 n_bytes);
+/* For the tests: the bytes written into cache files (temporary ones
+ * included) since the process started. */
+guint64  _planar_cache_get_bytes_written (void);
 /* A restore from bytes, for the tests and the fuzz harness, which skips
  * the key (content hash included) and header checksum (@check_key FALSE)
  * to reach what lies behind them. FALSE with @error when not restored:

@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,6 +62,15 @@ put_str (GByteArray *out,
  * Writing
  * ------------------------------------------------------------------------ */
 
+/* The bytes written into cache files so far (for the tests). */
+static gsize n_bytes_written;
+
+guint64
+_planar_cache_get_bytes_written (void)
+{
+  return (guint64) g_atomic_pointer_get ((gpointer *) &n_bytes_written);
+}
+
 /* Streams zstd frames into the file being written, one section each. */
 typedef struct
 {
@@ -67,6 +78,9 @@ typedef struct
   /* Where the frames start, and where the next byte goes. */
   guint64    frames_start;
   guint64    at;
+  /* The folder's cap: a file that would grow past it is given up as soon
+   * as it does (EFBIG), not written whole and dropped. */
+  guint64    limit;
   ZSTD_CCtx *cctx;
   GArray    *sections;
   Section    current;
@@ -82,6 +96,8 @@ writer_emit (Writer     *w,
 {
   const guint8 *p = data;
 
+  if (w->errsv == 0 && len > 0 && (w->at > w->limit || len > w->limit - w->at))
+    w->errsv = EFBIG;
   while (len > 0 && w->errsv == 0)
     {
       ssize_t n = pwrite (w->fd, p, len, (off_t) w->at);
@@ -96,6 +112,7 @@ writer_emit (Writer     *w,
       p += n;
       len -= (gsize) n;
       w->at += (guint64) n;
+      g_atomic_pointer_add ((gpointer *) &n_bytes_written, (gssize) n);
     }
 }
 
@@ -247,11 +264,15 @@ serialize_meta (PlanarTrace *self,
 }
 
 /* Writes the cache file of @self to @fd: frames first, streamed, then the
- * header and section table in the room left before them. */
+ * header and section table in the room left before them. *@too_large is
+ * set when it would not fit in @limit bytes (it fails as soon as it
+ * would not). */
 static gboolean
 write_cache (PlanarTrace  *self,
              const guint8  content[16],
              int           fd,
+             guint64       limit,
+             gboolean     *too_large,
              GError      **error)
 {
   g_autoptr(GByteArray) meta = g_byte_array_new ();
@@ -265,6 +286,7 @@ write_cache (PlanarTrace  *self,
   for (guint p = 0; p < self->n_planes; p++)
     n_sections += self->planes[p].n_tracks;
   w.fd = fd;
+  w.limit = limit;
   w.frames_start = w.at = sizeof h + (guint64) n_sections * sizeof (Section);
   w.sections = g_array_sized_new (FALSE, FALSE, sizeof (Section), n_sections);
   w.cctx = ZSTD_createCCtx ();
@@ -321,6 +343,7 @@ write_cache (PlanarTrace  *self,
   writer_emit (&w, &h, sizeof h);
   writer_emit (&w, w.sections->data, w.sections->len * sizeof (Section));
   g_array_unref (w.sections);
+  *too_large = w.errsv == EFBIG;
   if (w.errsv != 0)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (w.errsv), "%s", g_strerror (w.errsv));
@@ -394,6 +417,31 @@ evict (const char *dir)
     }
 }
 
+/* The marker beside @path's cache file that says its index did not fit. */
+static char *
+too_large_marker_path (const char *index_path)
+{
+  return g_strconcat (index_path, TOO_LARGE_SUFFIX + strlen (SUFFIX), NULL);
+}
+
+/* Whether the marker at @marker says that @self's index, as the profile
+ * is now, did not fit under a cap of @limit bytes or more. */
+static gboolean
+known_too_large (PlanarTrace *self,
+                 const char  *marker,
+                 guint64      limit)
+{
+  g_autofree char *text = NULL;
+  guint64 size, marked_limit;
+  gint64 mtime_ns;
+
+  if (!g_file_get_contents (marker, &text, NULL, NULL) ||
+      sscanf (text, "%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT, &size, &mtime_ns,
+              &marked_limit) != 3)
+    return FALSE;
+  return size == self->file_size && mtime_ns == self->source_mtime_ns && limit <= marked_limit;
+}
+
 gboolean
 _planar_cache_store_file (PlanarTrace   *self,
                           const guint8   content[16],
@@ -401,10 +449,21 @@ _planar_cache_store_file (PlanarTrace   *self,
 {
   g_autofree char *path = planar_cache_get_path (self->path);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *marker = too_large_marker_path (path);
   g_autofree char *tmp = NULL;
-  GStatBuf st;
+  guint64 limit = planar_cache_get_limit ();
+  gboolean too_large = FALSE;
   int fd;
 
+  /* A profile whose index did not fit last time, unchanged since, under a
+   * cap no larger: it would not fit now. */
+  if (known_too_large (self, marker, limit))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC,
+                   _("its index did not fit under the cache's size limit (%" PRIu64 " MB) before"),
+                   limit >> 20);
+      return FALSE;
+    }
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
@@ -419,19 +478,24 @@ _planar_cache_store_file (PlanarTrace   *self,
                    g_strerror (errno));
       return FALSE;
     }
-  if (!write_cache (self, content, fd, error))
+  if (!write_cache (self, content, fd, limit, &too_large, error))
     {
       close (fd);
       g_unlink (tmp);
+      if (too_large)
+        {
+          g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+                                                   self->file_size, self->source_mtime_ns, limit);
+
+          g_clear_error (error);
+          /* Best effort: without it, the next load tries again. */
+          g_file_set_contents (marker, text, -1, NULL);
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC,
+                       _("its index is larger than the cache's size limit (%" PRIu64 " MB)"), limit >> 20);
+          return FALSE;
+        }
       g_prefix_error (error, _("Cannot write %s: "), tmp);
       return FALSE;
-    }
-  /* Nothing is worth keeping that would not fit at all. */
-  if (fstat (fd, &st) != 0 || (guint64) st.st_size > planar_cache_get_limit ())
-    {
-      close (fd);
-      g_unlink (tmp);
-      return TRUE;
     }
   if (close (fd) != 0 || g_rename (tmp, path) != 0)
     {
@@ -442,6 +506,7 @@ _planar_cache_store_file (PlanarTrace   *self,
                    g_strerror (saved));
       return FALSE;
     }
+  g_unlink (marker);
   evict (dir);
   return TRUE;
 }

@@ -24,7 +24,7 @@ char    *planar_cache_get_dir      (void);
 void     planar_cache_set_enabled  (gboolean    enabled);
 gboolean planar_cache_get_enabled  (void);
 /* The folder's size cap: past it, the least recently used files go.
- * Default 2 GiB. */
+ * Default 8 GiB. An index that would not fit is not written. */
 void     planar_cache_set_limit    (guint64     bytes);
 guint64  planar_cache_get_limit    (void);
 /* The cache file for a profile file (it may not exist). Returns: (transfer full). */

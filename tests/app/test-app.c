@@ -2466,7 +2466,7 @@ test_preferences (void)
   g_settings_reset (settings, "cache-enabled");
   g_settings_reset (settings, "cache-size-mb");
   g_assert_false (planar_cache_get_enabled ());
-  g_assert_cmpuint (planar_cache_get_limit (), ==, (guint64) 2048 << 20);
+  g_assert_cmpuint (planar_cache_get_limit (), ==, (guint64) 8192 << 20);
 
   dir = planar_cache_get_dir ();
   g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);

@@ -1063,6 +1063,85 @@ test_eviction (PlanarTestFixture *f,
   planar_cache_set_enabled (TRUE);
 }
 
+/* The temporary files left in @dir (a write given up removes its own). */
+static guint
+count_hidden_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    n += name[0] == '.';
+  return n;
+}
+
+/* An index larger than the cap is given up as soon as it outgrows it, not
+ * written whole and then dropped (a 10^8-event profile compressed 2.7 GB
+ * after every load for nothing under the default 2 GiB); a marker keeps
+ * the next loads of the unchanged profile from trying again under a cap no
+ * larger, and a larger cap, or a changed profile, tries again. */
+static void
+test_too_large (PlanarTestFixture *f,
+                gconstpointer      data)
+{
+  g_autofree char *path = NULL, *index = NULL, *marker = NULL, *dir = NULL;
+  const guint64 limit = 64 << 10;
+  guint64 before, written;
+  GStatBuf st;
+  struct utimbuf old = { 1000000000, 1000000000 };
+
+  use_cache_dir (f);
+  path = generate (f->dir, "200000", "21");
+  index = planar_cache_get_path (path);
+  marker = g_strconcat (index, "-too-large", NULL);
+  dir = g_path_get_dirname (index);
+
+  planar_cache_set_limit (limit);
+  before = _planar_cache_get_bytes_written ();
+  g_object_unref (planar_test_load_ok (path));
+  planar_cache_wait ();
+  written = _planar_cache_get_bytes_written () - before;
+  g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_hidden_files (dir), ==, 0);
+  /* At most the cap: the whole index is megabytes. */
+  g_assert_cmpuint (written, >, 0);
+  g_assert_cmpuint (written, <=, limit);
+  g_assert_true (g_file_test (marker, G_FILE_TEST_IS_REGULAR));
+
+  /* Unchanged, under the same cap or a smaller one: not tried again. */
+  before = _planar_cache_get_bytes_written ();
+  g_object_unref (planar_test_load_ok (path));
+  planar_cache_set_limit (limit / 2);
+  g_object_unref (planar_test_load_ok (path));
+  planar_cache_wait ();
+  g_assert_cmpuint (_planar_cache_get_bytes_written (), ==, before);
+  g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+
+  /* The profile changed (its time): tried again, and given up again. */
+  planar_cache_set_limit (limit);
+  g_assert_cmpint (g_utime (path, &old), ==, 0);
+  before = _planar_cache_get_bytes_written ();
+  g_object_unref (planar_test_load_ok (path));
+  planar_cache_wait ();
+  g_assert_cmpuint (_planar_cache_get_bytes_written (), >, before);
+  g_assert_false (g_file_test (index, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (marker, G_FILE_TEST_IS_REGULAR));
+
+  /* A larger cap: written, kept and used; the marker goes. */
+  planar_cache_set_limit (G_GUINT64_CONSTANT (1) << 30);
+  g_object_unref (planar_test_load_ok (path));
+  planar_cache_wait ();
+  g_assert_cmpint (g_stat (index, &st), ==, 0);
+  g_assert_cmpuint ((guint64) st.st_size, >, limit);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  {
+    g_autoptr(PlanarTrace) again = planar_test_load_ok (path);
+
+    g_assert_true (_planar_cache_was_restored (again));
+  }
+}
+
 /* The spill primitives: blocks move between the heap and files with their
  * contents, and every kind is freed by planar_spill_free(). */
 static void
@@ -2266,6 +2345,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/restore-failed", test_restore_failed);
   CACHE_TEST_ADD ("/cache/not-regular", test_not_regular);
   CACHE_TEST_ADD ("/cache/eviction", test_eviction);
+  CACHE_TEST_ADD ("/cache/too-large", test_too_large);
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
