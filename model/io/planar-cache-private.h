@@ -43,6 +43,11 @@ gboolean _planar_cache_was_restored  (PlanarTrace   *self);
  * @n_bytes up as it reads them (PLANAR_CACHE_DROP_PAGES_MIN_SIZE unless
  * set; G_MAXUINT64 goes back to it). */
 void     _planar_cache_set_drop_pages_min (guint64 n_bytes);
+/* The order in which a restore takes @self's file tracks (@derived FALSE)
+ * or derived ones, as (plane, track) pairs: the planes in the timeline's
+ * order, the largest tracks of each first (for the tests). */
+GArray  *_planar_cache_restore_order (PlanarTrace   *self,
+                                      gboolean       derived);
 /* For the tests: the bytes written into cache files (temporary ones
  * included) since the process started. */
 guint64  _planar_cache_get_bytes_written (void);

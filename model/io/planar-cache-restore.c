@@ -495,12 +495,68 @@ restore_job (guint          i,
         return FALSE;
     }
   if (jobs->progressive)
-    g_atomic_int_set (&jobs->self->track_ready[p][t], 1);
+    {
+      /* Drawable now, and the viewer told so: a window shows the tracks
+       * of its first view as they come, not once the whole index is in. */
+      g_atomic_int_set (&jobs->self->track_ready[p][t], 1);
+      _planar_trace_report_progress (jobs->self, PLANAR_LOAD_PHASE_RESTORING_CACHE, TRUE);
+    }
   return TRUE;
 }
 
+typedef struct
+{
+  const PlanarTrace *self;
+  const guint       *rank;
+} TrackOrder;
+
+static int
+compare_restore_jobs (gconstpointer a,
+                      gconstpointer b,
+                      gpointer      user_data)
+{
+  const TrackOrder *o = user_data;
+  const guint *x = a, *y = b;
+  guint64 nx, ny;
+
+  if (o->rank[x[0]] != o->rank[y[0]])
+    return o->rank[x[0]] < o->rank[y[0]] ? -1 : 1;
+  nx = o->self->planes[x[0]].tracks[x[1]].n_events;
+  ny = o->self->planes[y[0]].tracks[y[1]].n_events;
+  if (nx != ny)
+    return nx > ny ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+GArray *
+_planar_cache_restore_order (PlanarTrace *self,
+                             gboolean     derived)
+{
+  GArray *pairs = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  g_autofree guint *order = _planar_trace_display_order (self);
+  g_autofree guint *rank = g_new (guint, MAX (self->n_planes, 1));
+  TrackOrder o = { self, rank };
+
+  for (guint i = 0; i < self->n_planes; i++)
+    rank[order[i]] = i;
+  for (guint p = 0; p < self->n_planes; p++)
+    {
+      guint n_file = self->planes_priv[p].n_file_tracks;
+      guint first = derived ? n_file : 0, last = derived ? self->planes[p].n_tracks : n_file;
+
+      for (guint t = first; t < last; t++)
+        {
+          guint pair[2] = { p, t };
+
+          g_array_append_val (pairs, pair);
+        }
+    }
+  g_array_sort_with_data (pairs, compare_restore_jobs, &o);
+  return pairs;
+}
+
 /* Restores the file's tracks (@derived FALSE) or the derived ones in the
- * model's worker pool, in plane order (the timeline's top first), after
+ * model's worker pool, in the order of _planar_cache_restore_order(), after
  * @first_job (0 of @first_job_data) when there is one. */
 static gboolean
 restore_tracks (PlanarTrace        *self,
@@ -514,22 +570,11 @@ restore_tracks (PlanarTrace        *self,
                 GError            **error)
 {
   RestoreJobs jobs = { self, table, NULL, progressive, 0, first_job, first_job_data };
-  g_autoptr(GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) pairs = _planar_cache_restore_order (self, derived);
   gboolean ok;
 
-  for (guint p = 0; p < self->n_planes; p++)
-    {
-      guint n_file = self->planes_priv[p].n_file_tracks;
-      guint first = derived ? n_file : 0, last = derived ? self->planes[p].n_tracks : n_file;
-
-      for (guint t = first; t < last; t++)
-        {
-          g_array_append_val (pairs, p);
-          g_array_append_val (pairs, t);
-        }
-    }
   jobs.jobs = (guint *) (gpointer) pairs->data;
-  ok = planar_parallel_run (pairs->len / 2 + (first_job != NULL), NULL, restore_job, &jobs, cancellable, error);
+  ok = planar_parallel_run (pairs->len + (first_job != NULL), NULL, restore_job, &jobs, cancellable, error);
   if (jobs.n_fallbacks > 0)
     *repaired = TRUE;
   return ok;

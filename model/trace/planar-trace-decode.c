@@ -616,6 +616,17 @@ compare_planes_display (gconstpointer a,
   return *(const guint *) a < *(const guint *) b ? -1 : *(const guint *) a > *(const guint *) b;
 }
 
+guint *
+_planar_trace_display_order (PlanarTrace *self)
+{
+  guint *order = g_new (guint, MAX (self->n_planes, 1));
+
+  for (guint p = 0; p < self->n_planes; p++)
+    order[p] = p;
+  g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+  return order;
+}
+
 /* Which planes may keep their index in memory while it spills: the first in
  * the timeline's order whose lines' bytes add up to no more than the trace's
  * first_heap (an index takes about as many bytes as the events it comes

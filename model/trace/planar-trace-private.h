@@ -398,6 +398,9 @@ void     _planar_trace_finish_decode (PlanarTrace *self);
  * track_ready table must exist. */
 void     _planar_trace_plan_tracks_plane (PlanarTrace *self,
                                           guint        p);
+/* The planes' indices in the timeline's order of sections (what it shows
+ * first, first). Returns: (transfer full): @self's n_planes of them. */
+guint   *_planar_trace_display_order (PlanarTrace *self);
 /* Decodes plane @p's file track @t again from the file, alone (the lines
  * planned, the trace with a profile start time). */
 gboolean _planar_trace_decode_track  (PlanarTrace  *self,

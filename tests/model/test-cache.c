@@ -1063,6 +1063,79 @@ test_eviction (PlanarTestFixture *f,
   planar_cache_set_enabled (TRUE);
 }
 
+typedef struct
+{
+  guint n_tracks_changed;
+  guint n_file_tracks;
+} RestoreWatch;
+
+static void
+count_tracks_changed (PlanarTrace     *trace,
+                      PlanarLoadPhase  phase,
+                      gboolean         tracks_changed,
+                      gpointer         data)
+{
+  RestoreWatch *w = data;
+
+  if (tracks_changed && phase == PLANAR_LOAD_PHASE_RESTORING_CACHE)
+    w->n_tracks_changed++;
+}
+
+/* A reopen restores the tracks the timeline shows first first (the planes
+ * in its order, the largest tracks of each first, so that the workers end
+ * together) and tells the viewer of each as it is restored: before, it
+ * took the planes in file order (a host's python3 thread, 40 % of a
+ * planar-gen profile's events, before the GPUs at the top of the view)
+ * and told nothing until the whole index was in, so that a window showed
+ * a 10^8-event profile's first tracks 14 s after it opened, against 2 s
+ * for a decode without the cache. */
+static void
+test_restore_first_view_first (PlanarTestFixture *f,
+                               gconstpointer      data)
+{
+  static const char *const display_order[] = { "/device:GPU:0", "/device:GPU:1", "/device:TPU:0", "/host:CPU" };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) order = NULL;
+  RestoreWatch w = { 0, 0 };
+  guint rank = 0;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "20000", "23");
+  g_object_unref (load_twice (path));
+
+  trace = planar_trace_open (path, &error);
+  g_assert_no_error (error);
+  _planar_trace_set_progress_func (trace, count_tracks_changed, &w);
+  g_assert_true (planar_trace_decode (trace, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (_planar_cache_was_restored (trace));
+
+  order = _planar_cache_restore_order (trace, FALSE);
+  for (guint i = 0; i < order->len; i++)
+    {
+      const guint *pair = &g_array_index (order, guint, 2 * i);
+      const PlanarPlane *plane = planar_trace_get_plane (trace, pair[0]);
+
+      g_assert_false (plane->tracks[pair[1]].derived);
+      while (rank < G_N_ELEMENTS (display_order) && strcmp (plane->name, display_order[rank]) != 0)
+        rank++;
+      /* The planes in the timeline's order, each one's tracks together. */
+      g_assert_cmpuint (rank, <, G_N_ELEMENTS (display_order));
+      if (i > 0 && pair[0] == g_array_index (order, guint, 2 * (i - 1)))
+        g_assert_cmpuint (plane->tracks[pair[1]].n_events, <=,
+                          plane->tracks[g_array_index (order, guint, 2 * (i - 1) + 1)].n_events);
+    }
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    for (guint t = 0; t < planar_trace_get_plane (trace, p)->n_tracks; t++)
+      w.n_file_tracks += !planar_trace_get_plane (trace, p)->tracks[t].derived;
+  g_assert_cmpuint (order->len, ==, w.n_file_tracks);
+  g_assert_cmpuint (w.n_file_tracks, >, 4);
+  /* One for each file track, as it came. */
+  g_assert_cmpuint (w.n_tracks_changed, ==, w.n_file_tracks);
+}
+
 /* The temporary files left in @dir (a write given up removes its own). */
 static guint
 count_hidden_files (const char *dir)
@@ -2346,6 +2419,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/not-regular", test_not_regular);
   CACHE_TEST_ADD ("/cache/eviction", test_eviction);
   CACHE_TEST_ADD ("/cache/too-large", test_too_large);
+  CACHE_TEST_ADD ("/cache/restore-first-view-first", test_restore_first_view_first);
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
