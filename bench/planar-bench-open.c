@@ -14,7 +14,10 @@
  * once in a folder outside the repository (PLANAR_BENCH_DIR, default
  * $XDG_CACHE_HOME/planar-bench); the 1e8 one (~4 GB) is skipped, with the
  * reason, when the disk has no room for it. No cached index is used
- * (PLANAR_CACHE=0): this is the cold open. Beside each time, the CPU time
+ * (PLANAR_CACHE=0): this is the cold open. With --cached it is the reopen
+ * instead: each profile's index is written first, once, by planar-cli into
+ * a cache folder of the benchmark's own (DIR/cache, PLANAR_CACHE_DIR), and
+ * the app restores it. Beside each time, the CPU time
  * the child used up to that frame (every thread's user + system time, read
  * with getrusage (RUSAGE_CHILDREN) once it has ended: it ends at the frame). 
  *
@@ -30,6 +33,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
+
+/* With --cached: the cache folder the app reads (NULL: no cached index). */
+static char *cache_dir;
 
 /* A run that has not painted by then is stopped and reported. */
 #define RUN_TIMEOUT_S 300
@@ -100,7 +106,13 @@ time_first_frame (const char * const *argv,
   double cpu0 = children_cpu_seconds ();
 
   g_subprocess_launcher_setenv (launcher, "PLANAR_BENCH_FIRST_FRAME", verbose ? "verbose" : "1", TRUE);
-  g_subprocess_launcher_setenv (launcher, "PLANAR_CACHE", "0", TRUE);
+  if (cache_dir != NULL)
+    {
+      g_subprocess_launcher_unsetenv (launcher, "PLANAR_CACHE");
+      g_subprocess_launcher_setenv (launcher, "PLANAR_CACHE_DIR", cache_dir, TRUE);
+    }
+  else
+    g_subprocess_launcher_setenv (launcher, "PLANAR_CACHE", "0", TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
 
   t0 = g_get_monotonic_time ();
@@ -210,6 +222,45 @@ ensure_profile (Target     *target,
   return TRUE;
 }
 
+/* With --cached: @target's index in the benchmark's cache folder, written
+ * by planar-cli (which writes one on the second read of a file) unless a
+ * sound one is there; else @target is skipped, with the reason. */
+static void
+ensure_cached (Target *target)
+{
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  for (guint read = 0; read < 2 && target->skipped == NULL; read++)
+    {
+      const char *argv[] = { PLANAR_CLI_PATH, "info", "--json", target->path, NULL };
+      g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "PLANAR_CACHE_DIR", cache_dir, TRUE);
+      g_autoptr(GError) error = NULL;
+
+      env = g_environ_unsetenv (env, "PLANAR_CACHE");
+      if (read == 0)
+        g_printerr ("planar-bench-open: writing the cached index of %s (once)\n", target->path);
+      g_clear_pointer (&err, g_free);
+      if (!g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
+                         &error) || !g_spawn_check_wait_status (status, &error))
+        target->skipped = g_strdup_printf ("skipped: planar-cli info failed: %s %s", error->message,
+                                           err != NULL ? g_strstrip (err) : "");
+    }
+  if (target->skipped == NULL)
+    {
+      g_autofree char *digest = NULL, *absolute = g_canonicalize_filename (target->path, NULL);
+      g_autofree char *name = NULL, *index = NULL;
+
+      /* The cache's own name for it: planar_cache_get_path(). */
+      digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, absolute, -1);
+      digest[32] = '\0';
+      name = g_strconcat (digest, ".planar-index", NULL);
+      index = g_build_filename (cache_dir, name, NULL);
+      if (!g_file_test (index, G_FILE_TEST_IS_REGULAR))
+        target->skipped = g_strdup_printf ("skipped: no cached index was written (%s)", index);
+    }
+}
+
 /* The smallest real XSpace among the samples beside the clone, if any. */
 static char *
 smallest_sample (void)
@@ -296,6 +347,7 @@ main (int   argc,
   int big_runs = 3;
   gboolean verbose = FALSE;
   gboolean no_sample = FALSE;
+  gboolean cached = FALSE;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_arg, "Profile sizes in events (default 1e6,1e7,1e8)", "N,N..." },
     { "runs", 0, 0, G_OPTION_ARG_INT, &runs, "Runs of each program (default 5)", "N" },
@@ -304,6 +356,8 @@ main (int   argc,
     { "baseline", 0, 0, G_OPTION_ARG_FILENAME, &baseline, "Another build of planar to time in the same runs "
       "(each profile twice: this build's and the baseline's)", "PLANAR" },
     { "no-sample", 0, 0, G_OPTION_ARG_NONE, &no_sample, "Leave out the smallest real sample", NULL },
+    { "cached", 0, 0, G_OPTION_ARG_NONE, &cached, "Reopen from a cached index (written once beforehand by "
+      "planar-cli into DIR/cache) instead of decoding", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Let Planar say when it reached each step", NULL },
     { NULL }
   };
@@ -334,6 +388,16 @@ main (int   argc,
     {
       g_printerr ("planar-bench-open: no display: run it under xvfb-run\n");
       return 2;
+    }
+
+  if (cached)
+    {
+      cache_dir = g_build_filename (dir, "cache", NULL);
+      if (g_mkdir_with_parents (cache_dir, 0700) != 0)
+        {
+          g_printerr ("planar-bench-open: cannot make %s\n", cache_dir);
+          return 3;
+        }
     }
 
   window = target_new ("bare libadwaita window, one rectangle", NULL, NULL);
@@ -378,6 +442,23 @@ main (int   argc,
           b->skipped = g_strdup (t->skipped);
           g_ptr_array_add (targets, b);
         }
+    }
+
+  /* One index per profile, for this build and the baseline alike. */
+  for (guint i = 0; i < targets->len && cache_dir != NULL; i++)
+    {
+      Target *t = g_ptr_array_index (targets, i);
+      Target *first = NULL;
+
+      for (guint k = 0; k < i && t->app != NULL; k++)
+        if (g_strcmp0 (((Target *) g_ptr_array_index (targets, k))->path, t->path) == 0)
+          first = g_ptr_array_index (targets, k);
+      if (t->app == NULL || t->skipped != NULL)
+        continue;
+      if (first != NULL)
+        t->skipped = g_strdup (first->skipped);
+      else
+        ensure_cached (t);
     }
 
   for (int r = 0; r < MAX (runs, big_runs); r++)
@@ -434,7 +515,8 @@ main (int   argc,
       printf ("%.3f | %.2fx |\n", median (t->cpu), floor_cpu > 0 ? median (t->cpu) / floor_cpu : 0.0);
     }
   printf ("\nFirst frame: the frame clock's after-paint of the first frame drawing every track of the file "
-          "in the first view from its complete index (Planar), or the rectangle (bare window); from the spawn.\n");
+          "in the first view from its complete index (Planar), or the rectangle (bare window); from the spawn.%s\n",
+          cache_dir != NULL ? " Planar reopened each profile from its cached index (--cached)." : "");
   if (first_gen != NULL && first_gen->n_events == 1e6 && floor_s > 0)
     printf ("Target 1, first frame at 1e6 <= 1.5x the bare libadwaita window: %.2fx\n",
             median (first_gen->seconds) / floor_s);
