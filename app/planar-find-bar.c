@@ -41,10 +41,16 @@ struct _PlanarFindBar
   gulong            selection_handler;
   /* Set when a search is asked for while the profile still loads. */
   gboolean          pending;
-  /* A step asked for (Enter) while the search was running: 1, -1 or 0;
-   * and whether the view zooms to the hit then (Alt+Enter). */
+  /* A step asked for (Enter) while the search was running or waited for
+   * the profile: 1, -1 or 0; and whether the view zooms to the hit then
+   * (Alt+Enter). */
   int               pending_step;
   gboolean          pending_zoom;
+  /* What the last search was started with (NULL: none yet), so that
+   * Enter right after typing searches what is typed, and the entry's
+   * delayed search-changed that follows does not start it again. */
+  char             *searched_text;
+  PlanarSearchFlags searched_flags;
 };
 
 G_DEFINE_FINAL_TYPE (PlanarFindBar, planar_find_bar, GTK_TYPE_WIDGET)
@@ -223,6 +229,9 @@ start_search (PlanarFindBar *self)
   self->pending = FALSE;
   self->pending_step = 0;
   self->pending_zoom = FALSE;
+  g_free (self->searched_text);
+  self->searched_text = g_strdup (text);
+  self->searched_flags = flags;
   /* The old hits answer another pattern. */
   set_search (self, NULL);
 
@@ -261,6 +270,28 @@ start_search (PlanarFindBar *self)
   planar_search_run_async (self->running, self->cancellable, search_done, g_object_ref (self));
 }
 
+/* Whether the last search started is of what the entry and the buttons
+ * say now. */
+static gboolean
+search_is_current (PlanarFindBar *self)
+{
+  return self->searched_text != NULL
+         && strcmp (self->searched_text, gtk_editable_get_text (GTK_EDITABLE (self->entry))) == 0
+         && self->searched_flags == current_flags (self);
+}
+
+/* Before a step: the entry reports a change only after a delay, so Enter
+ * typed right after the pattern would step the last pattern's hits, or
+ * none, and the search started after it would forget it. What is typed is
+ * searched now instead (the step waits for it), and the delayed report
+ * that follows finds it current. */
+static void
+search_now (PlanarFindBar *self)
+{
+  if (!search_is_current (self))
+    start_search (self);
+}
+
 /* The first hit at or after the start of the view, so that Enter after a
  * new search goes to what the user is looking at. */
 static guint64
@@ -288,7 +319,7 @@ step (PlanarFindBar *self,
   guint64 n;
   guint64 next;
 
-  if (self->running != NULL)
+  if (self->running != NULL || self->pending)
     {
       self->pending_step = direction;
       return;
@@ -319,7 +350,8 @@ step (PlanarFindBar *self,
 static void
 zoom_to_hit (PlanarFindBar *self)
 {
-  if (self->running != NULL)
+  search_now (self);
+  if (self->running != NULL || self->pending)
     {
       if (self->pending_step == 0)
         self->pending_step = 1;
@@ -371,6 +403,9 @@ close_activated (GtkWidget  *widget,
 static void
 entry_changed (PlanarFindBar *self)
 {
+  /* Started already, by an Enter that came before this report. */
+  if (search_is_current (self))
+    return;
   start_search (self);
 }
 
@@ -378,6 +413,7 @@ static void
 entry_activated (PlanarFindBar *self)
 {
   /* Enter before the search ends steps once it has. */
+  search_now (self);
   step (self, 1);
 }
 
@@ -403,6 +439,7 @@ entry_key_pressed (GtkEventControllerKey *controller,
   if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter || keyval == GDK_KEY_ISO_Enter)
       && (state & GDK_SHIFT_MASK) != 0)
     {
+      search_now (self);
       step (self, -1);
       return TRUE;
     }
@@ -459,6 +496,7 @@ planar_find_bar_dispose (GObject *object)
   if (self->index_cancellable != NULL)
     g_cancellable_cancel (self->index_cancellable);
   g_clear_object (&self->index_cancellable);
+  g_clear_pointer (&self->searched_text, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_FIND_BAR);
   G_OBJECT_CLASS (planar_find_bar_parent_class)->dispose (object);
 }
@@ -637,7 +675,19 @@ planar_find_bar_refresh (PlanarFindBar *self)
   cancel_running (self);
   set_search (self, NULL);
   if (planar_find_bar_get_open (self) || self->pending)
-    start_search (self);
+    {
+      /* Enter pressed while the search waited for the profile is kept for
+       * the search that now runs. */
+      int step_asked = self->pending && search_is_current (self) ? self->pending_step : 0;
+      gboolean zoom_asked = step_asked != 0 && self->pending_zoom;
+
+      start_search (self);
+      if (self->running != NULL)
+        {
+          self->pending_step = step_asked;
+          self->pending_zoom = zoom_asked;
+        }
+    }
 }
 
 gboolean

@@ -650,6 +650,29 @@ test_find_shows_hits (void)
   wait_for (find_bar_closed, window, 10, "the close button");
   wait_for (find_list_closed, window, 10, "the list to close with the bar");
 
+  /* Enter typed right after the pattern, before the entry's search delay
+   * has passed (the keys reach the app together, as when a person types
+   * fast): the search of what was typed runs, and Enter goes to its first
+   * hit. Enter was lost: it stepped no search (or the last pattern's),
+   * and the search that started afterwards forgot it. */
+  planar_timeline_set_view (timeline, first, last);
+  xdotool (window, "key", "ctrl+f", NULL);
+  wait_for (find_bar_open, window, 10, "the find bar once more");
+  xdotool (window, "key", "ctrl+a", "BackSpace", NULL);
+  /* No main loop iteration between the two: the keys wait in the queue. */
+  xdotool (window, "type", "--delay", "20", "usion", NULL);
+  xdotool (window, "key", "Return", NULL);
+  wait_entry_text (window, "usion");
+  {
+    CurrentWait wait = { window, 0 };
+
+    wait_for (current_is, &wait, 10, "Enter typed with the pattern to go to its first hit");
+    g_assert_cmpstr (planar_search_get_pattern (planar_find_bar_get_search (window->find_bar)), ==, "usion");
+  }
+  assert_hit_on_screen (window, 0);
+  xdotool (window, "key", "Escape", NULL);
+  wait_for (find_bar_closed, window, 10, "Escape to close the bar");
+
   /* The axis, 150 ms wide at 9.6 s: labels from a base, never "9650 ms". */
   planar_timeline_set_view (timeline, G_GINT64_CONSTANT (9600000000000), G_GINT64_CONSTANT (9750000000000));
   save_screenshot ("axis-offset.png");
