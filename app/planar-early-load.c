@@ -37,7 +37,10 @@ struct _PlanarEarlyLoad
   PlanarCatalogResolution *resolution;
   gboolean                 resolution_taken;
   /* The profile's host paths and its lazy threshold (set before @resolved,
-   * never changed after); @profile is NULL when no load was started. */
+   * never changed after); @profile is NULL when no load was started, and
+   * once the profile is handed to the window that adopts it or its load,
+   * cancelled, has returned (the application keeps the early load until it
+   * quits: a profile held here would outlive every window). */
   GStrv                    paths;
   guint                    lazy_hosts;
   PlanarProfile           *profile;
@@ -81,6 +84,16 @@ _planar_early_load_get_path (PlanarEarlyLoad *self)
   return self->path;
 }
 
+static void
+release_profile (PlanarEarlyLoad *self)
+{
+  g_autoptr(PlanarProfile) profile = NULL;
+
+  g_mutex_lock (&self->lock);
+  profile = g_steal_pointer (&self->profile);
+  g_mutex_unlock (&self->lock);
+}
+
 /* The profile's load returned, on the main thread: to the window that
  * adopted it, or kept for the one that will, or let go. */
 static void
@@ -101,6 +114,7 @@ load_done (GObject      *source,
 
       if (!planar_profile_load_finish (PLANAR_PROFILE (source), result, &error))
         g_debug ("Early load of %s ended: %s", self->path, error->message);
+      release_profile (self);
     }
   else
     self->result = g_object_ref (result);
@@ -239,6 +253,7 @@ _planar_early_load_adopt (PlanarEarlyLoad     *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
+  PlanarProfile *profile;
   gboolean same;
 
   g_return_val_if_fail (self != NULL, NULL);
@@ -275,7 +290,11 @@ _planar_early_load_adopt (PlanarEarlyLoad     *self,
       self->user_data = user_data;
     }
   g_debug ("Early load of %s adopted", self->path);
-  return g_object_ref (self->profile);
+  /* The early load's reference, now the window's. */
+  g_mutex_lock (&self->lock);
+  profile = g_steal_pointer (&self->profile);
+  g_mutex_unlock (&self->lock);
+  return profile;
 }
 
 PlanarProfile *
@@ -334,6 +353,9 @@ _planar_early_load_cancel (PlanarEarlyLoad *self)
 
           planar_profile_load_finish (self->profile, result, NULL);
         }
+      /* Returned: nothing of it runs any more (else load_done() lets it go). */
+      if (self->returned)
+        release_profile (self);
       g_debug ("Early load of %s cancelled", self->path);
     }
 }
