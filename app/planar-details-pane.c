@@ -45,6 +45,10 @@ struct _PlanarDetailsPane
 
   GListStore         *rows;
   GtkSortListModel   *sorted_rows;
+  /* The worker summing the table shown, when it is large; the most
+   * events a table made on the main thread sums. */
+  GCancellable       *table_cancellable;
+  guint64             async_min;
 
   /* The event shown, as text to copy, and where its flows and its HLO
    * operands and users lead (details.follow-flow selects either). */
@@ -591,39 +595,47 @@ show_total (PlanarDetailsPane *self,
   gtk_label_set_text (self->table_total_label, shown);
 }
 
+/* What a table sums: the events of @selection, or every event of every
+ * track meeting its range; in [*@first_ps, *@last_ps] the span of the
+ * events. Any thread; it stops early when @cancellable is cancelled. */
 static void
-show_table (PlanarDetailsPane *self,
-            PlanarSelection   *selection)
+sum_selection (PlanarAggregator *aggregator,
+               PlanarSelection  *selection,
+               GCancellable     *cancellable,
+               gint64           *first_ps,
+               gint64           *last_ps)
 {
   PlanarProfile *profile = planar_selection_get_profile (selection);
-  g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
-  g_autofree char *count = NULL;
-  g_autofree char *label = NULL;
   gsize n_events = planar_selection_get_n_events (selection);
   gint64 t0, t1;
-  gboolean has_range = planar_selection_get_range (selection, &t0, &t1);
-  gint64 first_ps = G_MAXINT64, last_ps = G_MININT64;
 
+  *first_ps = G_MAXINT64;
+  *last_ps = G_MININT64;
   /* One group per kind of track, one row per name inside it. */
   planar_aggregator_set_group_by_kind (aggregator, TRUE);
+  planar_aggregator_set_cancellable (aggregator, cancellable);
   if (n_events > 0)
     {
+      const PlanarEventRef *refs = planar_selection_get_events (selection, NULL);
+
       for (gsize i = 0; i < n_events; i++)
         {
           const PlanarPlane *plane;
           const PlanarTrack *track;
-          const PlanarEventRef *refs = planar_selection_get_events (selection, NULL);
-          const PlanarEvent *ev = planar_selection_resolve (selection, i, NULL, &plane, &track);
+          const PlanarEvent *ev;
 
+          if (i % 65536 == 0 && g_cancellable_is_cancelled (cancellable))
+            return;
+          ev = planar_selection_resolve (selection, i, NULL, &plane, &track);
           if (ev != NULL)
             {
               planar_aggregator_add_event (aggregator, plane, track, refs[i].index);
-              first_ps = MIN (first_ps, ev->start_ps);
-              last_ps = MAX (last_ps, ev->start_ps + ev->duration_ps);
+              *first_ps = MIN (*first_ps, ev->start_ps);
+              *last_ps = MAX (*last_ps, ev->start_ps + ev->duration_ps);
             }
         }
     }
-  else if (has_range)
+  else if (planar_selection_get_range (selection, &t0, &t1))
     {
       /* A range alone: every event of every track that meets it. */
       for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
@@ -634,25 +646,88 @@ show_table (PlanarDetailsPane *self,
             {
               const PlanarPlane *plane = planar_trace_get_plane (trace, p);
 
-              for (guint t = 0; t < plane->n_tracks; t++)
+              for (guint t = 0; t < plane->n_tracks && !g_cancellable_is_cancelled (cancellable); t++)
                 if (planar_trace_is_track_ready (trace, p, t))
                   planar_aggregator_add_track (aggregator, plane, &plane->tracks[t], t0, t1);
             }
         }
     }
+  if (planar_selection_get_range (selection, &t0, &t1))
+    {
+      *first_ps = t0;
+      *last_ps = t1;
+    }
+}
+
+/* About how many events a table of @selection sums: its events, or those
+ * of the ready tracks that start in its range (found by bisection, as a
+ * track's events are in start order). */
+static guint64
+table_size (PlanarSelection *selection)
+{
+  PlanarProfile *profile = planar_selection_get_profile (selection);
+  guint64 n = planar_selection_get_n_events (selection);
+  gint64 t0, t1;
+
+  if (n > 0 || !planar_selection_get_range (selection, &t0, &t1))
+    return n;
+  for (guint h = 0; h < planar_profile_get_n_traces (profile); h++)
+    {
+      PlanarTrace *trace = planar_profile_get_trace (profile, h);
+
+      for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+          for (guint t = 0; t < plane->n_tracks; t++)
+            {
+              const PlanarTrack *track = &plane->tracks[t];
+              gsize bounds[2];
+              const gint64 limits[2] = { t0, t1 == G_MAXINT64 ? t1 : t1 + 1 };
+
+              if (!planar_trace_is_track_ready (trace, p, t))
+                continue;
+              for (guint b = 0; b < 2; b++)
+                {
+                  gsize lo = 0, hi = track->n_events;
+
+                  while (lo < hi)
+                    {
+                      gsize mid = lo + (hi - lo) / 2;
+
+                      if (track->events[mid].start_ps < limits[b])
+                        lo = mid + 1;
+                      else
+                        hi = mid;
+                    }
+                  bounds[b] = lo;
+                }
+              n += bounds[1] - bounds[0];
+            }
+        }
+    }
+  return n;
+}
+
+/* The table's rows, total and heading from @aggregator's sums. */
+static void
+fill_table (PlanarDetailsPane *self,
+            PlanarSelection   *selection,
+            PlanarAggregator  *aggregator,
+            gint64             first_ps,
+            gint64             last_ps)
+{
+  g_autofree char *count = NULL;
+  g_autofree char *label = NULL;
+  gint64 t0, t1;
 
   planar_aggregate_rows_fill (self->rows, aggregator);
-  if (has_range)
-    {
-      first_ps = t0;
-      last_ps = t1;
-    }
   show_total (self, aggregator, first_ps <= last_ps ? last_ps - first_ps : 0);
 
   count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " event", "%" PRIu64 " events",
                                         planar_aggregator_get_n_events (aggregator)),
                            planar_aggregator_get_n_events (aggregator));
-  if (has_range)
+  if (planar_selection_get_range (selection, &t0, &t1))
     {
       g_autofree char *width = planar_format_duration (t1 - t0);
       g_autofree char *start = planar_format_duration (t0);
@@ -668,6 +743,104 @@ show_table (PlanarDetailsPane *self,
   gtk_stack_set_visible_child_name (self->stack, "table");
 }
 
+typedef struct
+{
+  PlanarSelection  *selection;
+  PlanarAggregator *aggregator;
+  gint64            first_ps;
+  gint64            last_ps;
+} TableJob;
+
+static void
+table_job_free (gpointer data)
+{
+  TableJob *job = data;
+
+  g_object_unref (job->selection);
+  g_clear_pointer (&job->aggregator, planar_aggregator_free);
+  g_free (job);
+}
+
+static void
+sum_in_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  TableJob *job = task_data;
+
+  sum_selection (job->aggregator, job->selection, cancellable, &job->first_ps, &job->last_ps);
+  planar_aggregator_set_cancellable (job->aggregator, NULL);
+  if (!g_task_return_error_if_cancelled (task))
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+table_summed (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  PlanarDetailsPane *self = PLANAR_DETAILS_PANE (source);
+  TableJob *job = g_task_get_task_data (G_TASK (result));
+
+  /* Cancelled: another selection, or none, is shown by now. */
+  if (!g_task_propagate_boolean (G_TASK (result), NULL) || job->selection != self->shown)
+    return;
+  g_clear_object (&self->table_cancellable);
+  fill_table (self, job->selection, job->aggregator, job->first_ps, job->last_ps);
+}
+
+static void
+cancel_table (PlanarDetailsPane *self)
+{
+  if (self->table_cancellable != NULL)
+    g_cancellable_cancel (self->table_cancellable);
+  g_clear_object (&self->table_cancellable);
+}
+
+static void
+show_table (PlanarDetailsPane *self,
+            PlanarSelection   *selection)
+{
+  guint64 size = table_size (selection);
+
+  /* A table a frame can wait for is made here; a larger one in a worker,
+   * so that the window stays live: a range over a few rows of a 10^8-event
+   * profile is millions of events, seconds of work. */
+  if (size <= self->async_min)
+    {
+      g_autoptr(PlanarAggregator) aggregator = planar_aggregator_new ();
+      gint64 first_ps, last_ps;
+
+      sum_selection (aggregator, selection, NULL, &first_ps, &last_ps);
+      fill_table (self, selection, aggregator, first_ps, last_ps);
+    }
+  else
+    {
+      g_autoptr(GTask) task = NULL;
+      g_autofree char *text = NULL;
+      TableJob *job = g_new0 (TableJob, 1);
+
+      job->selection = g_object_ref (selection);
+      job->aggregator = planar_aggregator_new ();
+      self->table_cancellable = g_cancellable_new ();
+      task = g_task_new (self, self->table_cancellable, table_summed, NULL);
+      g_task_set_source_tag (task, show_table);
+      g_task_set_name (task, "[planar] details table");
+      g_task_set_task_data (task, job, table_job_free);
+      g_task_run_in_thread (task, sum_in_thread);
+
+      g_list_store_remove_all (self->rows);
+      gtk_label_set_text (self->table_total_label, "");
+      /* Translators: while the table of a large selection is made; about
+       * how many events it sums. */
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Summing about %" PRIu64 " event…",
+                                           "Summing about %" PRIu64 " events…", size), size);
+      gtk_label_set_text (self->table_label, text);
+      gtk_stack_set_visible_child_name (self->stack, "table");
+    }
+}
+
 static void
 update (PlanarDetailsPane *self)
 {
@@ -678,6 +851,7 @@ update (PlanarDetailsPane *self)
     return;
   g_set_object (&self->shown, selection);
   self->shown_hlo = NULL;
+  cancel_table (self);
 
   clear_box (GTK_WIDGET (self->fields_grid));
   clear_box (GTK_WIDGET (self->flows_box));
@@ -774,6 +948,7 @@ planar_details_pane_dispose (GObject *object)
   PlanarDetailsPane *self = PLANAR_DETAILS_PANE (object);
 
   planar_details_pane_set_timeline (self, NULL);
+  cancel_table (self);
   g_clear_object (&self->shown);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLANAR_TYPE_DETAILS_PANE);
   g_clear_object (&self->sorted_rows);
@@ -873,6 +1048,7 @@ planar_details_pane_init (PlanarDetailsPane *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->text = g_string_new (NULL);
   self->flow_targets = g_array_new (FALSE, FALSE, sizeof (PlanarEventRef));
+  self->async_min = PLANAR_DETAILS_PANE_ASYNC_MIN;
 
   self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
   self->sorted_rows = planar_aggregate_view_setup_by_kind (self->table_view, self->rows, TRUE);
@@ -930,6 +1106,15 @@ planar_details_pane_dup_text (PlanarDetailsPane *self)
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "event") != 0)
     return NULL;
   return g_strdup (self->text->str);
+}
+
+void
+_planar_details_pane_set_async_min (PlanarDetailsPane *self,
+                                    guint64            n_events)
+{
+  g_return_if_fail (PLANAR_IS_DETAILS_PANE (self));
+
+  self->async_min = n_events;
 }
 
 GListModel *

@@ -521,6 +521,16 @@ add_one (const PlanarTrack *track,
 }
 
 void
+planar_aggregator_set_cancellable (PlanarAggregator *self,
+                                   GCancellable     *cancellable)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  g_set_object (&self->cancellable, cancellable);
+}
+
+void
 planar_aggregator_add_track (PlanarAggregator  *self,
                              const PlanarPlane *plane,
                              const PlanarTrack *track,

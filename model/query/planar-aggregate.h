@@ -93,6 +93,11 @@ void              planar_aggregator_set_group_by_kind (PlanarAggregator *self,
 void              planar_aggregator_set_costs (PlanarAggregator  *self,
                                                PlanarTrace       *trace,
                                                PlanarAggregateKey key);
+/* planar_aggregator_add_track() stops early once @cancellable is cancelled
+ * (for a worker whose table is no longer wanted); the sums are then
+ * partial. */
+void              planar_aggregator_set_cancellable (PlanarAggregator *self,
+                                                     GCancellable     *cancellable);
 /* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps]. */
 void              planar_aggregator_add_track (PlanarAggregator  *self,
                                                const PlanarPlane *plane,
