@@ -4,7 +4,7 @@
  */
 #include "planar-config.h"
 
-#include "planar-details-pane.h"
+#include "planar-details-pane-private.h"
 
 #include <glib/gi18n.h>
 #include <inttypes.h>

@@ -36,13 +36,6 @@ char       *planar_details_pane_dup_text     (PlanarDetailsPane *self);
  * Returns: (transfer none) (nullable): a GListModel of PlanarAggregateRow. */
 GListModel *planar_details_pane_get_rows     (PlanarDetailsPane *self);
 
-/* A table of more events than this is summed in a worker, the pane saying
- * so meanwhile; a smaller one at once. */
-#define PLANAR_DETAILS_PANE_ASYNC_MIN 100000
-/* For tests: another bound than PLANAR_DETAILS_PANE_ASYNC_MIN. */
-void        _planar_details_pane_set_async_min (PlanarDetailsPane *self,
-                                                guint64            n_events);
-
 /* What activating row @position of the table does: ::search for its name. */
 void        planar_details_pane_activate_row (PlanarDetailsPane *self,
                                               guint              position);

@@ -19,6 +19,7 @@
 
 #include "planar-application.h"
 #include "planar-application-private.h"
+#include "planar-details-pane-private.h"
 #include "planar-shortcuts.h"
 #include "planar-timeline-private.h"
 #include "planar-welcome-page.h"
