@@ -39,9 +39,11 @@ G_BEGIN_DECLS
 #define VERSION 7
 #define SUFFIX ".planar-index"
 /* Beside an index that would not fit under the folder's cap, instead of
- * it: the profile's size, modification time and the cap, so that its
- * next loads do not compress gigabytes again only to drop them. */
-#define TOO_LARGE_SUFFIX ".planar-index-too-large"
+ * it, a file named as the index with this after it
+ * (<key>.planar-index-too-large): the profile's size, modification time
+ * and the cap, so that its next loads do not compress gigabytes again only
+ * to drop them. */
+#define TOO_LARGE_TAIL "-too-large"
 /* Room for the indexes of two profiles of 10^8 events (2.7 GB each) and
  * many smaller ones; 2 GiB held none of those. */
 #define DEFAULT_LIMIT (G_GUINT64_CONSTANT (8) << 30)

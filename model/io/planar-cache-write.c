@@ -421,7 +421,7 @@ evict (const char *dir)
 static char *
 too_large_marker_path (const char *index_path)
 {
-  return g_strconcat (index_path, TOO_LARGE_SUFFIX + strlen (SUFFIX), NULL);
+  return g_strconcat (index_path, TOO_LARGE_TAIL, NULL);
 }
 
 /* Whether the marker at @marker says that @self's index, as the profile
