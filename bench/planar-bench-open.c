@@ -15,7 +15,7 @@
  * $XDG_CACHE_HOME/planar-bench); the 1e8 one (~4 GB) is skipped, with the
  * reason, when the disk has no room for it. No cached index is used
  * (PLANAR_CACHE=0): this is the cold open. With --cached it is the reopen
- * instead: each profile's index is written first, once, by planar-cli into
+ * instead: each profile's index is written first, once, by a load here into
  * a cache folder of the benchmark's own (DIR/cache, PLANAR_CACHE_DIR), and
  * the app restores it. Beside each time, the CPU time
  * the child used up to that frame (every thread's user + system time, read
@@ -33,6 +33,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
+
+#include "planar-cache.h"
+#include "planar-model.h"
 
 /* With --cached: the cache folder the app reads (NULL: no cached index). */
 static char *cache_dir;
@@ -223,42 +226,28 @@ ensure_profile (Target     *target,
 }
 
 /* With --cached: @target's index in the benchmark's cache folder, written
- * by planar-cli (which writes one on the second read of a file) unless a
- * sound one is there; else @target is skipped, with the reason. */
+ * here by a load of the profile unless a sound one is there (whatever its
+ * size); else @target is skipped, with the reason. */
 static void
 ensure_cached (Target *target)
 {
-  g_autofree char *err = NULL;
-  int status = 0;
+  g_autofree char *index = NULL;
+  g_autoptr(GError) error = NULL;
+  PlanarTrace *trace;
 
-  for (guint read = 0; read < 2 && target->skipped == NULL; read++)
-    {
-      const char *argv[] = { PLANAR_CLI_PATH, "info", "--json", target->path, NULL };
-      g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "PLANAR_CACHE_DIR", cache_dir, TRUE);
-      g_autoptr(GError) error = NULL;
-
-      env = g_environ_unsetenv (env, "PLANAR_CACHE");
-      if (read == 0)
-        g_printerr ("planar-bench-open: writing the cached index of %s (once)\n", target->path);
-      g_clear_pointer (&err, g_free);
-      if (!g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
-                         &error) || !g_spawn_check_wait_status (status, &error))
-        target->skipped = g_strdup_printf ("skipped: planar-cli info failed: %s %s", error->message,
-                                           err != NULL ? g_strstrip (err) : "");
-    }
-  if (target->skipped == NULL)
-    {
-      g_autofree char *digest = NULL, *absolute = g_canonicalize_filename (target->path, NULL);
-      g_autofree char *name = NULL, *index = NULL;
-
-      /* The cache's own name for it: planar_cache_get_path(). */
-      digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, absolute, -1);
-      digest[32] = '\0';
-      name = g_strconcat (digest, ".planar-index", NULL);
-      index = g_build_filename (cache_dir, name, NULL);
-      if (!g_file_test (index, G_FILE_TEST_IS_REGULAR))
-        target->skipped = g_strdup_printf ("skipped: no cached index was written (%s)", index);
-    }
+  planar_cache_set_dir (cache_dir);
+  planar_cache_set_enabled (TRUE);
+  planar_cache_set_limit (G_MAXUINT64);
+  index = planar_cache_get_path (target->path);
+  if (!g_file_test (index, G_FILE_TEST_IS_REGULAR))
+    g_printerr ("planar-bench-open: writing the cached index of %s (once)\n", target->path);
+  trace = planar_trace_load (target->path, NULL, &error);
+  planar_cache_wait ();
+  if (trace == NULL)
+    target->skipped = g_strdup_printf ("skipped: %s", error->message);
+  else if (!g_file_test (index, G_FILE_TEST_IS_REGULAR))
+    target->skipped = g_strdup_printf ("skipped: no cached index was written (%s)", index);
+  g_clear_object (&trace);
 }
 
 /* The smallest real XSpace among the samples beside the clone, if any. */
@@ -357,7 +346,7 @@ main (int   argc,
       "(each profile twice: this build's and the baseline's)", "PLANAR" },
     { "no-sample", 0, 0, G_OPTION_ARG_NONE, &no_sample, "Leave out the smallest real sample", NULL },
     { "cached", 0, 0, G_OPTION_ARG_NONE, &cached, "Reopen from a cached index (written once beforehand by "
-      "planar-cli into DIR/cache) instead of decoding", NULL },
+      "a load into DIR/cache) instead of decoding", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Let Planar say when it reached each step", NULL },
     { NULL }
   };
