@@ -454,12 +454,9 @@ reuse_kept (gsize n_bytes)
       kb.len = cut;
     }
   n_reused++;
-  if (kb.len >= len)
-    g_hash_table_insert (spill_blocks, kb.block, GSIZE_TO_POINTER (kb.len | SPILL_ANONYMOUS));
   g_mutex_unlock (&spill_lock);
-  if (kb.len >= len)
-    return kb.block;
-  moved = remap_anonymous (kb.block, kb.len, 0, n_bytes);
+  /* Registered whole when it holds the bytes, else grown. */
+  moved = remap_anonymous (kb.block, kb.len, 0, MAX (n_bytes, kb.len));
   if (moved == NULL)
     munmap (kb.block, kb.len);
   return moved;
