@@ -642,10 +642,7 @@ plan_first_heap (PlanarDecodeContext *ctx)
 
   if (self->spill == PLANAR_SPILL_NEVER || ctx->heap_left <= 0 || self->n_planes == 0)
     return NULL;
-  order = g_new (guint, self->n_planes);
-  for (guint p = 0; p < self->n_planes; p++)
-    order[p] = p;
-  g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+  order = _planar_trace_display_order (self);
   plane_heap = g_new0 (gboolean, self->n_planes);
   for (guint i = 0; i < self->n_planes; i++)
     {
@@ -802,7 +799,8 @@ _planar_trace_decode_lines (PlanarTrace   *self,
       g_autofree guint *split_order = NULL;
       guint n = 0, n_order = 0;
 
-      g_qsort_with_data (order, (gint) self->n_planes, sizeof (guint), compare_planes_display, self);
+      g_free (order);
+      order = _planar_trace_display_order (self);
       for (guint i = 0; i < self->n_planes; i++)
         {
           guint p = order[i];
