@@ -225,8 +225,6 @@ draw_counter (PlanarTimeline          *self,
 {
   const PlanarCounterSet *counters = planar_trace_get_counters (planar_profile_get_trace (self->profile, row->trace));
   const PlanarCounterSeries *series;
-  PlanarTrackView view;
-  guint n_columns;
   double lo, hi, pad;
   GdkRGBA color;
 
@@ -239,16 +237,8 @@ draw_counter (PlanarTimeline          *self,
   lo -= pad;
   hi += pad;
 
-  _planar_timeline_get_track_view (self, &view);
-  n_columns = (guint) ceil (view.width * view.scale);
-  g_array_set_size (self->counter_columns, n_columns);
-  planar_counter_series_query_columns (series, view.t0_ps, planar_track_view_ps_per_column (&view), n_columns,
-                                       (PlanarCounterColumn *) (gpointer) self->counter_columns->data);
-
   planar_color_for_name (planar_counter_series_get_name (series), &color);
-  planar_track_renderer_draw_counter (self->renderer, &view,
-                                      (const PlanarCounterColumn *) (gpointer) self->counter_columns->data,
-                                      n_columns, lo, hi, (float) y + 4, (float) (y + row->height - 3), &color);
+  planar_track_renderer_add_counter (self->renderer, series, lo, hi, (float) y + 4, (float) (y + row->height - 3), &color);
 }
 
 /* The counter's name, and its range below it. */

@@ -142,9 +142,8 @@ struct _PlanarTimeline
   PangoLayout          *small_layout;
   PangoLayout          *event_layout;
   PangoLayout          *title_layout;
-  /* Reused by every frame: PlanarFlow, PlanarCounterColumn. */
+  /* Reused by every frame: PlanarFlow. */
   GArray               *flows;
-  GArray               *counter_columns;
   /* The hits of a find, highlighted (nullable), and the spans of one
    * query, reused by every frame. */
   PlanarSearchHitIndex *search_hits;

@@ -1083,7 +1083,6 @@ planar_timeline_finalize (GObject *object)
   g_clear_pointer (&self->layout, planar_timeline_layout_free);
   g_clear_pointer (&self->renderer, planar_track_renderer_free);
   g_clear_pointer (&self->flows, g_array_unref);
-  g_clear_pointer (&self->counter_columns, g_array_unref);
   g_clear_pointer (&self->hit_spans, g_array_unref);
   g_clear_pointer (&self->search_hits, planar_search_hit_index_unref);
   g_clear_pointer (&self->track_filter, g_free);
@@ -1302,7 +1301,6 @@ planar_timeline_init (PlanarTimeline *self)
   self->layout = planar_timeline_layout_new ();
   self->renderer = planar_track_renderer_new ();
   self->flows = g_array_new (FALSE, FALSE, sizeof (PlanarFlow));
-  self->counter_columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
   self->hit_spans = g_array_new (FALSE, FALSE, sizeof (PlanarSearchHitSpan));
   self->tracks_dirty = TRUE;
 

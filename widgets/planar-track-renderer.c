@@ -18,16 +18,32 @@
 #include "planar-timeline-layout.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The narrowest event, in logical pixels, that gets a label: room for
  * three or four characters, less would be only an ellipsis. */
 #define LABEL_MIN_WIDTH 40.0f
 #define LABEL_PADDING   4.0f
 
-/* One track of a frame: what to draw, and the spans the index gave for
- * it, kept for the labels. */
+/* One track or counter of a frame: what to draw, and, for a track, the
+ * spans the index gave for it, kept for the labels. */
 typedef struct
 {
+  /* A counter's series, or NULL for a track. */
+  const PlanarCounterSeries *series;
+  /* A counter's columns (one per device pixel), its range at the bottom
+   * and top of its band, and its colors as pixels. */
+  GArray            *columns;
+  double             lo;
+  double             hi;
+  guint32            line;
+  guint32            area;
+  /* What the job is guessed to cost, for the order they are taken in. */
+  double             cost;
+  /* A track's depth band, one row of device pixels wide (@row_len), drawn
+   * here before it is copied to each of the band's rows of the image. */
+  guint32           *row;
+  gsize              row_len;
   const PlanarPlane *plane;
   const PlanarTrack *track;
   const guint8      *colors;
@@ -85,10 +101,12 @@ struct _PlanarTrackRenderer
   /* Leave out single events whose metadata is internal. */
   gboolean     hide_internal;
 
-  /* The frame's tracks (Job), the first @n_jobs of them in use; their
-   * spans arrays are reused from frame to frame. */
+  /* The frame's tracks and counters (Job), the first @n_jobs of them in
+   * use; their arrays are reused from frame to frame. @order: the jobs'
+   * indices, the costliest first, the order the threads take them in. */
   GArray      *jobs;
   guint        n_jobs;
+  guint       *order;
   gint         next_job;
   /* Threads that draw tracks beside the main one, and how many of them
    * are still at it. */
@@ -150,8 +168,13 @@ planar_track_renderer_free (PlanarTrackRenderer *self)
   if (self->pool != NULL)
     g_thread_pool_free (self->pool, FALSE, TRUE);
   for (guint j = 0; j < self->jobs->len; j++)
-    g_array_unref (g_array_index (self->jobs, Job, j).spans);
+    {
+      g_array_unref (g_array_index (self->jobs, Job, j).spans);
+      g_array_unref (g_array_index (self->jobs, Job, j).columns);
+      g_free (g_array_index (self->jobs, Job, j).row);
+    }
   g_array_unref (self->jobs);
+  g_free (self->order);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   g_clear_pointer (&self->surface, cairo_surface_destroy);
@@ -303,33 +326,30 @@ premultiply (const GdkRGBA *color,
          (guint32) lroundf (color->blue * a * 255);
 }
 
-void
-planar_track_renderer_draw_counter (PlanarTrackRenderer       *self,
-                                    const PlanarTrackView     *view,
-                                    const PlanarCounterColumn *columns,
-                                    guint                      n_columns,
-                                    double                     lo,
-                                    double                     hi,
-                                    float                      top,
-                                    float                      bottom,
-                                    const GdkRGBA             *color)
+/* Queries a counter's columns and draws them as an area chart into its
+ * band of the image. Runs on any thread, as run_job() does: the series is
+ * read-only, and the job writes the image rows of its own band only. */
+static void
+run_counter_job (PlanarTrackRenderer *self,
+                 Job                 *job)
 {
-  guint32 line = premultiply (color, 1.0f);
-  guint32 area = premultiply (color, 0.3f);
-  double y0 = ((double) top - self->bounds.origin.y) * self->scale;
-  double y1 = ((double) bottom - self->bounds.origin.y) * self->scale;
-  double scale_y = (y1 - y0) / MAX (hi - lo, 1e-300);
+  const PlanarCounterColumn *columns;
+  guint n_columns = (guint) self->width;
+  double y0 = ((double) job->clip_top - self->bounds.origin.y) * self->scale;
+  double y1 = ((double) job->clip_bottom - self->bounds.origin.y) * self->scale;
+  double scale_y = (y1 - y0) / MAX (job->hi - job->lo, 1e-300);
   gint64 base = (gint64) floor (y1);
   gint64 previous = -1;
 
-  g_return_if_fail (self != NULL);
-  g_return_if_fail (self->surface != NULL);
-  g_return_if_fail (columns != NULL || n_columns == 0);
+  g_array_set_size (job->columns, n_columns);
+  columns = (const PlanarCounterColumn *) (gpointer) job->columns->data;
+  planar_counter_series_query_columns (job->series, self->view.t0_ps, planar_track_view_ps_per_column (&self->view),
+                                       n_columns, (PlanarCounterColumn *) (gpointer) job->columns->data);
 
   /* Per column: the area up to the largest value, and the line from the
    * smallest to the largest, joined to the previous column's last value
    * so that steps read as a line. */
-  for (guint c = 0; c < MIN (n_columns, (guint) self->width); c++)
+  for (guint c = 0; c < n_columns; c++)
     {
       const PlanarCounterColumn *col = &columns[c];
       gint64 ymax, ymin, ylast, from, to;
@@ -339,10 +359,10 @@ planar_track_renderer_draw_counter (PlanarTrackRenderer       *self,
           previous = -1;
           continue;
         }
-      ymax = (gint64) floor (y1 - (col->max - lo) * scale_y);
-      ymin = (gint64) floor (y1 - (col->min - lo) * scale_y);
-      ylast = (gint64) floor (y1 - (col->last - lo) * scale_y);
-      fill_rect (self, c, c + 1, ymax, base, area);
+      ymax = (gint64) floor (y1 - (col->max - job->lo) * scale_y);
+      ymin = (gint64) floor (y1 - (col->min - job->lo) * scale_y);
+      ylast = (gint64) floor (y1 - (col->last - job->lo) * scale_y);
+      fill_rect (self, c, c + 1, ymax, base, job->area);
       from = ymax;
       to = ymin;
       if (previous >= 0)
@@ -350,7 +370,7 @@ planar_track_renderer_draw_counter (PlanarTrackRenderer       *self,
           from = MIN (from, previous);
           to = MAX (to, previous);
         }
-      fill_rect (self, c, c + 1, from, to + 1, line);
+      fill_rect (self, c, c + 1, from, to + 1, job->line);
       previous = ylast;
     }
 }
@@ -405,6 +425,23 @@ draw_label (PlanarTrackRenderer   *self,
   gtk_snapshot_restore (snapshot);
 }
 
+/* Copies columns [@x0, @x1) of @row to rows [@y0, @y1) of the image, and
+ * clears them in @row. */
+static void
+copy_row (PlanarTrackRenderer *self,
+          guint32             *row,
+          gint64               x0,
+          gint64               x1,
+          gint64               y0,
+          gint64               y1)
+{
+  y0 = MAX (y0, 0);
+  y1 = MIN (y1, self->height);
+  for (gint64 y = y0; y < y1; y++)
+    memcpy (self->image + y * self->stride + x0, row + x0, (gsize) (x1 - x0) * sizeof (guint32));
+  memset (row + x0, 0, (gsize) (x1 - x0) * sizeof (guint32));
+}
+
 /* Queries a track's spans and fills them into the image. Runs on any
  * thread: the span index is read-only, the color table was made on the
  * main thread, and each job writes the image rows of its own track only. */
@@ -421,25 +458,44 @@ run_job (PlanarTrackRenderer *self,
 
   guint top_depth = G_MAXUINT;
   gint64 top = 0;
+  /* The columns of the depth band being drawn that @row has pixels in. */
+  gint64 drawn_lo = self->width, drawn_hi = 0;
+
+  if (job->row_len < (gsize) self->width)
+    {
+      g_free (job->row);
+      job->row = g_new0 (guint32, self->width);
+      job->row_len = (gsize) self->width;
+    }
 
   g_array_set_size (job->spans, 0);
   planar_track_query_spans (job->track, view->t0_ps, view->t1_ps, planar_track_view_ps_per_column (view),
                             job->min_depth, job->max_depth, job->spans);
 
-  for (guint i = 0; i < job->spans->len; i++)
+  /* Every rectangle of a depth covers the same rows: each is drawn once,
+   * into one row, and the row is copied to the band's rows when the
+   * depth is done. A zoomed-out band of a pixel-wide rectangle per column
+   * costs a store per column, not one per column and row. */
+  for (guint i = 0; i <= job->spans->len; i++)
     {
-      const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, i);
-      gint64 x0 = device_x (view, device_px_per_ps, span->start_ps);
-      gint64 x1 = MIN (device_x (view, device_px_per_ps, span->end_ps), self->width);
-      guint32 md = span->metadata;
+      const PlanarSpan *span = i < job->spans->len ? &g_array_index (job->spans, PlanarSpan, i) : NULL;
+      gint64 x0, x1;
+      guint32 md, pixel;
 
       /* The spans come a depth after another. */
-      if (span->depth != top_depth)
+      if (span == NULL || span->depth != top_depth)
         {
+          if (drawn_hi > drawn_lo)
+            copy_row (self, job->row, drawn_lo, drawn_hi, MAX (top, clip0), MIN (top + band_height, clip1));
+          drawn_lo = self->width;
+          drawn_hi = 0;
+          if (span == NULL)
+            break;
           top_depth = span->depth;
           top = (gint64) floor (origin + (double) span->depth * PLANAR_TIMELINE_DEPTH_PITCH * self->scale);
         }
 
+      md = span->metadata;
       if (self->hide_internal && span->count == 1 && md < job->plane->n_metadata &&
           job->plane->metadata[md].internal)
         continue;
@@ -447,12 +503,20 @@ run_job (PlanarTrackRenderer *self,
       /* Anything at all is at least a device pixel wide; wide events keep
        * a pixel's gap from their neighbour. A folded block takes its first
        * event's color: the overview keeps the colors of what is there. */
+      x0 = device_x (view, device_px_per_ps, span->start_ps);
+      x1 = MIN (device_x (view, device_px_per_ps, span->end_ps), self->width);
       if (x1 - x0 >= 4)
         x1 -= 1;
       else if (x1 <= x0)
         x1 = x0 + 1;
-      fill_rect (self, x0, x1, MAX (top, clip0), MIN (top + band_height, clip1),
-                 self->pixels[md < job->n_colors ? job->colors[md] : 0]);
+      x1 = MIN (x1, self->width);
+      if (x0 >= x1)
+        continue;
+      pixel = self->pixels[md < job->n_colors ? job->colors[md] : 0];
+      for (gint64 x = x0; x < x1; x++)
+        job->row[x] = pixel;
+      drawn_lo = MIN (drawn_lo, x0);
+      drawn_hi = MAX (drawn_hi, x1);
     }
 }
 
@@ -462,7 +526,14 @@ run_jobs (PlanarTrackRenderer *self)
   guint i;
 
   while ((i = (guint) g_atomic_int_add (&self->next_job, 1)) < self->n_jobs)
-    run_job (self, &g_array_index (self->jobs, Job, i));
+    {
+      Job *job = &g_array_index (self->jobs, Job, self->order[i]);
+
+      if (job->series != NULL)
+        run_counter_job (self, job);
+      else
+        run_job (self, job);
+    }
 }
 
 static void
@@ -478,6 +549,39 @@ helper_thread (gpointer data,
   g_mutex_unlock (&self->lock);
 }
 
+/* A new job of the frame, its arrays emptied. */
+static Job *
+next_job (PlanarTrackRenderer *self)
+{
+  Job *job;
+
+  if (self->n_jobs == self->jobs->len)
+    {
+      Job empty = { 0 };
+
+      empty.spans = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
+      empty.columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
+      g_array_append_val (self->jobs, empty);
+    }
+  job = &g_array_index (self->jobs, Job, self->n_jobs++);
+  g_array_set_size (job->spans, 0);
+  job->series = NULL;
+  return job;
+}
+
+/* The share of [@start, @end] that the frame's window covers. */
+static double
+share_in_view (const PlanarTrackRenderer *self,
+               gint64                     start,
+               gint64                     end)
+{
+  gint64 from = MAX (start, self->view.t0_ps), to = MIN (end, self->view.t1_ps);
+
+  if (to < from)
+    return 0.0;
+  return ((double) to - (double) from + 1.0) / ((double) end - (double) start + 1.0);
+}
+
 void
 planar_track_renderer_add_track (PlanarTrackRenderer *self,
                                  const PlanarPlane   *plane,
@@ -489,6 +593,7 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
                                  float                clip_bottom)
 {
   Job *job;
+  double share;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (plane != NULL && track != NULL);
@@ -498,14 +603,7 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
       clip_bottom <= clip_top)
     return;
 
-  if (self->n_jobs == self->jobs->len)
-    {
-      Job empty = { 0 };
-
-      empty.spans = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
-      g_array_append_val (self->jobs, empty);
-    }
-  job = &g_array_index (self->jobs, Job, self->n_jobs++);
+  job = next_job (self);
   job->plane = plane;
   job->track = track;
   /* Made here, on the main thread, for the workers to read. */
@@ -515,6 +613,69 @@ planar_track_renderer_add_track (PlanarTrackRenderer *self,
   job->max_depth = max_depth;
   job->clip_top = clip_top;
   job->clip_bottom = clip_bottom;
+
+  /* Each depth in view costs what its rectangles cost: about an event's
+   * worth for each of its events in the window, at most a column's worth
+   * for each column. Evenly spread events are a guess, good enough to
+   * take the large tracks first. */
+  share = share_in_view (self, track->start_ps, track->end_ps);
+  job->cost = 1.0;
+  for (guint d = min_depth; d <= MIN (max_depth, track->max_depth); d++)
+    {
+      double events = track->depth_offsets != NULL
+                      ? (double) (track->depth_offsets[d + 1] - track->depth_offsets[d])
+                      : (double) track->n_events;
+
+      job->cost += MIN (events * share, (double) self->width);
+    }
+}
+
+void
+planar_track_renderer_add_counter (PlanarTrackRenderer       *self,
+                                   const PlanarCounterSeries *series,
+                                   double                     lo,
+                                   double                     hi,
+                                   float                      top,
+                                   float                      bottom,
+                                   const GdkRGBA             *color)
+{
+  gsize n;
+  Job *job;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (series != NULL);
+  g_return_if_fail (color != NULL);
+  g_return_if_fail (self->surface != NULL);
+
+  job = next_job (self);
+  job->series = series;
+  job->lo = lo;
+  job->hi = hi;
+  job->clip_top = top;
+  job->clip_bottom = bottom;
+  job->line = premultiply (color, 1.0f);
+  job->area = premultiply (color, 0.3f);
+  /* Every column is drawn; the samples in the window are searched for
+   * at most once per column. */
+  n = planar_counter_series_get_n_samples (series);
+  job->cost = (double) self->width;
+  if (n > 0)
+    job->cost += MIN ((double) n * share_in_view (self, planar_counter_series_get_time (series, 0),
+                                                  planar_counter_series_get_time (series, n - 1)),
+                      (double) self->width);
+}
+
+/* Sorts job indices by cost, the costliest first. */
+static int
+compare_cost (gconstpointer a,
+              gconstpointer b,
+              gpointer      user_data)
+{
+  const PlanarTrackRenderer *self = user_data;
+  double ca = g_array_index (self->jobs, Job, *(const guint *) a).cost;
+  double cb = g_array_index (self->jobs, Job, *(const guint *) b).cost;
+
+  return ca > cb ? -1 : ca < cb ? 1 : (int) *(const guint *) a - (int) *(const guint *) b;
 }
 
 guint
@@ -530,8 +691,14 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
 
   view = &self->view;
 
-  /* The tracks are shared out to the pool's threads and this one; each
-   * takes the next track not taken yet. */
+  /* The tracks and counters are shared out to the pool's threads and
+   * this one; each takes the next job not taken yet, the costliest
+   * first, so that no thread is left with a large one at the end while
+   * the others wait. */
+  self->order = g_renew (guint, self->order, MAX (self->jobs->len, 1));
+  for (guint j = 0; j < self->n_jobs; j++)
+    self->order[j] = j;
+  g_qsort_with_data (self->order, (gint) self->n_jobs, sizeof (guint), compare_cost, self);
   self->next_job = 0;
   helpers = self->pool != NULL ? MIN (self->n_helpers, self->n_jobs > 0 ? self->n_jobs - 1 : 0) : 0;
   self->helpers_running = helpers;

@@ -72,26 +72,27 @@ void                 planar_track_renderer_add_track    (PlanarTrackRenderer   *
                                                          guint                  max_depth,
                                                          float                  clip_top,
                                                          float                  clip_bottom);
-/* Draws the tracks added since the frame began or the last flush: asks
+/* Draws the tracks and counters added since the frame began or the last
+ * flush: asks
  * the span index for each one's rectangles (on several threads; the index
  * folds what is too narrow to draw apart, so this costs O(rectangles)),
  * fills them into the frame's image, and appends the labels of the events
  * wide enough for one to @labels. Returns the number of rectangles. */
 guint                planar_track_renderer_flush        (PlanarTrackRenderer   *self,
                                                          GtkSnapshot           *labels);
-/* Draws a counter as an area chart into the frame's image: column c of
- * @columns (one per device pixel of the window) from its smallest to its
- * largest value as a line, with the area below it filled, values from
- * @lo (at @bottom) to @hi (at @top), logical pixels. */
-void                 planar_track_renderer_draw_counter (PlanarTrackRenderer   *self,
-                                                         const PlanarTrackView *view,
-                                                         const PlanarCounterColumn *columns,
-                                                         guint                  n_columns,
-                                                         double                 lo,
-                                                         double                 hi,
-                                                         float                  top,
-                                                         float                  bottom,
-                                                         const GdkRGBA         *color);
+/* Adds to the frame a counter, drawn as an area chart when the frame is
+ * flushed: each device pixel column of the window from its smallest to its
+ * largest value as a line, with the area below it filled, values from @lo
+ * (at @bottom) to @hi (at @top), logical pixels. Its columns are queried
+ * on the threads that draw the tracks. @series must stay in place until
+ * the frame ends; [@top, @bottom] must not overlap a track's clip. */
+void                 planar_track_renderer_add_counter  (PlanarTrackRenderer       *self,
+                                                         const PlanarCounterSeries *series,
+                                                         double                     lo,
+                                                         double                     hi,
+                                                         float                      top,
+                                                         float                      bottom,
+                                                         const GdkRGBA             *color);
 /* Ends the frame: appends its image to @snapshot. */
 void                 planar_track_renderer_end          (PlanarTrackRenderer   *self,
                                                          GtkSnapshot           *snapshot);

@@ -659,6 +659,126 @@ test_screenshots_generated (void)
   remove_profile (path);
 }
 
+/* Whether column @x of rows [@y0, @y1) has a pixel that is not the
+ * background. */
+static gboolean
+marked_between (const Pixels *pixels,
+                int           x,
+                int           y0,
+                int           y1)
+{
+  for (int y = y0; y < y1; y++)
+    if (!is_background (pixels, x, y))
+      return TRUE;
+  return FALSE;
+}
+
+/* On a generated profile, whatever the sample has: at the whole span and
+ * at a step, every event of a stream and of every depth of the nested
+ * host thread leaves a mark where it starts, and so does every sample of
+ * the counters in view (the tracks' and counters' jobs share the frame's
+ * threads, a depth's rectangles drawn into one row and copied down). */
+static void
+test_coverage_generated (void)
+{
+  g_autofree char *path = generate_profile (100000);
+  g_autoptr(PlanarProfile) profile = load_profile (path);
+  PlanarTrace *trace = planar_profile_get_trace (profile, 0);
+  const PlanarCounterSet *counters = planar_trace_get_counters (trace);
+  guint gpu, host;
+  const PlanarPlane *gpu_plane = find_plane (profile, "/device:GPU:0", &gpu);
+  const PlanarPlane *host_plane = find_plane (profile, "/host:CPU", &host);
+  const PlanarTrack *steps = &gpu_plane->tracks[find_track (gpu_plane, "Steps")];
+  const PlanarEvent *step = &steps->events[steps->n_events / 2];
+  struct { guint plane; guint track; } tracks[2];
+  gint64 first, last;
+  Fixture f;
+
+  tracks[0].plane = gpu;
+  tracks[0].track = find_track (gpu_plane, "Stream #7(Compute)");
+  tracks[1].plane = host;
+  tracks[1].track = G_MAXUINT;
+  for (guint t = 0; t < host_plane->n_tracks; t++)
+    if (host_plane->tracks[t].max_depth > 0)
+      {
+        tracks[1].track = t;
+        break;
+      }
+  g_assert_cmpuint (tracks[1].track, !=, G_MAXUINT);
+
+  planar_profile_get_span (profile, &first, &last);
+  fixture_init (&f, profile, WIDTH, HEIGHT);
+  for (guint zoom = 0; zoom < 2; zoom++)
+    {
+      PlanarTimelineLayout *layout = f.timeline->layout;
+      gint64 t0, t1;
+      guint checked = 0, counter_checked = 0;
+      Pixels pixels;
+
+      if (zoom == 0)
+        planar_timeline_set_view (f.timeline, first, last);
+      else
+        planar_timeline_set_view (f.timeline, step->start_ps, step->start_ps + step->duration_ps);
+      render_pixels (GTK_WIDGET (f.timeline), &pixels);
+      t0 = planar_timeline_get_start_ps (f.timeline);
+      t1 = planar_timeline_get_end_ps (f.timeline);
+
+      for (guint k = 0; k < G_N_ELEMENTS (tracks); k++)
+        {
+          const PlanarPlane *plane = planar_trace_get_plane (trace, tracks[k].plane);
+          const PlanarTrack *track = &plane->tracks[tracks[k].track];
+
+          for (guint32 i = 0; i < track->n_events; i++)
+            {
+              const PlanarEvent *ev = &track->events[i];
+              int x = (int) floor (_planar_timeline_x_for_time (f.timeline, ev->start_ps));
+              double y;
+
+              if (ev->start_ps < t0 || ev->start_ps >= t1 || x >= WIDTH ||
+                  !_planar_timeline_get_track_y (f.timeline, 0, tracks[k].plane, tracks[k].track, ev->depth, &y) ||
+                  y < PLANAR_TIMELINE_AXIS_HEIGHT || y + 16 >= HEIGHT || inside_tool_selector (&f, x, (int) y + 8))
+                continue;
+              if (is_background (&pixels, x, (int) y + 8))
+                g_error ("zoom %u: %s event %u (depth %u) at x %d left no mark", zoom, track->name, i,
+                         ev->depth, x);
+              checked++;
+            }
+        }
+      g_assert_cmpuint (checked, >, 0);
+
+      for (guint r = 0; r < planar_timeline_layout_get_n_rows (layout); r++)
+        {
+          const PlanarTimelineRow *row = planar_timeline_layout_get_row (layout, r);
+          const PlanarCounterSeries *series;
+          double y;
+
+          if (row->kind != PLANAR_TIMELINE_ROW_COUNTER)
+            continue;
+          y = _planar_timeline_widget_y (f.timeline, row->y);
+          if (y < PLANAR_TIMELINE_AXIS_HEIGHT || y + row->height >= HEIGHT)
+            continue;
+          series = planar_counter_set_get_series (counters, row->track);
+          for (gsize i = 0; i < planar_counter_series_get_n_samples (series); i++)
+            {
+              gint64 t = planar_counter_series_get_time (series, i);
+              int x = (int) floor (_planar_timeline_x_for_time (f.timeline, t));
+
+              if (t < t0 || t >= t1 || x >= WIDTH || inside_tool_selector (&f, x, (int) y + row->height / 2))
+                continue;
+              if (!marked_between (&pixels, x, (int) y + 4, (int) (y + row->height - 3)))
+                g_error ("zoom %u: sample %" G_GSIZE_FORMAT " of counter %s at x %d left no mark", zoom, i,
+                         planar_counter_series_get_name (series), x);
+              counter_checked++;
+            }
+        }
+      g_assert_cmpuint (counter_checked, >, 0);
+      pixels_clear (&pixels);
+    }
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  remove_profile (path);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -745,6 +865,7 @@ main (int   argc,
   planar_test_add_func_with_samples ("/timeline-render/screenshots/sample", test_screenshots_sample);
   g_test_add_func ("/timeline-render/screenshots/generated", test_screenshots_generated);
   g_test_add_func ("/timeline-render/screenshots/no-profile", test_screenshot_empty);
+  g_test_add_func ("/timeline-render/coverage-generated", test_coverage_generated);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
