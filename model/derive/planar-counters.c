@@ -1,8 +1,11 @@
 /* planar-counters.c: counter series and their per-column queries.
  *
  * A series keeps, per sample, the index of its event in the `_counters_`
- * track (times are read from the track, so they follow the trace when it is
- * shifted to align hosts) and the value. For min/max over a run of samples
+ * track, its time and its value. The times are a copy, side by side, so
+ * that a query reads 8 bytes a sample instead of an index and then the
+ * event's record far away in the track (at 10^8 events, in a spill
+ * mapping); they follow the trace when it is shifted to align hosts by
+ * the first sample's event, whose time the copy is compared with. For min/max over a run of samples
  * it keeps a sparse table over blocks of BLOCK samples: level k holds the
  * min and max of 2^k consecutive blocks, so any run of whole blocks is two
  * lookups, and the partial blocks at its ends are at most 2 × BLOCK values
@@ -40,6 +43,9 @@ struct _PlanarCounterSeries
   guint              track;
   const PlanarTrack *events_track;
   guint32           *events;
+  /* The samples' times when the series was built: the event's time less
+   * how far the trace has moved since (series_shift()). */
+  gint64            *times;
   double            *values;
   gsize              n;
   double             min;
@@ -67,6 +73,7 @@ static void
 series_free (PlanarCounterSeries *s)
 {
   g_free (s->events);
+  g_free (s->times);
   g_free (s->values);
   g_free (s->block_min);
   g_free (s->block_max);
@@ -118,11 +125,20 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* How far the trace's events moved since @self was built: its first
+ * sample's event against the time copied then (one record, which stays in
+ * the cache for the rest of a query). */
+static inline gint64
+series_shift (const PlanarCounterSeries *self)
+{
+  return self->events_track->events[self->events[0]].start_ps - self->times[0];
+}
+
 static inline gint64
 sample_time (const PlanarCounterSeries *self,
              gsize                      i)
 {
-  return self->events_track->events[self->events[i]].start_ps;
+  return self->times[i] + series_shift (self);
 }
 
 /* Builds @s's directory by time. O(samples). */
@@ -347,6 +363,9 @@ _planar_counter_set_build (PlanarTrace   *trace,
               s->n = g->events->len;
               s->events = (guint32 *) (gpointer) g_array_free (g_steal_pointer (&g->events), FALSE);
               s->values = (double *) (gpointer) g_array_free (g_steal_pointer (&g->values), FALSE);
+              s->times = g_new (gint64, MAX (s->n, 1));
+              for (gsize i = 0; i < s->n; i++)
+                s->times[i] = track->events[s->events[i]].start_ps;
               series_index (s);
               g_ptr_array_add (self->series, s);
             }

@@ -1135,6 +1135,16 @@ test_counters (Fixture       *f,
   /* Times follow the trace when it moves. */
   g_assert_true (planar_trace_shift_time (trace, 1000, NULL));
   g_assert_cmpint (planar_counter_series_get_time (power, 3), ==, 1030);
+  g_assert_true (planar_counter_series_lookup (power, 1025, &index));
+  g_assert_cmpuint (index, ==, 2);
+  g_assert_false (planar_counter_series_lookup (power, 999, &index));
+  /* The same columns, 1000 ps later. */
+  planar_counter_series_query_columns (power, 985, 30, 5, columns);
+  g_assert_cmpuint (columns[0].n_samples, ==, 2);
+  g_assert_cmpuint (columns[1].n_samples, ==, 3);
+  g_assert_cmpfloat (columns[1].max, ==, 140.0);
+  g_assert_cmpuint (columns[3].n_samples, ==, 2);
+  g_assert_cmpuint (columns[4].n_samples, ==, 0);
   /* A counter line is still a line of the plane, and nothing is derived
    * from it. */
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 0);
