@@ -82,6 +82,13 @@ struct _PlanarTrackRenderer
 {
   PangoLayout *layout;
   int          label_height;
+  /* Labels kept from frame to frame, so that a label shown again costs no
+   * shaping: each name's natural width (pango units), and the text nodes
+   * of the labels drawn (by "width:shade:name", the width -1 where the
+   * name fits), both for the layout's context as of @labels_serial. */
+  GHashTable  *label_widths;
+  GHashTable  *label_nodes;
+  guint        labels_serial;
   /* PlanarPlane * -> ColorTable. */
   GHashTable  *plane_colors;
   /* The palette as premultiplied B8G8R8A8 pixels. */
@@ -147,6 +154,8 @@ planar_track_renderer_new (void)
   if (self->n_helpers > 0)
     self->pool = g_thread_pool_new (helper_thread, NULL, (int) self->n_helpers, FALSE, NULL);
   self->plane_colors = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, color_table_free);
+  self->label_widths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->label_nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) gsk_render_node_unref);
   for (guint i = 0; i < PLANAR_N_EVENT_COLORS; i++)
     {
       const GdkRGBA *c = planar_color_get_event_color (i);
@@ -180,6 +189,8 @@ planar_track_renderer_free (PlanarTrackRenderer *self)
   g_clear_pointer (&self->surface, cairo_surface_destroy);
   g_clear_object (&self->layout);
   g_hash_table_unref (self->plane_colors);
+  g_hash_table_unref (self->label_widths);
+  g_hash_table_unref (self->label_nodes);
   g_free (self);
 }
 
@@ -188,6 +199,8 @@ planar_track_renderer_reset (PlanarTrackRenderer *self)
 {
   g_return_if_fail (self != NULL);
   g_hash_table_remove_all (self->plane_colors);
+  g_hash_table_remove_all (self->label_widths);
+  g_hash_table_remove_all (self->label_nodes);
 }
 
 void
@@ -199,6 +212,9 @@ planar_track_renderer_set_layout (PlanarTrackRenderer *self,
 
   if (g_set_object (&self->layout, layout))
     {
+      g_hash_table_remove_all (self->label_widths);
+      g_hash_table_remove_all (self->label_nodes);
+      self->labels_serial = pango_context_get_serial (pango_layout_get_context (layout));
       pango_layout_set_text (layout, "Xg", -1);
       pango_layout_get_pixel_size (layout, NULL, &self->label_height);
       pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
@@ -391,6 +407,81 @@ device_x (const PlanarTrackView *view,
   return (gint64) dx;
 }
 
+/* Measures the labels' height, and forgets the labels kept, where the
+ * layout's fonts or their options changed since the last frame: the shapes
+ * kept are not theirs. */
+static void
+check_labels (PlanarTrackRenderer *self)
+{
+  guint serial = pango_context_get_serial (pango_layout_get_context (self->layout));
+
+  if (serial == self->labels_serial)
+    return;
+  g_hash_table_remove_all (self->label_widths);
+  g_hash_table_remove_all (self->label_nodes);
+  pango_layout_set_text (self->layout, "Xg", -1);
+  pango_layout_set_width (self->layout, -1);
+  pango_layout_get_pixel_size (self->layout, NULL, &self->label_height);
+  self->labels_serial = serial;
+}
+
+/* The most labels kept; past it the cache starts again (a frame draws a
+ * few hundred at most). */
+#define MAX_LABELS 4096
+
+/* Appends @name, @width pango units wide at most, ellipsized, in @color
+ * (one of two shades): the text node made for it the last time, or made
+ * now and kept. A name that fits is kept once for every width it fits. */
+static void
+label_node (PlanarTrackRenderer *self,
+            GtkSnapshot         *snapshot,
+            const char          *name,
+            int                  width,
+            const GdkRGBA       *color)
+{
+  gpointer natural;
+  GskRenderNode *node;
+  char *key;
+
+  if (!g_hash_table_lookup_extended (self->label_widths, name, NULL, &natural))
+    {
+      int w;
+
+      pango_layout_set_text (self->layout, name, -1);
+      pango_layout_set_width (self->layout, -1);
+      pango_layout_get_size (self->layout, &w, NULL);
+      natural = GINT_TO_POINTER (w);
+      if (g_hash_table_size (self->label_widths) >= MAX_LABELS)
+        g_hash_table_remove_all (self->label_widths);
+      g_hash_table_insert (self->label_widths, g_strdup (name), natural);
+    }
+  if (GPOINTER_TO_INT (natural) <= width)
+    width = -1;
+
+  key = g_strdup_printf ("%d:%c:%s", width, color->red > 0.5f ? 'l' : 'd', name);
+  node = g_hash_table_lookup (self->label_nodes, key);
+  if (node == NULL)
+    {
+      GtkSnapshot *text = gtk_snapshot_new ();
+
+      pango_layout_set_text (self->layout, name, -1);
+      pango_layout_set_width (self->layout, width);
+      gtk_snapshot_append_layout (text, self->layout, color);
+      node = gtk_snapshot_free_to_node (text);
+      if (node == NULL)
+        {
+          g_free (key);
+          return;
+        }
+      if (g_hash_table_size (self->label_nodes) >= MAX_LABELS)
+        g_hash_table_remove_all (self->label_nodes);
+      g_hash_table_insert (self->label_nodes, key, node);
+    }
+  else
+    g_free (key);
+  gtk_snapshot_append_node (snapshot, node);
+}
+
 static void
 draw_label (PlanarTrackRenderer   *self,
             GtkSnapshot           *snapshot,
@@ -414,14 +505,12 @@ draw_label (PlanarTrackRenderer   *self,
   if (name == NULL || name[0] == '\0')
     return;
 
-  pango_layout_set_text (self->layout, name, -1);
-  pango_layout_set_width (self->layout, (int) ((right - left) * PANGO_SCALE));
   gtk_snapshot_save (snapshot);
   gtk_snapshot_translate (snapshot,
                           &GRAPHENE_POINT_INIT (left,
                                                 y + floorf ((PLANAR_TIMELINE_EVENT_HEIGHT - self->label_height) / 2.0f)));
-  gtk_snapshot_append_layout (snapshot, self->layout,
-                              planar_color_wants_light_text (background) ? &light_text : &dark_text);
+  label_node (self, snapshot, name, (int) ((right - left) * PANGO_SCALE),
+              planar_color_wants_light_text (background) ? &light_text : &dark_text);
   gtk_snapshot_restore (snapshot);
 }
 
@@ -711,6 +800,7 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
   g_mutex_unlock (&self->lock);
 
   /* Labels are text nodes, made on this thread, over the rectangles. */
+  check_labels (self);
   for (guint j = 0; j < self->n_jobs; j++)
     {
       const Job *job = &g_array_index (self->jobs, Job, j);

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planar-colors.h"
@@ -779,6 +780,88 @@ test_coverage_generated (void)
   remove_profile (path);
 }
 
+/* Whether rows [@y0, @y1) of @a and @b, from column @x0 on, are the same. */
+static gboolean
+same_rows (const Pixels *a,
+           const Pixels *b,
+           int           x0,
+           int           y0,
+           int           y1)
+{
+  for (int y = MAX (y0, 0); y < MIN (y1, a->height); y++)
+    if (memcmp (a->data + (gsize) y * a->stride + (gsize) x0 * 4, b->data + (gsize) y * b->stride + (gsize) x0 * 4,
+                (gsize) (a->width - x0) * 4) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Event labels are kept from frame to frame: a frame drawn again from
+ * them is the frame drawn the first time, and larger text is not drawn
+ * with the shapes kept for the smaller. */
+static void
+test_labels_kept (void)
+{
+  g_autofree char *path = generate_profile (100000);
+  g_autoptr(PlanarProfile) profile = load_profile (path);
+  int dpi;
+  guint p;
+  const PlanarPlane *plane = find_plane (profile, "/device:GPU:0", &p);
+  guint t = find_track (plane, "XLA Modules - from #7");
+  const PlanarTrack *modules = &plane->tracks[t];
+  const PlanarEvent *module = &modules->events[modules->n_events / 2];
+  Pixels first, again, bigger;
+  double y;
+  Fixture f;
+
+  g_object_get (gtk_settings_get_default (), "gtk-xft-dpi", &dpi, NULL);
+  fixture_init (&f, profile, WIDTH, HEIGHT);
+  /* The module and its neighbours, wide enough for their names. */
+  planar_timeline_set_view (f.timeline, module->start_ps - module->duration_ps,
+                            module->start_ps + 2 * module->duration_ps);
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &first);
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &again);
+  g_assert_true (same_rows (&first, &again, 0, 0, first.height));
+
+  /* The module's band holds a label: pixels other than its color. */
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+  {
+    int x = (int) ceil (_planar_timeline_x_for_time (f.timeline, module->start_ps)) + 8;
+    guint shades = 0;
+    int r0, g0, b0;
+
+    pixels_get (&first, x - 4, (int) y + 2, &r0, &g0, &b0);
+    for (int dx = 0; dx < 60; dx++)
+      for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
+        {
+          int r, g, b;
+
+          pixels_get (&first, x + dx, (int) y + dy, &r, &g, &b);
+          if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 60)
+            shades++;
+        }
+    g_assert_cmpuint (shades, >, 10);
+  }
+
+  /* Larger text, as a larger text scale in the desktop's settings makes. */
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", 144 * 1024, NULL);
+  wait_for_frames (f.window);
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &bigger);
+  g_assert_false (same_rows (&first, &bigger, (int) f.timeline->label_width, (int) y,
+                             (int) y + PLANAR_TIMELINE_EVENT_HEIGHT));
+  g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
+
+  pixels_clear (&first);
+  pixels_clear (&again);
+  pixels_clear (&bigger);
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  remove_profile (path);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -866,6 +949,7 @@ main (int   argc,
   g_test_add_func ("/timeline-render/screenshots/generated", test_screenshots_generated);
   g_test_add_func ("/timeline-render/screenshots/no-profile", test_screenshot_empty);
   g_test_add_func ("/timeline-render/coverage-generated", test_coverage_generated);
+  g_test_add_func ("/timeline-render/labels-kept", test_labels_kept);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
