@@ -44,6 +44,9 @@ typedef struct
    * here before it is copied to each of the band's rows of the image. */
   guint32           *row;
   gsize              row_len;
+  /* The spans (indices in @spans) of single events wide enough for a
+   * label, found while the rectangles are drawn. */
+  GArray            *labels;
   const PlanarPlane *plane;
   const PlanarTrack *track;
   const guint8      *colors;
@@ -181,6 +184,7 @@ planar_track_renderer_free (PlanarTrackRenderer *self)
       g_array_unref (g_array_index (self->jobs, Job, j).spans);
       g_array_unref (g_array_index (self->jobs, Job, j).columns);
       g_free (g_array_index (self->jobs, Job, j).row);
+      g_array_unref (g_array_index (self->jobs, Job, j).labels);
     }
   g_array_unref (self->jobs);
   g_free (self->order);
@@ -482,6 +486,15 @@ label_node (PlanarTrackRenderer *self,
   gtk_snapshot_append_node (snapshot, node);
 }
 
+/* Where @t is drawn, in logical pixels, held within the window. */
+static inline float
+logical_x (const PlanarTrackView *view,
+           gint64                 t)
+{
+  t = CLAMP (t, view->t0_ps, view->t1_ps);
+  return view->x + (float) ((double) (t - view->t0_ps) * planar_track_view_px_per_ps (view));
+}
+
 static void
 draw_label (PlanarTrackRenderer   *self,
             GtkSnapshot           *snapshot,
@@ -585,9 +598,21 @@ run_job (PlanarTrackRenderer *self,
         }
 
       md = span->metadata;
-      if (self->hide_internal && span->count == 1 && md < job->plane->n_metadata &&
-          job->plane->metadata[md].internal)
-        continue;
+      if (span->count == 1)
+        {
+          float lx0, lx1, band_y;
+
+          if (self->hide_internal && md < job->plane->n_metadata && job->plane->metadata[md].internal)
+            continue;
+          /* Wide enough for a label, and its band whole within the clip:
+           * the main thread draws it. */
+          lx0 = logical_x (view, span->start_ps);
+          lx1 = logical_x (view, span->end_ps);
+          band_y = job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH;
+          if (lx1 - lx0 >= LABEL_MIN_WIDTH && band_y >= job->clip_top &&
+              band_y + PLANAR_TIMELINE_EVENT_HEIGHT <= job->clip_bottom)
+            g_array_append_val (job->labels, i);
+        }
 
       /* Anything at all is at least a device pixel wide; wide events keep
        * a pixel's gap from their neighbour. A folded block takes its first
@@ -650,10 +675,12 @@ next_job (PlanarTrackRenderer *self)
 
       empty.spans = g_array_new (FALSE, FALSE, sizeof (PlanarSpan));
       empty.columns = g_array_new (FALSE, FALSE, sizeof (PlanarCounterColumn));
+      empty.labels = g_array_new (FALSE, FALSE, sizeof (guint));
       g_array_append_val (self->jobs, empty);
     }
   job = &g_array_index (self->jobs, Job, self->n_jobs++);
   g_array_set_size (job->spans, 0);
+  g_array_set_size (job->labels, 0);
   job->series = NULL;
   return job;
 }
@@ -806,26 +833,17 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
       const Job *job = &g_array_index (self->jobs, Job, j);
 
       n_spans += job->spans->len;
-      for (guint i = 0; i < job->spans->len; i++)
+      for (guint k = 0; k < job->labels->len; k++)
         {
-          const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, i);
-          const PlanarEvent *ev;
-          float x0, x1, band_y;
+          const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, g_array_index (job->labels, guint, k));
+          const PlanarEvent *ev = &job->track->events[span->first];
+          float x0, x1;
 
-          if (span->count != 1)
-            continue;
-          if (self->hide_internal && span->metadata < job->plane->n_metadata &&
-              job->plane->metadata[span->metadata].internal)
-            continue;
-          x0 = view->x + (float) ((double) (MAX (span->start_ps, view->t0_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
-          x1 = view->x + (float) ((double) (MIN (span->end_ps, view->t1_ps) - view->t0_ps) * planar_track_view_px_per_ps (view));
-          band_y = job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH;
-          if (x1 - x0 < LABEL_MIN_WIDTH || band_y < job->clip_top || band_y + PLANAR_TIMELINE_EVENT_HEIGHT > job->clip_bottom)
-            continue;
-          ev = &job->track->events[span->first];
+          x0 = logical_x (view, span->start_ps);
+          x1 = logical_x (view, span->end_ps);
           draw_label (self, labels, view, job->plane, ev,
                       planar_color_get_event_color (ev->metadata < job->n_colors ? job->colors[ev->metadata] : 0),
-                      x0, x1, band_y);
+                      x0, x1, job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH);
         }
     }
   self->n_jobs = 0;
