@@ -445,6 +445,7 @@ label_node (PlanarTrackRenderer *self,
 {
   gpointer natural;
   GskRenderNode *node;
+  gboolean shaped = FALSE;
   char *key;
 
   if (!g_hash_table_lookup_extended (self->label_widths, name, NULL, &natural))
@@ -455,6 +456,7 @@ label_node (PlanarTrackRenderer *self,
       pango_layout_set_width (self->layout, -1);
       pango_layout_get_size (self->layout, &w, NULL);
       natural = GINT_TO_POINTER (w);
+      shaped = TRUE;
       if (g_hash_table_size (self->label_widths) >= MAX_LABELS)
         g_hash_table_remove_all (self->label_widths);
       g_hash_table_insert (self->label_widths, g_strdup (name), natural);
@@ -468,8 +470,13 @@ label_node (PlanarTrackRenderer *self,
     {
       GtkSnapshot *text = gtk_snapshot_new ();
 
-      pango_layout_set_text (self->layout, name, -1);
-      pango_layout_set_width (self->layout, width);
+      /* The layout still holds the name at its natural width when it was
+       * just measured. */
+      if (!shaped || width != -1)
+        {
+          pango_layout_set_text (self->layout, name, -1);
+          pango_layout_set_width (self->layout, width);
+        }
       gtk_snapshot_append_layout (text, self->layout, color);
       node = gtk_snapshot_free_to_node (text);
       if (node == NULL)
