@@ -925,8 +925,8 @@ draw_section_drop (PlanarTimeline *self,
   gtk_snapshot_append_color (snapshot, &accent, &GRAPHENE_RECT_INIT (0, (float) y - 1, (float) width, 3));
 }
 
-static void
-ensure_layouts (PlanarTimeline *self)
+void
+_planar_timeline_ensure_layouts (PlanarTimeline *self)
 {
   PangoFontDescription *font;
   int size;
@@ -965,6 +965,15 @@ ensure_layouts (PlanarTimeline *self)
 }
 
 void
+_planar_timeline_drop_layouts (PlanarTimeline *self)
+{
+  g_clear_object (&self->label_layout);
+  g_clear_object (&self->small_layout);
+  g_clear_object (&self->event_layout);
+  g_clear_object (&self->title_layout);
+}
+
+void
 _planar_timeline_draw_view (PlanarTimeline *self,
                             GtkSnapshot    *snapshot,
                             int             width,
@@ -973,7 +982,7 @@ _planar_timeline_draw_view (PlanarTimeline *self,
   GdkRGBA fg;
   Palette palette;
 
-  ensure_layouts (self);
+  _planar_timeline_ensure_layouts (self);
   get_foreground (self, &fg);
   palette_init (&palette, &fg);
   draw_tracks_layer (self, snapshot, &palette, width, height);
@@ -991,7 +1000,7 @@ _planar_timeline_snapshot (GtkWidget   *widget,
   GdkRGBA fg;
   Palette palette;
 
-  ensure_layouts (self);
+  _planar_timeline_ensure_layouts (self);
   get_foreground (self, &fg);
   palette_init (&palette, &fg);
 

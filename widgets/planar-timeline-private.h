@@ -355,6 +355,11 @@ void     _planar_timeline_draw_reserved_row (PlanarTimeline           *self,
                                              const PlanarTimelineFrame *frame,
                                              const PlanarTimelineRow  *row,
                                              double                    y);
+/* Makes the text layouts from the widget's font, unless they are made. */
+void     _planar_timeline_ensure_layouts   (PlanarTimeline        *self);
+/* Drops the text layouts, made again when next needed from the widget's
+ * font as it is then (call when the font changes). */
+void     _planar_timeline_drop_layouts     (PlanarTimeline        *self);
 /* The tracks and the overlay, drawn afresh (for export). */
 void     _planar_timeline_draw_view        (PlanarTimeline        *self,
                                             GtkSnapshot           *snapshot,

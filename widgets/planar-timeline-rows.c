@@ -35,8 +35,11 @@ header_tooltip (PlanarTimeline *self,
                 double          y)
 {
   double room = _planar_timeline_header_text_end (self, y) - PLANAR_TIMELINE_TITLE_X;
-  int title_width = natural_width (self->title_layout, title);
+  int title_width;
   gboolean has_subtitle = subtitle != NULL && subtitle[0] != '\0';
+
+  _planar_timeline_ensure_layouts (self);
+  title_width = natural_width (self->title_layout, title);
 
   if (title_width > room)
     return has_subtitle ? g_strdup_printf ("%s\n%s", title, subtitle) : g_strdup (title);
@@ -82,6 +85,7 @@ entry_tooltip (PlanarTimeline          *self,
   if (e < 0)
     return NULL;
   name = planar_timeline_layout_get_entry (self->layout, (guint) e)->name;
+  _planar_timeline_ensure_layouts (self);
   return natural_width (self->label_layout, name) > self->label_width - 22 ? g_strdup (name) : NULL;
 }
 

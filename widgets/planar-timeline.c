@@ -1067,10 +1067,7 @@ planar_timeline_dispose (GObject *object)
   g_clear_object (&self->hadjustment);
   g_clear_object (&self->vadjustment);
   g_clear_pointer (&self->tracks_node, gsk_render_node_unref);
-  g_clear_object (&self->label_layout);
-  g_clear_object (&self->small_layout);
-  g_clear_object (&self->event_layout);
-  g_clear_object (&self->title_layout);
+  _planar_timeline_drop_layouts (self);
 
   G_OBJECT_CLASS (planar_timeline_parent_class)->dispose (object);
 }
@@ -1209,6 +1206,24 @@ planar_timeline_set_property (GObject      *object,
     }
 }
 
+/* The layouts were made with the font of the time (the smaller ones from
+ * its size): a new font, in the settings or in the fonts installed, makes
+ * them again, or the labels would keep the old one. */
+static void
+planar_timeline_system_setting_changed (GtkWidget        *widget,
+                                        GtkSystemSetting  setting)
+{
+  PlanarTimeline *self = PLANAR_TIMELINE (widget);
+
+  GTK_WIDGET_CLASS (planar_timeline_parent_class)->system_setting_changed (widget, setting);
+  if (setting == GTK_SYSTEM_SETTING_FONT_NAME || setting == GTK_SYSTEM_SETTING_FONT_CONFIG)
+    {
+      _planar_timeline_drop_layouts (self);
+      _planar_timeline_invalidate_tracks (self);
+      gtk_widget_queue_draw (widget);
+    }
+}
+
 static void
 planar_timeline_class_init (PlanarTimelineClass *klass)
 {
@@ -1223,6 +1238,7 @@ planar_timeline_class_init (PlanarTimelineClass *klass)
   widget_class->snapshot = _planar_timeline_snapshot;
   widget_class->measure = planar_timeline_measure;
   widget_class->size_allocate = planar_timeline_size_allocate;
+  widget_class->system_setting_changed = planar_timeline_system_setting_changed;
 
   properties[PROP_PROFILE] =
     g_param_spec_object ("profile", NULL, NULL,

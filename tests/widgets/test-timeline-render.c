@@ -796,8 +796,8 @@ same_rows (const Pixels *a,
 }
 
 /* Event labels are kept from frame to frame: a frame drawn again from
- * them is the frame drawn the first time, and larger text is not drawn
- * with the shapes kept for the smaller. */
+ * them is the frame drawn the first time, and larger text or another font
+ * is not drawn with the shapes kept for the old ones. */
 static void
 test_labels_kept (void)
 {
@@ -809,11 +809,12 @@ test_labels_kept (void)
   guint t = find_track (plane, "XLA Modules - from #7");
   const PlanarTrack *modules = &plane->tracks[t];
   const PlanarEvent *module = &modules->events[modules->n_events / 2];
-  Pixels first, again, bigger;
+  Pixels first, again, bigger, other_font;
+  g_autofree char *font = NULL;
   double y;
   Fixture f;
 
-  g_object_get (gtk_settings_get_default (), "gtk-xft-dpi", &dpi, NULL);
+  g_object_get (gtk_settings_get_default (), "gtk-xft-dpi", &dpi, "gtk-font-name", &font, NULL);
   fixture_init (&f, profile, WIDTH, HEIGHT);
   /* The module and its neighbours, wide enough for their names. */
   planar_timeline_set_view (f.timeline, module->start_ps - module->duration_ps,
@@ -854,9 +855,21 @@ test_labels_kept (void)
                              (int) y + PLANAR_TIMELINE_EVENT_HEIGHT));
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
 
+  /* Another font: the labels are drawn in it (they kept the font the
+   * timeline was first drawn with). */
+  g_object_set (gtk_settings_get_default (), "gtk-font-name", "Serif 16", NULL);
+  wait_for_frames (f.window);
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &other_font);
+  g_assert_false (same_rows (&first, &other_font, (int) f.timeline->label_width, (int) y,
+                             (int) y + PLANAR_TIMELINE_EVENT_HEIGHT));
+  g_object_set (gtk_settings_get_default (), "gtk-font-name", font, NULL);
+
   pixels_clear (&first);
   pixels_clear (&again);
   pixels_clear (&bigger);
+  pixels_clear (&other_font);
   fixture_clear (&f);
   g_clear_object (&profile);
   remove_profile (path);
