@@ -11,7 +11,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "planar-track-renderer.h"
+#include "planar-track-renderer-private.h"
 
 #include "planar-colors.h"
 #include "planar-span-index.h"
@@ -430,8 +430,11 @@ check_labels (PlanarTrackRenderer *self)
 }
 
 /* The most labels kept; past it the cache starts again (a frame draws a
- * few hundred at most). */
-#define MAX_LABELS 4096
+ * few hundred at most). Longer names are shaped anew for each frame, so
+ * that what is kept stays within a few megabytes whatever names a profile
+ * has. */
+#define MAX_LABELS      4096
+#define MAX_KEPT_LENGTH 256
 
 /* Appends @name, @width pango units wide at most, ellipsized, in @color
  * (one of two shades): the text node made for it the last time, or made
@@ -448,6 +451,13 @@ label_node (PlanarTrackRenderer *self,
   gboolean shaped = FALSE;
   char *key;
 
+  if (strnlen (name, MAX_KEPT_LENGTH + 1) > MAX_KEPT_LENGTH)
+    {
+      pango_layout_set_text (self->layout, name, -1);
+      pango_layout_set_width (self->layout, width);
+      gtk_snapshot_append_layout (snapshot, self->layout, color);
+      return;
+    }
   if (!g_hash_table_lookup_extended (self->label_widths, name, NULL, &natural))
     {
       int w;
@@ -855,6 +865,23 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
     }
   self->n_jobs = 0;
   return n_spans;
+}
+
+gsize
+_planar_track_renderer_get_kept_bytes (PlanarTrackRenderer *self)
+{
+  GHashTableIter iter;
+  gpointer key;
+  gsize bytes = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_hash_table_iter_init (&iter, self->label_widths);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    bytes += strlen (key);
+  g_hash_table_iter_init (&iter, self->label_nodes);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    bytes += strlen (key);
+  return bytes;
 }
 
 void

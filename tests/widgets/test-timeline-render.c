@@ -16,7 +16,9 @@
 #include "planar-flows.h"
 #include "planar-span-index.h"
 #include "planar-test-samples.h"
+#include "planar-test-xspace.h"
 #include "planar-timeline-private.h"
+#include "planar-track-renderer-private.h"
 
 #define SAMPLE_GPU "xprof_GPU-multi-worker_34.83.195.179_6003.xplane.pb"
 
@@ -875,6 +877,70 @@ test_labels_kept (void)
   remove_profile (path);
 }
 
+/* An event whose name is huge gets its label, ellipsized, and the labels
+ * kept from frame to frame do not keep such names: a profile's names
+ * cannot make them grow without bound. */
+static void
+test_long_names (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-long-names-XXXXXX", NULL);
+  g_autofree char *huge = g_strnfill (100000, 'x');
+  XSpace *space;
+  XPlane *xplane;
+  XLine *line;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  const PlanarPlane *plane;
+  guint p;
+  double y;
+  Fixture f;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  xplane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  line = planar_test_plane_add_line (xplane, 1, "worker", 1000);
+  planar_test_plane_add_event_metadata (xplane, 1, huge, NULL);
+  planar_test_plane_add_event_metadata (xplane, 2, "short", NULL);
+  planar_test_line_add_event (line, 1, 0, 1000000);
+  planar_test_line_add_event (line, 2, 2000000, 1000000);
+  path = planar_test_write_space (space, dir, "host.xplane.pb");
+  planar_test_scratch_end ();
+  profile = load_profile (path);
+  plane = find_plane (profile, "/host:CPU", &p);
+
+  fixture_init (&f, profile, WIDTH, HEIGHT);
+  planar_timeline_set_view (f.timeline, plane->tracks[0].start_ps, plane->tracks[0].end_ps);
+  {
+    Pixels pixels;
+    const PlanarEvent *ev = &plane->tracks[0].events[0];
+    int x = (int) ceil (_planar_timeline_x_for_time (f.timeline, ev->start_ps)) + 8;
+    guint shades = 0;
+    int r0, g0, b0;
+
+    _planar_timeline_invalidate_tracks (f.timeline);
+    render_pixels (GTK_WIDGET (f.timeline), &pixels);
+    g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, 0, 0, &y));
+    /* Its label: pixels other than the event's color. */
+    pixels_get (&pixels, x - 4, (int) y + 2, &r0, &g0, &b0);
+    for (int dx = 0; dx < 200; dx++)
+      for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
+        {
+          int r, g, b;
+
+          pixels_get (&pixels, x + dx, (int) y + dy, &r, &g, &b);
+          if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 60)
+            shades++;
+        }
+    g_assert_cmpuint (shades, >, 10);
+    pixels_clear (&pixels);
+  }
+  g_assert_cmpuint (_planar_track_renderer_get_kept_bytes (f.timeline->renderer), <, 4096);
+
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -963,6 +1029,7 @@ main (int   argc,
   g_test_add_func ("/timeline-render/screenshots/no-profile", test_screenshot_empty);
   g_test_add_func ("/timeline-render/coverage-generated", test_coverage_generated);
   g_test_add_func ("/timeline-render/labels-kept", test_labels_kept);
+  g_test_add_func ("/timeline-render/long-names", test_long_names);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
