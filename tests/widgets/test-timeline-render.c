@@ -797,6 +797,55 @@ same_rows (const Pixels *a,
   return TRUE;
 }
 
+/* The pixels of @ev's band (depth 0 at @y) over @width columns from its
+ * start that differ from its color: its label's. */
+static guint
+label_pixels (const Pixels         *pixels,
+              PlanarTimeline       *timeline,
+              const PlanarEvent    *ev,
+              double                y,
+              int                   width)
+{
+  int x = (int) ceil (_planar_timeline_x_for_time (timeline, ev->start_ps)) + 8;
+  guint shades = 0;
+  int r0, g0, b0;
+
+  pixels_get (pixels, x - 4, (int) y + 2, &r0, &g0, &b0);
+  for (int dx = 0; dx < width; dx++)
+    for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
+      {
+        int r, g, b;
+
+        pixels_get (pixels, x + dx, (int) y + dy, &r, &g, &b);
+        if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 60)
+          shades++;
+      }
+  return shades;
+}
+
+/* Once the settings just changed reach @f's timeline, whether the band of
+ * depth 0 of track @t of plane @p, right of the names, differs from
+ * @before's. */
+static gboolean
+band_redrawn (Fixture      *f,
+              const Pixels *before,
+              guint         p,
+              guint         t)
+{
+  Pixels after;
+  gboolean differs;
+  double y;
+
+  wait_for_frames (f->window);
+  g_assert_true (_planar_timeline_get_track_y (f->timeline, 0, p, t, 0, &y));
+  _planar_timeline_invalidate_tracks (f->timeline);
+  render_pixels (GTK_WIDGET (f->timeline), &after);
+  differs = !same_rows (before, &after, (int) f->timeline->label_width, (int) y,
+                        (int) y + PLANAR_TIMELINE_EVENT_HEIGHT);
+  pixels_clear (&after);
+  return differs;
+}
+
 /* Event labels are kept from frame to frame: a frame drawn again from
  * them is the frame drawn the first time, and larger text or another font
  * is not drawn with the shapes kept for the old ones. */
@@ -811,7 +860,7 @@ test_labels_kept (void)
   guint t = find_track (plane, "XLA Modules - from #7");
   const PlanarTrack *modules = &plane->tracks[t];
   const PlanarEvent *module = &modules->events[modules->n_events / 2];
-  Pixels first, again, bigger, other_font;
+  Pixels first, again;
   g_autofree char *font = NULL;
   double y;
   Fixture f;
@@ -827,51 +876,23 @@ test_labels_kept (void)
   render_pixels (GTK_WIDGET (f.timeline), &again);
   g_assert_true (same_rows (&first, &again, 0, 0, first.height));
 
-  /* The module's band holds a label: pixels other than its color. */
+  /* The module's band holds a label. */
   g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
-  {
-    int x = (int) ceil (_planar_timeline_x_for_time (f.timeline, module->start_ps)) + 8;
-    guint shades = 0;
-    int r0, g0, b0;
-
-    pixels_get (&first, x - 4, (int) y + 2, &r0, &g0, &b0);
-    for (int dx = 0; dx < 60; dx++)
-      for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
-        {
-          int r, g, b;
-
-          pixels_get (&first, x + dx, (int) y + dy, &r, &g, &b);
-          if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 60)
-            shades++;
-        }
-    g_assert_cmpuint (shades, >, 10);
-  }
+  g_assert_cmpuint (label_pixels (&first, f.timeline, module, y, 60), >, 10);
 
   /* Larger text, as a larger text scale in the desktop's settings makes. */
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", 144 * 1024, NULL);
-  wait_for_frames (f.window);
-  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
-  _planar_timeline_invalidate_tracks (f.timeline);
-  render_pixels (GTK_WIDGET (f.timeline), &bigger);
-  g_assert_false (same_rows (&first, &bigger, (int) f.timeline->label_width, (int) y,
-                             (int) y + PLANAR_TIMELINE_EVENT_HEIGHT));
+  g_assert_true (band_redrawn (&f, &first, p, t));
   g_object_set (gtk_settings_get_default (), "gtk-xft-dpi", dpi, NULL);
 
   /* Another font: the labels are drawn in it (they kept the font the
    * timeline was first drawn with). */
   g_object_set (gtk_settings_get_default (), "gtk-font-name", "Serif 16", NULL);
-  wait_for_frames (f.window);
-  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, t, 0, &y));
-  _planar_timeline_invalidate_tracks (f.timeline);
-  render_pixels (GTK_WIDGET (f.timeline), &other_font);
-  g_assert_false (same_rows (&first, &other_font, (int) f.timeline->label_width, (int) y,
-                             (int) y + PLANAR_TIMELINE_EVENT_HEIGHT));
+  g_assert_true (band_redrawn (&f, &first, p, t));
   g_object_set (gtk_settings_get_default (), "gtk-font-name", font, NULL);
 
   pixels_clear (&first);
   pixels_clear (&again);
-  pixels_clear (&bigger);
-  pixels_clear (&other_font);
   fixture_clear (&f);
   g_clear_object (&profile);
   remove_profile (path);
@@ -912,26 +933,11 @@ test_long_names (void)
   planar_timeline_set_view (f.timeline, plane->tracks[0].start_ps, plane->tracks[0].end_ps);
   {
     Pixels pixels;
-    const PlanarEvent *ev = &plane->tracks[0].events[0];
-    int x = (int) ceil (_planar_timeline_x_for_time (f.timeline, ev->start_ps)) + 8;
-    guint shades = 0;
-    int r0, g0, b0;
 
     _planar_timeline_invalidate_tracks (f.timeline);
     render_pixels (GTK_WIDGET (f.timeline), &pixels);
     g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, 0, 0, &y));
-    /* Its label: pixels other than the event's color. */
-    pixels_get (&pixels, x - 4, (int) y + 2, &r0, &g0, &b0);
-    for (int dx = 0; dx < 200; dx++)
-      for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
-        {
-          int r, g, b;
-
-          pixels_get (&pixels, x + dx, (int) y + dy, &r, &g, &b);
-          if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 60)
-            shades++;
-        }
-    g_assert_cmpuint (shades, >, 10);
+    g_assert_cmpuint (label_pixels (&pixels, f.timeline, &plane->tracks[0].events[0], y, 200), >, 10);
     pixels_clear (&pixels);
   }
   g_assert_cmpuint (_planar_track_renderer_get_kept_bytes (f.timeline->renderer), <, 4096);
