@@ -660,8 +660,7 @@ sum_selection (PlanarAggregator *aggregator,
 }
 
 /* About how many events a table of @selection sums: its events, or those
- * of the ready tracks that start in its range (found by bisection, as a
- * track's events are in start order). */
+ * of the ready tracks that start in its range. */
 static guint64
 table_size (PlanarSelection *selection)
 {
@@ -680,30 +679,8 @@ table_size (PlanarSelection *selection)
           const PlanarPlane *plane = planar_trace_get_plane (trace, p);
 
           for (guint t = 0; t < plane->n_tracks; t++)
-            {
-              const PlanarTrack *track = &plane->tracks[t];
-              gsize bounds[2];
-              const gint64 limits[2] = { t0, t1 == G_MAXINT64 ? t1 : t1 + 1 };
-
-              if (!planar_trace_is_track_ready (trace, p, t))
-                continue;
-              for (guint b = 0; b < 2; b++)
-                {
-                  gsize lo = 0, hi = track->n_events;
-
-                  while (lo < hi)
-                    {
-                      gsize mid = lo + (hi - lo) / 2;
-
-                      if (track->events[mid].start_ps < limits[b])
-                        lo = mid + 1;
-                      else
-                        hi = mid;
-                    }
-                  bounds[b] = lo;
-                }
-              n += bounds[1] - bounds[0];
-            }
+            if (planar_trace_is_track_ready (trace, p, t))
+              n += planar_track_count_starting_in (&plane->tracks[t], t0, t1);
         }
     }
   return n;

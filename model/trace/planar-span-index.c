@@ -699,6 +699,40 @@ planar_track_foreach_in_range (const PlanarTrack *track,
     }
 }
 
+/* The first of @track's events whose start is >= @t (n_events when none). */
+static gsize
+first_starting_at (const PlanarTrack *track,
+                   gint64             t)
+{
+  gsize lo = 0, hi = track->n_events;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (track->events[mid].start_ps < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gsize
+planar_track_count_starting_in (const PlanarTrack *track,
+                                gint64             t0_ps,
+                                gint64             t1_ps)
+{
+  gsize first;
+
+  g_return_val_if_fail (track != NULL, 0);
+
+  if (t1_ps < t0_ps)
+    return 0;
+  first = first_starting_at (track, t0_ps);
+  return (t1_ps == G_MAXINT64 ? track->n_events : first_starting_at (track, t1_ps + 1)) - first;
+}
+
 gint64
 planar_track_get_self_time (const PlanarTrack *track,
                             gsize              index)

@@ -57,6 +57,12 @@ void  planar_track_foreach_in_range (const PlanarTrack *track,
                                      PlanarEventFunc    func,
                                      gpointer           user_data);
 
+/* How many events of @track start in [@t0_ps, @t1_ps] (the track's events
+ * are in start order). O(log n). */
+gsize planar_track_count_starting_in (const PlanarTrack *track,
+                                      gint64             t0_ps,
+                                      gint64             t1_ps);
+
 /* Self time of the event at @index: its duration less that of its direct
  * children (each clipped to the event's end). O(log n). */
 gint64 planar_track_get_self_time (const PlanarTrack *track,

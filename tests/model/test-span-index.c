@@ -265,6 +265,35 @@ check_aggregates (const PlanarPlane *plane,
     }
 }
 
+/* planar_track_count_starting_in() against a scan, on random windows,
+ * the whole span, windows ending at G_MAXINT64 and empty ones. */
+static void
+check_count_starting (const PlanarTrack *track,
+                      GRand             *rand)
+{
+  gint64 span;
+
+  if (track->n_events == 0)
+    return;
+  span = MAX (track->end_ps - track->start_ps, 1);
+  for (guint i = 0; i < 20; i++)
+    {
+      gint64 t0 = track->start_ps - span / 10 + (gint64) (g_rand_double (rand) * (double) span * 1.2);
+      gint64 t1 = i % 5 == 0 ? G_MAXINT64 : i % 7 == 0 ? t0 - 1 : t0 + (gint64) (g_rand_double (rand) * (double) span / 3);
+      gsize expected = 0;
+
+      if (i == 1)
+        {
+          t0 = G_MININT64;
+          t1 = G_MAXINT64;
+        }
+      for (gsize k = 0; k < track->n_events; k++)
+        if (track->events[k].start_ps >= t0 && track->events[k].start_ps <= t1)
+          expected++;
+      g_assert_cmpuint (planar_track_count_starting_in (track, t0, t1), ==, expected);
+    }
+}
+
 static void
 check_trace (PlanarTrace *trace,
              guint32      seed)
@@ -281,6 +310,7 @@ check_trace (PlanarTrace *trace,
           gint64 span = MAX (track->end_ps - track->start_ps, 1);
 
           check_track_many (track, rand);
+          check_count_starting (track, rand);
           check_aggregates (plane, track, G_MININT64, G_MAXINT64);
           if (track->n_events > 0)
             for (guint i = 0; i < 5; i++)
