@@ -33,6 +33,10 @@
 /* Set by tests (and documented as such): skips the check for a CUDA
  * driver and a GPU, so that a stand-in libcupti can be recorded. */
 #define SKIP_GPU_CHECK_ENV "PLANAR_RECORD_SKIP_GPU_CHECK"
+/* For the tests: milliseconds planar-cli waits once the command is
+ * started, before it hands signals on, so that a signal sent then is
+ * sure to come before (it must be handed on all the same). */
+#define FORK_DELAY_ENV "PLANAR_RECORD_TEST_FORK_DELAY_MS"
 
 static void
 print_summary (const PlanarCuptiMergeStats *stats)
@@ -176,6 +180,8 @@ run_command (char       **command,
   struct sigaction sa = { 0 };
   static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
   struct sigaction saved[G_N_ELEMENTS (forwarded)];
+  sigset_t block, unblocked;
+  const char *delay = g_getenv (FORK_DELAY_ENV);
   int exec_pipe[2];
   int exec_errno = 0;
   int status = 0;
@@ -184,9 +190,17 @@ run_command (char       **command,
 
   if (!g_unix_open_pipe (exec_pipe, FD_CLOEXEC, NULL))
     return -1;
+  /* The signals to hand on are held from before the command starts until
+   * they are handed on: one sent in between (the command may be recording
+   * by then) would otherwise end planar-cli and leave the command alone. */
+  sigemptyset (&block);
+  for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    sigaddset (&block, forwarded[i]);
+  sigprocmask (SIG_BLOCK, &block, &unblocked);
   pid = fork ();
   if (pid < 0)
     {
+      sigprocmask (SIG_SETMASK, &unblocked, NULL);
       planar_cli_fail (PLANAR_CLI_EXIT_FAILURE, _("cannot start %s: %s"), command[0], g_strerror (errno));
       close (exec_pipe[0]);
       close (exec_pipe[1]);
@@ -196,6 +210,8 @@ run_command (char       **command,
     {
       char duration[32];
 
+      /* The command gets the signals as planar-cli had them. */
+      sigprocmask (SIG_SETMASK, &unblocked, NULL);
       close (exec_pipe[0]);
       setenv ("CUDA_INJECTION64_PATH", injection, 1);
       setenv (PLANAR_CUPTI_ENV_LIBRARY, cupti_path, 1);
@@ -221,12 +237,16 @@ run_command (char       **command,
       _exit (127);
     }
   close (exec_pipe[1]);
+  if (delay != NULL)
+    g_usleep ((gulong) g_ascii_strtoull (delay, NULL, 10) * 1000);
   child_pid = pid;
   sa.sa_sigaction = forward_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset (&sa.sa_mask);
   for (guint i = 0; i < G_N_ELEMENTS (forwarded); i++)
     sigaction (forwarded[i], &sa, &saved[i]);
+  /* Those that came meanwhile are handed on now. */
+  sigprocmask (SIG_SETMASK, &unblocked, NULL);
 
   do
     n = read (exec_pipe[0], &exec_errno, sizeof exec_errno);

@@ -628,15 +628,16 @@ test_record_exit_status (PlanarTestFixture *f,
   run_clear (&r);
 }
 
-/* SIGTERM to planar-cli reaches the command, which exits on its own, and
- * its part is merged. */
+/* SIGTERM to planar-cli, once the command records, reaches the command,
+ * which exits on its own, and its part is merged; @extra_env as
+ * record_env()'s. */
 static void
-test_record_signal (PlanarTestFixture *f,
-                    gconstpointer      data)
+record_signal (PlanarTestFixture  *f,
+               const char * const *extra_env)
 {
   const char *app[] = { "--kernels", "1", "--wait-signal", NULL };
   g_auto(GStrv) argv = record_argv (f, NULL, app);
-  g_auto(GStrv) env = record_env (f, NULL);
+  g_auto(GStrv) env = record_env (f, extra_env);
   g_autofree char *log_path = g_build_filename (f->dir, "cupti.log", NULL);
   g_autoptr(GError) error = NULL;
   GPid pid;
@@ -675,6 +676,26 @@ test_record_signal (PlanarTestFixture *f,
   path = printed_path (out->str);
   g_assert_nonnull (path);
   g_string_free (out, TRUE);
+}
+
+static void
+test_record_signal (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  record_signal (f, NULL);
+}
+
+/* The same SIGTERM while planar-cli has started the command but not yet
+ * set itself to hand signals on (held there 3 s by the test's variable):
+ * it is handed on once planar-cli is ready, instead of ending planar-cli
+ * with the command left recording alone. */
+static void
+test_record_signal_early (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  const char *env[] = { "PLANAR_RECORD_TEST_FORK_DELAY_MS", "3000", NULL };
+
+  record_signal (f, env);
 }
 
 /* Over PLANAR_RECORD_MAX_EVENTS: the rest is dropped and counted, and the
@@ -831,6 +852,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/cupti/record/duration", test_record_duration);
   PLANAR_TEST_ADD ("/cupti/record/exit-status", test_record_exit_status);
   PLANAR_TEST_ADD ("/cupti/record/signal", test_record_signal);
+  PLANAR_TEST_ADD ("/cupti/record/signal-early", test_record_signal_early);
   PLANAR_TEST_ADD ("/cupti/record/caps", test_record_caps);
   PLANAR_TEST_ADD ("/cupti/record/failures", test_record_failures);
   return g_test_run ();
