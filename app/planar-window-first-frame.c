@@ -16,7 +16,9 @@
  * as drawn. A look taken before the timeline has a height (the profile of
  * an early load, given to a window not shown yet) is kept, and judged
  * when the first frame is painted. The lines the model derives (XLA Ops,
- * Steps, ...) arrive after the first frame and are not waited for.
+ * Steps, ...) arrive after the first frame and are not waited for, nor is
+ * a section whose header alone reaches into the view (its tracks start
+ * below it): planar_timeline_layout_sections_in_view().
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -164,6 +166,7 @@ visible_tracks_ready (PlanarWindow  *self,
                       Look          *look)
 {
   g_autoptr(PlanarTimelineLayout) layout = NULL;
+  g_autoptr(GArray) in_view = g_array_new (FALSE, FALSE, sizeof (guint));
   PlanarViewState *state = planar_timeline_get_view_state (self->timeline);
   int height = gtk_widget_get_height (GTK_WIDGET (self->timeline));
   guint n_decoding = 0;
@@ -183,16 +186,16 @@ visible_tracks_ready (PlanarWindow  *self,
   layout = planar_timeline_layout_new ();
   planar_timeline_layout_set_view_state (layout, state);
   planar_timeline_layout_update (layout, profile);
-  if (planar_timeline_layout_get_height (layout) < height)
+  /* The sections laid out fill the view, or leave below them only the
+   * header of a section to come: its tracks, like those of a section
+   * whose header alone reaches into the view, are not in it. */
+  if (!planar_timeline_layout_sections_in_view (layout, height, in_view))
     return FALSE;
-  for (guint s = 0; s < planar_timeline_layout_get_n_sections (layout); s++)
+  for (guint i = 0; i < in_view->len; i++)
     {
-      const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
+      const PlanarTimelineSection *section =
+        planar_timeline_layout_get_section (layout, g_array_index (in_view, guint, i));
 
-      if (section->row == G_MAXUINT || section->pending)
-        continue;
-      if (planar_timeline_layout_get_row (layout, section->row)->y >= height)
-        break;
       if (!plane_ready (profile, look, section->trace, section->plane))
         return FALSE;
     }
@@ -202,8 +205,10 @@ visible_tracks_ready (PlanarWindow  *self,
         const PlanarTimelineSection *section = planar_timeline_layout_get_section (layout, s);
 
         if (section->row != G_MAXUINT && planar_timeline_layout_get_row (layout, section->row)->y < height)
-          g_printerr ("planar: in the first view (%d px): %s from y %d\n", height, section->title,
-                      planar_timeline_layout_get_row (layout, section->row)->y);
+          g_printerr ("planar: in the first view (%d px): %s from y %d%s\n", height, section->title,
+                      planar_timeline_layout_get_row (layout, section->row)->y,
+                      planar_timeline_layout_get_row (layout, section->row)->y + PLANAR_TIMELINE_SECTION_HEIGHT >= height
+                      ? " (its header only)" : "");
       }
   return TRUE;
 }

@@ -147,6 +147,60 @@ test_collapse_hide_filter (PlanarTestFixture *f,
   g_assert_cmpuint (planar_timeline_layout_get_n_rows (layout), ==, 6);
 }
 
+/* The sections whose tracks a view of the top of the layout shows: not one
+ * whose header alone reaches into it, nor a collapsed one; and whether the
+ * rows fill the view but for a section header's height. */
+static void
+test_sections_in_view (PlanarTestFixture *f,
+                       gconstpointer      data)
+{
+  g_autoptr(PlanarProfile) profile = load_profile (f->dir, 1);
+  g_autoptr(PlanarTimelineLayout) layout = planar_timeline_layout_new ();
+  g_autoptr(PlanarViewState) state = planar_view_state_new ();
+  g_autoptr(GArray) in_view = g_array_new (FALSE, FALSE, sizeof (guint));
+  const PlanarTimelineRow *host_header;
+  int total;
+
+  planar_timeline_layout_set_view_state (layout, state);
+  planar_timeline_layout_update (layout, profile);
+  host_header = planar_timeline_layout_get_row (layout, planar_timeline_layout_get_section (layout, 1)->row);
+  total = planar_timeline_layout_get_height (layout);
+  g_assert_cmpint (host_header->y, >, PLANAR_TIMELINE_SECTION_HEIGHT);
+
+  /* The host's header two pixels into the view: its tracks are below it. */
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, host_header->y + 2, in_view));
+  g_assert_cmpuint (in_view->len, ==, 1);
+  g_assert_cmpuint (g_array_index (in_view, guint, 0), ==, 0);
+  /* Its header whole, and the last pixel of it: still none of its tracks. */
+  g_array_set_size (in_view, 0);
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, host_header->y + host_header->height, in_view));
+  g_assert_cmpuint (in_view->len, ==, 1);
+  /* One pixel more: its first track is in view. */
+  g_array_set_size (in_view, 0);
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, host_header->y + host_header->height + 1, in_view));
+  g_assert_cmpuint (in_view->len, ==, 2);
+  g_assert_cmpuint (g_array_index (in_view, guint, 1), ==, 1);
+  /* Only the GPU's header in view: no track at all. */
+  g_array_set_size (in_view, 0);
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, PLANAR_TIMELINE_SECTION_HEIGHT, in_view));
+  g_assert_cmpuint (in_view->len, ==, 0);
+
+  /* Past the rows: filled but for a header's height, not more. */
+  g_array_set_size (in_view, 0);
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, total + PLANAR_TIMELINE_SECTION_HEIGHT, in_view));
+  g_assert_cmpuint (in_view->len, ==, 2);
+  g_array_set_size (in_view, 0);
+  g_assert_false (planar_timeline_layout_sections_in_view (layout, total + PLANAR_TIMELINE_SECTION_HEIGHT + 1, in_view));
+
+  /* A collapsed section shows no track. */
+  planar_timeline_layout_set_collapsed (layout, 0, TRUE);
+  planar_timeline_layout_update (layout, profile);
+  g_array_set_size (in_view, 0);
+  g_assert_true (planar_timeline_layout_sections_in_view (layout, planar_timeline_layout_get_height (layout), in_view));
+  g_assert_cmpuint (in_view->len, ==, 1);
+  g_assert_cmpuint (g_array_index (in_view, guint, 0), ==, 1);
+}
+
 /* With several hosts every title names the host file. */
 static void
 test_hosts (PlanarTestFixture *f,
@@ -1046,6 +1100,7 @@ main (int   argc,
 
   PLANAR_TEST_ADD ("/layout/order", test_order);
   PLANAR_TEST_ADD ("/layout/collapse-hide-filter", test_collapse_hide_filter);
+  PLANAR_TEST_ADD ("/layout/sections-in-view", test_sections_in_view);
   PLANAR_TEST_ADD ("/layout/hosts", test_hosts);
   PLANAR_TEST_ADD ("/layout/host-groups", test_host_groups);
   PLANAR_TEST_ADD ("/layout/lazy-rekey", test_lazy_rekey);
