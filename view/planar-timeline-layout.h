@@ -191,9 +191,9 @@ int                          planar_timeline_layout_find_section  (PlanarTimelin
  * come) would be in the top @height pixels of the layout (scrolled to the
  * top): their indices appended to @sections (guint), in order. Not a
  * collapsed one, nor one whose header reaches the bottom of those pixels.
- * FALSE when the rows end more than a section
- * header's height above the bottom: the rest would be more than the
- * header of a section laid out later. */
+ * FALSE when the rows end more than a section header's height above the
+ * bottom: the rest would hold more than the header of a section laid out
+ * later. */
 gboolean                     planar_timeline_layout_sections_in_view (PlanarTimelineLayout *self,
                                                                       int                   height,
                                                                       GArray               *sections);
