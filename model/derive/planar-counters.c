@@ -5,11 +5,12 @@
  * that a query reads 8 bytes a sample instead of an index and then the
  * event's record far away in the track (at 10^8 events, in a spill
  * mapping); they follow the trace when it is shifted to align hosts by
- * the first sample's event, whose time the copy is compared with. For min/max over a run of samples
- * it keeps a sparse table over blocks of BLOCK samples: level k holds the
- * min and max of 2^k consecutive blocks, so any run of whole blocks is two
- * lookups, and the partial blocks at its ends are at most 2 × BLOCK values
- * to scan. That costs n / BLOCK × log2 (n / BLOCK) pairs of doubles, a small
+ * the first sample's event, whose time the copy is compared with.
+ *
+ * For min/max over a run of samples it keeps a sparse table over blocks
+ * of BLOCK samples: level k holds the min and max of 2^k consecutive
+ * blocks, so any run of whole blocks is two lookups, and the partial
+ * blocks at its ends are at most 2 × BLOCK values to scan. That costs n / BLOCK × log2 (n / BLOCK) pairs of doubles, a small
  * fraction of the samples themselves.
  *
  * A column's samples are found through a directory by time, as the span
