@@ -632,6 +632,10 @@ describe_failure (const char       *address,
                               address);
     case PLANAR_GRPC_CANCELLED:
       return g_strdup_printf ("The capture from %s was cancelled", address);
+    case PLANAR_GRPC_NOT_LOADED:
+      /* Nothing reached the server: say what is missing here. */
+      return g_strdup_printf ("%s was not asked: %s (Planar needs gRPC's C library, libgrpc, to capture)",
+                              address, details != NULL ? details : "no reason given");
     default:
       return g_strdup_printf ("%s answered %s%s%s", address, planar_grpc_status_name (status),
                               details != NULL && details[0] ? ": " : "", details != NULL ? details : "");
@@ -916,8 +920,16 @@ run (PlanarCaptureSession  *self,
       if (self->hosts[i].state == PLANAR_CAPTURE_HOST_SAVED)
         saved++;
       else
-        g_string_append_printf (reasons, "\n%s: %s", self->hosts[i].address,
-                                self->hosts[i].message != NULL ? self->hosts[i].message : "no profile");
+        {
+          const char *message = self->hosts[i].message != NULL ? self->hosts[i].message : "no profile";
+          gsize n = strlen (self->hosts[i].address);
+
+          /* Most messages name their host first already. */
+          if (strncmp (message, self->hosts[i].address, n) == 0 && message[n] == ' ')
+            g_string_append_printf (reasons, "\n%s", message);
+          else
+            g_string_append_printf (reasons, "\n%s: %s", self->hosts[i].address, message);
+        }
       g_mutex_unlock (&self->lock);
     }
   /* Only removed when empty: what someone else wrote there stays. */

@@ -24,7 +24,7 @@ planar_grpc_status_name (PlanarGrpcStatus status)
   static const char * const names[] = {
     "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED", "NOT_LOADED",
   };
 
   if ((guint) status < G_N_ELEMENTS (names))
@@ -80,13 +80,20 @@ static struct
 static gpointer
 init_grpc (gpointer data)
 {
-  void *handle = dlopen (PLANAR_GRPC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  /* $PLANAR_GRPC_LIBRARY names another (a gRPC carried beside a copy of
+   * planar-cli, say). */
+  const char *library = g_getenv ("PLANAR_GRPC_LIBRARY");
+  void *handle;
+
+  if (library == NULL || library[0] == '\0')
+    library = PLANAR_GRPC_LIBRARY;
+  handle = dlopen (library, RTLD_NOW | RTLD_LOCAL);
 
   if (handle == NULL)
-    return g_strdup_printf ("cannot load gRPC's library: %s", dlerror ());
+    return g_strdup_printf ("gRPC's library cannot be loaded: %s", dlerror ());
 #define GRPC_LOOK_UP(name) \
   if ((*(void **) &grpc_lib.name = dlsym (handle, #name)) == NULL) \
-    return g_strdup_printf ("gRPC's library %s has no %s", PLANAR_GRPC_LIBRARY, #name);
+    return g_strdup_printf ("gRPC's library %s has no %s", library, #name);
   GRPC_FUNCTIONS (GRPC_LOOK_UP)
 #undef GRPC_LOOK_UP
   grpc_lib.grpc_init ();
@@ -185,7 +192,7 @@ planar_grpc_call_full (const char              *target,
     {
       if (details != NULL)
         *details = g_strdup (unloaded);
-      return PLANAR_GRPC_INTERNAL;
+      return PLANAR_GRPC_NOT_LOADED;
     }
   status_details = grpc_empty_slice ();
 

@@ -29,6 +29,8 @@ typedef enum
   PLANAR_GRPC_UNAVAILABLE        = 14,
   PLANAR_GRPC_DATA_LOSS          = 15,
   PLANAR_GRPC_UNAUTHENTICATED    = 16,
+  /* Not gRPC's: its library could not be loaded, so no call was made. */
+  PLANAR_GRPC_NOT_LOADED         = 17,
 } PlanarGrpcStatus;
 
 /* "UNAVAILABLE", "DEADLINE_EXCEEDED", ... */

@@ -1068,6 +1068,55 @@ test_not_xspace (PlanarTestFixture *f,
   server_stop (&server);
 }
 
+/* Without gRPC's library no call is made: the reason says so, and not that
+ * the server answered INTERNAL (as it did); and a host's reason names the
+ * host once ("127.0.0.1:1: 127.0.0.1:1 refused..." before). */
+static void
+test_cli_grpc_not_loaded (PlanarTestFixture *f,
+                          gconstpointer      data)
+{
+  Server server;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
+  int status = 0;
+
+  server_start (&server, f->dir, "ok", NULL);
+  {
+    const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", server.address, "--logdir", f->dir,
+                           "--duration-ms", "100", NULL };
+    g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "PLANAR_GRPC_LIBRARY", "/nonexistent/libgrpc.so.29",
+                                          TRUE);
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                                 NULL));
+    g_test_message ("%s", err);
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+    g_assert_cmpstr (out, ==, "");
+    expected = g_strdup_printf ("planar-cli:   %s was not asked: gRPC's library cannot be loaded: "
+                                "/nonexistent/libgrpc.so.29: ", server.address);
+    g_assert_nonnull (strstr (err, expected));
+    g_assert_nonnull (strstr (err, "(Planar needs gRPC's C library, libgrpc, to capture)"));
+    g_assert_null (strstr (err, "answered"));
+    g_assert_null (strstr (err, "INTERNAL"));
+  }
+  server_stop (&server);
+
+  /* Nothing listens on port 1: refused, the host named once. */
+  {
+    const char *argv[] = { g_getenv ("PLANAR_CLI"), "capture", "--service", "127.0.0.1:1", "--logdir", f->dir,
+                           "--duration-ms", "100", NULL };
+
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (run_cli ((char **) argv, &out, &err), ==, 1);
+    g_test_message ("%s", err);
+    g_assert_nonnull (strstr (err, "planar-cli:   127.0.0.1:1 refused the connection"));
+    g_assert_null (strstr (err, "127.0.0.1:1: 127.0.0.1:1"));
+  }
+}
+
 /* One host saved and one failed: the saved one is printed and kept, the
  * other's reason said, and the status is 1. */
 static void
@@ -1653,6 +1702,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/capture/tool-xspace", test_tool_xspace);
   PLANAR_TEST_ADD ("/capture/not-xspace", test_not_xspace);
   PLANAR_TEST_ADD ("/capture/cli-partial", test_cli_partial);
+  PLANAR_TEST_ADD ("/capture/cli-grpc-not-loaded", test_cli_grpc_not_loaded);
   PLANAR_TEST_ADD ("/capture/signals", test_signals);
   PLANAR_TEST_ADD ("/capture/cancel-keeps-saved", test_cancel_keeps_saved);
   PLANAR_TEST_ADD ("/capture/cancel-frees-server", test_cancel_frees_server);
