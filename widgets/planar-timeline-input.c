@@ -185,8 +185,12 @@ pick_span (PlanarTimeline    *self,
       const PlanarSpan *span = &g_array_index (spans, PlanarSpan, i);
       gint64 distance = t < span->start_ps ? span->start_ps - t : t > span->end_ps ? t - span->end_ps : 0;
 
-      /* Prefer single events to blocks at the same distance. */
-      if (distance < best_distance || (distance == best_distance && span->count == 1 && out->count != 1))
+      /* At the same distance a single event wins over a block, and else
+       * the later rectangle, which is drawn over the earlier where they
+       * meet (a kernel that starts before the one before it ends, at the
+       * same depth): what is picked is what is seen there. */
+      if (distance < best_distance ||
+          (distance == best_distance && (span->count == 1 || out->count != 1)))
         {
           best_distance = distance;
           *out = *span;

@@ -852,12 +852,20 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
       n_spans += job->spans->len;
       for (guint k = 0; k < job->labels->len; k++)
         {
-          const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, g_array_index (job->labels, guint, k));
+          guint s = g_array_index (job->labels, guint, k);
+          const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, s);
+          const PlanarSpan *next = s + 1 < job->spans->len ? &g_array_index (job->spans, PlanarSpan, s + 1) : NULL;
           const PlanarEvent *ev = &job->track->events[span->first];
           float x0, x1;
 
           x0 = logical_x (view, span->start_ps);
           x1 = logical_x (view, span->end_ps);
+          /* The next rectangle of the band, drawn after this one, covers
+           * what of it they share (a GPU's kernel that starts before the
+           * one before it ends, both at one depth): the label stops
+           * where that one starts, not under its label. */
+          if (next != NULL && next->depth == span->depth && next->start_ps < span->end_ps)
+            x1 = MIN (x1, logical_x (view, next->start_ps));
           draw_label (self, labels, view, job->plane, ev,
                       planar_color_get_event_color (ev->metadata < job->n_colors ? job->colors[ev->metadata] : 0),
                       x0, x1, job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH);

@@ -947,6 +947,93 @@ test_long_names (void)
   planar_test_remove_tree (dir);
 }
 
+/* Two events of one line where the second starts inside the first and
+ * ends after it (a GPU's kernel launched before the one before it ends)
+ * are drawn at one depth, the second over the first. The first's label
+ * stopped only at its own end, over the second's (two names drawn over
+ * each other, seen on an H100's JAX profile), and a click on what is seen
+ * of the second picked the first. */
+static void
+test_overlap_at_one_depth (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-overlap-XXXXXX", NULL);
+  XSpace *space;
+  XPlane *xplane;
+  XLine *line;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *track;
+  const PlanarEvent *first, *second;
+  PlanarEventRef ref;
+  GdkRGBA color;
+  Pixels pixels;
+  double y, x_second, x_first_end, x_second_end;
+  guint p, checked = 0;
+  Fixture f;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  xplane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  line = planar_test_plane_add_line (xplane, 1, "stream", 1000);
+  planar_test_plane_add_event_metadata (xplane, 1,
+                                        "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x256x32_warpgroupsize2x1x1_"
+                                        "execute_segment_k_off_kernel", NULL);
+  /* A name without ink: whatever is drawn over its rectangle is the
+   * first event's label. */
+  planar_test_plane_add_event_metadata (xplane, 2, " ", NULL);
+  planar_test_line_add_event (line, 1, 0, 1000000);
+  planar_test_line_add_event (line, 2, 500000, 1000000);
+  path = planar_test_write_space (space, dir, "host.xplane.pb");
+  planar_test_scratch_end ();
+  profile = load_profile (path);
+  plane = find_plane (profile, "/host:CPU", &p);
+  track = &plane->tracks[0];
+  g_assert_cmpuint (track->n_events, ==, 2);
+  first = &track->events[0];
+  second = &track->events[1];
+  g_assert_cmpuint (first->depth, ==, 0);
+  g_assert_cmpuint (second->depth, ==, 0);
+
+  fixture_init (&f, profile, WIDTH, HEIGHT);
+  planar_timeline_set_view (f.timeline, first->start_ps, first->start_ps + 3000000);
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_true (_planar_timeline_get_track_y (f.timeline, 0, p, 0, 0, &y));
+  x_second = _planar_timeline_x_for_time (f.timeline, second->start_ps);
+  x_first_end = _planar_timeline_x_for_time (f.timeline, first->start_ps + first->duration_ps);
+  x_second_end = _planar_timeline_x_for_time (f.timeline, second->start_ps + second->duration_ps);
+  g_test_message ("first's label from %.0f, second from %.0f to %.0f", x_second, x_first_end, x_second_end);
+
+  /* The first's label is there, left of the second. */
+  g_assert_cmpuint (label_pixels (&pixels, f.timeline, first, y, (int) (x_second - _planar_timeline_x_for_time (f.timeline, first->start_ps)) - 16), >, 10);
+  /* What is seen of the second is its color alone. */
+  planar_color_for_name (planar_plane_get_event_name (plane, second, FALSE), &color);
+  for (int x = (int) ceil (x_second) + 1; x < (int) floor (x_second_end) - 2; x++)
+    for (int dy = 2; dy < PLANAR_TIMELINE_EVENT_HEIGHT - 2; dy++)
+      {
+        if (inside_tool_selector (&f, x, (int) y + dy))
+          continue;
+        if (!color_matches (&pixels, x, (int) y + dy, &color))
+          g_error ("pixel (%d, %d) over the second event is not its color: the first's label", x, (int) y + dy);
+        checked++;
+      }
+  g_assert_cmpuint (checked, >, 1000);
+  pixels_clear (&pixels);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-overlap-one-depth.png");
+
+  /* A click where both are, on the second: the second. Left of it: the
+   * first. */
+  g_assert_true (_planar_timeline_pick (f.timeline, (x_second + x_first_end) / 2, y + 8, &ref));
+  g_assert_cmpuint (ref.index, ==, 1);
+  g_assert_true (_planar_timeline_pick (f.timeline, x_second - 20, y + 8, &ref));
+  g_assert_cmpuint (ref.index, ==, 0);
+
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -1036,6 +1123,7 @@ main (int   argc,
   g_test_add_func ("/timeline-render/coverage-generated", test_coverage_generated);
   g_test_add_func ("/timeline-render/labels-kept", test_labels_kept);
   g_test_add_func ("/timeline-render/long-names", test_long_names);
+  g_test_add_func ("/timeline-render/overlap-at-one-depth", test_overlap_at_one_depth);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
