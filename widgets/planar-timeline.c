@@ -1013,8 +1013,8 @@ _planar_timeline_header_text_end (PlanarTimeline *self,
   double end = gtk_widget_get_width (GTK_WIDGET (self)) - 8;
   graphene_rect_t palette;
 
-  /* The palette floats over the top right of the tracks: a header beside
-   * it ends its text before it, a gap away. */
+  /* The palette floats in the right end of the top header row: a header
+   * beside it ends its text before it, a gap away. */
   if (self->tool_selector != NULL && gtk_widget_get_visible (self->tool_selector) &&
       gtk_widget_compute_bounds (self->tool_selector, GTK_WIDGET (self), &palette) &&
       y < palette.origin.y + palette.size.height && y + PLANAR_TIMELINE_SECTION_HEIGHT > palette.origin.y)
@@ -1031,11 +1031,16 @@ planar_timeline_size_allocate (GtkWidget *widget,
   PlanarTimeline *self = PLANAR_TIMELINE (widget);
   GtkRequisition natural;
 
-  /* The tool selector floats over the top right of the tracks. */
+  /* The tool selector floats in the right end of the header row under
+   * the axis: a host's or section's, or the one pinned there once the
+   * tracks are scrolled, whose text ends before it. Lower, it hid the end
+   * of the first track, a GPU's stream in most profiles, and in a short
+   * program's recording every kernel (they run last). */
   gtk_widget_get_preferred_size (self->tool_selector, NULL, &natural);
   gtk_widget_size_allocate (self->tool_selector,
-                            &(GtkAllocation) { MAX (width - natural.width - 16, self->label_width),
-                                               PLANAR_TIMELINE_AXIS_HEIGHT + 10,
+                            &(GtkAllocation) { MAX (width - natural.width - 8, self->label_width),
+                                               PLANAR_TIMELINE_AXIS_HEIGHT
+                                               + MAX ((PLANAR_TIMELINE_SECTION_HEIGHT - natural.height) / 2, 0),
                                                natural.width, natural.height },
                             -1);
   configure_vadjustment (self);

@@ -68,10 +68,27 @@ add_icons (GdkDisplay *display)
   gtk_icon_theme_add_resource_path (theme, ICONS_RESOURCE_PATH);
 }
 
+/* Gives the palettes of @display their compact style, once. */
+static void
+add_style (GdkDisplay *display)
+{
+  g_autoptr(GtkCssProvider) provider = NULL;
+
+  if (g_object_get_data (G_OBJECT (display), "planar-tool-selector-style") != NULL)
+    return;
+  provider = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (provider, "/org/gnome/Planar/widgets/planar-tool-selector.css");
+  gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (provider),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_set_data_full (G_OBJECT (display), "planar-tool-selector-style", g_steal_pointer (&provider),
+                          g_object_unref);
+}
+
 static void
 planar_tool_selector_init (PlanarToolSelector *self)
 {
   add_icons (gtk_widget_get_display (GTK_WIDGET (self)));
+  add_style (gtk_widget_get_display (GTK_WIDGET (self)));
   self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_add_css_class (self->box, "linked");
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));

@@ -1034,6 +1034,68 @@ test_overlap_at_one_depth (void)
   planar_test_remove_tree (dir);
 }
 
+/* The tool palette floats in the right end of the header row under the
+ * axis (a section's or host's, or the one pinned there once scrolled),
+ * and hides no track. Over the top right of the tracks, it hid the end of
+ * the first track, a GPU's stream in most profiles, and in a short
+ * program's recording every kernel (they run last). */
+static void
+test_palette_clear_of_tracks (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-palette-XXXXXX", NULL);
+  XSpace *space;
+  XPlane *xplane;
+  XLine *line;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  graphene_rect_t palette;
+  guint n_tracks = 0;
+  Fixture f;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  xplane = planar_test_space_add_plane (space, 1, "/device:GPU:0");
+  line = planar_test_plane_add_line (xplane, 7, "Stream #7(Compute)", 1000);
+  planar_test_plane_add_event_metadata (xplane, 1, "saxpy", NULL);
+  /* The kernels at the end, as a program's recording has them. */
+  planar_test_line_add_event (line, 1, 9000000, 1000000);
+  xplane = planar_test_space_add_plane (space, 2, "/host:CPU");
+  line = planar_test_plane_add_line (xplane, 1, "saxpy", 1000);
+  planar_test_plane_add_event_metadata (xplane, 1, "cuMemHostAlloc", NULL);
+  planar_test_line_add_event (line, 1, 0, 9000000);
+  path = planar_test_write_space (space, dir, "host.xplane.pb");
+  planar_test_scratch_end ();
+  profile = load_profile (path);
+
+  fixture_init (&f, profile, 900, 500);
+  wait_for_frames (f.window);
+  g_assert_true (gtk_widget_compute_bounds (f.timeline->tool_selector, GTK_WIDGET (f.timeline), &palette));
+  g_test_message ("palette at (%g, %g), %g x %g", palette.origin.x, palette.origin.y, palette.size.width,
+                  palette.size.height);
+  /* At the right, within the band of the top header row. */
+  g_assert_cmpfloat (palette.origin.x + palette.size.width, >, 900 - 24);
+  g_assert_cmpfloat (palette.origin.y, >=, PLANAR_TIMELINE_AXIS_HEIGHT);
+  g_assert_cmpfloat (palette.origin.y + palette.size.height, <=, PLANAR_TIMELINE_AXIS_HEIGHT + PLANAR_TIMELINE_SECTION_HEIGHT);
+  g_assert_cmpint (planar_timeline_layout_get_row (f.timeline->layout, 0)->kind, ==, PLANAR_TIMELINE_ROW_SECTION);
+  /* No track's row meets it. */
+  for (guint r = 0; r < planar_timeline_layout_get_n_rows (f.timeline->layout); r++)
+    {
+      const PlanarTimelineRow *row = planar_timeline_layout_get_row (f.timeline->layout, r);
+      double y = _planar_timeline_widget_y (f.timeline, row->y);
+
+      if (row->kind == PLANAR_TIMELINE_ROW_SECTION || row->kind == PLANAR_TIMELINE_ROW_HOST)
+        continue;
+      n_tracks++;
+      g_assert_true (y >= palette.origin.y + palette.size.height || y + row->height <= palette.origin.y);
+    }
+  g_assert_cmpuint (n_tracks, ==, 2);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-palette.png");
+
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -1124,6 +1186,7 @@ main (int   argc,
   g_test_add_func ("/timeline-render/labels-kept", test_labels_kept);
   g_test_add_func ("/timeline-render/long-names", test_long_names);
   g_test_add_func ("/timeline-render/overlap-at-one-depth", test_overlap_at_one_depth);
+  g_test_add_func ("/timeline-render/palette-clear-of-tracks", test_palette_clear_of_tracks);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
