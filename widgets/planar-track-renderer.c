@@ -561,6 +561,17 @@ copy_row (PlanarTrackRenderer *self,
   memset (row + x0, 0, (gsize) (x1 - x0) * sizeof (guint32));
 }
 
+/* Whether @span of @job's track is left out of the frame: an internal
+ * event while those are hidden. */
+static inline gboolean
+span_hidden (const PlanarTrackRenderer *self,
+             const Job                 *job,
+             const PlanarSpan          *span)
+{
+  return self->hide_internal && span->count == 1 && span->metadata < job->plane->n_metadata &&
+         job->plane->metadata[span->metadata].internal;
+}
+
 /* Queries a track's spans and fills them into the image. Runs on any
  * thread: the span index is read-only, the color table was made on the
  * main thread, and each job writes the image rows of its own track only. */
@@ -619,7 +630,7 @@ run_job (PlanarTrackRenderer *self,
         {
           float lx0, lx1, band_y;
 
-          if (self->hide_internal && md < job->plane->n_metadata && job->plane->metadata[md].internal)
+          if (span_hidden (self, job, span))
             continue;
           /* Wide enough for a label, and its band whole within the clip:
            * the main thread draws it. */
@@ -852,20 +863,23 @@ planar_track_renderer_flush (PlanarTrackRenderer *self,
       n_spans += job->spans->len;
       for (guint k = 0; k < job->labels->len; k++)
         {
-          guint s = g_array_index (job->labels, guint, k);
+          guint s = g_array_index (job->labels, guint, k), n = s + 1;
           const PlanarSpan *span = &g_array_index (job->spans, PlanarSpan, s);
-          const PlanarSpan *next = s + 1 < job->spans->len ? &g_array_index (job->spans, PlanarSpan, s + 1) : NULL;
           const PlanarEvent *ev = &job->track->events[span->first];
           float x0, x1;
 
           x0 = logical_x (view, span->start_ps);
           x1 = logical_x (view, span->end_ps);
-          /* The next rectangle of the band, drawn after this one, covers
+          /* The next rectangle drawn in the band, after this one, covers
            * what of it they share (a GPU's kernel that starts before the
            * one before it ends, both at one depth): the label stops
            * where that one starts, not under its label. */
-          if (next != NULL && next->depth == span->depth && next->start_ps < span->end_ps)
-            x1 = MIN (x1, logical_x (view, next->start_ps));
+          while (n < job->spans->len && g_array_index (job->spans, PlanarSpan, n).depth == span->depth &&
+                 span_hidden (self, job, &g_array_index (job->spans, PlanarSpan, n)))
+            n++;
+          if (n < job->spans->len && g_array_index (job->spans, PlanarSpan, n).depth == span->depth &&
+              g_array_index (job->spans, PlanarSpan, n).start_ps < span->end_ps)
+            x1 = MIN (x1, logical_x (view, g_array_index (job->spans, PlanarSpan, n).start_ps));
           draw_label (self, labels, view, job->plane, ev,
                       planar_color_get_event_color (ev->metadata < job->n_colors ? job->colors[ev->metadata] : 0),
                       x0, x1, job->y + (float) span->depth * PLANAR_TIMELINE_DEPTH_PITCH);
