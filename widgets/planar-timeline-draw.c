@@ -89,6 +89,29 @@ append_text (GtkSnapshot   *snapshot,
   gtk_snapshot_restore (snapshot);
 }
 
+/* Makes the spaces of @text (a quantity: "922.5 ms", in a buffer of
+ * @size bytes) no-break spaces, in place, as far as they fit. */
+static void
+keep_together (char  *text,
+               gsize  size)
+{
+  char buf[64];
+  gsize n = 0;
+
+  for (const char *c = text; *c != '\0' && n + 3 < MIN (size, sizeof buf); c++)
+    {
+      if (*c == ' ')
+        {
+          buf[n++] = (char) 0xc2;
+          buf[n++] = (char) 0xa0;
+        }
+      else
+        buf[n++] = *c;
+    }
+  buf[n] = '\0';
+  g_strlcpy (text, buf, size);
+}
+
 static int
 layout_height (PangoLayout *layout)
 {
@@ -441,22 +464,42 @@ draw_axis (PlanarTimeline *self,
   gtk_snapshot_pop (snapshot);
 
   /* The corner says what the window is: its width, and the base of
-   * relative labels. */
+   * relative labels. Too long for one line (a long base, deep in), it
+   * takes two, broken between the quantities, each kept whole. */
   {
     char window[64];
+    int label_px;
 
     planar_time_format_duration (view_end - view_start, window, sizeof window);
+    keep_together (window, sizeof window);
     if (ticks.relative)
       {
         char base[64];
 
         planar_time_ticks_format_base (&ticks, base, sizeof base);
+        keep_together (base, sizeof base);
         g_snprintf (label, sizeof label, _("%s from %s"), window, base);
       }
     else
       g_snprintf (label, sizeof label, _("%s window"), window);
-    append_text (snapshot, self->small_layout, label, 10,
-                 floor ((PLANAR_TIMELINE_AXIS_HEIGHT - text_height) / 2.0), left - 16, &palette->dim_fg);
+    pango_layout_set_text (self->small_layout, label, -1);
+    pango_layout_set_width (self->small_layout, -1);
+    pango_layout_get_pixel_size (self->small_layout, &label_px, NULL);
+    if (label_px <= left - 16)
+      append_text (snapshot, self->small_layout, label, 10,
+                   floor ((PLANAR_TIMELINE_AXIS_HEIGHT - text_height) / 2.0), left - 16, &palette->dim_fg);
+    else
+      {
+        /* The lines a little closer than the font's, to fit the row. */
+        pango_layout_set_wrap (self->small_layout, PANGO_WRAP_WORD);
+        pango_layout_set_height (self->small_layout, -2);
+        pango_layout_set_line_spacing (self->small_layout, 0.8f);
+        append_text (snapshot, self->small_layout, label, 10,
+                     MAX (floor ((PLANAR_TIMELINE_AXIS_HEIGHT - 1.8 * text_height) / 2.0), 0), left - 16,
+                     &palette->dim_fg);
+        pango_layout_set_line_spacing (self->small_layout, 0.0f);
+        pango_layout_set_height (self->small_layout, -1);
+      }
   }
 }
 

@@ -1096,6 +1096,89 @@ test_palette_clear_of_tracks (void)
   planar_test_remove_tree (dir);
 }
 
+/* The rows [@y0, @y1) of the time axis's corner (left of the axis, over
+ * the names) with ink in them: *@first and *@last. FALSE when none. */
+static gboolean
+corner_ink_rows (const Pixels *pixels,
+                 int           x1,
+                 int          *first,
+                 int          *last)
+{
+  int r0, g0, b0;
+
+  *first = -1;
+  *last = -1;
+  pixels_get (pixels, 2, 2, &r0, &g0, &b0);
+  for (int y = 0; y < PLANAR_TIMELINE_AXIS_HEIGHT - 1; y++)
+    for (int x = 4; x < x1; x++)
+      {
+        int r, g, b;
+
+        pixels_get (pixels, x, y, &r, &g, &b);
+        if (abs (r - r0) + abs (g - g0) + abs (b - b0) > 90)
+          {
+            if (*first < 0)
+              *first = y;
+            *last = y;
+            break;
+          }
+      }
+  return *first >= 0;
+}
+
+/* Deep in a profile, the corner's "WIDTH from BASE" is too long for the
+ * names' column: it takes two lines, each quantity whole, where it was
+ * cut short ("138.764 µs from 922.5 …", seen on an H100's JAX profile). */
+static void
+test_corner_label_two_lines (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("planar-corner-XXXXXX", NULL);
+  XSpace *space;
+  XPlane *xplane;
+  XLine *line;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarProfile) profile = NULL;
+  const PlanarPlane *plane;
+  Pixels pixels;
+  int first, last, short_first, short_last;
+  guint p;
+  Fixture f;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  xplane = planar_test_space_add_plane (space, 1, "/host:CPU");
+  line = planar_test_plane_add_line (xplane, 1, "python3", 1000);
+  planar_test_plane_add_event_metadata (xplane, 1, "step", NULL);
+  planar_test_line_add_event (line, 1, 0, G_GINT64_CONSTANT (2000000000000));
+  planar_test_line_add_event (line, 1, G_GINT64_CONSTANT (922512345678), 1000000);
+  path = planar_test_write_space (space, dir, "host.xplane.pb");
+  planar_test_scratch_end ();
+  profile = load_profile (path);
+  plane = find_plane (profile, "/host:CPU", &p);
+
+  fixture_init (&f, profile, 1000, 400);
+  /* The whole profile: "2 s window", one line. */
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_true (corner_ink_rows (&pixels, (int) f.timeline->label_width - 4, &short_first, &short_last));
+  pixels_clear (&pixels);
+
+  /* 1.2 µs from 922.5123 ms. */
+  planar_timeline_set_view (f.timeline, plane->tracks[0].events[1].start_ps - 100000,
+                            plane->tracks[0].events[1].start_ps + 1134567);
+  _planar_timeline_invalidate_tracks (f.timeline);
+  render_pixels (GTK_WIDGET (f.timeline), &pixels);
+  g_assert_true (corner_ink_rows (&pixels, (int) f.timeline->label_width - 4, &first, &last));
+  g_test_message ("one line: rows %d to %d; the long label: rows %d to %d", short_first, short_last, first, last);
+  g_assert_cmpint (last - first, >, (short_last - short_first) * 3 / 2);
+  pixels_clear (&pixels);
+  save_screenshot (GTK_WIDGET (f.timeline), "timeline-corner-two-lines.png");
+
+  fixture_clear (&f);
+  g_clear_object (&profile);
+  planar_test_remove_tree (dir);
+}
+
 /* On a HiDPI screen (run with GDK_SCALE=2) events are drawn at device
  * resolution: an edge is sharp, not smeared over two pixels. */
 static void
@@ -1187,6 +1270,7 @@ main (int   argc,
   g_test_add_func ("/timeline-render/long-names", test_long_names);
   g_test_add_func ("/timeline-render/overlap-at-one-depth", test_overlap_at_one_depth);
   g_test_add_func ("/timeline-render/palette-clear-of-tracks", test_palette_clear_of_tracks);
+  g_test_add_func ("/timeline-render/corner-label-two-lines", test_corner_label_two_lines);
   planar_test_add_func_with_samples ("/timeline-render/hidpi", test_hidpi);
 
   status = g_test_run ();
