@@ -217,7 +217,7 @@ run_child (Mode        mode,
       trace = planar_trace_open (path, &error);
       c0 = g_get_monotonic_time ();
       cpu0 = cpu_now ();
-      if (trace == NULL || !_planar_cache_check_content (trace, NULL, hash, &error))
+      if (trace == NULL || !_planar_cache_check_content (trace, NULL, NULL, hash, &error))
         {
           fprintf (stderr, "planar-bench-load: %s\n", error->message);
           return 1;

@@ -159,20 +159,24 @@ compare_job_size_desc (gconstpointer a,
 }
 
 gboolean
-_planar_cache_check_content (PlanarTrace   *self,
-                             GCancellable  *cancellable,
-                             guint8         hash[16],
-                             GError       **error)
+_planar_cache_check_content (PlanarTrace    *self,
+                             const gboolean *hashed,
+                             GCancellable   *cancellable,
+                             guint8          hash[16],
+                             GError        **error)
 {
   g_autoptr(GArray) ranges = _planar_cache_line_ranges (self, FALSE);
   g_autofree guint *order = g_new (guint, MAX (ranges->len, 1));
   HashJobs jobs = { self, (const LineRange *) (gconstpointer) ranges->data, (gsize) sysconf (_SC_PAGESIZE) };
+  guint n = 0;
 
-  /* Biggest first, so that no worker is left with a long one at the end. */
+  /* Biggest first, so that no worker is left with a long one at the end;
+   * the lines of the planes @hashed marks have their hashes already. */
   for (guint i = 0; i < ranges->len; i++)
-    order[i] = i;
-  g_qsort_with_data (order, (gint) ranges->len, sizeof (guint), compare_job_size_desc, ranges->data);
-  if (!planar_parallel_run (ranges->len, order, hash_job, &jobs, cancellable, error))
+    if (hashed == NULL || !hashed[jobs.ranges[i].plane])
+      order[n++] = i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_job_size_desc, ranges->data);
+  if (!planar_parallel_run (n, order, hash_job, &jobs, cancellable, error))
     return FALSE;
   _planar_cache_content_hash (self, ranges, hash);
   return TRUE;

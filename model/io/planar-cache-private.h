@@ -11,15 +11,19 @@ G_BEGIN_DECLS
 
 /* The loader's side. Restores @self from its cache file when it has a
  * sound one for the file's present content (*@restored set: the trace is
- * decoded); otherwise leaves @self as planar_trace_open() made it (a cache
+ * decoded); the planes a window shows first may be decoded from the file
+ * first. Otherwise leaves @self as planar_trace_open() made it (a cache
  * file that is stale or damaged is removed; a cache path that is not a
- * regular file is not opened). Returns FALSE with @error when the load
- * must fail: cancelled, the file changed while it was read, or tracks
- * already published from the cache and the file no longer decoding the
- * rest (the entry is then removed). */
+ * regular file is not opened), or, when it had decoded planes already,
+ * with every line decoded (*@lines_decoded set: the load goes on with
+ * deriving). Returns FALSE with @error when the load must fail:
+ * cancelled, the file changed while it was read, or tracks already
+ * published and the index failing after them (the entry is then
+ * removed). */
 gboolean _planar_cache_try_restore   (PlanarTrace   *self,
                                       GCancellable  *cancellable,
                                       gboolean      *restored,
+                                      gboolean      *lines_decoded,
                                       GError       **error);
 /* Writes @self's index to its cache file later, in a GTask run in GLib's
  * thread pool (planar-cache.c says why). The
@@ -31,11 +35,13 @@ void     _planar_cache_hash_line     (PlanarTrace   *self,
                                       guint          p,
                                       guint          l);
 /* The content key of the file as it is now, as a reopen checks it: every
- * line hashed in parallel. FALSE only when cancelled. */
-gboolean _planar_cache_check_content (PlanarTrace   *self,
-                                      GCancellable  *cancellable,
-                                      guint8         hash[16],
-                                      GError       **error);
+ * line hashed in parallel, but those of the planes @hashed marks (NULL:
+ * none), whose hashes the decoder took. FALSE only when cancelled. */
+gboolean _planar_cache_check_content (PlanarTrace    *self,
+                                      const gboolean *hashed,
+                                      GCancellable   *cancellable,
+                                      guint8          hash[16],
+                                      GError        **error);
 /* For tests: whether @self's index came from its cached index (a restore
  * done, in part or whole), rather than from decoding the file alone. */
 gboolean _planar_cache_was_restored  (PlanarTrace   *self);
@@ -45,9 +51,14 @@ gboolean _planar_cache_was_restored  (PlanarTrace   *self);
 void     _planar_cache_set_drop_pages_min (guint64 n_bytes);
 /* The order in which a restore takes @self's file tracks (@derived FALSE)
  * or derived ones, as (plane, track) pairs: the planes in the timeline's
- * order, the largest tracks of each first (for the tests). */
-GArray  *_planar_cache_restore_order (PlanarTrace   *self,
-                                      gboolean       derived);
+ * order, the largest tracks of each first, none of the planes @skip marks
+ * (NULL: none; for the tests). */
+GArray  *_planar_cache_restore_order (PlanarTrace    *self,
+                                      gboolean        derived,
+                                      const gboolean *skip);
+/* For the tests: the planes a reopen of @self decodes from the file before
+ * it uses the index (g_free() it), or NULL for none. */
+gboolean *_planar_cache_first_view_planes (PlanarTrace *self);
 /* For the tests: the bytes written into cache files (temporary ones
  * included) since the process started. */
 guint64  _planar_cache_get_bytes_written (void);

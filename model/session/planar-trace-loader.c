@@ -698,18 +698,20 @@ planar_trace_loader_open (PlanarTraceLoader  *self,
 static gboolean
 restore_step (PlanarTrace   *trace,
               gboolean      *restored,
+              gboolean      *lines_decoded,
               GCancellable  *cancellable,
               GError       **error)
 {
   g_autofree char *cache_path = NULL;
 
   *restored = FALSE;
+  *lines_decoded = FALSE;
   if (!planar_cache_get_enabled () || trace->import_report != NULL)
     return TRUE;
   cache_path = planar_cache_get_path (trace->path);
   if (g_file_test (cache_path, G_FILE_TEST_EXISTS))
     _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_RESTORING_CACHE, FALSE);
-  if (!_planar_cache_try_restore (trace, cancellable, restored, error))
+  if (!_planar_cache_try_restore (trace, cancellable, restored, lines_decoded, error))
     {
       _planar_trace_check_changed (trace, FALSE, error);
       return FALSE;
@@ -744,7 +746,7 @@ decode_steps (PlanarTrace        *trace,
               GCancellable       *cancellable,
               GError            **error)
 {
-  gboolean restored = FALSE;
+  gboolean restored = FALSE, lines_decoded = FALSE;
 
   g_return_val_if_fail (!planar_trace_is_decoded (trace), FALSE);
 
@@ -753,7 +755,7 @@ decode_steps (PlanarTrace        *trace,
   _planar_trace_test_point (trace, "trace-opened", trace->path);
 
   /* A cached index of this very file, when there is a sound one. */
-  if (derive && use_cache && !restore_step (trace, &restored, cancellable, error))
+  if (derive && use_cache && !restore_step (trace, &restored, &lines_decoded, cancellable, error))
     return FALSE;
   if (restored)
     {
@@ -772,7 +774,9 @@ decode_steps (PlanarTrace        *trace,
   _planar_trace_flag_internal_events (trace);
   _planar_trace_report_progress (trace, PLANAR_LOAD_PHASE_DECODING_LINES, FALSE);
   planar_spill_debug_memory ("the decode's start (the open and structure scan before it)");
-  if (!_planar_trace_decode_lines (trace, cancellable, error))
+  /* A restore that decoded the first view's planes and then found its
+   * index stale decoded the rest too: deriving follows. */
+  if (!lines_decoded && !_planar_trace_decode_lines (trace, cancellable, error))
     return FALSE;
   planar_spill_debug_memory ("the lines' decode");
 

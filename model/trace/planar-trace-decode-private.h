@@ -99,6 +99,8 @@ typedef struct
   gint           *plane_left;
   gboolean       *plane_built;
   const guint    *plane_order;
+  /* The planes of @plane_order: those this decode builds. */
+  guint           n_order;
   guint           n_published;
   /* Lines decoded in pieces (planar-trace-split.c): decode jobs from
    * @n_line_jobs on are @split_jobs[job - n_line_jobs]; a piece waits on

@@ -202,7 +202,7 @@ publish_in_order (PlanarDecodeContext *ctx,
   ctx->plane_built[p] = TRUE;
   /* A cancel stops the publishing too: the planes built by then are not
    * shown, and the decode takes back what it had published. */
-  while (ctx->n_published < self->n_planes && ctx->plane_built[ctx->plane_order[ctx->n_published]] &&
+  while (ctx->n_published < ctx->n_order && ctx->plane_built[ctx->plane_order[ctx->n_published]] &&
          !g_atomic_int_get (&ctx->failed) &&
          !(ctx->cancellable != NULL && g_cancellable_is_cancelled (ctx->cancellable)))
     {
@@ -737,6 +737,15 @@ _planar_trace_decode_lines (PlanarTrace   *self,
                             GCancellable  *cancellable,
                             GError       **error)
 {
+  return _planar_trace_decode_planes (self, NULL, cancellable, error);
+}
+
+gboolean
+_planar_trace_decode_planes (PlanarTrace    *self,
+                             const gboolean *planes,
+                             GCancellable   *cancellable,
+                             GError        **error)
+{
   PlanarDecodeContext ctx = { 0 };
   g_autofree guint *first_job = NULL;
   g_autofree guint *order = NULL;
@@ -777,12 +786,15 @@ _planar_trace_decode_lines (PlanarTrace   *self,
         ctx.line_jobs[first_job[p] + l].plane = p;
         ctx.line_jobs[first_job[p] + l].line = l;
       }
-  g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
+  /* A decode of the other planes, after some, keeps what those published. */
+  if (g_atomic_pointer_get (&self->track_ready) == NULL)
+    g_atomic_pointer_set (&self->track_ready, g_new0 (gint *, MAX (self->n_planes, 1)));
 
   if (!self->has_start_time)
     {
       /* Without a profile start, the earliest event of every line is the
        * time base: nothing is final before every line is read. */
+      g_return_val_if_fail (planes == NULL, FALSE);
       decode_planes (&ctx, order, self->n_planes, first_job);
     }
   else
@@ -801,7 +813,11 @@ _planar_trace_decode_lines (PlanarTrace   *self,
 
       g_free (order);
       order = _planar_trace_display_order (self);
+      /* Only @planes, when given, in the same order. */
       for (guint i = 0; i < self->n_planes; i++)
+        if (planes == NULL || planes[order[i]])
+          order[n_order++] = order[i];
+      for (guint i = 0; i < n_order; i++)
         {
           guint p = order[i];
           guint first = n;
@@ -816,13 +832,15 @@ _planar_trace_decode_lines (PlanarTrace   *self,
       ctx.plane_left = plane_left;
       ctx.plane_built = plane_built;
       ctx.plane_order = order;
+      ctx.n_order = n_order;
       /* Planes without lines have nothing to wait for. */
-      for (guint p = 0; p < self->n_planes; p++)
-        if (self->planes[p].n_lines == 0)
-          finish_plane (&ctx, p);
+      for (guint i = 0; i < n_order; i++)
+        if (self->planes[order[i]].n_lines == 0)
+          finish_plane (&ctx, order[i]);
       /* The longest lines in pieces, so that no worker is left alone with
        * one at the end. */
-      split_order = _planar_decode_plan_splits (&ctx, jobs, ctx.n_line_jobs, &n_order);
+      n_order = 0;
+      split_order = _planar_decode_plan_splits (&ctx, jobs, n, &n_order);
       run_jobs (&ctx, decode_job, n_order, split_order);
       _planar_decode_free_splits (&ctx);
       for (guint i = 0; i < ctx.n_line_jobs; i++)

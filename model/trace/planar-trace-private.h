@@ -389,6 +389,15 @@ void     _planar_stats_add         (GArray            *out,
 gboolean _planar_trace_decode_lines (PlanarTrace   *self,
                                      GCancellable  *cancellable,
                                      GError       **error);
+/* The same for the planes @planes marks (NULL: every plane), published in
+ * the timeline's order; a file with a profile start only. Called again for
+ * the other planes, it keeps what the first call published. Decoding in
+ * parts, count no damaged stats (PlanarTrace.count_stats): each call would
+ * record its own part's count as the whole. */
+gboolean _planar_trace_decode_planes (PlanarTrace    *self,
+                                      const gboolean *planes,
+                                      GCancellable   *cancellable,
+                                      GError        **error);
 /* Marks every track ready (derived ones included) and says so. */
 void     _planar_trace_publish_tracks (PlanarTrace *self);
 /* The end of a decode: totals, span, and the trace marked decoded. */

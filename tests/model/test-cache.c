@@ -531,6 +531,39 @@ test_stale (PlanarTestFixture *f,
   }
 }
 
+typedef struct
+{
+  guint32 kind, plane, track, reserved;
+  guint64 offset, size, raw_size;
+} TestSection;
+
+/* The offset in the cache file @index (of @trace) of the middle of the
+ * section of a file track on a plane that a reopen decodes from the file
+ * (@decoded_plane) or restores, or 0 when there is none. */
+static gsize
+track_section_middle (const char  *index,
+                      PlanarTrace *trace,
+                      gboolean     decoded_plane)
+{
+  g_autofree gboolean *decoded = _planar_cache_first_view_planes (trace);
+  guint32 header_size, n_sections;
+  gsize frames;
+
+  memcpy (&header_size, index + 12, sizeof header_size);
+  memcpy (&n_sections, index + 20, sizeof n_sections);
+  frames = header_size + (gsize) n_sections * sizeof (TestSection);
+  for (guint i = 0; i < n_sections; i++)
+    {
+      TestSection s;
+
+      memcpy (&s, index + header_size + i * sizeof s, sizeof s);
+      if (s.kind == 2 && s.size > 16 && !planar_trace_get_plane (trace, s.plane)->tracks[s.track].derived &&
+          (decoded != NULL && decoded[s.plane]) == decoded_plane)
+        return frames + s.offset + s.size / 2;
+    }
+  return 0;
+}
+
 /* Damage anywhere (a flipped byte, a cut): never used, never a crash; the
  * load gives the decoded profile. */
 static void
@@ -587,15 +620,18 @@ test_damaged (PlanarTestFixture *f,
 
   /* Through the folder: a damaged file is not used (a damaged header) or
    * used in part (a damaged track, decoded from the profile instead), and
-   * is written again, sound, either way. */
+   * is written again, sound, either way. The track is one the reopen
+   * restores: with a profile start, the planes at the top of the view are
+   * decoded from the file, and their sections are not read (below). */
   for (guint i = 0; i < 2; i++)
     {
       g_autofree char *bad = g_memdup2 (good, len);
       g_autoptr(PlanarTrace) loaded = NULL;
       g_autofree char *rewritten = NULL;
-      gsize rewritten_len;
+      gsize rewritten_len, at = i == 0 ? 20 : track_section_middle (good, cold, FALSE);
 
-      bad[i == 0 ? 20 : len / 2] ^= 0xff;
+      g_assert_cmpuint (at, >, 0);
+      bad[at] ^= 0xff;
       g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
       loaded = planar_test_load_ok (path);
       /* In part only where tracks are published as they come: with a
@@ -606,6 +642,23 @@ test_damaged (PlanarTestFixture *f,
       g_assert_true (g_file_get_contents (cache, &rewritten, &rewritten_len, NULL));
       g_assert_cmpuint (rewritten_len, ==, len);
       g_assert_true (memcmp (rewritten, good, len) == 0);
+    }
+
+  /* A damaged track of a plane the reopen decodes from the file: not read,
+   * the rest restored, the profile the same. */
+  if (task_env)
+    {
+      g_autofree char *bad = g_memdup2 (good, len);
+      g_autoptr(PlanarTrace) loaded = NULL;
+      gsize at = track_section_middle (good, cold, TRUE);
+
+      g_assert_cmpuint (at, >, 0);
+      bad[at] ^= 0xff;
+      g_assert_true (g_file_set_contents (cache, bad, (gssize) len, NULL));
+      loaded = planar_test_load_ok (path);
+      g_assert_true (_planar_cache_was_restored (loaded));
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
     }
 }
 
@@ -688,16 +741,20 @@ read_varint (const guint8 **p)
 }
 
 /* The byte of @trace's file that holds the lowest bits of an event's
- * duration (field 3 of an XEvent), and (@tag_at) where that event's first
- * field starts. */
+ * duration (field 3 of an XEvent) on plane @plane_name (any: NULL), and
+ * (@tag_at) where that event's first field starts. */
 static gsize
-find_duration_byte (PlanarTrace *trace,
+find_duration_byte (PlanarTrace  *trace,
                     const guint8 *data,
+                    const char   *plane_name,
                     gsize        *tag_at)
 {
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
     {
       const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+      if (plane_name != NULL && g_strcmp0 (plane->name, plane_name) != 0)
+        continue;
 
       for (guint t = 0; t < plane->n_tracks; t++)
         {
@@ -778,7 +835,7 @@ test_same_size_and_time (PlanarTestFixture *f,
     gsize n, tag_at, at;
 
     g_assert_true (g_file_get_contents (path, &bytes, &n, NULL));
-    at = find_duration_byte (before, (const guint8 *) bytes, &tag_at);
+    at = find_duration_byte (before, (const guint8 *) bytes, NULL, &tag_at);
     bytes[at] ^= 0x01;
     g_assert_cmpint (stat (path, &st), ==, 0);
     rewrite_keeping_times (path, bytes, n, &st);
@@ -792,12 +849,6 @@ test_same_size_and_time (PlanarTestFixture *f,
   }
   planar_cache_wait ();
 }
-
-typedef struct
-{
-  guint32 kind, plane, track, reserved;
-  guint64 offset, size, raw_size;
-} TestSection;
 
 /* The bytes the cached index gives each flow and each derived source, as
  * they are in memory: a flow 32 (no times: they are read from its events),
@@ -901,7 +952,7 @@ test_restore_failed (PlanarTestFixture *f,
   g_assert_true (g_file_get_contents (path, &profile, &profile_len, NULL));
 
   /* The frame of the track that holds the event found below, damaged. */
-  find_duration_byte (cold, (const guint8 *) profile, &tag_at);
+  find_duration_byte (cold, (const guint8 *) profile, NULL, &tag_at);
   memcpy (&header_size, index + 12, sizeof header_size);
   memcpy (&n_sections, index + 20, sizeof n_sections);
   frames = header_size + (gsize) n_sections * sizeof (TestSection);
@@ -1063,10 +1114,25 @@ test_eviction (PlanarTestFixture *f,
   planar_cache_set_enabled (TRUE);
 }
 
+/* The index of @trace's plane named @name. */
+static guint
+plane_index (PlanarTrace *trace,
+             const char  *name)
+{
+  for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+    if (g_strcmp0 (planar_trace_get_plane (trace, p)->name, name) == 0)
+      return p;
+  g_error ("no plane %s", name);
+}
+
 typedef struct
 {
   guint n_tracks_changed;
   guint n_file_tracks;
+  /* Tracks told of by the decoder, and of those, how many after the
+   * restore's first. */
+  guint n_decoded_changed;
+  guint n_decoded_after_restored;
 } RestoreWatch;
 
 static void
@@ -1079,6 +1145,11 @@ count_tracks_changed (PlanarTrace     *trace,
 
   if (tracks_changed && phase == PLANAR_LOAD_PHASE_RESTORING_CACHE)
     w->n_tracks_changed++;
+  if (tracks_changed && phase == PLANAR_LOAD_PHASE_DECODING_LINES)
+    {
+      w->n_decoded_changed++;
+      w->n_decoded_after_restored += w->n_tracks_changed > 0;
+    }
 }
 
 /* A reopen restores the tracks the timeline shows first first (the planes
@@ -1088,7 +1159,10 @@ count_tracks_changed (PlanarTrace     *trace,
  * planar-gen profile's events, before the GPUs at the top of the view)
  * and told nothing until the whole index was in, so that a window showed
  * a 10^8-event profile's first tracks 14 s after it opened, against 2 s
- * for a decode without the cache. */
+ * for a decode without the cache. The planes at the top of the view are
+ * decoded from the file first, as a cold load does, and told of by the
+ * decoder before anything is restored; the others are restored, each
+ * track told of. */
 static void
 test_restore_first_view_first (PlanarTestFixture *f,
                                gconstpointer      data)
@@ -1098,8 +1172,9 @@ test_restore_first_view_first (PlanarTestFixture *f,
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) order = NULL;
-  RestoreWatch w = { 0, 0 };
-  guint rank = 0;
+  RestoreWatch w = { 0, 0, 0, 0 };
+  g_autofree gboolean *decoded = NULL;
+  guint rank = 0, n_restored = 0;
 
   use_cache_dir (f);
   path = generate (f->dir, "20000", "23");
@@ -1112,7 +1187,7 @@ test_restore_first_view_first (PlanarTestFixture *f,
   g_assert_no_error (error);
   g_assert_true (_planar_cache_was_restored (trace));
 
-  order = _planar_cache_restore_order (trace, FALSE);
+  order = _planar_cache_restore_order (trace, FALSE, NULL);
   for (guint i = 0; i < order->len; i++)
     {
       const guint *pair = &g_array_index (order, guint, 2 * i);
@@ -1127,13 +1202,84 @@ test_restore_first_view_first (PlanarTestFixture *f,
         g_assert_cmpuint (plane->tracks[pair[1]].n_events, <=,
                           plane->tracks[g_array_index (order, guint, 2 * (i - 1) + 1)].n_events);
     }
+  decoded = _planar_cache_first_view_planes (trace);
+  g_assert_nonnull (decoded);
   for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
     for (guint t = 0; t < planar_trace_get_plane (trace, p)->n_tracks; t++)
-      w.n_file_tracks += !planar_trace_get_plane (trace, p)->tracks[t].derived;
+      {
+        gboolean file = !planar_trace_get_plane (trace, p)->tracks[t].derived;
+
+        w.n_file_tracks += file;
+        n_restored += file && !decoded[p];
+      }
   g_assert_cmpuint (order->len, ==, w.n_file_tracks);
   g_assert_cmpuint (w.n_file_tracks, >, 4);
-  /* One for each file track, as it came. */
-  g_assert_cmpuint (w.n_tracks_changed, ==, w.n_file_tracks);
+  /* The top of the view's planes (the GPUs), told of by the decoder before
+   * any track is restored; one for each other file track, as it came. */
+  g_assert_true (decoded[plane_index (trace, "/device:GPU:0")]);
+  g_assert_false (decoded[plane_index (trace, "/host:CPU")]);
+  g_assert_cmpuint (w.n_decoded_changed, >, 0);
+  g_assert_cmpuint (w.n_decoded_after_restored, ==, 0);
+  g_assert_cmpuint (n_restored, >, 0);
+  g_assert_cmpuint (w.n_tracks_changed, ==, n_restored);
+}
+
+/* A reopen decodes the planes at the top of the view from the file before
+ * it checks the rest against the index's key. Changed in place (times
+ * kept) in one of those planes or in another, the profile is decoded
+ * whole (the planes published stay, the others are decoded too, every
+ * derived line made again), equal to a cold load, and its index written
+ * again; the next reopen restores it. */
+static void
+test_reopen_changed_after_first_view (PlanarTestFixture *f,
+                                      gconstpointer      data)
+{
+  static const char *const planes[] = { "/device:GPU:0", "/host:CPU" };
+  g_autofree char *path = NULL;
+
+  use_cache_dir (f);
+  path = generate (f->dir, "20000", "23");
+  g_object_unref (load_twice (path));
+  for (guint i = 0; i < G_N_ELEMENTS (planes); i++)
+    {
+      g_autoptr(PlanarTrace) before = load_cold (path);
+      g_autoptr(PlanarTrace) cold = NULL;
+      g_autoptr(PlanarTrace) loaded = NULL;
+      g_autoptr(PlanarTrace) again = NULL;
+      g_autofree gboolean *decoded = _planar_cache_first_view_planes (before);
+      g_autofree char *bytes = NULL;
+      gsize n, tag_at, at;
+      struct stat st;
+      RestoreWatch w = { 0, 0, 0, 0 };
+      g_autoptr(GError) error = NULL;
+
+      /* The GPU is among the planes decoded first, the host not. */
+      g_assert_nonnull (decoded);
+      g_assert_cmpint (decoded[plane_index (before, planes[i])], ==, i == 0);
+      g_assert_true (g_file_get_contents (path, &bytes, &n, NULL));
+      at = find_duration_byte (before, (const guint8 *) bytes, planes[i], &tag_at);
+      bytes[at] ^= 0x01;
+      g_assert_cmpint (stat (path, &st), ==, 0);
+      rewrite_keeping_times (path, bytes, n, &st);
+
+      cold = load_cold (path);
+      loaded = planar_trace_open (path, &error);
+      g_assert_no_error (error);
+      _planar_trace_set_progress_func (loaded, count_tracks_changed, &w);
+      g_assert_true (planar_trace_decode (loaded, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_false (_planar_cache_was_restored (loaded));
+      /* Nothing was restored; the first planes were decoded. */
+      g_assert_cmpuint (w.n_tracks_changed, ==, 0);
+      g_assert_cmpuint (w.n_decoded_changed, >, 0);
+      compare_traces (cold, loaded);
+      planar_cache_wait ();
+
+      again = planar_test_load_ok (path);
+      g_assert_true (_planar_cache_was_restored (again));
+      compare_traces (cold, again);
+      planar_cache_wait ();
+    }
 }
 
 /* The temporary files left in @dir (a write given up removes its own). */
@@ -2420,6 +2566,7 @@ main (int    argc,
   CACHE_TEST_ADD ("/cache/eviction", test_eviction);
   CACHE_TEST_ADD ("/cache/too-large", test_too_large);
   CACHE_TEST_ADD ("/cache/restore-first-view-first", test_restore_first_view_first);
+  CACHE_TEST_ADD ("/cache/reopen-changed-after-first-view", test_reopen_changed_after_first_view);
   CACHE_TEST_ADD ("/cache/spill-blocks", test_spill_blocks);
   CACHE_TEST_ADD ("/cache/spilled-index", test_spilled_index);
   CACHE_TEST_ADD ("/cache/spilled-staged-events", test_spilled_staged_events);
