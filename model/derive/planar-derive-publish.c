@@ -38,13 +38,7 @@ install_metadata (PlaneContext *ctx)
   grown = g_new (PlanarEventMetadata, plane->n_metadata + n);
   memcpy (grown, plane->metadata, plane->n_metadata * sizeof (PlanarEventMetadata));
   memcpy (grown + plane->n_metadata, ctx->metadata->data, n * sizeof (PlanarEventMetadata));
-  g_mutex_lock (&self->strings_lock);
-  if (self->retired_metadata == NULL)
-    self->retired_metadata = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (self->retired_metadata, plane->metadata);
-  g_mutex_unlock (&self->strings_lock);
-  g_atomic_pointer_set (&plane->metadata, grown);
-  __atomic_store_n (&plane->n_metadata, plane->n_metadata + n, __ATOMIC_RELEASE);
+  _planar_trace_replace_metadata (self, plane, grown, plane->n_metadata + n);
   g_array_set_size (ctx->metadata, 0);
 }
 

@@ -725,15 +725,8 @@ restore_plane_meta (PlanarTrace *self,
           g_free (metadata);
           return FALSE;
         }
-      /* As the derive pass installs its own: the old array is kept until
-       * the trace goes, the new one published in one store. */
-      g_mutex_lock (&self->strings_lock);
-      if (self->retired_metadata == NULL)
-        self->retired_metadata = g_ptr_array_new_with_free_func (g_free);
-      g_ptr_array_add (self->retired_metadata, plane->metadata);
-      g_mutex_unlock (&self->strings_lock);
-      g_atomic_pointer_set (&plane->metadata, metadata);
-      __atomic_store_n (&plane->n_metadata, n_metadata, __ATOMIC_RELEASE);
+      /* As the derive pass installs its own. */
+      _planar_trace_replace_metadata (self, plane, metadata, n_metadata);
     }
   else if (!r->ok)
     return FALSE;

@@ -355,6 +355,14 @@ gboolean _planar_trace_scan        (PlanarTrace  *self,
  * grow with their number, not its square. */
 guint64  _planar_trace_get_steps   (PlanarTrace *self);
 void     _planar_trace_free_planes (PlanarTrace  *self);
+/* Makes @metadata (@n_metadata entries, the plane's own first) the
+ * metadata of @plane, a plane readers may be drawing: the array and then
+ * its count in one store each, the old array kept until the trace goes
+ * (its entries' stats stay, the new array's). */
+void     _planar_trace_replace_metadata (PlanarTrace         *self,
+                                         PlanarPlane         *plane,
+                                         PlanarEventMetadata *metadata,
+                                         guint                n_metadata);
 /* Frees what plane @p holds and zeroes it (the planes array stays). */
 void     _planar_trace_clear_plane (PlanarTrace  *self,
                                     guint         p);

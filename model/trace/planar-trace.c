@@ -92,6 +92,21 @@ _planar_trace_clear_plane (PlanarTrace *self,
 }
 
 void
+_planar_trace_replace_metadata (PlanarTrace         *self,
+                                PlanarPlane         *plane,
+                                PlanarEventMetadata *metadata,
+                                guint                n_metadata)
+{
+  g_mutex_lock (&self->strings_lock);
+  if (self->retired_metadata == NULL)
+    self->retired_metadata = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->retired_metadata, plane->metadata);
+  g_mutex_unlock (&self->strings_lock);
+  g_atomic_pointer_set (&plane->metadata, metadata);
+  __atomic_store_n (&plane->n_metadata, n_metadata, __ATOMIC_RELEASE);
+}
+
+void
 _planar_trace_free_planes (PlanarTrace *self)
 {
   for (guint p = 0; p < self->n_planes; p++)
