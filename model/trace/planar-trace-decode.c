@@ -804,25 +804,23 @@ _planar_trace_decode_planes (PlanarTrace    *self,
        * worker busy; the worker that decodes a plane's last line builds
        * its tracks, and planes are published in that order, each whole
        * (docs/loader.md, "The first frame"). */
-      g_autofree guint *rank = g_new (guint, MAX (self->n_planes, 1));
       g_autofree guint *jobs = g_new (guint, MAX (ctx.n_line_jobs, 1));
       g_autofree gint *plane_left = g_new0 (gint, MAX (self->n_planes, 1));
       g_autofree gboolean *plane_built = g_new0 (gboolean, MAX (self->n_planes, 1));
       g_autofree guint *split_order = NULL;
-      guint n = 0, n_order = 0;
+      guint n = 0, n_planes = 0, n_order = 0;
 
       g_free (order);
       order = _planar_trace_display_order (self);
       /* Only @planes, when given, in the same order. */
       for (guint i = 0; i < self->n_planes; i++)
         if (planes == NULL || planes[order[i]])
-          order[n_order++] = order[i];
-      for (guint i = 0; i < n_order; i++)
+          order[n_planes++] = order[i];
+      for (guint i = 0; i < n_planes; i++)
         {
           guint p = order[i];
           guint first = n;
 
-          rank[p] = i;
           plane_left[p] = (gint) self->planes[p].n_lines;
           for (guint l = 0; l < self->planes[p].n_lines; l++)
             jobs[n++] = first_job[p] + l;
@@ -832,14 +830,13 @@ _planar_trace_decode_planes (PlanarTrace    *self,
       ctx.plane_left = plane_left;
       ctx.plane_built = plane_built;
       ctx.plane_order = order;
-      ctx.n_order = n_order;
+      ctx.n_order = n_planes;
       /* Planes without lines have nothing to wait for. */
-      for (guint i = 0; i < n_order; i++)
+      for (guint i = 0; i < n_planes; i++)
         if (self->planes[order[i]].n_lines == 0)
           finish_plane (&ctx, order[i]);
       /* The longest lines in pieces, so that no worker is left alone with
        * one at the end. */
-      n_order = 0;
       split_order = _planar_decode_plan_splits (&ctx, jobs, n, &n_order);
       run_jobs (&ctx, decode_job, n_order, split_order);
       _planar_decode_free_splits (&ctx);
