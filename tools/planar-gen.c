@@ -70,6 +70,10 @@
  * default outputs stay the bytes tests and benchmarks compare. */
 static gboolean gen_hlo;
 static guint64  gen_hlo_padding;
+/* --no-group-ids: the GPUs' events carry no group_id, as in the profiles
+ * JAX writes, whose steps only the host's root events (`_r`, step_num)
+ * mark. Off by default, as --hlo. */
+static gboolean gen_no_group_ids;
 /* --hlo-programs N: the module compiled N times (programs PROGRAM_ID ..
  * PROGRAM_ID + N - 1, as a jitted function recompiled for new shapes is),
  * step s's kernels running program PROGRAM_ID + s % N. */
@@ -1674,7 +1678,8 @@ generate_gpu_stream (const GpuPlane *gpu,
             }
           ev.stats[ev.n_stats++] = stat_str (gpu->st_context_id, "$$1");
           /* As XProf's grouping leaves device events: the step they belong to. */
-          ev.stats[ev.n_stats++] = stat_int (gpu->st_group_id, (gint64) step);
+          if (!gen_no_group_ids)
+            ev.stats[ev.n_stats++] = stat_int (gpu->st_group_id, (gint64) step);
           G_STATIC_ASSERT (MAX_EVENT_STATS >= 7);
           event_writer_emit (writer, &ev);
         }
@@ -1746,7 +1751,8 @@ gpu_plane_new (const Profile *profile,
   gpu->st_hlo_op = metadata_stat (meta, "hlo_op");
   gpu->st_hlo_module = metadata_stat (meta, "hlo_module");
   gpu->st_context_id = metadata_stat (meta, "context_id");
-  gpu->st_group_id = metadata_stat (meta, "group_id");
+  if (!gen_no_group_ids)
+    gpu->st_group_id = metadata_stat (meta, "group_id");
   gpu->st_power_mw = metadata_stat (meta, "power_mw");
   if (gen_hlo)
     gpu->st_program_id = metadata_stat (meta, "program_id");
@@ -2840,6 +2846,8 @@ main (int    argc,
       "With --hlo: N more instructions in the module (e.g. 1e6)", "N" },
     { "hlo-programs", 0, 0, G_OPTION_ARG_STRING, &hlo_programs_text,
       "With --hlo: the module as N programs (1 to 64, default 1), the steps' kernels running them in turn", "N" },
+    { "no-group-ids", 0, 0, G_OPTION_ARG_NONE, &gen_no_group_ids,
+      "Leave the group_id out of the GPU events, as JAX's profiles do (the host's step roots mark the steps)", NULL },
     { "demo", 0, 0, G_OPTION_ARG_FILENAME, &demo,
       "Write the demo log directory DIR/plugins/profile/" DEMO_SESSION " (kept if present)", "DIR" },
     G_OPTION_ENTRY_NULL
