@@ -200,6 +200,7 @@ apply_fact (Fact              fact,
       break;
     case FACT_IS_ROOT:
       facts->is_root = TRUE;
+      facts->root_level = _planar_derive_stat_int (stat, &v) ? (gint64) v : 0;
       break;
     case FACT_IS_ASYNC:
       facts->is_async = _planar_derive_stat_int (stat, &v) && v != 0;

@@ -680,6 +680,67 @@ _planar_gpu_pass_scan (DeriveContext  *dc,
   return _planar_derive_visit_sorted (dc, gp->ctx.p, gp->use, gp->n_file_tracks, visit_gpu_event, gp, error);
 }
 
+/* The Steps of the groups worked out from the host (planar-derive-groups.c),
+ * as the pass makes them from a file's group ids: a group's step starts at
+ * its first device event, and the events without a group after it, until
+ * the next group's first, take its group (ProcessUngroupedEvents), so that
+ * they extend its step to their ends. */
+static gboolean
+add_inferred_steps (DeriveContext  *dc,
+                    GpuPass        *gp,
+                    GError        **error)
+{
+  const PlanarPlane *plane = gp->ctx.plane;
+  GArray *spans = dc->inferred_steps[gp->device];
+  PlaneContext *ctx = &gp->ctx;
+
+  if (spans->len == 0)
+    return TRUE;
+  for (guint t = 0; t < gp->n_file_tracks; t++)
+    {
+      const PlanarTrack *track = &plane->tracks[t];
+      guint w = 0;
+
+      if (!gp->use[t])
+        continue;
+      for (gsize i = 0; i < track->n_events; i++)
+        {
+          const PlanarEvent *ev = &track->events[i];
+          GroupSpan *span;
+
+          if (_planar_derive_check_cancelled (dc, error))
+            return FALSE;
+          while (w + 1 < spans->len && g_array_index (spans, GroupSpan, w + 1).start_ps <= ev->start_ps)
+            w++;
+          span = &g_array_index (spans, GroupSpan, w);
+          if (ev->start_ps >= span->start_ps)
+            span->end_ps = MAX (span->end_ps, ev->start_ps + ev->duration_ps);
+        }
+    }
+
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const GroupSpan *span = &g_array_index (spans, GroupSpan, i);
+      Group group = { TRUE, span->group_id };
+      StepGroup sg;
+      char buf[32];
+      gboolean created;
+
+      g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, span->group_id);
+      sg.metadata = _planar_plane_context_find_metadata (ctx, KIND_STEP, buf, strlen (buf), &created);
+      sg.group_id = span->group_id;
+      if (created)
+        {
+          _planar_derive_metadata_add_int (ctx, _planar_plane_context_get_metadata (ctx, sg.metadata),
+                                           "group_id", span->group_id);
+          g_array_append_val (gp->step_groups, sg);
+        }
+      _planar_plane_context_add_event (ctx, gp->steps.events, span->start_ps, span->end_ps, sg.metadata, group,
+                                       &span->first);
+    }
+  return TRUE;
+}
+
 /* Names the steps, adds the Launch Stats and publishes the lines, once
  * @dc holds the host's group names and launches. */
 gboolean
@@ -692,15 +753,22 @@ _planar_gpu_pass_finish (DeriveContext  *dc,
   g_autoptr(GPtrArray) builders = g_ptr_array_new ();
   g_autoptr(GArray) timestamps = g_array_new (FALSE, FALSE, sizeof (gint64));
 
+  if (dc->inferred_steps != NULL && !gp->native.steps && !gp->steps_wanted &&
+      !add_inferred_steps (dc, gp, error))
+    return FALSE;
   for (guint i = 0; i < gp->step_groups->len; i++)
     {
       const StepGroup *sg = &g_array_index (gp->step_groups, StepGroup, i);
       const char *gname = _planar_derive_group_name (dc, sg->group_id);
 
+      PlanarEventMetadata *m = _planar_plane_context_get_metadata (&gp->ctx, sg->metadata);
+
+      /* XProf's trace viewer shows a step by its step_name. */
       if (gname != NULL)
-        _planar_derive_metadata_add_text (&gp->ctx,
-                                          _planar_plane_context_get_metadata (&gp->ctx, sg->metadata),
-                                          "step_name", gname, strlen (gname));
+        {
+          _planar_derive_metadata_add_text (&gp->ctx, m, "step_name", gname, strlen (gname));
+          m->display_name = gname;
+        }
     }
 
   for (guint k = 0; k < gp->n_streams; k++)

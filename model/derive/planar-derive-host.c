@@ -1,7 +1,8 @@
 /* planar-derive-host.c: the host plane's share of the pass: flow
- * ends, the launches per GPU and step group (for Launch Stats) and the
- * root events that name step groups, read track by track in parallel and
- * merged in track order.
+ * ends, the launches per GPU and step group (for Launch Stats), the root
+ * events that name step groups and, in a file without group ids, the
+ * events that make them (planar-derive-groups.c), read track by track in
+ * parallel and merged in track order.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -103,14 +104,15 @@ _planar_derive_merge_group_roots (GHashTable *dst,
     }
 }
 
-static void
-add_launch (DeriveContext        *dc,
-            const EventFacts     *facts,
-            const PlanarEvent    *ev,
-            const PlanarEventRef *ref)
+void
+_planar_derive_add_launch (DeriveContext        *dc,
+                           guint                 device,
+                           gint64                group_id,
+                           const PlanarEvent    *ev,
+                           const PlanarEventRef *ref)
 {
-  GHashTable *groups = dc->launches[facts->device_id];
-  LaunchGroup *lg = g_hash_table_lookup (groups, &facts->group_id);
+  GHashTable *groups = dc->launches[device];
+  LaunchGroup *lg = g_hash_table_lookup (groups, &group_id);
 
   if (lg == NULL)
     {
@@ -118,7 +120,7 @@ add_launch (DeriveContext        *dc,
       lg->start_ps = ev->start_ps;
       lg->end_ps = ev->start_ps + ev->duration_ps;
       lg->first = *ref;
-      g_hash_table_insert (groups, g_memdup2 (&facts->group_id, sizeof (gint64)), lg);
+      g_hash_table_insert (groups, g_memdup2 (&group_id, sizeof (gint64)), lg);
     }
   if (ev->start_ps < lg->start_ps)
     {
@@ -129,6 +131,12 @@ add_launch (DeriveContext        *dc,
   lg->count++;
   lg->max_ps = MAX (lg->max_ps, ev->duration_ps);
   lg->sum_ps += ev->duration_ps;
+}
+
+gboolean
+_planar_derive_is_driver_call (const char *name)
+{
+  return g_str_has_prefix (name, "cu");
 }
 
 static void
@@ -174,6 +182,7 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
 {
   const PlanarPlane *plane = &dc->self->planes[p];
   const PlanarTrack *track = &plane->tracks[t];
+  g_autoptr(GArray) group_stack = dc->group_nodes != NULL ? g_array_new (FALSE, FALSE, sizeof (guint)) : NULL;
   EventFacts facts;
 
   for (gsize i = 0; i < track->n_events; i++)
@@ -190,10 +199,12 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
       /* XProf leaves out the driver calls (cuEventRecord, ...) that carry
        * the same stats as launches. */
       if (facts.has_device_id && facts.has_correlation_id && facts.has_group_id &&
-          !g_str_has_prefix (name, "cu") && facts.device_id < dc->gpu_planes->len)
-        add_launch (dc, &facts, ev, &ref);
+          !_planar_derive_is_driver_call (name) && facts.device_id < dc->gpu_planes->len)
+        _planar_derive_add_launch (dc, (guint) facts.device_id, facts.group_id, ev, &ref);
       if (facts.has_group_id && (facts.is_root || is_implicit_root (name)))
         add_group_root (dc, &facts, name, ev, &ref);
+      if (group_stack != NULL)
+        _planar_derive_group_node_add (dc, group_stack, &facts, name, ev, &ref);
     }
   return TRUE;
 }

@@ -12,6 +12,7 @@
  *  planar-derive-framework.c  the Framework Name Scope / Ops lines of an op
  *  planar-derive-publish.c    what lines a plane has, and publishing new ones
  *  planar-derive-host.c       the host plane: launches, step group names
+ *  planar-derive-groups.c     step groups of a file without group ids
  *  planar-derive-gpu.c        GPU planes
  *  planar-derive-tpu.c        TPU planes
  *  planar-derive-offload.c    TPU planes' Host Offload rows
@@ -129,6 +130,8 @@ typedef struct
   gboolean kernel;
   gboolean graph_exec;
   gboolean is_root;
+  /* The `_r` stat's value (XProf's root level); 0 without one. */
+  gint64   root_level;
   gboolean is_async;
   Text     hlo_op;
   Text     hlo_module;
@@ -287,6 +290,20 @@ typedef struct
   const char    *name;
 } GroupRoot;
 
+/* The host events that link step groups, for files without group ids
+ * (planar-derive-groups.c). */
+typedef struct _GroupNodes GroupNodes;
+
+/* A group's device events on one GPU (planar-derive-groups.c). */
+typedef struct
+{
+  gint64         group_id;
+  gint64         start_ps;
+  gint64         end_ps;
+  /* The earliest of them. */
+  PlanarEventRef first;
+} GroupSpan;
+
 /* What a pass over one plane works with. The shared parts are read-only
  * while planes derive in parallel; each plane's pass has its own copy of
  * the rest. */
@@ -304,6 +321,14 @@ typedef struct
   GHashTable        *group_roots;
   /* Per GPU (by index in @gpu_planes): group_id -> LaunchGroup. */
   GHashTable       **launches;
+  /* Whether the step groups are worked out here (planar-derive-groups.c):
+   * the host has root events and no event has a group_id. Then each host
+   * track's pass collects into @group_nodes (its own) the events that
+   * link a group, and once the flows are indexed @inferred_steps holds,
+   * per GPU, the GroupSpan of each group's device events, by start. */
+  gboolean           infer_groups;
+  GroupNodes        *group_nodes;
+  GArray           **inferred_steps;
   /* scope_range_id -> parent, from `/host:__ScopeRangeCallStack__`. */
   GHashTable        *scope_parents;
   /* The bytes derived events may take, shared out among the planes by
@@ -524,6 +549,50 @@ gboolean _planar_derive_scan_host_track (DeriveContext  *dc,
                                          GError        **error);
 const char *_planar_derive_group_name (DeriveContext *dc,
                                        gint64         group_id);
+/* Adds launch @ev (@ref) of step group @group_id to GPU @device's Launch
+ * Stats figures in @dc. */
+void _planar_derive_add_launch (DeriveContext        *dc,
+                                guint                 device,
+                                gint64                group_id,
+                                const PlanarEvent    *ev,
+                                const PlanarEventRef *ref);
+/* Whether @name is a driver call (cuEventRecord, ...) that XProf leaves
+ * out of Launch Stats though it carries a launch's stats. */
+gboolean _planar_derive_is_driver_call (const char *name);
+
+/* planar-derive-groups.c: step groups for files without group ids. */
+
+/* Whether @self's step groups are worked out from its host's root events:
+ * a `/host:CPU` plane defines `_r` and no plane defines `group_id`. */
+gboolean _planar_derive_groups_wanted (PlanarTrace      *self,
+                                       const StatNames  *names);
+GroupNodes *_planar_derive_group_nodes_new (void);
+void _planar_derive_group_nodes_free (GroupNodes *self);
+/* Notes host event @ev (@ref, its @facts; @name) of the track being read
+ * in @dc->group_nodes, when it can link a group. @stack is the track's
+ * own (guint indices into @dc->group_nodes), emptied before its first
+ * event. */
+void _planar_derive_group_node_add (DeriveContext        *dc,
+                                    GArray               *stack,
+                                    const EventFacts     *facts,
+                                    const char           *name,
+                                    const PlanarEvent    *ev,
+                                    const PlanarEventRef *ref);
+/* Appends @src's nodes to @dst (the host tracks' in track order). */
+void _planar_derive_group_nodes_merge (GroupNodes *dst,
+                                       GroupNodes *src);
+/* Gives every node of @nodes (merged) its group as XProf does, names the
+ * groups in @dc->group_roots and adds the grouped launches to
+ * @dc->launches. Returns the group of each node (-1: none). */
+gint64 *_planar_derive_groups_assign (DeriveContext *dc,
+                                      GroupNodes    *nodes);
+/* Sets @dc->inferred_steps from the launches' kernels in @flows. */
+void _planar_derive_groups_spans (DeriveContext         *dc,
+                                  GroupNodes            *nodes,
+                                  const gint64          *groups,
+                                  const PlanarFlowIndex *flows);
+void _planar_derive_groups_spans_free (GArray **spans,
+                                       guint    n_gpus);
 GHashTable **_planar_derive_launch_tables_new (guint n_gpus);
 void _planar_derive_launch_tables_free (GHashTable **tables,
                                         guint        n_gpus);

@@ -218,7 +218,7 @@ predict_gpu (Prediction *pr)
   const PlanarPlane *host = planar_trace_find_plane (self, "/host:CPU");
   NativeLines native;
   guint n_file_tracks = 0;
-  gboolean any_use = FALSE, annotations;
+  gboolean any_use = FALSE, annotations, grouped;
 
   /* The file's tracks come first; derived ones (already there in part
    * while the pass publishes) follow them. */
@@ -303,8 +303,15 @@ predict_gpu (Prediction *pr)
         }
     }
 
-  /* Steps: any event of a stream with a group. */
-  if (!native.steps && _planar_derive_plane_has_stat (self, pr->p, names->group_id))
+  /* Steps: any event of a stream with a group; in a file without group
+   * ids whose host has root events, kernels a launch can reach
+   * (planar-derive-groups.c). */
+  grouped = _planar_derive_groups_wanted (self, names);
+  if (!native.steps && grouped && host != NULL &&
+      _planar_derive_plane_has_stat (self, pr->p, names->correlation_id) &&
+      _planar_derive_plane_has_stat (self, (guint) (host - self->planes), names->correlation_id))
+    add_line (pr, PLANAR_DERIVED_LINE_STEPS, PLANAR_LINE_ID_STEPS, PLANAR_LINE_ID_STEPS, G_MAXUINT, "Steps", 1);
+  else if (!native.steps && _planar_derive_plane_has_stat (self, pr->p, names->group_id))
     {
       StreamFacts sf = { 0 };
 
@@ -322,7 +329,7 @@ predict_gpu (Prediction *pr)
 
       if (_planar_derive_plane_has_stat (self, h, names->device_id) &&
           _planar_derive_plane_has_stat (self, h, names->correlation_id) &&
-          _planar_derive_plane_has_stat (self, h, names->group_id))
+          (grouped || _planar_derive_plane_has_stat (self, h, names->group_id)))
         add_line (pr, PLANAR_DERIVED_LINE_LAUNCH_STATS, PLANAR_LINE_ID_LAUNCH_STATS,
                   PLANAR_LINE_ID_LAUNCH_STATS, G_MAXUINT, "Launch Stats", 1);
     }

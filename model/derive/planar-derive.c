@@ -39,14 +39,14 @@
  * Scope` and `Steps`; TPU planes come with `XLA Modules`, `XLA Ops` and
  * `Steps`) gets no derived lines of that kind.
  *
- * Left out, as the issue scopes it: XProf's full step grouping for profiles
- * without `group_id` (only the group names are recovered, from the host's
- * root events): XProf links every host event of every thread into one
- * forest by their producer/consumer and step stats before it draws a
- * device line, where Planar shows each line as it is decoded; and the
- * stacks of identical spans XProf shortens by 1 ns per level (here the
- * loader nests them by creation order instead, which is as stable and
- * keeps the times exact). Also left out: the conversion of older TraceMe
+ * A profile without `group_id` whose host has root events (`_r`, as JAX's
+ * StepTraceAnnotation writes) has its step groups worked out from the
+ * host's nesting, contexts and launches, as XProf does
+ * (planar-derive-groups.c), for the GPUs' Steps and Launch Stats.
+ *
+ * Left out: the stacks of identical spans XProf shortens by 1 ns per
+ * level (here the loader nests them by creation order instead, which is
+ * as stable and keeps the times exact). Also left out: the conversion of older TraceMe
  * stats to producer/consumer form XProf makes first (PreprocessXPlane),
  * which rewrites the file's stats where Planar reads them, unchanged, from
  * the mapped file; more than one `flow` stat on an event (an event's stats
@@ -191,6 +191,9 @@ typedef struct
    * GroupRoot. */
   GHashTable       **launches;
   GHashTable        *group_roots;
+  /* JOB_HOST_TRACK, when the groups are worked out: its events that link
+   * them (planar-derive-groups.c). */
+  GroupNodes        *group_nodes;
 } Job;
 
 typedef struct
@@ -211,6 +214,7 @@ job_clear (Job   *job,
   g_clear_pointer (&job->flows, _planar_flow_builder_free);
   _planar_derive_launch_tables_free (g_steal_pointer (&job->launches), n_gpus);
   g_clear_pointer (&job->group_roots, g_hash_table_unref);
+  g_clear_pointer (&job->group_nodes, _planar_derive_group_nodes_free);
 }
 
 /* Moves the jobs' flow ends into one builder, in plane then track order. */
@@ -273,6 +277,7 @@ run_job (guint          i,
       job->launches = dc.launches = _planar_derive_launch_tables_new (dc.gpu_planes->len);
       job->group_roots = dc.group_roots = g_hash_table_new_full (_planar_id_hash, _planar_id_equal,
                                                                  g_free, g_free);
+      job->group_nodes = dc.group_nodes = dc.infer_groups ? _planar_derive_group_nodes_new () : NULL;
       ok = _planar_derive_scan_host_track (&dc, job->p, job->t, error);
       break;
     case JOB_GPU:
@@ -360,6 +365,8 @@ _planar_trace_derive (PlanarTrace   *self,
   g_autoptr(GArray) scans = g_array_new (FALSE, TRUE, sizeof (Job));
   g_autoptr(GArray) finishes = g_array_new (FALSE, TRUE, sizeof (Job));
   JobQueue queue;
+  GroupNodes *group_nodes = NULL;
+  g_autofree gint64 *groups = NULL;
   gboolean ok = FALSE;
   guint64 steps;
   guint n_gpus;
@@ -396,6 +403,9 @@ _planar_trace_derive (PlanarTrace   *self,
       g_array_append_val (dc.gpu_planes, p);
   n_gpus = dc.gpu_planes->len;
   dc.launches = _planar_derive_launch_tables_new (n_gpus);
+  dc.infer_groups = n_gpus > 0 && _planar_derive_groups_wanted (self, &dc.names);
+  if (dc.infer_groups)
+    group_nodes = _planar_derive_group_nodes_new ();
   queue.shared = &dc;
 
   /* Round one, in plane order. XProf reads the one plane named exactly
@@ -473,7 +483,12 @@ _planar_trace_derive (PlanarTrace   *self,
         continue;
       _planar_derive_merge_launches (dc.launches, job->launches, n_gpus);
       _planar_derive_merge_group_roots (dc.group_roots, job->group_roots);
+      if (group_nodes != NULL)
+        _planar_derive_group_nodes_merge (group_nodes, job->group_nodes);
     }
+  /* Without group ids, the groups the host's root events make. */
+  if (group_nodes != NULL)
+    groups = _planar_derive_groups_assign (&dc, group_nodes);
   add_steps_since (self, steps);
 
   /* Round two: the flow index, with the counters beside it (they read
@@ -518,6 +533,9 @@ _planar_trace_derive (PlanarTrace   *self,
       goto out;
     ok = FALSE;
   }
+  /* The GPUs' Steps of those groups: their launches' kernels. */
+  if (groups != NULL)
+    _planar_derive_groups_spans (&dc, group_nodes, groups, planar_trace_get_flows (self));
   if (!run_jobs (&queue, finishes, error))
     goto out;
   ok = TRUE;
@@ -529,6 +547,8 @@ out:
   for (guint i = 0; i < finishes->len; i++)
     job_clear (&g_array_index (finishes, Job, i), n_gpus);
   _planar_derive_launch_tables_free (dc.launches, n_gpus);
+  _planar_derive_groups_spans_free (dc.inferred_steps, n_gpus);
+  _planar_derive_group_nodes_free (group_nodes);
   g_array_unref (dc.gpu_planes);
   g_hash_table_unref (dc.group_roots);
   g_clear_pointer (&dc.scope_parents, g_hash_table_unref);

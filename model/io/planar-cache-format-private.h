@@ -36,7 +36,10 @@ G_BEGIN_DECLS
  * Source code lines of such profiles differ from version 6's; a derived
  * event ends where the next one of its level or above starts, when it
  * would end after it. */
-#define VERSION 7
+/* 8: a file without group ids whose host has root events (`_r`, JAX's
+ * StepTraceAnnotation) has its step groups worked out: its GPU planes get
+ * Steps and Launch Stats lines that an index of version 7 lacks. */
+#define VERSION 8
 #define SUFFIX ".planar-index"
 /* Beside an index that would not fit under the folder's cap, instead of
  * it, a file named as the index with this after it

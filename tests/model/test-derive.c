@@ -604,6 +604,10 @@ test_steps_and_launch_stats (Fixture       *f,
   g_assert_cmpint (steps->events[0].duration_ps, ==, 30);
   g_assert_cmpstr (event_name (plane, steps, 1), ==, "2");
   g_assert_cmpint (steps->events[1].duration_ps, ==, 110);
+  /* Shown by its step name, as XProf's trace viewer does; a group no
+   * root names keeps its number. */
+  g_assert_cmpstr (event_display_name (plane, steps, 0), ==, "train 5");
+  g_assert_cmpstr (event_display_name (plane, steps, 1), ==, "2");
   text = stat_text (find_stat (trace, plane, &steps->events[0], stats, "step_name"));
   g_assert_cmpstr (text, ==, "train 5");
   g_clear_pointer (&text, g_free);
@@ -636,6 +640,129 @@ test_steps_and_launch_stats (Fixture       *f,
   /* No annotations on these kernels: no XLA or Framework lines. */
   g_assert_cmpuint (count_derived (plane), ==, 2);
   g_assert_cmpuint (count_derived (host_plane), ==, 0);
+}
+
+/* A launch of kernel @correlation on GPU 0. */
+static XEvent *
+add_launch (Builder    *b,
+            XLine      *line,
+            const char *name,
+            gint64      offset_ps,
+            gint64      duration_ps,
+            guint64     correlation)
+{
+  XEvent *ev = add_event (b, line, name, offset_ps, duration_ps);
+
+  add_uint (b, ev, "device_id", 0);
+  add_uint (b, ev, "correlation_id", correlation);
+  return ev;
+}
+
+/* A file without group ids whose host marks its steps with root events,
+ * as JAX's StepTraceAnnotation does: the groups are worked out as XProf
+ * does (planar-derive-groups.c), and give the GPU its Steps and Launch
+ * Stats. */
+static void
+test_steps_from_root_events (Fixture       *f,
+                             gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *host = builder_new (space, 0, "/host:CPU");
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XLine *python = planar_test_plane_add_line (host->plane, 100, "python", 0);
+  XLine *pjrt = planar_test_plane_add_line (host->plane, 200, "pjrt", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  static const struct { guint64 correlation; gint64 start, duration; } kernels[] = {
+    { 1, 250000, 10000 }, { 2, 330000, 10000 }, { 4, 700000, 50000 },
+    { 5, 1200000, 10000 }, { 3, 2150000, 10000 }, { 6, 2250000, 20000 },
+  };
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  const PlanarPlane *plane;
+  const PlanarTrack *steps, *launch, *kernel_track;
+  g_autofree char *text = NULL;
+  PlanarEventRef source;
+  gint64 v = 0;
+  XEvent *ev;
+
+  planar_test_add_task_environment (space, 1000);
+  /* Step 7: two launches inside it, one of them under a root of the same
+   * level (which makes no group of its own), and through the context its
+   * "Execute" produces, a launch on another thread. */
+  ev = add_event (host, python, "train", 0, 1000000);
+  add_int (host, ev, "_r", 1);
+  add_int (host, ev, "step_num", 7);
+  add_event (host, python, "PjitFunction", 10, 900000);
+  ev = add_event (host, python, "Execute", 20, 100000);
+  add_int (host, ev, "_pt", 14);
+  add_uint (host, ev, "_p", 99);
+  add_launch (host, python, "LaunchKernel", 200000, 10000, 1);
+  ev = add_event (host, python, "inner", 300000, 100000);
+  add_int (host, ev, "_r", 1);
+  add_launch (host, python, "LaunchKernel", 310000, 10000, 2);
+  /* A launch of no step. */
+  add_launch (host, python, "LaunchKernel", 1100000, 10000, 5);
+  /* Step 8: a launch, and a driver call that Launch Stats leave out. */
+  ev = add_event (host, python, "train", 2000000, 1000000);
+  add_int (host, ev, "_r", 1);
+  add_int (host, ev, "step_num", 8);
+  add_launch (host, python, "LaunchKernel", 2100000, 5000, 3);
+  add_launch (host, python, "cuLaunchKernel", 2200000, 1000, 6);
+  ev = add_event (host, pjrt, "ExecuteHelper", 500000, 1000000);
+  add_int (host, ev, "_ct", 14);
+  add_uint (host, ev, "_c", 99);
+  add_launch (host, pjrt, "LaunchKernel", 600000, 10000, 4);
+  builder_done (host);
+
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+    add_uint (gpu, add_kernel (gpu, stream, kernels[i].start, kernels[i].duration, NULL, -1, NULL, -1),
+              "correlation_id", kernels[i].correlation);
+  builder_done (gpu);
+
+  path = planar_test_write_space (space, f->dir, "jax-steps.xplane.pb");
+  trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
+  check_derived_tracks (trace);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  kernel_track = planar_plane_find_track (plane, "Stream #7(Compute)");
+
+  /* Group 0 is step 7 (its kernels 1, 2 and 4), group 1 step 8 (3 and
+   * 6). Kernel 5, launched in no step, takes the group of the device
+   * events before it, as a file's ungrouped events do: it ends step 7. */
+  steps = derived_track (plane, "Steps");
+  g_assert_nonnull (steps);
+  g_assert_cmpint (steps->id, ==, PLANAR_LINE_ID_STEPS);
+  g_assert_cmpuint (steps->n_events, ==, 2);
+  g_assert_cmpstr (event_name (plane, steps, 0), ==, "0");
+  g_assert_cmpint (steps->events[0].start_ps, ==, kernel_track->events[0].start_ps);
+  g_assert_cmpint (steps->events[0].duration_ps, ==, 1210000 - 250000);
+  g_assert_cmpstr (event_display_name (plane, steps, 0), ==, "train 7");
+  text = stat_text (find_stat (trace, plane, &steps->events[0], stats, "step_name"));
+  g_assert_cmpstr (text, ==, "train 7");
+  g_clear_pointer (&text, g_free);
+  g_assert_true (planar_trace_get_derived_source (trace, &steps->events[0], &source));
+  g_assert_cmpuint (source.plane, ==, plane_index (trace, plane));
+  g_assert_cmpuint (source.index, ==, 0);
+  g_assert_cmpstr (event_name (plane, steps, 1), ==, "1");
+  g_assert_cmpint (steps->events[1].duration_ps, ==, 2270000 - 2150000);
+  text = stat_text (find_stat (trace, plane, &steps->events[1], stats, "step_name"));
+  g_assert_cmpstr (text, ==, "train 8");
+  g_clear_pointer (&text, g_free);
+  g_assert_true (stat_int_value (find_stat (trace, plane, &steps->events[1], stats, "group_id"), &v));
+  g_assert_cmpint (v, ==, 1);
+
+  launch = derived_track (plane, "Launch Stats");
+  g_assert_nonnull (launch);
+  g_assert_cmpuint (launch->n_events, ==, 2);
+  g_assert_cmpstr (event_name (plane, launch, 0), ==, "Launch Stats for train 7");
+  g_assert_cmpint (launch->events[0].duration_ps, ==, 610000 - 200000);
+  g_assert_true (stat_int_value (find_stat (trace, plane, &launch->events[0], stats, "num_launches"), &v));
+  g_assert_cmpint (v, ==, 3);
+  g_assert_cmpstr (event_name (plane, launch, 1), ==, "Launch Stats for train 8");
+  g_assert_true (stat_int_value (find_stat (trace, plane, &launch->events[1], stats, "num_launches"), &v));
+  g_assert_cmpint (v, ==, 1);
+  g_assert_cmpuint (count_derived (plane), ==, 2);
 }
 
 /* Lines the file already has are not derived again. */
@@ -2012,6 +2139,72 @@ test_generated (Fixture       *f,
     }
 }
 
+/* planar-gen's profile without group ids (as JAX writes them) has the
+ * same Steps as the one whose GPU events carry them, from its host's step
+ * roots alone, and Launch Stats for each step. */
+static void
+test_generated_without_group_ids (Fixture       *f,
+                                  gconstpointer  data)
+{
+  const char *gen = g_getenv ("PLANAR_GEN");
+  g_autofree char *with_ids = g_build_filename (f->dir, "with.xplane.pb", NULL);
+  g_autofree char *without_ids = g_build_filename (f->dir, "without.xplane.pb", NULL);
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  g_autoptr(PlanarTrace) a = NULL;
+  g_autoptr(PlanarTrace) b = NULL;
+  const char *argv_with[] = { gen, "-n", "60000", "-o", with_ids, NULL };
+  const char *argv_without[] = { gen, "-n", "60000", "--no-group-ids", "-o", without_ids, NULL };
+  const char *const *argvs[] = { argv_with, argv_without };
+
+  g_assert_nonnull (gen);
+  for (guint i = 0; i < G_N_ELEMENTS (argvs); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      int status;
+
+      g_spawn_sync (NULL, (char **) argvs[i], NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                    &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+    }
+  a = planar_test_load_ok (with_ids);
+  b = planar_test_load_ok (without_ids);
+  planar_test_check_prediction (without_ids, b);
+  check_derived_tracks (b);
+
+  for (guint g = 0; g < 2; g++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", g);
+      const PlanarPlane *pa = planar_trace_find_plane (a, name);
+      const PlanarPlane *pb = planar_trace_find_plane (b, name);
+      const PlanarTrack *sa = derived_track (pa, "Steps");
+      const PlanarTrack *sb = derived_track (pb, "Steps");
+      const PlanarTrack *launch = derived_track (pb, "Launch Stats");
+
+      g_assert_nonnull (sa);
+      g_assert_nonnull (sb);
+      g_assert_cmpuint (sb->n_events, ==, sa->n_events);
+      g_assert_cmpuint (sb->n_events, >, 10);
+      for (gsize i = 0; i < sb->n_events; i++)
+        {
+          g_autofree char *expected = g_strdup_printf ("train_step %" G_GSIZE_FORMAT, i);
+          g_autofree char *text = NULL;
+
+          g_assert_cmpint (sb->events[i].start_ps, ==, sa->events[i].start_ps);
+          g_assert_cmpint (sb->events[i].duration_ps, ==, sa->events[i].duration_ps);
+          g_assert_cmpstr (event_name (pb, sb, i), ==, event_name (pa, sa, i));
+          g_assert_cmpstr (event_display_name (pb, sb, i), ==, expected);
+          text = stat_text (find_stat (b, pb, &sb->events[i], stats, "step_name"));
+          g_assert_cmpstr (text, ==, expected);
+        }
+      /* The file's host launches carry no group: only the worked-out
+       * groups give Launch Stats. */
+      g_assert_null (derived_track (pa, "Launch Stats"));
+      g_assert_nonnull (launch);
+      g_assert_cmpuint (launch->n_events, ==, sb->n_events);
+    }
+}
+
 /* A stream whose program starts late (a warm-up of 300 plain kernels
  * before the first annotated one): its XLA lines are told before the pass
  * all the same, with their depths. */
@@ -2177,6 +2370,7 @@ main (int    argc,
   ADD ("/derive/framework-lines", test_framework_lines);
   ADD ("/derive/dependent-lines", test_dependent_lines);
   ADD ("/derive/steps-and-launch-stats", test_steps_and_launch_stats);
+  ADD ("/derive/steps-from-root-events", test_steps_from_root_events);
   ADD ("/derive/native-lines", test_native_lines);
   ADD ("/derive/tpu-lines", test_tpu_lines);
   ADD ("/derive/capacity", test_capacity);
@@ -2188,6 +2382,7 @@ main (int    argc,
   ADD ("/derive/counter-columns", test_counter_columns);
   ADD ("/derive/internal-events", test_internal_events);
   ADD ("/derive/generated", test_generated);
+  ADD ("/derive/generated-without-group-ids", test_generated_without_group_ids);
   ADD ("/derive/colliding-ids", test_colliding_ids);
 #undef ADD
   g_test_add_func ("/derive/samples", test_samples);
