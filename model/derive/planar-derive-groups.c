@@ -19,14 +19,16 @@
  *  - a group is named after its root: its graph type or name, then its
  *    iteration or step number ("train 7"), else the group's own number.
  *
- * Here the host tracks' passes note only the events that can link a group
- * (roots, producers, consumers and launches), each with the nearest noted
- * event of its thread that encloses it: enclosing is transitive, so the
- * events between them change no group. The groups then name themselves in
- * the same table as the file's (Launch Stats and Steps read it), the
- * grouped launches count for Launch Stats, and once the flows are indexed
- * each GPU gets, per group, the span from its first kernel (or copy) to
- * the end of its last: the GPU pass publishes those as its Steps line.
+ * Here the host tracks' passes note only the events that can link a group:
+ * roots, producers and consumers as nodes, each with the nearest node of
+ * its thread that encloses it (enclosing is transitive, so the events
+ * between them change no group), and launches apart, 20 bytes each, with
+ * the node that encloses them: a launch encloses nothing that matters, so
+ * its group is that node's. The groups then name themselves in the same
+ * table as the file's (Launch Stats and Steps read it), the grouped
+ * launches count for Launch Stats, and once the flows are indexed each GPU
+ * gets, per group, the span from its first kernel (or copy) to the end of
+ * its last, which the GPU pass publishes as its Steps line.
  *
  * Left out: the device events of no launch (XProf gives them the group of
  * the device event before them only where the file has group ids), and
@@ -43,10 +45,8 @@ enum
 {
   NODE_PRODUCER = 1 << 0,
   NODE_CONSUMER = 1 << 1,
-  /* An event with a correlation_id: its kernels are its children. */
-  NODE_LAUNCH = 1 << 2,
   /* A launch that counts for Launch Stats (a device, not a driver call). */
-  NODE_LAUNCH_STATS = 1 << 3,
+  LAUNCH_STATS = 1 << 2,
 };
 
 /* XProf leaves a context of this many producers and as many consumers
@@ -57,7 +57,10 @@ enum
  * roots of many levels deep would otherwise cost roots x depth. */
 #define ANCESTOR_SEARCH_MAX 65536
 
-/* Most nodes are launches, which need no more than this. */
+/* The most launches a track's array has room for before its first. */
+#define LAUNCHES_RESERVED_MAX (4u << 20)
+
+/* A root, a producer or a consumer. */
 typedef struct
 {
   gint64         start_ps;
@@ -66,29 +69,34 @@ typedef struct
   /* The nearest node of its track that encloses it, or -1. */
   gint32         parent;
   guint32        flags;
-  guint32        device;
-  /* Its NodeExtra, or -1. */
-  gint32         extra;
+  gint64         root_level;
+  guint64        producer_type;
+  guint64        producer_id;
+  guint64        consumer_type;
+  guint64        consumer_id;
+  /* A root's name before its number (interned), and the number. */
+  const char    *prefix;
+  gboolean       has_number;
+  gint64         number;
 } GroupNode;
 
-/* What a root, a producer or a consumer has besides. */
+/* An event with a correlation_id: its kernels are its children. */
 typedef struct
 {
-  gint64      root_level;
-  guint64     producer_type;
-  guint64     producer_id;
-  guint64     consumer_type;
-  guint64     consumer_id;
-  /* A root's name before its number (interned), and the number. */
-  const char *prefix;
-  gboolean    has_number;
-  gint64      number;
-} NodeExtra;
+  PlanarEventRef ref;
+  /* The node that encloses it, or -1. */
+  gint32         parent;
+  guint16        device;
+  guint16        flags;
+} Launch;
+
+G_STATIC_ASSERT (sizeof (Launch) == 20);
 
 struct _GroupNodes
 {
-  GArray *nodes;
-  GArray *extras;
+  GArray    *nodes;
+  /* Launch arrays, one per host track once merged (no copy). */
+  GPtrArray *launches;
 };
 
 typedef struct
@@ -120,7 +128,7 @@ _planar_derive_group_nodes_new (void)
   GroupNodes *self = g_new (GroupNodes, 1);
 
   self->nodes = g_array_new (FALSE, FALSE, sizeof (GroupNode));
-  self->extras = g_array_new (FALSE, FALSE, sizeof (NodeExtra));
+  self->launches = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   return self;
 }
 
@@ -130,7 +138,7 @@ _planar_derive_group_nodes_free (GroupNodes *self)
   if (self == NULL)
     return;
   g_array_unref (self->nodes);
-  g_array_unref (self->extras);
+  g_ptr_array_unref (self->launches);
   g_free (self);
 }
 
@@ -143,88 +151,114 @@ _planar_derive_group_node_add (DeriveContext        *dc,
                                const PlanarEventRef *ref)
 {
   GroupNodes *gn = dc->group_nodes;
-  GroupNode node = { 0 };
-  guint index = gn->nodes->len;
+  gint64 start_ps = ev->start_ps, end_ps = ev->start_ps + ev->duration_ps;
+  gint32 parent = -1;
+  guint32 flags = 0;
 
   if (facts->has_producer_type && facts->has_producer_id)
-    node.flags |= NODE_PRODUCER;
+    flags |= NODE_PRODUCER;
   if (facts->has_consumer_type && facts->has_consumer_id)
-    node.flags |= NODE_CONSUMER;
-  if (facts->has_correlation_id)
-    node.flags |= NODE_LAUNCH;
-  if (node.flags == 0 && facts->root_level == 0)
+    flags |= NODE_CONSUMER;
+  if (flags == 0 && facts->root_level == 0 && !facts->has_correlation_id)
     return;
 
-  node.start_ps = ev->start_ps;
-  node.end_ps = ev->start_ps + ev->duration_ps;
-  node.ref = *ref;
-  node.parent = -1;
-  node.extra = -1;
-  if ((node.flags & NODE_LAUNCH) && facts->has_device_id && facts->device_id < dc->gpu_planes->len &&
-      !_planar_derive_is_driver_call (name))
-    {
-      node.flags |= NODE_LAUNCH_STATS;
-      node.device = (guint32) facts->device_id;
-    }
-  if ((node.flags & (NODE_PRODUCER | NODE_CONSUMER)) || facts->root_level != 0)
-    {
-      NodeExtra extra = { 0 };
+  /* An asynchronous event neither encloses nor is enclosed. The track's
+   * events come by start, the longer first, so a node that does not
+   * enclose this event encloses none after it. */
+  if (!facts->is_async)
+    while (stack->len > 0)
+      {
+        guint top = g_array_index (stack, guint, stack->len - 1);
+        const GroupNode *t = &g_array_index (gn->nodes, GroupNode, top);
 
-      extra.root_level = facts->root_level;
-      extra.producer_type = facts->producer_type;
-      extra.producer_id = facts->producer_id;
-      extra.consumer_type = facts->consumer_type;
-      extra.consumer_id = facts->consumer_id;
-      if (extra.root_level != 0)
+        if (t->start_ps <= start_ps && end_ps <= t->end_ps)
+          {
+            parent = (gint32) top;
+            break;
+          }
+        g_array_set_size (stack, stack->len - 1);
+      }
+
+  if (facts->has_correlation_id)
+    {
+      GArray *launches = g_ptr_array_index (gn->launches, 0);
+      Launch launch = { *ref, parent, 0, 0 };
+
+      if (facts->has_device_id && facts->device_id < dc->gpu_planes->len && !_planar_derive_is_driver_call (name))
         {
-          extra.prefix = facts->graph_type.len > 0
+          launch.flags = LAUNCH_STATS;
+          launch.device = (guint16) facts->device_id;
+        }
+      g_array_append_val (launches, launch);
+    }
+
+  if (flags != 0 || facts->root_level != 0)
+    {
+      GroupNode node = { 0 };
+      guint index = gn->nodes->len;
+
+      node.start_ps = start_ps;
+      node.end_ps = end_ps;
+      node.ref = *ref;
+      node.parent = parent;
+      node.flags = flags;
+      node.root_level = facts->root_level;
+      node.producer_type = facts->producer_type;
+      node.producer_id = facts->producer_id;
+      node.consumer_type = facts->consumer_type;
+      node.consumer_id = facts->consumer_id;
+      if (node.root_level != 0)
+        {
+          node.prefix = facts->graph_type.len > 0
             ? _planar_derive_intern_len (dc->self, facts->graph_type.data, facts->graph_type.len)
             : name;
-          extra.has_number = facts->has_iter_num || facts->has_step_num;
-          extra.number = facts->has_iter_num ? facts->iter_num : facts->step_num;
+          node.has_number = facts->has_iter_num || facts->has_step_num;
+          node.number = facts->has_iter_num ? facts->iter_num : facts->step_num;
         }
-      node.extra = (gint32) gn->extras->len;
-      g_array_append_val (gn->extras, extra);
+      g_array_append_val (gn->nodes, node);
+      if (!facts->is_async)
+        g_array_append_val (stack, index);
     }
+}
 
-  /* An asynchronous event neither encloses nor is enclosed. The track's
-   * events come by start, the longer first, so an event that does not
-   * enclose this one encloses none after it. */
-  if (!facts->is_async)
-    {
-      while (stack->len > 0)
-        {
-          guint top = g_array_index (stack, guint, stack->len - 1);
-          const GroupNode *t = &g_array_index (gn->nodes, GroupNode, top);
+GArray *
+_planar_derive_group_track_begin (GroupNodes *gn,
+                                  gsize       n_events)
+{
+  /* Room for every event of the track, up to 80 MB: pages never written
+   * cost nothing, and most tracks' arrays never move. */
+  GArray *launches = g_array_sized_new (FALSE, FALSE, sizeof (Launch), (guint) MIN (n_events, LAUNCHES_RESERVED_MAX));
 
-          if (t->start_ps <= node.start_ps && node.end_ps <= t->end_ps)
-            {
-              node.parent = (gint32) top;
-              break;
-            }
-          g_array_set_size (stack, stack->len - 1);
-        }
-      g_array_append_val (stack, index);
-    }
-  g_array_append_val (gn->nodes, node);
+  g_ptr_array_insert (gn->launches, 0, launches);
+  return g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 void
 _planar_derive_group_nodes_merge (GroupNodes *dst,
                                   GroupNodes *src)
 {
-  guint base = dst->nodes->len, extra_base = dst->extras->len;
+  guint base = dst->nodes->len;
 
   g_array_append_vals (dst->nodes, src->nodes->data, src->nodes->len);
-  g_array_append_vals (dst->extras, src->extras->data, src->extras->len);
   for (guint i = base; i < dst->nodes->len; i++)
     {
       GroupNode *node = &g_array_index (dst->nodes, GroupNode, i);
 
       if (node->parent >= 0)
         node->parent += (gint32) base;
-      if (node->extra >= 0)
-        node->extra += (gint32) extra_base;
+    }
+  while (src->launches->len > 0)
+    {
+      GArray *launches = g_ptr_array_steal_index (src->launches, 0);
+
+      for (guint i = 0; i < launches->len; i++)
+        {
+          Launch *launch = &g_array_index (launches, Launch, i);
+
+          if (launch->parent >= 0)
+            launch->parent += (gint32) base;
+        }
+      g_ptr_array_add (dst->launches, launches);
     }
 }
 
@@ -284,47 +318,33 @@ typedef struct
   guint *to;
 } Adjacency;
 
-static int
-compare_edges (gconstpointer a,
-               gconstpointer b)
-{
-  const Edge *x = a, *y = b;
-
-  if (x->from != y->from)
-    return x->from < y->from ? -1 : 1;
-  return x->to < y->to ? -1 : x->to > y->to;
-}
-
 /* The runs of @edges by their from (@reverse: by their to), over @n
- * nodes. */
+ * nodes, in the edges' order (a counting sort). */
 static void
 adjacency_init (Adjacency *adj,
                 GArray    *edges,
                 guint      n,
                 gboolean   reverse)
 {
-  g_autoptr(GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Edge), edges->len);
+  g_autofree guint *fill = g_new0 (guint, n + 1);
 
+  adj->start = g_new0 (guint, n + 1);
+  adj->to = g_new (guint, MAX (edges->len, 1));
   for (guint i = 0; i < edges->len; i++)
     {
-      Edge e = g_array_index (edges, Edge, i);
+      const Edge *e = &g_array_index (edges, Edge, i);
 
-      if (reverse)
-        e = (Edge) { e.to, e.from };
-      g_array_append_val (sorted, e);
-    }
-  g_array_sort (sorted, compare_edges);
-  adj->start = g_new0 (guint, n + 1);
-  adj->to = g_new (guint, MAX (sorted->len, 1));
-  for (guint i = 0; i < sorted->len; i++)
-    {
-      const Edge *e = &g_array_index (sorted, Edge, i);
-
-      adj->start[e->from + 1]++;
-      adj->to[i] = e->to;
+      adj->start[(reverse ? e->to : e->from) + 1]++;
     }
   for (guint i = 0; i < n; i++)
     adj->start[i + 1] += adj->start[i];
+  for (guint i = 0; i < edges->len; i++)
+    {
+      const Edge *e = &g_array_index (edges, Edge, i);
+      guint from = reverse ? e->to : e->from;
+
+      adj->to[adj->start[from] + fill[from]++] = reverse ? e->from : e->to;
+    }
 }
 
 static void
@@ -396,9 +416,18 @@ has_ancestor_of_level (const gint64    *levels,
   return FALSE;
 }
 
+/* The group of @launch, from the node that encloses it. */
+static inline gint64
+launch_group (const Launch *launch,
+              const gint64 *groups)
+{
+  return launch->parent >= 0 ? groups[launch->parent] : -1;
+}
+
 gint64 *
 _planar_derive_groups_assign (DeriveContext *dc,
-                              GroupNodes    *gn)
+                              GroupNodes    *gn,
+                              gint64        *n_groups)
 {
   GArray *nodes = gn->nodes;
   guint n = nodes->len, n_all;
@@ -421,12 +450,11 @@ _planar_derive_groups_assign (DeriveContext *dc,
   for (guint i = 0; i < n; i++)
     {
       const GroupNode *node = &g_array_index (nodes, GroupNode, i);
-      const NodeExtra *x = node->extra >= 0 ? &g_array_index (gn->extras, NodeExtra, node->extra) : NULL;
 
       if (node->flags & NODE_PRODUCER)
-        context_get (contexts, x->producer_type, x->producer_id)->n_producers++;
+        context_get (contexts, node->producer_type, node->producer_id)->n_producers++;
       if (node->flags & NODE_CONSUMER)
-        context_get (contexts, x->consumer_type, x->consumer_id)->n_consumers++;
+        context_get (contexts, node->consumer_type, node->consumer_id)->n_consumers++;
     }
   n_all = n;
   g_hash_table_iter_init (&iter, contexts);
@@ -448,15 +476,12 @@ _planar_derive_groups_assign (DeriveContext *dc,
   for (guint i = 0; i < n; i++)
     {
       const GroupNode *node = &g_array_index (nodes, GroupNode, i);
-      const NodeExtra *x = node->extra >= 0 ? &g_array_index (gn->extras, NodeExtra, node->extra) : NULL;
 
       if (node->parent >= 0)
         add_edge (edges, (guint) node->parent, i);
-      if (x == NULL)
-        continue;
       if (node->flags & NODE_PRODUCER)
         {
-          ContextKey key = { x->producer_type, x->producer_id };
+          ContextKey key = { node->producer_type, node->producer_id };
           const Context *c = g_hash_table_lookup (contexts, &key);
 
           if (c->hub != G_MAXUINT)
@@ -464,14 +489,14 @@ _planar_derive_groups_assign (DeriveContext *dc,
         }
       if (node->flags & NODE_CONSUMER)
         {
-          ContextKey key = { x->consumer_type, x->consumer_id };
+          ContextKey key = { node->consumer_type, node->consumer_id };
           const Context *c = g_hash_table_lookup (contexts, &key);
 
           if (c->hub != G_MAXUINT)
             add_edge (edges, c->hub, i);
         }
-      levels[i] = x->root_level;
-      if (x->root_level != 0)
+      levels[i] = node->root_level;
+      if (node->root_level != 0)
         {
           Root root = { node->start_ps, i };
 
@@ -486,7 +511,6 @@ _planar_derive_groups_assign (DeriveContext *dc,
     {
       guint root = g_array_index (roots, Root, r).node;
       const GroupNode *rn = &g_array_index (nodes, GroupNode, root);
-      const NodeExtra *x = &g_array_index (gn->extras, NodeExtra, rn->extra);
       g_autoptr(GString) name = NULL;
       GroupRoot *gr;
       gint64 group;
@@ -518,8 +542,8 @@ _planar_derive_groups_assign (DeriveContext *dc,
             }
         }
 
-      name = g_string_new (x->prefix);
-      g_string_append_printf (name, " %" G_GINT64_FORMAT, x->has_number ? x->number : group);
+      name = g_string_new (rn->prefix);
+      g_string_append_printf (name, " %" G_GINT64_FORMAT, rn->has_number ? rn->number : group);
       gr = g_new0 (GroupRoot, 1);
       gr->start_ps = rn->start_ps;
       gr->ref = rn->ref;
@@ -527,21 +551,26 @@ _planar_derive_groups_assign (DeriveContext *dc,
       g_hash_table_insert (dc->group_roots, g_memdup2 (&group, sizeof group), gr);
     }
 
-  for (guint i = 0; i < n; i++)
+  /* The grouped launches' figures for Launch Stats. */
+  for (guint a = 0; a < gn->launches->len; a++)
     {
-      const GroupNode *node = &g_array_index (nodes, GroupNode, i);
+      GArray *launches = g_ptr_array_index (gn->launches, a);
 
-      if ((node->flags & NODE_LAUNCH_STATS) && groups[i] >= 0)
+      for (guint i = 0; i < launches->len; i++)
         {
-          PlanarEvent ev = { 0 };
+          const Launch *launch = &g_array_index (launches, Launch, i);
+          gint64 group = launch_group (launch, groups);
+          const PlanarEvent *ev;
 
-          ev.start_ps = node->start_ps;
-          ev.duration_ps = node->end_ps - node->start_ps;
-          _planar_derive_add_launch (dc, node->device, groups[i], &ev, &node->ref);
+          if (!(launch->flags & LAUNCH_STATS) || group < 0)
+            continue;
+          ev = &dc->self->planes[launch->ref.plane].tracks[launch->ref.track].events[launch->ref.index];
+          _planar_derive_add_launch (dc, launch->device, group, ev, &launch->ref);
         }
     }
   adjacency_clear (&children);
   adjacency_clear (&parents);
+  *n_groups = next_group;
   return groups;
 }
 
@@ -560,78 +589,96 @@ void
 _planar_derive_groups_spans (DeriveContext         *dc,
                              GroupNodes            *gn,
                              const gint64          *groups,
+                             gint64                 n_groups,
                              const PlanarFlowIndex *flows)
 {
-  GArray *nodes = gn->nodes;
   PlanarTrace *self = dc->self;
   guint n_gpus = dc->gpu_planes->len;
   g_autofree gint *device_of = g_new (gint, MAX (self->n_planes, 1));
-  g_autofree GHashTable **tables = g_new0 (GHashTable *, MAX (n_gpus, 1));
-  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (PlanarFlow));
+  gsize k = 0, n_by_from;
 
+  /* Per GPU, a span for each group (group_id -1 until it has one). */
+  dc->inferred_steps = g_new0 (GArray *, MAX (n_gpus, 1));
   for (guint p = 0; p < self->n_planes; p++)
     device_of[p] = -1;
   for (guint d = 0; d < n_gpus; d++)
     {
       device_of[g_array_index (dc->gpu_planes, guint, d)] = (gint) d;
-      tables[d] = g_hash_table_new_full (_planar_id_hash, _planar_id_equal, NULL, g_free);
+      dc->inferred_steps[d] = g_array_sized_new (FALSE, FALSE, sizeof (GroupSpan), (guint) n_groups);
+      g_array_set_size (dc->inferred_steps[d], (guint) n_groups);
+      for (gint64 g = 0; g < n_groups; g++)
+        g_array_index (dc->inferred_steps[d], GroupSpan, g).group_id = -1;
     }
 
-  for (guint i = 0; flows != NULL && i < nodes->len; i++)
+  /* The launches are in event order, as the flows are by their from
+   * ends: one walk over both pairs each launch with its kernels. */
+  n_by_from = flows != NULL ? _planar_flow_index_get_n_by_from (flows) : 0;
+  for (guint a = 0; a < gn->launches->len; a++)
     {
-      const GroupNode *node = &g_array_index (nodes, GroupNode, i);
+      GArray *launches = g_ptr_array_index (gn->launches, a);
 
-      if (!(node->flags & NODE_LAUNCH) || groups[i] < 0)
-        continue;
-      g_array_set_size (found, 0);
-      planar_flow_index_query_event (flows, &node->ref, found);
-      for (guint f = 0; f < found->len; f++)
+      for (guint i = 0; i < launches->len; i++)
         {
-          const PlanarFlow *flow = &g_array_index (found, PlanarFlow, f);
-          const PlanarEvent *ev;
-          GroupSpan *span;
-          gint device;
+          const Launch *launch = &g_array_index (launches, Launch, i);
+          gint64 group = launch_group (launch, groups);
+          PlanarEventRef from, to;
+          guint category;
+          int order = -1;
 
-          if (flow->category != PLANAR_FLOW_CATEGORY_GPU_LAUNCH || planar_event_ref_is_none (&flow->to) ||
-              flow->from.plane != node->ref.plane || flow->from.track != node->ref.track ||
-              flow->from.index != node->ref.index)
-            continue;
-          device = device_of[flow->to.plane];
-          if (device < 0)
-            continue;
-          ev = &self->planes[flow->to.plane].tracks[flow->to.track].events[flow->to.index];
-          span = g_hash_table_lookup (tables[device], &groups[i]);
-          if (span == NULL)
+          while (k < n_by_from)
             {
-              span = g_new0 (GroupSpan, 1);
-              span->group_id = groups[i];
-              span->start_ps = ev->start_ps;
-              span->end_ps = ev->start_ps + ev->duration_ps;
-              span->first = flow->to;
-              g_hash_table_insert (tables[device], &span->group_id, span);
-              continue;
+              _planar_flow_index_get_by_from (flows, k, &from, &to, &category);
+              order = planar_event_ref_compare (&from, &launch->ref);
+              if (order >= 0)
+                break;
+              k++;
             }
-          if (ev->start_ps < span->start_ps)
+          for (; k < n_by_from && order == 0; k++)
             {
-              span->start_ps = ev->start_ps;
-              span->first = flow->to;
+              const PlanarEvent *ev;
+              GroupSpan *span;
+              gint device;
+
+              _planar_flow_index_get_by_from (flows, k, &from, &to, &category);
+              order = planar_event_ref_compare (&from, &launch->ref);
+              if (order != 0)
+                break;
+              if (group < 0 || category != PLANAR_FLOW_CATEGORY_GPU_LAUNCH || planar_event_ref_is_none (&to))
+                continue;
+              device = device_of[to.plane];
+              if (device < 0)
+                continue;
+              ev = &self->planes[to.plane].tracks[to.track].events[to.index];
+              span = &g_array_index (dc->inferred_steps[device], GroupSpan, group);
+              if (span->group_id < 0)
+                {
+                  span->group_id = group;
+                  span->start_ps = ev->start_ps;
+                  span->end_ps = ev->start_ps + ev->duration_ps;
+                  span->first = to;
+                  continue;
+                }
+              if (ev->start_ps < span->start_ps)
+                {
+                  span->start_ps = ev->start_ps;
+                  span->first = to;
+                }
+              span->end_ps = MAX (span->end_ps, ev->start_ps + ev->duration_ps);
             }
-          span->end_ps = MAX (span->end_ps, ev->start_ps + ev->duration_ps);
         }
     }
 
-  dc->inferred_steps = g_new0 (GArray *, MAX (n_gpus, 1));
+  /* The groups each GPU ran, by start. */
   for (guint d = 0; d < n_gpus; d++)
     {
-      GHashTableIter iter;
-      gpointer value;
+      GArray *spans = dc->inferred_steps[d];
+      guint kept = 0;
 
-      dc->inferred_steps[d] = g_array_new (FALSE, FALSE, sizeof (GroupSpan));
-      g_hash_table_iter_init (&iter, tables[d]);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
-        g_array_append_vals (dc->inferred_steps[d], value, 1);
-      g_array_sort (dc->inferred_steps[d], compare_spans);
-      g_hash_table_unref (tables[d]);
+      for (guint g = 0; g < spans->len; g++)
+        if (g_array_index (spans, GroupSpan, g).group_id >= 0)
+          g_array_index (spans, GroupSpan, kept++) = g_array_index (spans, GroupSpan, g);
+      g_array_set_size (spans, kept);
+      g_array_sort (spans, compare_spans);
     }
 }
 

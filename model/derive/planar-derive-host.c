@@ -182,9 +182,11 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
 {
   const PlanarPlane *plane = &dc->self->planes[p];
   const PlanarTrack *track = &plane->tracks[t];
-  g_autoptr(GArray) group_stack = dc->group_nodes != NULL ? g_array_new (FALSE, FALSE, sizeof (guint)) : NULL;
+  g_autoptr(GArray) group_stack = NULL;
   EventFacts facts;
 
+  if (dc->group_nodes != NULL)
+    group_stack = _planar_derive_group_track_begin (dc->group_nodes, track->n_events);
   for (gsize i = 0; i < track->n_events; i++)
     {
       const PlanarEvent *ev = &track->events[i];

@@ -568,6 +568,10 @@ gboolean _planar_derive_groups_wanted (PlanarTrace      *self,
                                        const StatNames  *names);
 GroupNodes *_planar_derive_group_nodes_new (void);
 void _planar_derive_group_nodes_free (GroupNodes *self);
+/* Begins host track @n_events's notes in @nodes (the track's own):
+ * returns the track's stack for _planar_derive_group_node_add(). */
+GArray *_planar_derive_group_track_begin (GroupNodes *nodes,
+                                          gsize       n_events);
 /* Notes host event @ev (@ref, its @facts; @name) of the track being read
  * in @dc->group_nodes, when it can link a group. @stack is the track's
  * own (guint indices into @dc->group_nodes), emptied before its first
@@ -585,11 +589,13 @@ void _planar_derive_group_nodes_merge (GroupNodes *dst,
  * groups in @dc->group_roots and adds the grouped launches to
  * @dc->launches. Returns the group of each node (-1: none). */
 gint64 *_planar_derive_groups_assign (DeriveContext *dc,
-                                      GroupNodes    *nodes);
+                                      GroupNodes    *nodes,
+                                      gint64        *n_groups);
 /* Sets @dc->inferred_steps from the launches' kernels in @flows. */
 void _planar_derive_groups_spans (DeriveContext         *dc,
                                   GroupNodes            *nodes,
                                   const gint64          *groups,
+                                  gint64                 n_groups,
                                   const PlanarFlowIndex *flows);
 void _planar_derive_groups_spans_free (GArray **spans,
                                        guint    n_gpus);

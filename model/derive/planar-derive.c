@@ -367,6 +367,7 @@ _planar_trace_derive (PlanarTrace   *self,
   JobQueue queue;
   GroupNodes *group_nodes = NULL;
   g_autofree gint64 *groups = NULL;
+  gint64 n_groups = 0;
   gboolean ok = FALSE;
   guint64 steps;
   guint n_gpus;
@@ -488,7 +489,7 @@ _planar_trace_derive (PlanarTrace   *self,
     }
   /* Without group ids, the groups the host's root events make. */
   if (group_nodes != NULL)
-    groups = _planar_derive_groups_assign (&dc, group_nodes);
+    groups = _planar_derive_groups_assign (&dc, group_nodes, &n_groups);
   add_steps_since (self, steps);
 
   /* Round two: the flow index, with the counters beside it (they read
@@ -535,7 +536,7 @@ _planar_trace_derive (PlanarTrace   *self,
   }
   /* The GPUs' Steps of those groups: their launches' kernels. */
   if (groups != NULL)
-    _planar_derive_groups_spans (&dc, group_nodes, groups, planar_trace_get_flows (self));
+    _planar_derive_groups_spans (&dc, group_nodes, groups, n_groups, planar_trace_get_flows (self));
   if (!run_jobs (&queue, finishes, error))
     goto out;
   ok = TRUE;

@@ -765,6 +765,81 @@ test_steps_from_root_events (Fixture       *f,
   g_assert_cmpuint (count_derived (plane), ==, 2);
 }
 
+/* Contexts as XProf links them: not one that 64 producers and 64
+ * consumers share (an id reused everywhere), and a consumer that produces
+ * its own context again ends no walk. */
+static void
+test_steps_from_root_events_contexts (Fixture       *f,
+                                      gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *host = builder_new (space, 0, "/host:CPU");
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XLine *python = planar_test_plane_add_line (host->plane, 100, "python", 0);
+  XLine *worker = planar_test_plane_add_line (host->plane, 200, "worker", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
+  const PlanarPlane *plane;
+  const PlanarTrack *steps, *launch, *kernel_track;
+  gint64 v = 0;
+  XEvent *ev;
+
+  planar_test_add_task_environment (space, 1000);
+  ev = add_event (host, python, "train", 0, 10000000);
+  add_int (host, ev, "_r", 1);
+  add_int (host, ev, "step_num", 3);
+  for (int i = 0; i < 64; i++)
+    {
+      ev = add_event (host, python, "Produce", 1000 + i * 1000, 500);
+      add_int (host, ev, "_pt", 14);
+      add_uint (host, ev, "_p", 5);
+    }
+  ev = add_event (host, python, "Enqueue", 100000, 500);
+  add_int (host, ev, "_pt", 14);
+  add_uint (host, ev, "_p", 6);
+  for (int i = 0; i < 64; i++)
+    {
+      ev = add_event (host, worker, "Consume", 200000 + i * 100000, 50000);
+      add_int (host, ev, "_ct", 14);
+      add_uint (host, ev, "_c", 5);
+      if (i == 0)
+        add_launch (host, worker, "LaunchKernel", 210000, 1000, 1);
+    }
+  ev = add_event (host, worker, "Run", 7000000, 100000);
+  add_int (host, ev, "_ct", 14);
+  add_uint (host, ev, "_c", 6);
+  add_int (host, ev, "_pt", 14);
+  add_uint (host, ev, "_p", 6);
+  add_launch (host, worker, "LaunchKernel", 7010000, 1000, 2);
+  builder_done (host);
+
+  /* Kernel 1, of no step, comes before step 3's only kernel. */
+  add_uint (gpu, add_kernel (gpu, stream, 300000, 1000, NULL, -1, NULL, -1), "correlation_id", 1);
+  add_uint (gpu, add_kernel (gpu, stream, 7100000, 2000, NULL, -1, NULL, -1), "correlation_id", 2);
+  builder_done (gpu);
+
+  path = planar_test_write_space (space, f->dir, "contexts.xplane.pb");
+  trace = planar_test_load_ok (path);
+  planar_test_check_prediction (path, trace);
+  check_derived_tracks (trace);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  kernel_track = planar_plane_find_track (plane, "Stream #7(Compute)");
+
+  steps = derived_track (plane, "Steps");
+  g_assert_nonnull (steps);
+  g_assert_cmpuint (steps->n_events, ==, 1);
+  g_assert_cmpint (steps->events[0].start_ps, ==, kernel_track->events[1].start_ps);
+  g_assert_cmpint (steps->events[0].duration_ps, ==, 2000);
+  g_assert_cmpstr (event_display_name (plane, steps, 0), ==, "train 3");
+  launch = derived_track (plane, "Launch Stats");
+  g_assert_nonnull (launch);
+  g_assert_cmpuint (launch->n_events, ==, 1);
+  g_assert_true (stat_int_value (find_stat (trace, plane, &launch->events[0], stats, "num_launches"), &v));
+  g_assert_cmpint (v, ==, 1);
+}
+
 /* Lines the file already has are not derived again. */
 static void
 test_native_lines (Fixture       *f,
@@ -2371,6 +2446,7 @@ main (int    argc,
   ADD ("/derive/dependent-lines", test_dependent_lines);
   ADD ("/derive/steps-and-launch-stats", test_steps_and_launch_stats);
   ADD ("/derive/steps-from-root-events", test_steps_from_root_events);
+  ADD ("/derive/steps-from-root-events-contexts", test_steps_from_root_events_contexts);
   ADD ("/derive/native-lines", test_native_lines);
   ADD ("/derive/tpu-lines", test_tpu_lines);
   ADD ("/derive/capacity", test_capacity);
