@@ -48,6 +48,8 @@ struct _GpuPass
   gboolean      flows_wanted;
   gboolean      propagate_groups;
   Group         last_group;
+  /* Where the last kernel's launch was found in @dc->launch_groups. */
+  gsize         group_cursor;
   /* Per file track: its position in XProf's stream order if its lines are
    * derived, else -1. */
   gint         *slot;
@@ -403,6 +405,11 @@ visit_gpu_event (DeriveContext        *dc,
   if (gp->flows_wanted)
     _planar_derive_collect_flow_ends (dc, &facts, FALSE, TRUE, ref, start_ps);
 
+  /* In a file without group ids, a kernel's group is its launch's, worked
+   * out from the host's root events (planar-derive-groups.c). */
+  if (!facts.has_group_id && facts.has_correlation_id && dc->launch_groups != NULL)
+    facts.has_group_id = _planar_derive_groups_lookup (dc->launch_groups, facts.correlation_id,
+                                                       &gp->group_cursor, &facts.group_id);
   /* XProf first gives events without a group the latest group seen
    * before them (ProcessUngroupedEvents). */
   if (facts.has_group_id)
@@ -597,8 +604,9 @@ _planar_gpu_pass_new (DeriveContext *dc,
                     !gp->native.device_derived &&
                     (_planar_derive_plane_has_stat (self, p, dc->names.kernel_details) ||
                      _planar_derive_plane_has_stat (self, p, dc->names.cuda_graph_exec_id));
-  gp->steps_wanted = !gp->native.steps && _planar_derive_plane_has_stat (self, p, dc->names.group_id);
-  gp->propagate_groups = _planar_derive_plane_has_stat (self, p, dc->names.group_id);
+  /* Groups worked out from the host's root events count as the file's. */
+  gp->propagate_groups = dc->infer_groups || _planar_derive_plane_has_stat (self, p, dc->names.group_id);
+  gp->steps_wanted = !gp->native.steps && gp->propagate_groups;
   gp->flows_wanted = _planar_derive_plane_wants_flows (dc, p);
   gp->use = g_new0 (gboolean, MAX (gp->n_file_tracks, 1));
   gp->slot = g_new (gint, MAX (gp->n_file_tracks, 1));
@@ -680,67 +688,6 @@ _planar_gpu_pass_scan (DeriveContext  *dc,
   return _planar_derive_visit_sorted (dc, gp->ctx.p, gp->use, gp->n_file_tracks, visit_gpu_event, gp, error);
 }
 
-/* The Steps of the groups worked out from the host (planar-derive-groups.c),
- * as the pass makes them from a file's group ids: a group's step starts at
- * its first device event, and the events without a group after it, until
- * the next group's first, take its group (ProcessUngroupedEvents), so that
- * they extend its step to their ends. */
-static gboolean
-add_inferred_steps (DeriveContext  *dc,
-                    GpuPass        *gp,
-                    GError        **error)
-{
-  const PlanarPlane *plane = gp->ctx.plane;
-  GArray *spans = dc->inferred_steps[gp->device];
-  PlaneContext *ctx = &gp->ctx;
-
-  if (spans->len == 0)
-    return TRUE;
-  for (guint t = 0; t < gp->n_file_tracks; t++)
-    {
-      const PlanarTrack *track = &plane->tracks[t];
-      guint w = 0;
-
-      if (!gp->use[t])
-        continue;
-      for (gsize i = 0; i < track->n_events; i++)
-        {
-          const PlanarEvent *ev = &track->events[i];
-          GroupSpan *span;
-
-          if (_planar_derive_check_cancelled (dc, error))
-            return FALSE;
-          while (w + 1 < spans->len && g_array_index (spans, GroupSpan, w + 1).start_ps <= ev->start_ps)
-            w++;
-          span = &g_array_index (spans, GroupSpan, w);
-          if (ev->start_ps >= span->start_ps)
-            span->end_ps = MAX (span->end_ps, ev->start_ps + ev->duration_ps);
-        }
-    }
-
-  for (guint i = 0; i < spans->len; i++)
-    {
-      const GroupSpan *span = &g_array_index (spans, GroupSpan, i);
-      Group group = { TRUE, span->group_id };
-      StepGroup sg;
-      char buf[32];
-      gboolean created;
-
-      g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, span->group_id);
-      sg.metadata = _planar_plane_context_find_metadata (ctx, KIND_STEP, buf, strlen (buf), &created);
-      sg.group_id = span->group_id;
-      if (created)
-        {
-          _planar_derive_metadata_add_int (ctx, _planar_plane_context_get_metadata (ctx, sg.metadata),
-                                           "group_id", span->group_id);
-          g_array_append_val (gp->step_groups, sg);
-        }
-      _planar_plane_context_add_event (ctx, gp->steps.events, span->start_ps, span->end_ps, sg.metadata, group,
-                                       &span->first);
-    }
-  return TRUE;
-}
-
 /* Names the steps, adds the Launch Stats and publishes the lines, once
  * @dc holds the host's group names and launches. */
 gboolean
@@ -753,9 +700,6 @@ _planar_gpu_pass_finish (DeriveContext  *dc,
   g_autoptr(GPtrArray) builders = g_ptr_array_new ();
   g_autoptr(GArray) timestamps = g_array_new (FALSE, FALSE, sizeof (gint64));
 
-  if (dc->inferred_steps != NULL && !gp->native.steps && !gp->steps_wanted &&
-      !add_inferred_steps (dc, gp, error))
-    return FALSE;
   for (guint i = 0; i < gp->step_groups->len; i++)
     {
       const StepGroup *sg = &g_array_index (gp->step_groups, StepGroup, i);

@@ -19,21 +19,22 @@
  *  - a group is named after its root: its graph type or name, then its
  *    iteration or step number ("train 7"), else the group's own number.
  *
- * Here the host tracks' passes note only the events that can link a group:
- * roots, producers and consumers as nodes, each with the nearest node of
- * its thread that encloses it (enclosing is transitive, so the events
- * between them change no group), and launches apart, 20 bytes each, with
- * the node that encloses them: a launch encloses nothing that matters, so
- * its group is that node's. The groups then name themselves in the same
- * table as the file's (Launch Stats and Steps read it), the grouped
- * launches count for Launch Stats, and once the flows are indexed each GPU
- * gets, per group, the span from its first kernel (or copy) to the end of
- * its last, which the GPU pass publishes as its Steps line.
+ * Here the host plane's tracks are read first, before the other planes,
+ * and note only the events that can link a group: roots, producers and
+ * consumers as nodes, each with the nearest node of its thread that
+ * encloses it (enclosing is transitive, so the events between them change
+ * no group), and launches apart, 24 bytes each, with the node that
+ * encloses them: a launch encloses nothing that matters, so its group is
+ * that node's. The groups then name themselves in the same table as the
+ * file's, the grouped launches count for Launch Stats, and each grouped
+ * launch's correlation_id maps to its group: the GPU passes that follow
+ * give a kernel without a group_id the group of its launch, and from then
+ * on the kernel is derived as in a file with group ids (Steps, and the
+ * XLA and framework lines split at each step, as XProf's are).
  *
- * Left out: the device events of no launch (XProf gives them the group of
- * the device event before them only where the file has group ids), and
- * the group ids XProf writes on every grouped event, which Planar's other
- * derived lines would carry.
+ * Left out: the group ids XProf writes on the host's grouped events (the
+ * host's own lines are the file's, unchanged), and the step_name it gives
+ * a root.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -83,21 +84,39 @@ typedef struct
 /* An event with a correlation_id: its kernels are its children. */
 typedef struct
 {
-  PlanarEventRef ref;
+  guint64 correlation;
+  /* Its index in its track (LaunchTrack). */
+  guint32 index;
   /* The node that encloses it, or -1. */
-  gint32         parent;
-  guint16        device;
-  guint16        flags;
+  gint32  parent;
+  guint16 device;
+  guint16 flags;
 } Launch;
 
-G_STATIC_ASSERT (sizeof (Launch) == 20);
+G_STATIC_ASSERT (sizeof (Launch) == 24);
+
+/* The launches of one host track, in event order. */
+typedef struct
+{
+  guint   plane;
+  guint   track;
+  GArray *launches;
+} LaunchTrack;
 
 struct _GroupNodes
 {
-  GArray    *nodes;
-  /* Launch arrays, one per host track once merged (no copy). */
-  GPtrArray *launches;
+  GArray *nodes;
+  /* LaunchTrack, one per host track once merged (their arrays moved, not
+   * copied). */
+  GArray *tracks;
 };
+
+/* The group of a grouped launch's correlation_id. */
+typedef struct
+{
+  guint64 correlation;
+  gint64  group;
+} LaunchGroupId;
 
 typedef struct
 {
@@ -122,13 +141,22 @@ _planar_derive_groups_wanted (PlanarTrace     *self,
   return roots;
 }
 
+static void
+launch_track_clear (gpointer data)
+{
+  LaunchTrack *lt = data;
+
+  g_clear_pointer (&lt->launches, g_array_unref);
+}
+
 GroupNodes *
 _planar_derive_group_nodes_new (void)
 {
   GroupNodes *self = g_new (GroupNodes, 1);
 
   self->nodes = g_array_new (FALSE, FALSE, sizeof (GroupNode));
-  self->launches = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  self->tracks = g_array_new (FALSE, FALSE, sizeof (LaunchTrack));
+  g_array_set_clear_func (self->tracks, launch_track_clear);
   return self;
 }
 
@@ -138,7 +166,7 @@ _planar_derive_group_nodes_free (GroupNodes *self)
   if (self == NULL)
     return;
   g_array_unref (self->nodes);
-  g_ptr_array_unref (self->launches);
+  g_array_unref (self->tracks);
   g_free (self);
 }
 
@@ -181,8 +209,8 @@ _planar_derive_group_node_add (DeriveContext        *dc,
 
   if (facts->has_correlation_id)
     {
-      GArray *launches = g_ptr_array_index (gn->launches, 0);
-      Launch launch = { *ref, parent, 0, 0 };
+      GArray *launches = g_array_index (gn->tracks, LaunchTrack, gn->tracks->len - 1).launches;
+      Launch launch = { facts->correlation_id, ref->index, parent, 0, 0 };
 
       if (facts->has_device_id && facts->device_id < dc->gpu_planes->len && !_planar_derive_is_driver_call (name))
         {
@@ -223,13 +251,16 @@ _planar_derive_group_node_add (DeriveContext        *dc,
 
 GArray *
 _planar_derive_group_track_begin (GroupNodes *gn,
+                                  guint       plane,
+                                  guint       track,
                                   gsize       n_events)
 {
-  /* Room for every event of the track, up to 80 MB: pages never written
+  /* Room for every event of the track, up to 96 MB: pages never written
    * cost nothing, and most tracks' arrays never move. */
-  GArray *launches = g_array_sized_new (FALSE, FALSE, sizeof (Launch), (guint) MIN (n_events, LAUNCHES_RESERVED_MAX));
+  LaunchTrack lt = { plane, track, NULL };
 
-  g_ptr_array_insert (gn->launches, 0, launches);
+  lt.launches = g_array_sized_new (FALSE, FALSE, sizeof (Launch), (guint) MIN (n_events, LAUNCHES_RESERVED_MAX));
+  g_array_append_val (gn->tracks, lt);
   return g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
@@ -247,18 +278,20 @@ _planar_derive_group_nodes_merge (GroupNodes *dst,
       if (node->parent >= 0)
         node->parent += (gint32) base;
     }
-  while (src->launches->len > 0)
+  for (guint t = 0; t < src->tracks->len; t++)
     {
-      GArray *launches = g_ptr_array_steal_index (src->launches, 0);
+      LaunchTrack *lt = &g_array_index (src->tracks, LaunchTrack, t);
+      LaunchTrack moved = *lt;
 
-      for (guint i = 0; i < launches->len; i++)
+      lt->launches = NULL;
+      for (guint i = 0; i < moved.launches->len; i++)
         {
-          Launch *launch = &g_array_index (launches, Launch, i);
+          Launch *launch = &g_array_index (moved.launches, Launch, i);
 
           if (launch->parent >= 0)
             launch->parent += (gint32) base;
         }
-      g_ptr_array_add (dst->launches, launches);
+      g_array_append_val (dst->tracks, moved);
     }
 }
 
@@ -416,6 +449,15 @@ has_ancestor_of_level (const gint64    *levels,
   return FALSE;
 }
 
+static int
+compare_launch_group_ids (gconstpointer a,
+                          gconstpointer b)
+{
+  const LaunchGroupId *x = a, *y = b;
+
+  return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
+}
+
 /* The group of @launch, from the node that encloses it. */
 static inline gint64
 launch_group (const Launch *launch,
@@ -424,10 +466,9 @@ launch_group (const Launch *launch,
   return launch->parent >= 0 ? groups[launch->parent] : -1;
 }
 
-gint64 *
+void
 _planar_derive_groups_assign (DeriveContext *dc,
-                              GroupNodes    *gn,
-                              gint64        *n_groups)
+                              GroupNodes    *gn)
 {
   GArray *nodes = gn->nodes;
   guint n = nodes->len, n_all;
@@ -437,7 +478,14 @@ _planar_derive_groups_assign (DeriveContext *dc,
   g_autoptr(GArray) queue = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree gint64 *levels = NULL;
   g_autofree guint *seen = NULL;
-  gint64 *groups;
+  g_autofree gint64 *groups = NULL;
+  GArray *map;
+  guint kept = 0;
+  gboolean sorted = TRUE;
+  gsize n_launches = 0;
+  LaunchGroup *last = NULL;
+  guint last_device = 0;
+  gint64 last_group = -1;
   Adjacency children, parents;
   GHashTableIter iter;
   gpointer value;
@@ -551,144 +599,89 @@ _planar_derive_groups_assign (DeriveContext *dc,
       g_hash_table_insert (dc->group_roots, g_memdup2 (&group, sizeof group), gr);
     }
 
-  /* The grouped launches' figures for Launch Stats. */
-  for (guint a = 0; a < gn->launches->len; a++)
+  /* The grouped launches' figures for Launch Stats, and their groups by
+   * correlation_id, for the kernels. */
+  for (guint a = 0; a < gn->tracks->len; a++)
+    n_launches += g_array_index (gn->tracks, LaunchTrack, a).launches->len;
+  map = g_array_sized_new (FALSE, FALSE, sizeof (LaunchGroupId), MIN (n_launches, G_MAXUINT / 2));
+  for (guint a = 0; a < gn->tracks->len; a++)
     {
-      GArray *launches = g_ptr_array_index (gn->launches, a);
+      const LaunchTrack *lt = &g_array_index (gn->tracks, LaunchTrack, a);
+      const PlanarTrack *track = &dc->self->planes[lt->plane].tracks[lt->track];
 
-      for (guint i = 0; i < launches->len; i++)
+      for (guint i = 0; i < lt->launches->len; i++)
         {
-          const Launch *launch = &g_array_index (launches, Launch, i);
+          const Launch *launch = &g_array_index (lt->launches, Launch, i);
           gint64 group = launch_group (launch, groups);
-          const PlanarEvent *ev;
+          LaunchGroupId id = { launch->correlation, group };
 
-          if (!(launch->flags & LAUNCH_STATS) || group < 0)
+          if (group < 0)
             continue;
-          ev = &dc->self->planes[launch->ref.plane].tracks[launch->ref.track].events[launch->ref.index];
-          _planar_derive_add_launch (dc, launch->device, group, ev, &launch->ref);
+          g_array_append_val (map, id);
+          if (launch->flags & LAUNCH_STATS)
+            {
+              PlanarEventRef ref = { (guint16) lt->plane, 0, lt->track, launch->index };
+
+              /* A step's launches come one after another. */
+              if (launch->device != last_device || group != last_group)
+                last = NULL;
+              last = _planar_derive_add_launch (dc, launch->device, group, last, &track->events[launch->index],
+                                                &ref);
+              last_device = launch->device;
+              last_group = group;
+            }
         }
     }
+  /* By correlation_id (a stable sort; they mostly come in order); of two
+   * launches with one, the later in the host's order, as XProf keeps the
+   * last it meets. */
+  for (guint i = 1; i < map->len && sorted; i++)
+    sorted = g_array_index (map, LaunchGroupId, i - 1).correlation <= g_array_index (map, LaunchGroupId, i).correlation;
+  if (!sorted)
+    g_array_sort (map, compare_launch_group_ids);
+  for (guint i = 0; i < map->len; i++)
+    {
+      if (kept > 0 && g_array_index (map, LaunchGroupId, kept - 1).correlation ==
+                      g_array_index (map, LaunchGroupId, i).correlation)
+        kept--;
+      g_array_index (map, LaunchGroupId, kept++) = g_array_index (map, LaunchGroupId, i);
+    }
+  g_array_set_size (map, kept);
+  dc->launch_groups = map;
   adjacency_clear (&children);
   adjacency_clear (&parents);
-  *n_groups = next_group;
-  return groups;
 }
 
-static int
-compare_spans (gconstpointer a,
-               gconstpointer b)
+gboolean
+_planar_derive_groups_lookup (const GArray *launch_groups,
+                              guint64       correlation,
+                              gsize        *cursor,
+                              gint64       *group)
 {
-  const GroupSpan *x = a, *y = b;
+  const LaunchGroupId *ids = (const LaunchGroupId *) (gpointer) launch_groups->data;
+  gsize lo = 0, hi = launch_groups->len;
 
-  if (x->start_ps != y->start_ps)
-    return x->start_ps < y->start_ps ? -1 : 1;
-  return x->group_id < y->group_id ? -1 : x->group_id > y->group_id;
-}
-
-void
-_planar_derive_groups_spans (DeriveContext         *dc,
-                             GroupNodes            *gn,
-                             const gint64          *groups,
-                             gint64                 n_groups,
-                             const PlanarFlowIndex *flows)
-{
-  PlanarTrace *self = dc->self;
-  guint n_gpus = dc->gpu_planes->len;
-  g_autofree gint *device_of = g_new (gint, MAX (self->n_planes, 1));
-  gsize k = 0, n_by_from;
-
-  /* Per GPU, a span for each group (group_id -1 until it has one). */
-  dc->inferred_steps = g_new0 (GArray *, MAX (n_gpus, 1));
-  for (guint p = 0; p < self->n_planes; p++)
-    device_of[p] = -1;
-  for (guint d = 0; d < n_gpus; d++)
+  /* A stream's kernels mostly come in the order of their launches: the
+   * last one found, or the one after it, first. */
+  for (gsize k = *cursor; k < MIN (*cursor + 2, hi); k++)
+    if (ids[k].correlation == correlation)
+      {
+        *cursor = k;
+        *group = ids[k].group;
+        return TRUE;
+      }
+  while (lo < hi)
     {
-      device_of[g_array_index (dc->gpu_planes, guint, d)] = (gint) d;
-      dc->inferred_steps[d] = g_array_sized_new (FALSE, FALSE, sizeof (GroupSpan), (guint) n_groups);
-      g_array_set_size (dc->inferred_steps[d], (guint) n_groups);
-      for (gint64 g = 0; g < n_groups; g++)
-        g_array_index (dc->inferred_steps[d], GroupSpan, g).group_id = -1;
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (ids[mid].correlation < correlation)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-
-  /* The launches are in event order, as the flows are by their from
-   * ends: one walk over both pairs each launch with its kernels. */
-  n_by_from = flows != NULL ? _planar_flow_index_get_n_by_from (flows) : 0;
-  for (guint a = 0; a < gn->launches->len; a++)
-    {
-      GArray *launches = g_ptr_array_index (gn->launches, a);
-
-      for (guint i = 0; i < launches->len; i++)
-        {
-          const Launch *launch = &g_array_index (launches, Launch, i);
-          gint64 group = launch_group (launch, groups);
-          PlanarEventRef from, to;
-          guint category;
-          int order = -1;
-
-          while (k < n_by_from)
-            {
-              _planar_flow_index_get_by_from (flows, k, &from, &to, &category);
-              order = planar_event_ref_compare (&from, &launch->ref);
-              if (order >= 0)
-                break;
-              k++;
-            }
-          for (; k < n_by_from && order == 0; k++)
-            {
-              const PlanarEvent *ev;
-              GroupSpan *span;
-              gint device;
-
-              _planar_flow_index_get_by_from (flows, k, &from, &to, &category);
-              order = planar_event_ref_compare (&from, &launch->ref);
-              if (order != 0)
-                break;
-              if (group < 0 || category != PLANAR_FLOW_CATEGORY_GPU_LAUNCH || planar_event_ref_is_none (&to))
-                continue;
-              device = device_of[to.plane];
-              if (device < 0)
-                continue;
-              ev = &self->planes[to.plane].tracks[to.track].events[to.index];
-              span = &g_array_index (dc->inferred_steps[device], GroupSpan, group);
-              if (span->group_id < 0)
-                {
-                  span->group_id = group;
-                  span->start_ps = ev->start_ps;
-                  span->end_ps = ev->start_ps + ev->duration_ps;
-                  span->first = to;
-                  continue;
-                }
-              if (ev->start_ps < span->start_ps)
-                {
-                  span->start_ps = ev->start_ps;
-                  span->first = to;
-                }
-              span->end_ps = MAX (span->end_ps, ev->start_ps + ev->duration_ps);
-            }
-        }
-    }
-
-  /* The groups each GPU ran, by start. */
-  for (guint d = 0; d < n_gpus; d++)
-    {
-      GArray *spans = dc->inferred_steps[d];
-      guint kept = 0;
-
-      for (guint g = 0; g < spans->len; g++)
-        if (g_array_index (spans, GroupSpan, g).group_id >= 0)
-          g_array_index (spans, GroupSpan, kept++) = g_array_index (spans, GroupSpan, g);
-      g_array_set_size (spans, kept);
-      g_array_sort (spans, compare_spans);
-    }
-}
-
-void
-_planar_derive_groups_spans_free (GArray **spans,
-                                  guint    n_gpus)
-{
-  if (spans == NULL)
-    return;
-  for (guint d = 0; d < n_gpus; d++)
-    g_clear_pointer (&spans[d], g_array_unref);
-  g_free (spans);
+  if (lo >= launch_groups->len || ids[lo].correlation != correlation)
+    return FALSE;
+  *cursor = lo;
+  *group = ids[lo].group;
+  return TRUE;
 }

@@ -104,23 +104,23 @@ _planar_derive_merge_group_roots (GHashTable *dst,
     }
 }
 
-void
+LaunchGroup *
 _planar_derive_add_launch (DeriveContext        *dc,
                            guint                 device,
                            gint64                group_id,
+                           LaunchGroup          *lg,
                            const PlanarEvent    *ev,
                            const PlanarEventRef *ref)
 {
-  GHashTable *groups = dc->launches[device];
-  LaunchGroup *lg = g_hash_table_lookup (groups, &group_id);
-
+  if (lg == NULL)
+    lg = g_hash_table_lookup (dc->launches[device], &group_id);
   if (lg == NULL)
     {
       lg = g_new0 (LaunchGroup, 1);
       lg->start_ps = ev->start_ps;
       lg->end_ps = ev->start_ps + ev->duration_ps;
       lg->first = *ref;
-      g_hash_table_insert (groups, g_memdup2 (&group_id, sizeof (gint64)), lg);
+      g_hash_table_insert (dc->launches[device], g_memdup2 (&group_id, sizeof (gint64)), lg);
     }
   if (ev->start_ps < lg->start_ps)
     {
@@ -131,6 +131,7 @@ _planar_derive_add_launch (DeriveContext        *dc,
   lg->count++;
   lg->max_ps = MAX (lg->max_ps, ev->duration_ps);
   lg->sum_ps += ev->duration_ps;
+  return lg;
 }
 
 gboolean
@@ -186,7 +187,7 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
   EventFacts facts;
 
   if (dc->group_nodes != NULL)
-    group_stack = _planar_derive_group_track_begin (dc->group_nodes, track->n_events);
+    group_stack = _planar_derive_group_track_begin (dc->group_nodes, p, t, track->n_events);
   for (gsize i = 0; i < track->n_events; i++)
     {
       const PlanarEvent *ev = &track->events[i];
@@ -202,7 +203,7 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
        * the same stats as launches. */
       if (facts.has_device_id && facts.has_correlation_id && facts.has_group_id &&
           !_planar_derive_is_driver_call (name) && facts.device_id < dc->gpu_planes->len)
-        _planar_derive_add_launch (dc, (guint) facts.device_id, facts.group_id, ev, &ref);
+        _planar_derive_add_launch (dc, (guint) facts.device_id, facts.group_id, NULL, ev, &ref);
       if (facts.has_group_id && (facts.is_root || is_implicit_root (name)))
         add_group_root (dc, &facts, name, ev, &ref);
       if (group_stack != NULL)

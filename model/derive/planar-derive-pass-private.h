@@ -294,16 +294,6 @@ typedef struct
  * (planar-derive-groups.c). */
 typedef struct _GroupNodes GroupNodes;
 
-/* A group's device events on one GPU (planar-derive-groups.c). */
-typedef struct
-{
-  gint64         group_id;
-  gint64         start_ps;
-  gint64         end_ps;
-  /* The earliest of them. */
-  PlanarEventRef first;
-} GroupSpan;
-
 /* What a pass over one plane works with. The shared parts are read-only
  * while planes derive in parallel; each plane's pass has its own copy of
  * the rest. */
@@ -323,12 +313,13 @@ typedef struct
   GHashTable       **launches;
   /* Whether the step groups are worked out here (planar-derive-groups.c):
    * the host has root events and no event has a group_id. Then each host
-   * track's pass collects into @group_nodes (its own) the events that
-   * link a group, and once the flows are indexed @inferred_steps holds,
-   * per GPU, the GroupSpan of each group's device events, by start. */
+   * track's pass (run before the other planes') collects into
+   * @group_nodes (its own) the events that link a group, and
+   * @launch_groups then gives the GPU passes the group of each grouped
+   * launch's correlation_id. */
   gboolean           infer_groups;
   GroupNodes        *group_nodes;
-  GArray           **inferred_steps;
+  GArray            *launch_groups;
   /* scope_range_id -> parent, from `/host:__ScopeRangeCallStack__`. */
   GHashTable        *scope_parents;
   /* The bytes derived events may take, shared out among the planes by
@@ -550,15 +541,21 @@ gboolean _planar_derive_scan_host_track (DeriveContext  *dc,
 const char *_planar_derive_group_name (DeriveContext *dc,
                                        gint64         group_id);
 /* Adds launch @ev (@ref) of step group @group_id to GPU @device's Launch
- * Stats figures in @dc. */
-void _planar_derive_add_launch (DeriveContext        *dc,
-                                guint                 device,
-                                gint64                group_id,
-                                const PlanarEvent    *ev,
-                                const PlanarEventRef *ref);
+ * Stats figures in @dc, into @lg when the caller has the group's figures
+ * already (the return of the call before, for the same device and
+ * group), else found or made. Returns: (transfer none): the figures. */
+LaunchGroup *_planar_derive_add_launch (DeriveContext        *dc,
+                                        guint                 device,
+                                        gint64                group_id,
+                                        LaunchGroup          *lg,
+                                        const PlanarEvent    *ev,
+                                        const PlanarEventRef *ref);
 /* Whether @name is a driver call (cuEventRecord, ...) that XProf leaves
  * out of Launch Stats though it carries a launch's stats. */
 gboolean _planar_derive_is_driver_call (const char *name);
+GHashTable **_planar_derive_launch_tables_new (guint n_gpus);
+void _planar_derive_launch_tables_free (GHashTable **tables,
+                                        guint        n_gpus);
 
 /* planar-derive-groups.c: step groups for files without group ids. */
 
@@ -568,14 +565,16 @@ gboolean _planar_derive_groups_wanted (PlanarTrace      *self,
                                        const StatNames  *names);
 GroupNodes *_planar_derive_group_nodes_new (void);
 void _planar_derive_group_nodes_free (GroupNodes *self);
-/* Begins host track @n_events's notes in @nodes (the track's own):
- * returns the track's stack for _planar_derive_group_node_add(). */
+/* Begins the notes of host track @track of plane @plane (@n_events
+ * events) in @nodes (the track's own): returns the track's stack for
+ * _planar_derive_group_node_add(). */
 GArray *_planar_derive_group_track_begin (GroupNodes *nodes,
+                                          guint       plane,
+                                          guint       track,
                                           gsize       n_events);
 /* Notes host event @ev (@ref, its @facts; @name) of the track being read
- * in @dc->group_nodes, when it can link a group. @stack is the track's
- * own (guint indices into @dc->group_nodes), emptied before its first
- * event. */
+ * in @dc->group_nodes, when it can link a group. @stack is the track's,
+ * from _planar_derive_group_track_begin(). */
 void _planar_derive_group_node_add (DeriveContext        *dc,
                                     GArray               *stack,
                                     const EventFacts     *facts,
@@ -586,22 +585,16 @@ void _planar_derive_group_node_add (DeriveContext        *dc,
 void _planar_derive_group_nodes_merge (GroupNodes *dst,
                                        GroupNodes *src);
 /* Gives every node of @nodes (merged) its group as XProf does, names the
- * groups in @dc->group_roots and adds the grouped launches to
- * @dc->launches. Returns the group of each node (-1: none). */
-gint64 *_planar_derive_groups_assign (DeriveContext *dc,
-                                      GroupNodes    *nodes,
-                                      gint64        *n_groups);
-/* Sets @dc->inferred_steps from the launches' kernels in @flows. */
-void _planar_derive_groups_spans (DeriveContext         *dc,
-                                  GroupNodes            *nodes,
-                                  const gint64          *groups,
-                                  gint64                 n_groups,
-                                  const PlanarFlowIndex *flows);
-void _planar_derive_groups_spans_free (GArray **spans,
-                                       guint    n_gpus);
-GHashTable **_planar_derive_launch_tables_new (guint n_gpus);
-void _planar_derive_launch_tables_free (GHashTable **tables,
-                                        guint        n_gpus);
+ * groups in @dc->group_roots, adds the grouped launches to @dc->launches
+ * and sets @dc->launch_groups. */
+void _planar_derive_groups_assign (DeriveContext *dc,
+                                   GroupNodes    *nodes);
+/* The group of the launch with @correlation in @launch_groups; @cursor
+ * (0 at first) keeps where the last one was found. */
+gboolean _planar_derive_groups_lookup (const GArray *launch_groups,
+                                       guint64       correlation,
+                                       gsize        *cursor,
+                                       gint64       *group);
 
 /* planar-derive-gpu.c */
 

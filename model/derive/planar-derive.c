@@ -202,6 +202,9 @@ typedef struct
   GArray        *jobs;
   gint64         host_start_ns;
   gboolean       has_host;
+  /* While the step groups are worked out: 1 runs the host's tracks only,
+   * 2 every job but those; 0 runs every job. */
+  guint          phase;
   /* The trace's, filled by the jobs. */
   PlanarDerivedResults *results;
 } JobQueue;
@@ -257,6 +260,9 @@ run_job (guint          i,
   PlanarTrace *self = dc.self;
   guint64 steps = _planar_trace_steps;
   gboolean ok = FALSE;
+
+  if (q->phase != 0 && (job->kind == JOB_HOST_TRACK) != (q->phase == 1))
+    return TRUE;
 
   dc.cancellable = cancellable;
   dc.p = job->p;
@@ -366,8 +372,6 @@ _planar_trace_derive (PlanarTrace   *self,
   g_autoptr(GArray) finishes = g_array_new (FALSE, TRUE, sizeof (Job));
   JobQueue queue;
   GroupNodes *group_nodes = NULL;
-  g_autofree gint64 *groups = NULL;
-  gint64 n_groups = 0;
   gboolean ok = FALSE;
   guint64 steps;
   guint n_gpus;
@@ -470,8 +474,33 @@ _planar_trace_derive (PlanarTrace   *self,
       g_array_append_val (scans, job);
     }
   dc.sources = NULL;
-  if (!run_jobs (&queue, scans, error))
+  /* Without group ids, the host's tracks first: the groups their root
+   * events make are the GPUs' kernels' (planar-derive-groups.c). */
+  if (group_nodes != NULL)
+    {
+      queue.phase = 1;
+      if (!run_jobs (&queue, scans, error))
+        goto out;
+      steps = _planar_trace_steps;
+      for (guint i = 0; i < scans->len; i++)
+        {
+          Job *job = &g_array_index (scans, Job, i);
+
+          if (job->kind == JOB_HOST_TRACK)
+            _planar_derive_group_nodes_merge (group_nodes, job->group_nodes);
+        }
+      planar_spill_debug_memory ("the host's pass (step groups to work out)");
+      _planar_derive_groups_assign (&dc, group_nodes);
+      g_clear_pointer (&group_nodes, _planar_derive_group_nodes_free);
+      add_steps_since (self, steps);
+      planar_spill_debug_memory ("the step groups");
+      queue.phase = 2;
+    }
+  ok = run_jobs (&queue, scans, error);
+  queue.phase = 0;
+  if (!ok)
     goto out;
+  ok = FALSE;
   planar_spill_debug_memory ("the derive's first round (the planes' passes)");
 
   /* The host's figures, in track order. */
@@ -484,12 +513,7 @@ _planar_trace_derive (PlanarTrace   *self,
         continue;
       _planar_derive_merge_launches (dc.launches, job->launches, n_gpus);
       _planar_derive_merge_group_roots (dc.group_roots, job->group_roots);
-      if (group_nodes != NULL)
-        _planar_derive_group_nodes_merge (group_nodes, job->group_nodes);
     }
-  /* Without group ids, the groups the host's root events make. */
-  if (group_nodes != NULL)
-    groups = _planar_derive_groups_assign (&dc, group_nodes, &n_groups);
   add_steps_since (self, steps);
 
   /* Round two: the flow index, with the counters beside it (they read
@@ -534,9 +558,6 @@ _planar_trace_derive (PlanarTrace   *self,
       goto out;
     ok = FALSE;
   }
-  /* The GPUs' Steps of those groups: their launches' kernels. */
-  if (groups != NULL)
-    _planar_derive_groups_spans (&dc, group_nodes, groups, n_groups, planar_trace_get_flows (self));
   if (!run_jobs (&queue, finishes, error))
     goto out;
   ok = TRUE;
@@ -548,7 +569,7 @@ out:
   for (guint i = 0; i < finishes->len; i++)
     job_clear (&g_array_index (finishes, Job, i), n_gpus);
   _planar_derive_launch_tables_free (dc.launches, n_gpus);
-  _planar_derive_groups_spans_free (dc.inferred_steps, n_gpus);
+  g_clear_pointer (&dc.launch_groups, g_array_unref);
   _planar_derive_group_nodes_free (group_nodes);
   g_array_unref (dc.gpu_planes);
   g_hash_table_unref (dc.group_roots);

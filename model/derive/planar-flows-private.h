@@ -51,15 +51,6 @@ PlanarFlowIndex       *_planar_flow_builder_finish           (PlanarFlowBuilder 
                                                               PlanarTrace           *trace,
                                                               guint64                host_id);
 void                   _planar_flow_index_free               (PlanarFlowIndex       *self);
-/* The flows in the order of their from ends (plane, track, then event
- * index; those without one last): how many, and the ends and category of
- * the @k-th, for a pass that walks events in that order beside them. */
-gsize                  _planar_flow_index_get_n_by_from      (const PlanarFlowIndex *self);
-void                   _planar_flow_index_get_by_from        (const PlanarFlowIndex *self,
-                                                              gsize                  k,
-                                                              PlanarEventRef        *from,
-                                                              PlanarEventRef        *to,
-                                                              guint                 *category);
 /* The index as bytes for the cache, and back: the bytes are checked
  * against @trace (its tracks in place), NULL with @error when they do not
  * fit it. */

@@ -319,26 +319,6 @@ append_flow (const PlanarFlowIndex *self,
 }
 
 gsize
-_planar_flow_index_get_n_by_from (const PlanarFlowIndex *self)
-{
-  return self->n_by_from;
-}
-
-void
-_planar_flow_index_get_by_from (const PlanarFlowIndex *self,
-                                gsize                  k,
-                                PlanarEventRef        *from,
-                                PlanarEventRef        *to,
-                                guint                 *category)
-{
-  const Flow *f = &self->flows[self->by_from[k]];
-
-  *from = f->from;
-  *to = f->to;
-  *category = flow_category (f);
-}
-
-gsize
 planar_flow_index_get_n_flows (const PlanarFlowIndex *self)
 {
   g_return_val_if_fail (self != NULL, 0);

@@ -2216,7 +2216,8 @@ test_generated (Fixture       *f,
 
 /* planar-gen's profile without group ids (as JAX writes them) has the
  * same Steps as the one whose GPU events carry them, from its host's step
- * roots alone, and Launch Stats for each step. */
+ * roots alone, the same XLA lines (cut at each step), and Launch Stats
+ * for each step. */
 static void
 test_generated_without_group_ids (Fixture       *f,
                                   gconstpointer  data)
@@ -2271,6 +2272,23 @@ test_generated_without_group_ids (Fixture       *f,
           g_assert_cmpstr (event_display_name (pb, sb, i), ==, expected);
           text = stat_text (find_stat (b, pb, &sb->events[i], stats, "step_name"));
           g_assert_cmpstr (text, ==, expected);
+        }
+      /* Every other derived line alike, event for event. */
+      for (guint t = 0; t < pa->n_tracks; t++)
+        {
+          const PlanarTrack *ta = &pa->tracks[t];
+          const PlanarTrack *tb = derived_track (pb, ta->name);
+
+          if (!ta->derived)
+            continue;
+          g_assert_nonnull (tb);
+          g_assert_cmpuint (tb->n_events, ==, ta->n_events);
+          for (gsize i = 0; i < ta->n_events; i++)
+            {
+              g_assert_cmpint (tb->events[i].start_ps, ==, ta->events[i].start_ps);
+              g_assert_cmpint (tb->events[i].duration_ps, ==, ta->events[i].duration_ps);
+              g_assert_cmpstr (event_name (pb, tb, i), ==, event_name (pa, ta, i));
+            }
         }
       /* The file's host launches carry no group: only the worked-out
        * groups give Launch Stats. */
