@@ -35,6 +35,9 @@ struct _PlanarOpStatsPage
   PlanarProfile    *profile;
   /* The planes of the drop-down, in its order. */
   GArray           *planes;
+  /* The track (guint index) of each line of the track drop-down after its
+   * first: the plane's tracks but its counter lines. */
+  GArray           *tracks;
   GListStore       *rows;
   GtkSortListModel *sorted_rows;
   gboolean          updating;
@@ -106,7 +109,9 @@ current_track (PlanarOpStatsPage *self)
 {
   guint position = gtk_drop_down_get_selected (self->track_drop_down);
 
-  return position == GTK_INVALID_LIST_POSITION || position == 0 ? -1 : (int) position - 1;
+  if (position == GTK_INVALID_LIST_POSITION || position == 0 || position > self->tracks->len)
+    return -1;
+  return (int) g_array_index (self->tracks, guint, position - 1);
 }
 
 static gboolean
@@ -273,8 +278,13 @@ update_tracks (PlanarOpStatsPage *self)
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
 
   g_ptr_array_add (names, (gpointer) _("Every line of the file"));
+  g_array_set_size (self->tracks, 0);
   for (guint t = 0; plane != NULL && t < plane->n_tracks; t++)
-    g_ptr_array_add (names, (gpointer) plane->tracks[t].display_name);
+    if (!planar_track_is_counter_line (&plane->tracks[t]))
+      {
+        g_ptr_array_add (names, (gpointer) plane->tracks[t].display_name);
+        g_array_append_val (self->tracks, t);
+      }
   g_ptr_array_add (names, NULL);
   self->updating = TRUE;
   gtk_string_list_splice (self->track_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->track_names)),
@@ -332,6 +342,7 @@ static void
 planar_op_stats_page_finalize (GObject *object)
 {
   g_array_unref (PLANAR_OP_STATS_PAGE (object)->planes);
+  g_array_unref (PLANAR_OP_STATS_PAGE (object)->tracks);
   G_OBJECT_CLASS (planar_op_stats_page_parent_class)->finalize (object);
 }
 
@@ -401,6 +412,7 @@ planar_op_stats_page_init (PlanarOpStatsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->planes = g_array_new (FALSE, FALSE, sizeof (PlaneEntry));
+  self->tracks = g_array_new (FALSE, FALSE, sizeof (guint));
   self->rows = g_list_store_new (PLANAR_TYPE_AGGREGATE_ROW);
   self->sorted_rows = planar_aggregate_view_setup_with_costs (self->table_view, self->rows);
   g_signal_connect (self->table_view, "activate", G_CALLBACK (row_activated), self);

@@ -235,10 +235,11 @@ sample_value (const PlanarStat *stat,
   return stat->name[0] != '\0';
 }
 
-static gboolean
-is_counters_track (const PlanarTrack *track)
+gboolean
+planar_track_is_counter_line (const PlanarTrack *track)
 {
-  return !track->derived && strcmp (track->name, "_counters_") == 0;
+  g_return_val_if_fail (track != NULL, FALSE);
+  return !track->derived && g_strcmp0 (track->name, "_counters_") == 0;
 }
 
 /* How many samples of a track the prediction reads whole; past them, only
@@ -262,7 +263,7 @@ _planar_counter_predict_series (PlanarTrace       *trace,
       g_autoptr(GHashTable) kinds = NULL;
       guint first = names->len;
 
-      if (!is_counters_track (track))
+      if (!planar_track_is_counter_line (track))
         continue;
       seen = g_hash_table_new (g_direct_hash, g_direct_equal);
       kinds = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -312,7 +313,7 @@ _planar_counter_set_build (PlanarTrace   *trace,
           g_autoptr(GHashTable) by_name = NULL;
           g_autoptr(GPtrArray) gathered = NULL;
 
-          if (!is_counters_track (track))
+          if (!planar_track_is_counter_line (track))
             continue;
           by_name = g_hash_table_new (g_direct_hash, g_direct_equal);
           gathered = g_ptr_array_new_with_free_func (gathered_free);

@@ -33,6 +33,11 @@ typedef struct
   gboolean has_value;
 } PlanarCounterColumn;
 
+/* Whether @track is a file's counter line (`_counters_`): its events are
+ * samples of values, drawn as counters, not work to add up or show as
+ * spans. */
+gboolean                   planar_track_is_counter_line       (const PlanarTrack         *track);
+
 /* Returns: (transfer none) (nullable): the counter series of @self, built
  * by planar_trace_decode(); NULL before. Owned by the trace; read-only, so
  * any number of threads may query it. */

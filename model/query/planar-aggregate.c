@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-aggregate-private.h"
+#include "planar-counters.h"
 #include "planar-hash-private.h"
 #include "planar-op-info.h"
 #include "planar-span-index.h"
@@ -542,6 +543,10 @@ planar_aggregator_add_track (PlanarAggregator  *self,
   g_return_if_fail (self != NULL);
   g_return_if_fail (plane != NULL && track != NULL);
 
+  /* A counter line's samples are values, drawn as counters: no events of
+   * a table or a summary (XProf's op tables leave them out too). */
+  if (planar_track_is_counter_line (track))
+    return;
   use_plane (self, plane, track);
   if (t0_ps <= track->start_ps && t1_ps >= track->end_ps)
     {

@@ -98,7 +98,8 @@ void              planar_aggregator_set_costs (PlanarAggregator  *self,
  * partial. */
 void              planar_aggregator_set_cancellable (PlanarAggregator *self,
                                                      GCancellable     *cancellable);
-/* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps]. */
+/* Adds the events of @track (a track of @plane) meeting [@t0_ps, @t1_ps];
+ * none of a counter line (planar_track_is_counter_line()). */
 void              planar_aggregator_add_track (PlanarAggregator  *self,
                                                const PlanarPlane *plane,
                                                const PlanarTrack *track,

@@ -532,7 +532,7 @@ _planar_export_perfetto (PlanarProfile        *profile,
 
               if (!planar_export_filter_keeps_track (filter, trace, plane, &plane->tracks[t]))
                 continue;
-              if (_planar_export_is_counter_track (&plane->tracks[t]))
+              if (planar_track_is_counter_line (&plane->tracks[t]))
                 {
                   ok = write_counters (&pe, trace, p, plane, t, process_uuid, error);
                   continue;

@@ -24,9 +24,6 @@ gboolean    _planar_export_perfetto          (PlanarProfile        *profile,
 /* Stats the exports leave out of an event's args: XProf's internal ones,
  * the flow encoding, and async/group bookkeeping (docs/formats.md §7.1). */
 gboolean    _planar_export_skip_stat         (const char          *name);
-/* Whether @track is a counter line: the file's `_counters_` line, whose
- * events are samples (Chrome "C" events, Perfetto counter tracks). */
-gboolean    _planar_export_is_counter_track  (const PlanarTrack   *track);
 /* A flow id the way the exports write it: the model's id, which is already
  * unique within a trace, made unique across the hosts of a session. */
 guint64     _planar_export_flow_id           (guint                trace,

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "planar-counters.h"
 #include "planar-flows.h"
 #include "planar-json-writer.h"
 #include "planar-string-table.h"
@@ -60,12 +61,6 @@ _planar_export_skip_stat (const char *name)
   };
 
   return name == NULL || name[0] == '\0' || g_strv_contains (skipped, name);
-}
-
-gboolean
-_planar_export_is_counter_track (const PlanarTrack *track)
-{
-  return !track->derived && g_strcmp0 (track->name, "_counters_") == 0;
 }
 
 gboolean
@@ -539,7 +534,7 @@ write_chrome_json (ChromeExport  *ce,
           for (guint t = 0; t < plane->n_tracks; t++)
             {
               const PlanarTrack *track = &plane->tracks[t];
-              gboolean counter = _planar_export_is_counter_track (track);
+              gboolean counter = planar_track_is_counter_line (track);
               int tid = (int) t + 1;
 
               if (!planar_export_filter_keeps_track (ce->filter, trace, plane, track))

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-aggregate-private.h"
+#include "planar-counters.h"
 #include "planar-op-info.h"
 #include "planar-test-hlo.h"
 #include "planar-test-samples.h"
@@ -511,6 +512,51 @@ add_plane_sync (PlanarAggregator *agg,
   return planar_aggregator_add_plane_finish (result, error);
 }
 
+/* A counter line's samples are values, not work: no rows, no events, in a
+ * track added alone or in a plane's table on a worker. */
+static void
+test_counter_lines (PlanarTestFixture *f,
+                    gconstpointer      data)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *xplane = planar_test_space_add_plane (space, 1, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (xplane, 2, "Stream #7(Compute)", 0);
+  XLine *counters = planar_test_plane_add_line (xplane, G_MAXINT64, "_counters_", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+  g_autoptr(PlanarAggregator) done = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  const PlanarPlane *plane;
+
+  planar_test_add_task_environment (space, 0);
+  planar_test_plane_add_event_metadata (xplane, 1, "b", NULL);
+  planar_test_plane_add_event_metadata (xplane, 2, "power_mw", NULL);
+  planar_test_line_add_event (stream, 1, 0, 20);
+  planar_test_line_add_event (stream, 1, 30, 10);
+  for (int i = 0; i < 3; i++)
+    planar_test_line_add_event (counters, 2, i * 10, 0);
+  path = planar_test_write_space (space, f->dir, "counters.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:GPU:0");
+  g_assert_true (planar_track_is_counter_line (find_track (plane, "_counters_")));
+  g_assert_false (planar_track_is_counter_line (find_track (plane, "Stream #7(Compute)")));
+
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (!plane->tracks[t].derived)
+      planar_aggregator_add_track (agg, plane, &plane->tracks[t], G_MININT64, G_MAXINT64);
+  rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_null (find_row (rows, NULL, "power_mw"));
+  assert_totals (agg, rows, 2, 30, 30);
+
+  done = add_plane_sync (planar_aggregator_new (), trace, (guint) (plane - planar_trace_get_plane (trace, 0)), -1,
+                         NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (planar_aggregator_get_n_events (done), ==, 2);
+}
+
 /* A plane's table on a worker: the same rows, costs and collected events
  * as on the caller's thread, for every track or one; cancelled, none. */
 static void
@@ -935,6 +981,7 @@ main (int   argc,
   g_test_add_func ("/aggregate/costs", test_costs);
   PLANAR_TEST_ADD ("/aggregate/collect", test_collect);
   PLANAR_TEST_ADD ("/aggregate/add-plane-async", test_add_plane_async);
+  PLANAR_TEST_ADD ("/aggregate/counter-lines", test_counter_lines);
   PLANAR_TEST_ADD ("/aggregate/costs-reader", test_costs_reader);
   g_test_add_func ("/aggregate/costs-reader-samples", test_costs_reader_samples);
   return g_test_run ();

@@ -380,7 +380,7 @@ test_perfetto (PlanarTestFixture *f,
 
       expected_process++;
       for (guint t = 0; t < plane->n_tracks; t++)
-        if (_planar_export_is_counter_track (&plane->tracks[t]))
+        if (planar_track_is_counter_line (&plane->tracks[t]))
           {
             expected_counter_lines++;
             counter_line_events += plane->tracks[t].n_events;
