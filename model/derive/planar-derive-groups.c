@@ -58,9 +58,6 @@ enum
  * roots of many levels deep would otherwise cost roots x depth. */
 #define ANCESTOR_SEARCH_MAX 65536
 
-/* The most launches a track's array has room for before its first. */
-#define LAUNCHES_RESERVED_MAX (4u << 20)
-
 /* A root, a producer or a consumer. */
 typedef struct
 {
@@ -98,13 +95,16 @@ G_STATIC_ASSERT (sizeof (Launch) == 24);
 /* The launches of one host track, in event order. */
 typedef struct
 {
-  guint   plane;
-  guint   track;
-  GArray *launches;
+  guint             plane;
+  guint             track;
+  PlanarSpillArray *launches;
 } LaunchTrack;
 
 struct _GroupNodes
 {
+  /* The large arrays (launches, the table by correlation_id) spill as the
+   * trace's index does. */
+  PlanarSpillMode spill;
   GArray *nodes;
   /* LaunchTrack, one per host track once merged (their arrays moved, not
    * copied). */
@@ -146,14 +146,15 @@ launch_track_clear (gpointer data)
 {
   LaunchTrack *lt = data;
 
-  g_clear_pointer (&lt->launches, g_array_unref);
+  g_clear_pointer (&lt->launches, planar_spill_array_free);
 }
 
 GroupNodes *
-_planar_derive_group_nodes_new (void)
+_planar_derive_group_nodes_new (PlanarSpillMode spill)
 {
   GroupNodes *self = g_new (GroupNodes, 1);
 
+  self->spill = spill;
   self->nodes = g_array_new (FALSE, FALSE, sizeof (GroupNode));
   self->tracks = g_array_new (FALSE, FALSE, sizeof (LaunchTrack));
   g_array_set_clear_func (self->tracks, launch_track_clear);
@@ -209,7 +210,7 @@ _planar_derive_group_node_add (DeriveContext        *dc,
 
   if (facts->has_correlation_id)
     {
-      GArray *launches = g_array_index (gn->tracks, LaunchTrack, gn->tracks->len - 1).launches;
+      PlanarSpillArray *launches = g_array_index (gn->tracks, LaunchTrack, gn->tracks->len - 1).launches;
       Launch launch = { facts->correlation_id, ref->index, parent, 0, 0 };
 
       if (facts->has_device_id && facts->device_id < dc->gpu_planes->len && !_planar_derive_is_driver_call (name))
@@ -217,7 +218,7 @@ _planar_derive_group_node_add (DeriveContext        *dc,
           launch.flags = LAUNCH_STATS;
           launch.device = (guint16) facts->device_id;
         }
-      g_array_append_val (launches, launch);
+      planar_spill_array_append (launches, &launch, 1);
     }
 
   if (flags != 0 || facts->root_level != 0)
@@ -255,11 +256,9 @@ _planar_derive_group_track_begin (GroupNodes *gn,
                                   guint       track,
                                   gsize       n_events)
 {
-  /* Room for every event of the track, up to 96 MB: pages never written
-   * cost nothing, and most tracks' arrays never move. */
   LaunchTrack lt = { plane, track, NULL };
 
-  lt.launches = g_array_sized_new (FALSE, FALSE, sizeof (Launch), (guint) MIN (n_events, LAUNCHES_RESERVED_MAX));
+  lt.launches = planar_spill_array_new (sizeof (Launch), gn->spill);
   g_array_append_val (gn->tracks, lt);
   return g_array_new (FALSE, FALSE, sizeof (guint));
 }
@@ -286,7 +285,7 @@ _planar_derive_group_nodes_merge (GroupNodes *dst,
       lt->launches = NULL;
       for (guint i = 0; i < moved.launches->len; i++)
         {
-          Launch *launch = &g_array_index (moved.launches, Launch, i);
+          Launch *launch = &planar_spill_array_index (moved.launches, Launch, i);
 
           if (launch->parent >= 0)
             launch->parent += (gint32) base;
@@ -451,7 +450,8 @@ has_ancestor_of_level (const gint64    *levels,
 
 static int
 compare_launch_group_ids (gconstpointer a,
-                          gconstpointer b)
+                          gconstpointer b,
+                          gpointer      user_data)
 {
   const LaunchGroupId *x = a, *y = b;
 
@@ -479,10 +479,11 @@ _planar_derive_groups_assign (DeriveContext *dc,
   g_autofree gint64 *levels = NULL;
   g_autofree guint *seen = NULL;
   g_autofree gint64 *groups = NULL;
-  GArray *map;
-  guint kept = 0;
+  PlanarSpillArray *map;
+  gsize kept = 0;
   gboolean sorted = TRUE;
   gsize n_launches = 0;
+  LaunchGroupId *ids;
   LaunchGroup *last = NULL;
   guint last_device = 0;
   gint64 last_group = -1;
@@ -603,7 +604,8 @@ _planar_derive_groups_assign (DeriveContext *dc,
    * correlation_id, for the kernels. */
   for (guint a = 0; a < gn->tracks->len; a++)
     n_launches += g_array_index (gn->tracks, LaunchTrack, a).launches->len;
-  map = g_array_sized_new (FALSE, FALSE, sizeof (LaunchGroupId), MIN (n_launches, G_MAXUINT / 2));
+  map = planar_spill_array_new (sizeof (LaunchGroupId), gn->spill);
+  planar_spill_array_reserve (map, n_launches);
   for (guint a = 0; a < gn->tracks->len; a++)
     {
       const LaunchTrack *lt = &g_array_index (gn->tracks, LaunchTrack, a);
@@ -611,13 +613,13 @@ _planar_derive_groups_assign (DeriveContext *dc,
 
       for (guint i = 0; i < lt->launches->len; i++)
         {
-          const Launch *launch = &g_array_index (lt->launches, Launch, i);
+          const Launch *launch = &planar_spill_array_index (lt->launches, Launch, i);
           gint64 group = launch_group (launch, groups);
           LaunchGroupId id = { launch->correlation, group };
 
           if (group < 0)
             continue;
-          g_array_append_val (map, id);
+          planar_spill_array_append (map, &id, 1);
           if (launch->flags & LAUNCH_STATS)
             {
               PlanarEventRef ref = { (guint16) lt->plane, 0, lt->track, launch->index };
@@ -635,25 +637,25 @@ _planar_derive_groups_assign (DeriveContext *dc,
   /* By correlation_id (a stable sort; they mostly come in order); of two
    * launches with one, the later in the host's order, as XProf keeps the
    * last it meets. */
-  for (guint i = 1; i < map->len && sorted; i++)
-    sorted = g_array_index (map, LaunchGroupId, i - 1).correlation <= g_array_index (map, LaunchGroupId, i).correlation;
+  ids = map->data;
+  for (gsize i = 1; i < map->len && sorted; i++)
+    sorted = ids[i - 1].correlation <= ids[i].correlation;
   if (!sorted)
-    g_array_sort (map, compare_launch_group_ids);
-  for (guint i = 0; i < map->len; i++)
+    g_qsort_with_data (ids, (gint) MIN (map->len, G_MAXINT), sizeof (LaunchGroupId), compare_launch_group_ids, NULL);
+  for (gsize i = 0; i < map->len; i++)
     {
-      if (kept > 0 && g_array_index (map, LaunchGroupId, kept - 1).correlation ==
-                      g_array_index (map, LaunchGroupId, i).correlation)
+      if (kept > 0 && ids[kept - 1].correlation == ids[i].correlation)
         kept--;
-      g_array_index (map, LaunchGroupId, kept++) = g_array_index (map, LaunchGroupId, i);
+      ids[kept++] = ids[i];
     }
-  g_array_set_size (map, kept);
+  map->len = kept;
   dc->launch_groups = map;
   adjacency_clear (&children);
   adjacency_clear (&parents);
 }
 
 gboolean
-_planar_derive_groups_lookup (const GArray *launch_groups,
+_planar_derive_groups_lookup (const PlanarSpillArray *launch_groups,
                               guint64       correlation,
                               gsize        *cursor,
                               gint64       *group)

@@ -319,7 +319,7 @@ typedef struct
    * launch's correlation_id. */
   gboolean           infer_groups;
   GroupNodes        *group_nodes;
-  GArray            *launch_groups;
+  PlanarSpillArray  *launch_groups;
   /* scope_range_id -> parent, from `/host:__ScopeRangeCallStack__`. */
   GHashTable        *scope_parents;
   /* The bytes derived events may take, shared out among the planes by
@@ -563,7 +563,7 @@ void _planar_derive_launch_tables_free (GHashTable **tables,
  * a `/host:CPU` plane defines `_r` and no plane defines `group_id`. */
 gboolean _planar_derive_groups_wanted (PlanarTrace      *self,
                                        const StatNames  *names);
-GroupNodes *_planar_derive_group_nodes_new (void);
+GroupNodes *_planar_derive_group_nodes_new (PlanarSpillMode spill);
 void _planar_derive_group_nodes_free (GroupNodes *self);
 /* Begins the notes of host track @track of plane @plane (@n_events
  * events) in @nodes (the track's own): returns the track's stack for
@@ -591,10 +591,10 @@ void _planar_derive_groups_assign (DeriveContext *dc,
                                    GroupNodes    *nodes);
 /* The group of the launch with @correlation in @launch_groups; @cursor
  * (0 at first) keeps where the last one was found. */
-gboolean _planar_derive_groups_lookup (const GArray *launch_groups,
-                                       guint64       correlation,
-                                       gsize        *cursor,
-                                       gint64       *group);
+gboolean _planar_derive_groups_lookup (const PlanarSpillArray *launch_groups,
+                                       guint64                 correlation,
+                                       gsize                  *cursor,
+                                       gint64                 *group);
 
 /* planar-derive-gpu.c */
 

@@ -283,7 +283,7 @@ run_job (guint          i,
       job->launches = dc.launches = _planar_derive_launch_tables_new (dc.gpu_planes->len);
       job->group_roots = dc.group_roots = g_hash_table_new_full (_planar_id_hash, _planar_id_equal,
                                                                  g_free, g_free);
-      job->group_nodes = dc.group_nodes = dc.infer_groups ? _planar_derive_group_nodes_new () : NULL;
+      job->group_nodes = dc.group_nodes = dc.infer_groups ? _planar_derive_group_nodes_new (self->spill) : NULL;
       ok = _planar_derive_scan_host_track (&dc, job->p, job->t, error);
       break;
     case JOB_GPU:
@@ -410,7 +410,7 @@ _planar_trace_derive (PlanarTrace   *self,
   dc.launches = _planar_derive_launch_tables_new (n_gpus);
   dc.infer_groups = n_gpus > 0 && _planar_derive_groups_wanted (self, &dc.names);
   if (dc.infer_groups)
-    group_nodes = _planar_derive_group_nodes_new ();
+    group_nodes = _planar_derive_group_nodes_new (self->spill);
   queue.shared = &dc;
 
   /* Round one, in plane order. XProf reads the one plane named exactly
@@ -569,7 +569,7 @@ out:
   for (guint i = 0; i < finishes->len; i++)
     job_clear (&g_array_index (finishes, Job, i), n_gpus);
   _planar_derive_launch_tables_free (dc.launches, n_gpus);
-  g_clear_pointer (&dc.launch_groups, g_array_unref);
+  g_clear_pointer (&dc.launch_groups, planar_spill_array_free);
   _planar_derive_group_nodes_free (group_nodes);
   g_array_unref (dc.gpu_planes);
   g_hash_table_unref (dc.group_roots);
