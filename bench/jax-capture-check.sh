@@ -55,8 +55,11 @@ if mode == "serve":
     jax.profiler.start_server(int(arg))
     print("ready", flush=True)
     end = time.time() + secs
+    i = 0
     while time.time() < end:
-        x = step(x, w).block_until_ready()
+        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+            x = step(x, w).block_until_ready()
+        i += 1
 else:
     with jax.profiler.trace(arg):
         for _ in range(int(secs)):
@@ -131,6 +134,11 @@ check() {
       echo "jax-capture-check: $label: no framework op from the HLO for the step's kernels" >&2
       failed=1
     fi
+    # The steps StepTraceAnnotation marks (no group_id in the file): the
+    # GPU's Steps and Launch Stats lines, worked out as XProf does.
+    steps=$("$cli" info "$profile" 2>/dev/null | awk '$1 == "Steps" && /derived/ { print $(NF - 2); exit }')
+    echo "$label: ${steps:-no} derived Steps events on the GPU"
+    [ -n "$steps" ] && [ "$steps" -gt 0 ] || { echo "jax-capture-check: $label: no Steps line" >&2; failed=1; }
   fi
   if [ -n "$keep" ]; then
     mkdir -p "$keep"
