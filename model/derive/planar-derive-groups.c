@@ -53,10 +53,14 @@ enum
 /* XProf leaves a context of this many producers and as many consumers
  * unlinked (a context id reused everywhere, not one step's). */
 #define CONTEXT_FAN_MAX 64
-/* How many nodes the search of a root's ancestors of its level visits at
- * most: a real profile's roots have a few dozen; a file made to nest
- * roots of many levels deep would otherwise cost roots x depth. */
-#define ANCESTOR_SEARCH_MAX 65536
+/* How many links the searches of the roots' ancestors of their level
+ * follow, all together, at most: this many per node and link of the
+ * graph, and some more. A real profile's roots have a few dozen
+ * ancestors; a file made to nest roots of as many levels deep would
+ * otherwise cost roots x depth. Past it, a root is taken as having no
+ * such ancestor. */
+#define ANCESTOR_SEARCH_PER_NODE 32
+#define ANCESTOR_SEARCH_MIN      (1u << 20)
 
 /* A root, a producer or a consumer. */
 typedef struct
@@ -424,12 +428,13 @@ has_ancestor_of_level (const gint64    *levels,
                        guint            root,
                        guint           *seen,
                        guint            stamp,
-                       GArray          *queue)
+                       GArray          *queue,
+                       guint64         *budget)
 {
   g_array_set_size (queue, 0);
   seen[root] = stamp;
   g_array_append_val (queue, root);
-  for (guint q = 0; q < queue->len && queue->len < ANCESTOR_SEARCH_MAX; q++)
+  for (guint q = 0; q < queue->len; q++)
     {
       guint node = g_array_index (queue, guint, q);
 
@@ -437,6 +442,10 @@ has_ancestor_of_level (const gint64    *levels,
         {
           guint up = parents->to[e];
 
+          if (*budget == 0)
+            return FALSE;
+          --*budget;
+          _planar_trace_steps++;
           if (seen[up] == stamp)
             continue;
           seen[up] = stamp;
@@ -492,6 +501,7 @@ _planar_derive_groups_assign (DeriveContext *dc,
   gpointer value;
   gint64 next_group = 0;
   guint stamp = 0;
+  guint64 budget;
 
   /* A context is one node of its own between its producers and its
    * consumers, so that it costs their number of edges, not their
@@ -554,6 +564,7 @@ _planar_derive_groups_assign (DeriveContext *dc,
     }
   adjacency_init (&children, edges, n_all, FALSE);
   adjacency_init (&parents, edges, n_all, TRUE);
+  budget = ANCESTOR_SEARCH_MIN + ANCESTOR_SEARCH_PER_NODE * ((guint64) n_all + edges->len);
   g_array_sort_with_data (roots, compare_roots, levels);
 
   for (guint r = 0; r < roots->len; r++)
@@ -564,7 +575,7 @@ _planar_derive_groups_assign (DeriveContext *dc,
       GroupRoot *gr;
       gint64 group;
 
-      if (groups[root] >= 0 || has_ancestor_of_level (levels, &parents, root, seen, ++stamp, queue))
+      if (groups[root] >= 0 || has_ancestor_of_level (levels, &parents, root, seen, ++stamp, queue, &budget))
         continue;
       group = next_group++;
       /* Every node it reaches that has no group yet takes it, and passes

@@ -840,6 +840,55 @@ test_steps_from_root_events_contexts (Fixture       *f,
   g_assert_cmpint (v, ==, 1);
 }
 
+/* Loads @n host events nested in one another, each a root of a level of
+ * its own, the innermost holding a kernel's launch; returns the steps the
+ * load took. */
+static guint64
+count_nested_roots_steps (const char *dir,
+                          guint       n)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *host = builder_new (space, 0, "/host:CPU");
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XLine *python = planar_test_plane_add_line (host->plane, 100, "python", 0);
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarTrack *steps;
+
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < n; i++)
+    add_int (host, add_event (host, python, "root", 1000 * (gint64) i, 1000 * (2 * (gint64) (n - i) + 2)),
+             "_r", i + 1);
+  add_launch (host, python, "LaunchKernel", 1000 * (gint64) n, 500, 1);
+  builder_done (host);
+  add_uint (gpu, add_kernel (gpu, stream, 1000 * (gint64) n + 600, 100, NULL, -1, NULL, -1), "correlation_id", 1);
+  builder_done (gpu);
+  path = planar_test_write_space (space, dir, "nested-roots.xplane.pb");
+  trace = planar_test_load_ok (path);
+  /* The innermost root, of the highest level, comes first: group 0. */
+  steps = derived_track (planar_trace_find_plane (trace, "/device:GPU:0"), "Steps");
+  g_assert_nonnull (steps);
+  g_assert_cmpuint (steps->n_events, ==, 1);
+  g_assert_cmpstr (event_display_name (planar_trace_find_plane (trace, "/device:GPU:0"), steps, 0), ==,
+                   "root 0");
+  return _planar_trace_get_steps (trace);
+}
+
+/* Roots nested as deep as a file likes, each of another level: the search
+ * of each one's ancestors of its level must not cost roots x depth. */
+static void
+test_steps_from_root_events_deep (Fixture       *f,
+                                  gconstpointer  data)
+{
+  const guint n = 2500;
+  guint64 small = count_nested_roots_steps (f->dir, n);
+  guint64 large = count_nested_roots_steps (f->dir, 4 * n);
+
+  g_test_message ("nested roots: %u took %" G_GUINT64_FORMAT " steps, %u took %" G_GUINT64_FORMAT, n, small, 4 * n, large);
+  planar_test_check_linear (n, small, large, "working out the groups of nested roots");
+}
+
 /* Lines the file already has are not derived again. */
 static void
 test_native_lines (Fixture       *f,
@@ -2465,6 +2514,7 @@ main (int    argc,
   ADD ("/derive/steps-and-launch-stats", test_steps_and_launch_stats);
   ADD ("/derive/steps-from-root-events", test_steps_from_root_events);
   ADD ("/derive/steps-from-root-events-contexts", test_steps_from_root_events_contexts);
+  ADD ("/derive/steps-from-root-events-deep", test_steps_from_root_events_deep);
   ADD ("/derive/native-lines", test_native_lines);
   ADD ("/derive/tpu-lines", test_tpu_lines);
   ADD ("/derive/capacity", test_capacity);
