@@ -12,7 +12,7 @@
  *    the consumers of a context (`_ct`, `_c`) are the children of its
  *    producers (`_pt`, `_p`) on any thread, and a kernel is the child of
  *    the launch with its `correlation_id`;
- *  - the root events (`_r` above 0) are taken by level, highest first,
+ *  - the root events (`_r` other than 0) are taken by level, highest first,
  *    then by start; each that no ancestor of the same level encloses gets
  *    the next group number, given to every event it reaches that has none
  *    yet;
@@ -212,19 +212,6 @@ _planar_derive_group_node_add (DeriveContext        *dc,
         g_array_set_size (stack, stack->len - 1);
       }
 
-  if (facts->has_correlation_id)
-    {
-      PlanarSpillArray *launches = g_array_index (gn->tracks, LaunchTrack, gn->tracks->len - 1).launches;
-      Launch launch = { facts->correlation_id, ref->index, parent, 0, 0 };
-
-      if (facts->has_device_id && facts->device_id < dc->gpu_planes->len && !_planar_derive_is_driver_call (name))
-        {
-          launch.flags = LAUNCH_STATS;
-          launch.device = (guint16) facts->device_id;
-        }
-      planar_spill_array_append (launches, &launch, 1);
-    }
-
   if (flags != 0 || facts->root_level != 0)
     {
       GroupNode node = { 0 };
@@ -251,14 +238,28 @@ _planar_derive_group_node_add (DeriveContext        *dc,
       g_array_append_val (gn->nodes, node);
       if (!facts->is_async)
         g_array_append_val (stack, index);
+      /* A launch that is a node too has the node's group. */
+      parent = (gint32) index;
+    }
+
+  if (facts->has_correlation_id)
+    {
+      PlanarSpillArray *launches = g_array_index (gn->tracks, LaunchTrack, gn->tracks->len - 1).launches;
+      Launch launch = { facts->correlation_id, ref->index, parent, 0, 0 };
+
+      if (facts->has_device_id && facts->device_id < dc->gpu_planes->len && !_planar_derive_is_driver_call (name))
+        {
+          launch.flags = LAUNCH_STATS;
+          launch.device = (guint16) facts->device_id;
+        }
+      planar_spill_array_append (launches, &launch, 1);
     }
 }
 
 GArray *
 _planar_derive_group_track_begin (GroupNodes *gn,
                                   guint       plane,
-                                  guint       track,
-                                  gsize       n_events)
+                                  guint       track)
 {
   LaunchTrack lt = { plane, track, NULL };
 

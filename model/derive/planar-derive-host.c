@@ -187,7 +187,7 @@ _planar_derive_scan_host_track (DeriveContext  *dc,
   EventFacts facts;
 
   if (dc->group_nodes != NULL)
-    group_stack = _planar_derive_group_track_begin (dc->group_nodes, p, t, track->n_events);
+    group_stack = _planar_derive_group_track_begin (dc->group_nodes, p, t);
   for (gsize i = 0; i < track->n_events; i++)
     {
       const PlanarEvent *ev = &track->events[i];

@@ -565,13 +565,12 @@ gboolean _planar_derive_groups_wanted (PlanarTrace      *self,
                                        const StatNames  *names);
 GroupNodes *_planar_derive_group_nodes_new (PlanarSpillMode spill);
 void _planar_derive_group_nodes_free (GroupNodes *self);
-/* Begins the notes of host track @track of plane @plane (@n_events
- * events) in @nodes (the track's own): returns the track's stack for
+/* Begins the notes of host track @track of plane @plane in @nodes (the
+ * track's own): returns the track's stack for
  * _planar_derive_group_node_add(). */
 GArray *_planar_derive_group_track_begin (GroupNodes *nodes,
                                           guint       plane,
-                                          guint       track,
-                                          gsize       n_events);
+                                          guint       track);
 /* Notes host event @ev (@ref, its @facts; @name) of the track being read
  * in @dc->group_nodes, when it can link a group. @stack is the track's,
  * from _planar_derive_group_track_begin(). */

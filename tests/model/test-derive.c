@@ -766,8 +766,9 @@ test_steps_from_root_events (Fixture       *f,
 }
 
 /* Contexts as XProf links them: not one that 64 producers and 64
- * consumers share (an id reused everywhere), and a consumer that produces
- * its own context again ends no walk. */
+ * consumers share (an id reused everywhere), a consumer that produces its
+ * own context again ends no walk, and a launch that is a consumer has its
+ * context's group. */
 static void
 test_steps_from_root_events_contexts (Fixture       *f,
                                       gconstpointer  data)
@@ -813,11 +814,16 @@ test_steps_from_root_events_contexts (Fixture       *f,
   add_int (host, ev, "_pt", 14);
   add_uint (host, ev, "_p", 6);
   add_launch (host, worker, "LaunchKernel", 7010000, 1000, 2);
+  /* A launch that is a consumer of the step's context itself. */
+  ev = add_launch (host, worker, "ExecuteLaunch", 8000000, 1000, 3);
+  add_int (host, ev, "_ct", 14);
+  add_uint (host, ev, "_c", 6);
   builder_done (host);
 
   /* Kernel 1, of no step, comes before step 3's only kernel. */
   add_uint (gpu, add_kernel (gpu, stream, 300000, 1000, NULL, -1, NULL, -1), "correlation_id", 1);
   add_uint (gpu, add_kernel (gpu, stream, 7100000, 2000, NULL, -1, NULL, -1), "correlation_id", 2);
+  add_uint (gpu, add_kernel (gpu, stream, 8100000, 1000, NULL, -1, NULL, -1), "correlation_id", 3);
   builder_done (gpu);
 
   path = planar_test_write_space (space, f->dir, "contexts.xplane.pb");
@@ -831,13 +837,13 @@ test_steps_from_root_events_contexts (Fixture       *f,
   g_assert_nonnull (steps);
   g_assert_cmpuint (steps->n_events, ==, 1);
   g_assert_cmpint (steps->events[0].start_ps, ==, kernel_track->events[1].start_ps);
-  g_assert_cmpint (steps->events[0].duration_ps, ==, 2000);
+  g_assert_cmpint (steps->events[0].duration_ps, ==, 8101000 - 7100000);
   g_assert_cmpstr (event_display_name (plane, steps, 0), ==, "train 3");
   launch = derived_track (plane, "Launch Stats");
   g_assert_nonnull (launch);
   g_assert_cmpuint (launch->n_events, ==, 1);
   g_assert_true (stat_int_value (find_stat (trace, plane, &launch->events[0], stats, "num_launches"), &v));
-  g_assert_cmpint (v, ==, 1);
+  g_assert_cmpint (v, ==, 2);
 }
 
 /* Loads @n host events nested in one another, each a root of a level of
