@@ -704,7 +704,6 @@ _planar_gpu_pass_finish (DeriveContext  *dc,
     {
       const StepGroup *sg = &g_array_index (gp->step_groups, StepGroup, i);
       const char *gname = _planar_derive_group_name (dc, sg->group_id);
-
       PlanarEventMetadata *m = _planar_plane_context_get_metadata (&gp->ctx, sg->metadata);
 
       /* XProf's trace viewer shows a step by its step_name. */

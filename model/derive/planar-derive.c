@@ -42,11 +42,13 @@
  * A profile without `group_id` whose host has root events (`_r`, as JAX's
  * StepTraceAnnotation writes) has its step groups worked out from the
  * host's nesting, contexts and launches, as XProf does
- * (planar-derive-groups.c), for the GPUs' Steps and Launch Stats.
+ * (planar-derive-groups.c), before the other planes are read: a kernel
+ * then has its launch's group, as if the file had given it (Steps, Launch
+ * Stats, and lines cut at each step).
  *
  * Left out: the stacks of identical spans XProf shortens by 1 ns per
  * level (here the loader nests them by creation order instead, which is
- * as stable and keeps the times exact). Also left out: the conversion of older TraceMe
+ * as stable and keeps the times exact); the conversion of older TraceMe
  * stats to producer/consumer form XProf makes first (PreprocessXPlane),
  * which rewrites the file's stats where Planar reads them, unchanged, from
  * the mapped file; more than one `flow` stat on an event (an event's stats
