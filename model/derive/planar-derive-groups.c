@@ -668,9 +668,9 @@ _planar_derive_groups_assign (DeriveContext *dc,
 
 gboolean
 _planar_derive_groups_lookup (const PlanarSpillArray *launch_groups,
-                              guint64       correlation,
-                              gsize        *cursor,
-                              gint64       *group)
+                              guint64                 correlation,
+                              gsize                  *cursor,
+                              gint64                 *group)
 {
   const LaunchGroupId *ids = (const LaunchGroupId *) (gpointer) launch_groups->data;
   gsize lo = 0, hi = launch_groups->len;
