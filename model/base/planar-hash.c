@@ -90,13 +90,14 @@ sip_finish (SipState     *s,
             guint         d_rounds)
 {
   guint64 last = (guint64) (total & 0xff) << 56;
-  gsize tail = len & 7;
-  const guint8 *end = data + (len - tail);
+  gsize tail = len & 7, words = len - tail;
 
-  for (const guint8 *p = data; p < end; p += 8)
-    sip_word (s, load_le64 (p), c_rounds);
+  /* Offsets, not pointers past @data: an empty key may come with a NULL
+   * @data (an empty text of the file), and NULL + 0 is undefined. */
+  for (gsize i = 0; i < words; i += 8)
+    sip_word (s, load_le64 (data + i), c_rounds);
   for (gsize i = 0; i < tail; i++)
-    last |= (guint64) end[i] << (8 * i);
+    last |= (guint64) data[words + i] << (8 * i);
   sip_word (s, last, c_rounds);
   s->v2 ^= 0xff;
   for (guint r = 0; r < d_rounds; r++)

@@ -100,11 +100,12 @@ _planar_derive_add_framework_op (PlaneContext         *ctx,
 {
   static const Scope no_scope = { FALSE, 0 };
   const CacheValue *value = resolve_framework_op (ctx, full);
+  /* The pool is empty (its data NULL) until an op with name scopes. */
+  const guint32 *levels = value->n > 0 ? &g_array_index (ctx->pool, guint32, value->offset) : NULL;
 
   /* An op without name scopes leaves the scope line as it is. */
-  _planar_line_builder_expand_or_add_levels (ctx, name_scope,
-                                             &g_array_index (ctx->pool, guint32, value->offset),
-                                             value->n, start_ps, end_ps, group, NULL, ref);
+  _planar_line_builder_expand_or_add_levels (ctx, name_scope, levels, value->n, start_ps, end_ps, group, NULL,
+                                             ref);
   _planar_line_builder_expand_or_add (ctx, framework_ops, 0, value->md, start_ps, end_ps, group, no_scope,
                                       ref);
 }
