@@ -218,6 +218,21 @@ check_derived_tracks (PlanarTrace *trace)
     }
 }
 
+/* Writes @space as @name in @dir and loads it, the prediction of its
+ * derived lines and the lines themselves checked. */
+static PlanarTrace *
+load_checked (XSpace     *space,
+              const char *dir,
+              const char *name)
+{
+  g_autofree char *path = planar_test_write_space (space, dir, name);
+  PlanarTrace *trace = planar_test_load_ok (path);
+
+  planar_test_check_prediction (path, trace);
+  check_derived_tracks (trace);
+  return trace;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The merge rules, by hand */
 
@@ -229,7 +244,6 @@ test_xla_lines (Fixture       *f,
   Builder *gpu = builder_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
   XLine *copies = planar_test_plane_add_line (gpu->plane, 9, "Stream #9(MemcpyH2D)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   const PlanarPlane *plane;
@@ -265,10 +279,7 @@ test_xla_lines (Fixture       *f,
   add_kernel (gpu, stream, 7000, 10, "jit_g", -1, "dot.1", -1);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "xla.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "xla.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   g_assert_nonnull (plane);
   stream_track = planar_plane_find_track (plane, "Stream #7(Compute)");
@@ -363,7 +374,6 @@ test_stream_order (Fixture       *f,
   XLine *busy = planar_test_plane_add_line (gpu->plane, 3, "Stream #3(Kernel)", 0);
   XLine *quiet = planar_test_plane_add_line (gpu->plane, 5, "Stream #5(Kernel)", 0);
   XLine *compute = planar_test_plane_add_line (gpu->plane, 8, "Stream #8(Compute)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarPlane *plane;
   const PlanarTrack *t;
@@ -375,10 +385,7 @@ test_stream_order (Fixture       *f,
   add_kernel (gpu, compute, 0, 10, "m", 1, "a", -1);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "order.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "order.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
   /* Compute first, then by number of events: #8, #3, #5. */
@@ -410,7 +417,6 @@ test_framework_lines (Fixture       *f,
   XSpace *space = planar_test_space_new ();
   Builder *gpu = builder_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   const PlanarPlane *plane;
@@ -435,10 +441,7 @@ test_framework_lines (Fixture       *f,
   add_str (gpu, ev, "tf_op", "XlaModule:");
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "tf.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "tf.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
   scopes = derived_track (plane, "Framework Name Scope - from #7");
@@ -482,7 +485,6 @@ test_dependent_lines (Fixture       *f,
   XSpace *space = planar_test_space_new ();
   Builder *gpu = builder_new (space, 0, "/device:GPU:0");
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarPlane *plane;
   const PlanarTrack *t;
@@ -508,10 +510,7 @@ test_dependent_lines (Fixture       *f,
   add_int (gpu, ev, "scope_range_id", 30);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "dependent.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "dependent.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
 
   t = derived_track (plane, "XLA Modules - from #7");
@@ -545,7 +544,6 @@ test_steps_and_launch_stats (Fixture       *f,
   XLine *thread = planar_test_plane_add_line (host->plane, 100, "python", 0);
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
   XLine *copies = planar_test_plane_add_line (gpu->plane, 8, "Stream #8(MemcpyD2H)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   const PlanarPlane *plane, *host_plane;
@@ -586,10 +584,7 @@ test_steps_and_launch_stats (Fixture       *f,
   add_kernel (gpu, stream, 200, 10, NULL, -1, NULL, -1);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "steps.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "steps.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   host_plane = planar_trace_find_plane (trace, "/host:CPU");
   host_track = planar_plane_find_track (host_plane, "python");
@@ -658,6 +653,17 @@ add_launch (Builder    *b,
   return ev;
 }
 
+/* Kernel @correlation's run on the GPU, without annotations. */
+static void
+add_launched_kernel (Builder *b,
+                     XLine   *line,
+                     gint64   offset_ps,
+                     gint64   duration_ps,
+                     guint64  correlation)
+{
+  add_uint (b, add_kernel (b, line, offset_ps, duration_ps, NULL, -1, NULL, -1), "correlation_id", correlation);
+}
+
 /* A file without group ids whose host marks its steps with root events,
  * as JAX's StepTraceAnnotation does: the groups are worked out as XProf
  * does (planar-derive-groups.c), and give the GPU its Steps and Launch
@@ -676,7 +682,6 @@ test_steps_from_root_events (Fixture       *f,
     { 1, 250000, 10000 }, { 2, 330000, 10000 }, { 4, 700000, 50000 },
     { 5, 1200000, 10000 }, { 3, 2150000, 10000 }, { 6, 2250000, 20000 },
   };
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   const PlanarPlane *plane;
@@ -716,14 +721,10 @@ test_steps_from_root_events (Fixture       *f,
   builder_done (host);
 
   for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
-    add_uint (gpu, add_kernel (gpu, stream, kernels[i].start, kernels[i].duration, NULL, -1, NULL, -1),
-              "correlation_id", kernels[i].correlation);
+    add_launched_kernel (gpu, stream, kernels[i].start, kernels[i].duration, kernels[i].correlation);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "jax-steps.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "jax-steps.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   kernel_track = planar_plane_find_track (plane, "Stream #7(Compute)");
 
@@ -779,7 +780,6 @@ test_steps_from_root_events_contexts (Fixture       *f,
   XLine *python = planar_test_plane_add_line (host->plane, 100, "python", 0);
   XLine *worker = planar_test_plane_add_line (host->plane, 200, "worker", 0);
   XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   g_autoptr(GArray) stats = g_array_new (FALSE, TRUE, sizeof (PlanarStat));
   const PlanarPlane *plane;
@@ -821,15 +821,12 @@ test_steps_from_root_events_contexts (Fixture       *f,
   builder_done (host);
 
   /* Kernel 1, of no step, comes before step 3's only kernel. */
-  add_uint (gpu, add_kernel (gpu, stream, 300000, 1000, NULL, -1, NULL, -1), "correlation_id", 1);
-  add_uint (gpu, add_kernel (gpu, stream, 7100000, 2000, NULL, -1, NULL, -1), "correlation_id", 2);
-  add_uint (gpu, add_kernel (gpu, stream, 8100000, 1000, NULL, -1, NULL, -1), "correlation_id", 3);
+  add_launched_kernel (gpu, stream, 300000, 1000, 1);
+  add_launched_kernel (gpu, stream, 7100000, 2000, 2);
+  add_launched_kernel (gpu, stream, 8100000, 1000, 3);
   builder_done (gpu);
 
-  path = planar_test_write_space (space, f->dir, "contexts.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "contexts.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:GPU:0");
   kernel_track = planar_plane_find_track (plane, "Stream #7(Compute)");
 
@@ -868,7 +865,7 @@ count_nested_roots_steps (const char *dir,
              "_r", i + 1);
   add_launch (host, python, "LaunchKernel", 1000 * (gint64) n, 500, 1);
   builder_done (host);
-  add_uint (gpu, add_kernel (gpu, stream, 1000 * (gint64) n + 600, 100, NULL, -1, NULL, -1), "correlation_id", 1);
+  add_launched_kernel (gpu, stream, 1000 * (gint64) n + 600, 100, 1);
   builder_done (gpu);
   path = planar_test_write_space (space, dir, "nested-roots.xplane.pb");
   trace = planar_test_load_ok (path);
@@ -911,7 +908,6 @@ test_native_lines (Fixture       *f,
   XLine *steps1 = planar_test_plane_add_line (gpu1->plane, 12, "Steps", 0);
   XLine *tpu_ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
   XLine *tpu_fw = planar_test_plane_add_line (tpu->plane, 4, "Framework Ops", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   XEvent *ev;
 
@@ -928,10 +924,7 @@ test_native_lines (Fixture       *f,
   add_event (tpu, tpu_fw, "B", 0, 10);
   builder_done (tpu);
 
-  path = planar_test_write_space (space, f->dir, "native.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "native.xplane.pb");
   /* A native framework line stops the per-stream lines, but not Steps. */
   g_assert_cmpuint (count_derived (planar_trace_find_plane (trace, "/device:GPU:0")), ==, 1);
   g_assert_nonnull (derived_track (planar_trace_find_plane (trace, "/device:GPU:0"), "Steps"));
@@ -951,7 +944,6 @@ test_tpu_lines (Fixture       *f,
   Builder *tpu = builder_new (space, 0, "/device:TPU:0");
   XLine *ops = planar_test_plane_add_line (tpu->plane, 3, "XLA Ops", 0);
   XLine *modules = planar_test_plane_add_line (tpu->plane, 2, "XLA Modules", 0);
-  g_autofree char *path = NULL;
   g_autoptr(PlanarTrace) trace = NULL;
   const PlanarPlane *plane;
   const PlanarTrack *fw, *scopes, *source;
@@ -979,10 +971,7 @@ test_tpu_lines (Fixture       *f,
   add_str (tpu, ev, "source", "model.py:12");
   builder_done (tpu);
 
-  path = planar_test_write_space (space, f->dir, "tpu.xplane.pb");
-  trace = planar_test_load_ok (path);
-  planar_test_check_prediction (path, trace);
-  check_derived_tracks (trace);
+  trace = load_checked (space, f->dir, "tpu.xplane.pb");
   plane = planar_trace_find_plane (trace, "/device:TPU:0");
 
   fw = derived_track (plane, "Framework Ops");
