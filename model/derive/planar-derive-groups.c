@@ -128,6 +128,8 @@ typedef struct
   guint64 id;
 } ContextKey;
 
+G_STATIC_ASSERT (sizeof (ContextKey) == 16);
+
 gboolean
 _planar_derive_groups_wanted (PlanarTrace     *self,
                               const StatNames *names)
@@ -299,13 +301,11 @@ _planar_derive_group_nodes_merge (GroupNodes *dst,
     }
 }
 
+/* Keyed, as every table of ids a file chooses (planar-hash-private.h). */
 static guint
 context_key_hash (gconstpointer v)
 {
-  const ContextKey *k = v;
-  gint64 type = (gint64) k->type, id = (gint64) k->id;
-
-  return _planar_id_hash (&type) * 31u + _planar_id_hash (&id);
+  return (guint) _planar_hash_bytes (v, sizeof (ContextKey), 0);
 }
 
 static gboolean
