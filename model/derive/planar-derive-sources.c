@@ -38,13 +38,13 @@ _planar_derive_sources_free (gpointer data)
   g_free (sources);
 }
 
+/* The file chooses its group ids: keyed (planar-hash-private.h), so that
+ * none can be chosen to collide, as a multiplicative hash's could. */
 static inline gsize
 group_slot (gint64 group_id,
             gsize  mask)
 {
-  guint64 h = (guint64) group_id * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-
-  return (gsize) (h >> 32) & mask;
+  return (gsize) _planar_id_hash (&group_id) & mask;
 }
 
 guint32
@@ -68,14 +68,18 @@ _planar_derive_sources_intern_group (PlanarSpillArray *table,
       for (guint i = 0; i < sources->groups->len; i++)
         {
           for (at = group_slot (groups[i], n - 1); sources->group_slots[at] != 0; at = (at + 1) & (n - 1))
-            ;
+            _planar_trace_steps++;
           sources->group_slots[at] = i + 1;
         }
     }
   mask = sources->n_group_slots - 1;
+  /* Each probe is a step of the load (_planar_trace_get_steps()). */
   for (at = group_slot (group_id, mask); sources->group_slots[at] != 0; at = (at + 1) & mask)
-    if (groups[sources->group_slots[at] - 1] == group_id)
-      return sources->group_slots[at] - 1;
+    {
+      _planar_trace_steps++;
+      if (groups[sources->group_slots[at] - 1] == group_id)
+        return sources->group_slots[at] - 1;
+    }
   /* A table has fewer entries than NO_GROUP (SOURCE_INDEX_MASK bounds
    * it lower still only in bits, so check). */
   if (sources->groups->len >= NO_GROUP - 1)

@@ -892,6 +892,59 @@ test_steps_from_root_events_deep (Fixture       *f,
   planar_test_check_linear (n, small, large, "working out the groups of nested roots");
 }
 
+/* Loads a GPU line of @n events of as many step groups, their ids
+ * ordinary (0, 1, 2...) or chosen to collide in a multiplicative hash
+ * (Fibonacci's, the same upper half for all), and returns the load's
+ * steps. */
+static guint64
+count_group_ids_steps (const char *dir,
+                       guint       n,
+                       gboolean    colliding)
+{
+  XSpace *space = planar_test_space_new ();
+  Builder *gpu = builder_new (space, 0, "/device:GPU:0");
+  XLine *stream = planar_test_plane_add_line (gpu->plane, 7, "Stream #7(Compute)", 0);
+  const guint64 golden = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  guint64 inverse = golden;
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+
+  /* The inverse of the odd constant modulo 2^64 (Newton's iteration). */
+  for (int i = 0; i < 6; i++)
+    inverse *= 2 - golden * inverse;
+  g_assert_cmphex (golden * inverse, ==, 1);
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 id = colliding ? ((G_GUINT64_CONSTANT (7) << 32) + i) * inverse : i;
+
+      add_int (gpu, add_event (gpu, stream, "kernel", 100 * (gint64) i, 50), "group_id", (gint64) id);
+    }
+  builder_done (gpu);
+  path = planar_test_write_space (space, dir, "group-ids.xplane.pb");
+  trace = planar_test_load_ok (path);
+  g_assert_cmpuint (derived_track (planar_trace_find_plane (trace, "/device:GPU:0"), "Steps")->n_events, ==, n);
+  return _planar_trace_get_steps (trace);
+}
+
+/* A file's step group ids are its own to choose: its derived lines' table
+ * of them must not take work in proportion to their number's square when
+ * they are chosen to collide. */
+static void
+test_colliding_group_ids (Fixture       *f,
+                          gconstpointer  data)
+{
+  const guint n = 2500;
+  guint64 small = count_group_ids_steps (f->dir, n, TRUE);
+  guint64 large = count_group_ids_steps (f->dir, 4 * n, TRUE);
+  guint64 ordinary = count_group_ids_steps (f->dir, 4 * n, FALSE);
+
+  g_test_message ("group ids: %u colliding took %" G_GUINT64_FORMAT " steps, %u %" G_GUINT64_FORMAT
+                  ", %u ordinary %" G_GUINT64_FORMAT, n, small, 4 * n, large, 4 * n, ordinary);
+  planar_test_check_linear (n, small, large, "the derived sources' table of colliding group ids");
+  planar_test_check_like (4 * n, ordinary, large, "the derived sources' table of group ids");
+}
+
 /* Lines the file already has are not derived again. */
 static void
 test_native_lines (Fixture       *f,
@@ -2523,6 +2576,7 @@ main (int    argc,
   ADD ("/derive/generated", test_generated);
   ADD ("/derive/generated-without-group-ids", test_generated_without_group_ids);
   ADD ("/derive/colliding-ids", test_colliding_ids);
+  ADD ("/derive/colliding-group-ids", test_colliding_group_ids);
 #undef ADD
   g_test_add_func ("/derive/samples", test_samples);
 
