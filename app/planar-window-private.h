@@ -47,8 +47,11 @@ struct _PlanarWindow
   PlanarFindResults    *find_results;
   GtkPaned             *details_paned;
   PlanarDetailsPane    *details_pane;
+  /* Made the first time their tool is chosen (NULL until then), given
+   * the profile once tools_have_profile. */
   PlanarOpStatsPage    *op_stats_page;
   PlanarHealthPage     *health_page;
+  gboolean              tools_have_profile;
 
   GSettings            *settings;
   /* The session keys of the Sessions menu, newest first. */

@@ -642,13 +642,50 @@ open_done (GObject      *source,
  * Loading the hosts of a session
  * ------------------------------------------------------------------------ */
 
+static void op_stats_highlight (PlanarWindow    *self,
+                                PlanarSelection *selection);
+
+/* The profile the tools over the whole profile are given: none until
+ * every host of the profile is in. */
+static PlanarProfile *
+tools_profile (PlanarWindow *self)
+{
+  return self->tools_have_profile ? self->profile : NULL;
+}
+
+/* Op Stats and Trace Health are made the first time they are chosen: a
+ * window that never shows them neither builds them before its first frame
+ * nor has them work on each profile it loads (Trace Health reads every
+ * event's stats to count the damaged ones). */
+static void
+ensure_tool_page (PlanarWindow *self,
+                  const char   *tool)
+{
+  if (strcmp (tool, "op-stats") == 0 && self->op_stats_page == NULL)
+    {
+      self->op_stats_page = PLANAR_OP_STATS_PAGE (planar_op_stats_page_new ());
+      g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
+      gtk_stack_add_named (self->stack, GTK_WIDGET (self->op_stats_page), tool);
+      planar_op_stats_page_set_profile (self->op_stats_page, tools_profile (self));
+    }
+  else if (strcmp (tool, "trace-health") == 0 && self->health_page == NULL)
+    {
+      self->health_page = PLANAR_HEALTH_PAGE (planar_health_page_new ());
+      gtk_stack_add_named (self->stack, GTK_WIDGET (self->health_page), tool);
+      planar_health_page_set_profile (self->health_page, tools_profile (self), current_session (self));
+    }
+}
+
 /* The tools that need the whole profile get it once every host is in
  * (at once, or after the hosts of a lazy profile). */
 static void
 profile_ready (PlanarWindow *self)
 {
-  planar_op_stats_page_set_profile (self->op_stats_page, self->profile);
-  planar_health_page_set_profile (self->health_page, self->profile, current_session (self));
+  self->tools_have_profile = TRUE;
+  if (self->op_stats_page != NULL)
+    planar_op_stats_page_set_profile (self->op_stats_page, self->profile);
+  if (self->health_page != NULL)
+    planar_health_page_set_profile (self->health_page, self->profile, current_session (self));
   planar_find_bar_refresh (self->find_bar);
   _planar_window_update_actions (self);
 }
@@ -908,8 +945,11 @@ load (PlanarWindow *self)
    * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
   _planar_window_restore_view (self);
-  planar_op_stats_page_set_profile (self->op_stats_page, NULL);
-  planar_health_page_set_profile (self->health_page, NULL, NULL);
+  self->tools_have_profile = FALSE;
+  if (self->op_stats_page != NULL)
+    planar_op_stats_page_set_profile (self->op_stats_page, NULL);
+  if (self->health_page != NULL)
+    planar_health_page_set_profile (self->health_page, NULL, NULL);
   planar_find_bar_refresh (self->find_bar);
   _planar_window_select_tool (self, NULL);
 
@@ -1024,6 +1064,7 @@ _planar_window_select_tool (PlanarWindow *self,
   self->updating_controls = TRUE;
   gtk_drop_down_set_selected (self->tool_drop_down, position);
   self->updating_controls = FALSE;
+  ensure_tool_page (self, tool);
   if (self->profile != NULL)
     gtk_stack_set_visible_child_name (self->stack, tool);
   /* The other tools look at every host. */
@@ -1296,8 +1337,6 @@ planar_window_class_init (PlanarWindowClass *klass)
   g_type_ensure (PLANAR_TYPE_FIND_BAR);
   g_type_ensure (PLANAR_TYPE_FIND_RESULTS);
   g_type_ensure (PLANAR_TYPE_DETAILS_PANE);
-  g_type_ensure (PLANAR_TYPE_OP_STATS_PAGE);
-  g_type_ensure (PLANAR_TYPE_HEALTH_PAGE);
   g_type_ensure (PLANAR_TYPE_TRACKS_POPOVER);
   g_type_ensure (PLANAR_TYPE_MESSAGE_BAR);
 
@@ -1321,8 +1360,6 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, find_results);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_paned);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_pane);
-  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, op_stats_page);
-  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, health_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, tracks_button);
 }
 
@@ -1361,7 +1398,6 @@ planar_window_init (PlanarWindow *self)
   g_signal_connect_swapped (self->details_pane, "search", G_CALLBACK (details_search), self);
   g_signal_connect_swapped (self->details_pane, "file-changed", G_CALLBACK (details_file_changed), self);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_changed), NULL);
-  g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
 
   _planar_window_init_actions (self);
   _planar_window_init_views (self);

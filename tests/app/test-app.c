@@ -80,6 +80,25 @@ wait_for (gboolean (*done) (gpointer),
 }
 
 static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop for @seconds, for what should not happen in that
+ * time. */
+static void
+run_main_loop_for (double seconds)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add ((guint) (seconds * 1000), set_flag, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
 window_settled (gpointer data)
 {
   PlanarWindow *window = data;
@@ -1992,7 +2011,8 @@ health_page_has_damaged_stats (gpointer data)
 }
 
 /* A damaged stat no view reads (the event is never selected): Trace Health
- * counts every stat in the background and lists it. */
+ * counts every stat in the background and lists it, once it is opened, not
+ * before (the count reads the whole file). */
 static void
 test_health_damaged_stat (void)
 {
@@ -2016,6 +2036,9 @@ test_health_damaged_stat (void)
   window = open_path (path);
   wait_loaded (window);
   trace = planar_profile_get_trace (planar_window_get_profile (window), 0);
+  run_main_loop_for (1.0);
+  g_assert_cmpuint (planar_trace_get_n_damaged_stats (trace, NULL), ==, 0);
+  g_assert_null (window->health_page);
 
   activate (window, "tool", g_variant_new_string ("trace-health"));
   wait_for (health_page_has_damaged_stats, window, 30, "Trace Health to list the damaged stat");
