@@ -1,5 +1,5 @@
-/* planar-window-private.h: what planar-window.c and
- * planar-window-actions.c share.
+/* planar-window-private.h: what planar-window.c and the window's other
+ * files (planar-window-*.c) share.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -171,6 +171,8 @@ void      _planar_window_start_progress  (PlanarWindow        *self,
 void      _planar_window_stop_progress   (PlanarWindow        *self);
 void      _planar_window_set_loading     (PlanarWindow        *self,
                                           gboolean             loading);
+/* The catalog's entry of the session shown, or NULL. */
+PlanarCatalogSession *_planar_window_current_session (PlanarWindow *self);
 /* What the load placed or lost: one line each in the message bar. */
 void      _planar_window_show_load_notes (PlanarWindow        *self,
                                           PlanarProfile       *profile);
@@ -185,8 +187,13 @@ void      _planar_window_select_session  (PlanarWindow        *self,
                                           const char * const  *hosts);
 void      _planar_window_select_hosts    (PlanarWindow        *self,
                                           const char * const  *hosts);
+/* planar-window-tools.c. */
 void      _planar_window_select_tool     (PlanarWindow        *self,
                                           const char          *tool);
+/* Gives the tools over the whole profile the window's profile (@ready:
+ * every host of it is in), or takes it from them. */
+void      _planar_window_set_tools_ready (PlanarWindow        *self,
+                                          gboolean             ready);
 /* The folder captures and recordings go to. Returns: (transfer full). */
 char     *_planar_window_dup_capture_logdir (PlanarWindow     *self);
 /* planar-window-sandbox.c. After opening @file: a line offering its whole

@@ -30,8 +30,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-const char * const _planar_window_tools[] = { "trace-viewer", "op-stats", "trace-health", NULL };
-
 static void load (PlanarWindow *self);
 
 /* ------------------------------------------------------------------------
@@ -177,8 +175,8 @@ details_file_changed (PlanarWindow *self)
  * State shown in the header bar
  * ------------------------------------------------------------------------ */
 
-static PlanarCatalogSession *
-current_session (PlanarWindow *self)
+PlanarCatalogSession *
+_planar_window_current_session (PlanarWindow *self)
 {
   if (self->catalog == NULL || self->session == NULL)
     return NULL;
@@ -324,7 +322,7 @@ set_drop_down_factories (GtkDropDown *drop_down)
 static void
 update_hosts_button (PlanarWindow *self)
 {
-  PlanarCatalogSession *session = current_session (self);
+  PlanarCatalogSession *session = _planar_window_current_session (self);
   guint n_supported = 0, n_shown = self->hosts != NULL ? g_strv_length (self->hosts) : 0;
   g_autofree char *label = NULL;
 
@@ -383,7 +381,7 @@ static void
 host_toggled (GtkCheckButton *check,
               PlanarWindow   *self)
 {
-  PlanarCatalogSession *session = current_session (self);
+  PlanarCatalogSession *session = _planar_window_current_session (self);
   g_autoptr(GStrvBuilder) builder = NULL;
   g_auto(GStrv) hosts = NULL;
 
@@ -434,7 +432,7 @@ host_check_new (PlanarWindow *self,
 static void
 rebuild_hosts_menu (PlanarWindow *self)
 {
-  PlanarCatalogSession *session = current_session (self);
+  PlanarCatalogSession *session = _planar_window_current_session (self);
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->hosts_box))) != NULL)
@@ -642,50 +640,12 @@ open_done (GObject      *source,
  * Loading the hosts of a session
  * ------------------------------------------------------------------------ */
 
-static void op_stats_highlight (PlanarWindow    *self,
-                                PlanarSelection *selection);
-
-/* The profile the tools over the whole profile are given: none until
- * every host of the profile is in. */
-static PlanarProfile *
-tools_profile (PlanarWindow *self)
-{
-  return self->tools_have_profile ? self->profile : NULL;
-}
-
-/* Op Stats and Trace Health are made the first time they are chosen: a
- * window that never shows them neither builds them before its first frame
- * nor has them work on each profile it loads (Trace Health reads every
- * event's stats to count the damaged ones). */
-static void
-ensure_tool_page (PlanarWindow *self,
-                  const char   *tool)
-{
-  if (strcmp (tool, "op-stats") == 0 && self->op_stats_page == NULL)
-    {
-      self->op_stats_page = PLANAR_OP_STATS_PAGE (planar_op_stats_page_new ());
-      g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
-      gtk_stack_add_named (self->stack, GTK_WIDGET (self->op_stats_page), tool);
-      planar_op_stats_page_set_profile (self->op_stats_page, tools_profile (self));
-    }
-  else if (strcmp (tool, "trace-health") == 0 && self->health_page == NULL)
-    {
-      self->health_page = PLANAR_HEALTH_PAGE (planar_health_page_new ());
-      gtk_stack_add_named (self->stack, GTK_WIDGET (self->health_page), tool);
-      planar_health_page_set_profile (self->health_page, tools_profile (self), current_session (self));
-    }
-}
-
 /* The tools that need the whole profile get it once every host is in
  * (at once, or after the hosts of a lazy profile). */
 static void
 profile_ready (PlanarWindow *self)
 {
-  self->tools_have_profile = TRUE;
-  if (self->op_stats_page != NULL)
-    planar_op_stats_page_set_profile (self->op_stats_page, self->profile);
-  if (self->health_page != NULL)
-    planar_health_page_set_profile (self->health_page, self->profile, current_session (self));
+  _planar_window_set_tools_ready (self, TRUE);
   planar_find_bar_refresh (self->find_bar);
   _planar_window_update_actions (self);
 }
@@ -870,7 +830,7 @@ load_done (GObject      *source,
     }
 
   /* The error names the host file; the dialog names what it belongs to. */
-  session = current_session (self);
+  session = _planar_window_current_session (self);
   path = session != NULL ? session->path : g_file_peek_path (self->file);
   if (session != NULL && self->hosts != NULL && g_strv_length (self->hosts) == 1)
     for (guint i = 0; i < session->hosts->len; i++)
@@ -894,7 +854,7 @@ load_done (GObject      *source,
 static void
 load (PlanarWindow *self)
 {
-  PlanarCatalogSession *session = current_session (self);
+  PlanarCatalogSession *session = _planar_window_current_session (self);
   g_auto(GStrv) paths = NULL;
   g_autofree char *hosts = NULL;
   g_autofree char *label = NULL;
@@ -945,11 +905,7 @@ load (PlanarWindow *self)
    * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
   _planar_window_restore_view (self);
-  self->tools_have_profile = FALSE;
-  if (self->op_stats_page != NULL)
-    planar_op_stats_page_set_profile (self->op_stats_page, NULL);
-  if (self->health_page != NULL)
-    planar_health_page_set_profile (self->health_page, NULL, NULL);
+  _planar_window_set_tools_ready (self, FALSE);
   planar_find_bar_refresh (self->find_bar);
   _planar_window_select_tool (self, NULL);
 
@@ -996,7 +952,7 @@ void
 _planar_window_select_hosts (PlanarWindow       *self,
                              const char * const *hosts)
 {
-  PlanarCatalogSession *session = current_session (self);
+  PlanarCatalogSession *session = _planar_window_current_session (self);
   g_auto(GStrv) chosen = NULL;
 
   g_return_if_fail (PLANAR_IS_WINDOW (self));
@@ -1036,43 +992,6 @@ _planar_window_select_hosts (PlanarWindow       *self,
 }
 
 void
-_planar_window_select_tool (PlanarWindow *self,
-                            const char   *tool)
-{
-  GVariant *state;
-  guint position = 0;
-
-  g_return_if_fail (PLANAR_IS_WINDOW (self));
-
-  /* NULL shows the tool chosen before. */
-  if (tool == NULL)
-    {
-      state = g_action_group_get_action_state (G_ACTION_GROUP (self), "tool");
-      tool = _planar_window_tools[0];
-      for (guint i = 0; state != NULL && _planar_window_tools[i] != NULL; i++)
-        if (g_strcmp0 (g_variant_get_string (state, NULL), _planar_window_tools[i]) == 0)
-          tool = _planar_window_tools[i];
-      g_clear_pointer (&state, g_variant_unref);
-    }
-  if (!g_strv_contains (_planar_window_tools, tool))
-    return;
-  for (guint i = 0; _planar_window_tools[i] != NULL; i++)
-    if (strcmp (_planar_window_tools[i], tool) == 0)
-      position = i;
-
-  _planar_window_set_action_state (self, "tool", g_variant_new_string (tool));
-  self->updating_controls = TRUE;
-  gtk_drop_down_set_selected (self->tool_drop_down, position);
-  self->updating_controls = FALSE;
-  ensure_tool_page (self, tool);
-  if (self->profile != NULL)
-    gtk_stack_set_visible_child_name (self->stack, tool);
-  /* The other tools look at every host. */
-  if (strcmp (tool, "trace-viewer") != 0)
-    _planar_window_load_all_hosts (self);
-}
-
-void
 _planar_window_find (PlanarWindow *self)
 {
   g_return_if_fail (PLANAR_IS_WINDOW (self));
@@ -1105,29 +1024,12 @@ details_search (PlanarWindow *self,
   planar_find_bar_set_text (self->find_bar, pattern, TRUE);
 }
 
-/* Op Stats asks to see a name's events: select them all on the timeline
- * and show the first. */
-static void
-op_stats_highlight (PlanarWindow    *self,
-                    PlanarSelection *selection)
-{
-  const PlanarEventRef *refs;
-  gsize n;
-
-  _planar_window_select_tool (self, "trace-viewer");
-  planar_timeline_set_selection (self->timeline, selection);
-  refs = planar_selection_get_events (selection, &n);
-  if (n > 0)
-    planar_timeline_reveal_event (self->timeline, &refs[0]);
-  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
-}
-
 void
 _planar_window_reload (PlanarWindow *self)
 {
   g_return_if_fail (PLANAR_IS_WINDOW (self));
 
-  if (current_session (self) == NULL || self->hosts == NULL)
+  if (_planar_window_current_session (self) == NULL || self->hosts == NULL)
     return;
   load (self);
   /* New sessions may have come while the folder was not watched. */
