@@ -611,8 +611,11 @@ sum_selection (PlanarAggregator *aggregator,
 
   *first_ps = G_MAXINT64;
   *last_ps = G_MININT64;
-  /* One group per kind of track, one row per name inside it. */
+  /* One group per kind of track, one row per name inside it; a line of
+   * steps is one row (a range over a thousand steps, one row of step times
+   * at the table's top, not a thousand). */
   planar_aggregator_set_group_by_kind (aggregator, TRUE);
+  planar_aggregator_set_step_lines_as_one (aggregator, TRUE);
   planar_aggregator_set_cancellable (aggregator, cancellable);
   if (n_events > 0)
     {

@@ -188,7 +188,8 @@ planar_cli_summary (int    argc,
   switch (format)
     {
     case PLANAR_CLI_FORMAT_JSON:
-      w = planar_cli_begin_json (session_name);
+      /* 2: a line of steps is one row (planar_aggregator_set_step_lines_as_one()). */
+      w = planar_cli_begin_json_version (session_name, 2);
       planar_json_writer_key (w, "hosts");
       planar_json_writer_begin_array (w);
       break;
@@ -232,6 +233,8 @@ planar_cli_summary (int    argc,
           g_autoptr(GArray) rows = NULL;
           guint n;
 
+          /* The step times in one row, not a row a step. */
+          planar_aggregator_set_step_lines_as_one (agg, TRUE);
           if (costs)
             {
               /* Costs are the devices': their ops and kernels. */

@@ -435,12 +435,19 @@ planar_cli_print_row (PlanarCliFormat     format,
 PlanarJsonWriter *
 planar_cli_begin_json (const char *session)
 {
+  return planar_cli_begin_json_version (session, 1);
+}
+
+PlanarJsonWriter *
+planar_cli_begin_json_version (const char *session,
+                               guint       version)
+{
   PlanarJsonWriter *w = planar_cli_stdout_json (json_pretty);
 
   fflush (stdout);
   planar_json_writer_begin_object (w);
   planar_json_writer_key (w, "format_version");
-  planar_json_writer_uint (w, 1);
+  planar_json_writer_uint (w, version);
   planar_json_writer_key (w, "session");
   if (session != NULL)
     planar_json_writer_string (w, session);

@@ -151,6 +151,10 @@ void planar_cli_print_row (PlanarCliFormat     format,
  * output (compact unless --pretty), the object opened, "format_version":
  * 1 and "session": @session (null when %NULL) written. Returns: (transfer full). */
 PlanarJsonWriter *planar_cli_begin_json (const char *session);
+/* The same with "format_version": @version, for a document whose keys
+ * changed meaning since version 1 (docs/cli.md). */
+PlanarJsonWriter *planar_cli_begin_json_version (const char *session,
+                                                 guint       version);
 
 /* Closes the object planar_cli_begin_json() opened, ends the line and
  * flushes. Returns: the exit status (PLANAR_CLI_EXIT_IO when standard

@@ -32,6 +32,12 @@ struct _PlanarAggregator
   const PlanarTrack *slots_track;
   const char       *kind;
   guint             kind_order;
+  /* With planar_aggregator_set_step_lines_as_one(): the track whose row
+   * name @line_row is, the line's name when it is a line of steps, else
+   * NULL. */
+  gboolean          step_lines_as_one;
+  const PlanarTrack *line_track;
+  const char       *line_row;
   /* With planar_aggregator_set_costs(). */
   PlanarTrace       *trace;
   PlanarAggregateKey key;
@@ -175,6 +181,26 @@ planar_aggregator_set_group_by_kind (PlanarAggregator *self,
   self->by_kind = group;
 }
 
+void
+planar_aggregator_set_step_lines_as_one (PlanarAggregator *self,
+                                         gboolean          one)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (self->rows->len == 0);
+
+  self->step_lines_as_one = one;
+}
+
+/* Whether @track's events are one a step, each named after it: the Steps
+ * lines (the derived ones and a TPU's) and Launch Stats. */
+static gboolean
+is_step_line (const PlanarPlane *plane,
+              const PlanarTrack *track)
+{
+  return strcmp (planar_aggregate_kind_for_track (plane, track, NULL), "Steps") == 0
+         || g_strcmp0 (track->name, "Launch Stats") == 0;
+}
+
 /* Appends @row and returns its index + 1, noting the row whose events are
  * collected. */
 static guint
@@ -198,6 +224,13 @@ use_plane (PlanarAggregator  *self,
       self->slots_plane = NULL;
       self->slots_track = track;
       self->kind = planar_aggregate_kind_for_track (plane, track, &self->kind_order);
+    }
+  if (self->step_lines_as_one && self->line_track != track)
+    {
+      self->line_track = track;
+      self->line_row = NULL;
+      if (is_step_line (plane, track))
+        self->line_row = track->display_name != NULL ? track->display_name : track->name;
     }
   if (self->slots_plane == plane)
     return;
@@ -469,8 +502,19 @@ accumulate (PlanarAggregator  *self,
             gsize              index)
 {
   const PlanarEvent *ev = &track->events[index];
-  PlanarAggregate *row = self->trace != NULL ? row_with_costs (self, plane, track, index)
-                                             : row_for (self, plane, ev->metadata);
+  PlanarAggregate *row;
+
+  if (G_UNLIKELY (self->line_row != NULL))
+    {
+      /* No costs of a step: a run of kernels before it ends as at any
+       * event without HLO. */
+      flush_run (self, !(track == self->next_track && index == self->next_index));
+      row = row_for_value (self, self->line_row);
+    }
+  else if (self->trace != NULL)
+    row = row_with_costs (self, plane, track, index);
+  else
+    row = row_for (self, plane, ev->metadata);
 
   row->count++;
   row->total_ps += ev->duration_ps;

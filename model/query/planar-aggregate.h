@@ -85,6 +85,12 @@ const char       *planar_aggregate_kind_for_track (const PlanarPlane *plane,
  * Call before adding events. */
 void              planar_aggregator_set_group_by_kind (PlanarAggregator *self,
                                                        gboolean          group);
+/* Makes the aggregator count the events of a line of steps (a Steps line,
+ * Launch Stats: one event a step, each named after its step) in one row
+ * named after the line: a plane's summary then has one row of step times
+ * instead of one row a step. Call before adding events. */
+void              planar_aggregator_set_step_lines_as_one (PlanarAggregator *self,
+                                                           gboolean          one);
 /* Makes the aggregator read each event's FLOPs and bytes through @trace
  * (the trace of every plane added; planar-op-info.h), and keep one row per
  * @key: events without a framework op or source then make one row named

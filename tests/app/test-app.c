@@ -1911,6 +1911,32 @@ test_details_rates_and_groups (void)
     g_assert_true (g_hash_table_contains (kinds, "Device kernels"));
     g_assert_true (g_hash_table_contains (kinds, "Host threads"));
   }
+  /* The Steps lines (the GPUs' and the TPU's): one row of every step, not
+   * one row a step. */
+  {
+    guint64 n_steps = 0, n_rows = 0;
+
+    for (guint p = 0; p < planar_trace_get_n_planes (trace); p++)
+      {
+        const PlanarPlane *plane = planar_trace_get_plane (trace, p);
+
+        for (guint t = 0; t < plane->n_tracks; t++)
+          if (strcmp (planar_aggregate_kind_for_track (plane, &plane->tracks[t], NULL), "Steps") == 0)
+            n_steps += plane->tracks[t].n_events;
+      }
+    g_assert_cmpuint (n_steps, >, 1);
+    for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+      {
+        g_autoptr(PlanarAggregateRow) row = g_list_model_get_item (rows, i);
+
+        if (g_strcmp0 (planar_aggregate_row_get_kind (row), "Steps") != 0)
+          continue;
+        n_rows++;
+        g_assert_cmpstr (planar_aggregate_row_get_display_name (row), ==, "Steps");
+        g_assert_cmpuint (planar_aggregate_row_get_count (row), ==, n_steps);
+      }
+    g_assert_cmpuint (n_rows, ==, 1);
+  }
   total = find_label_with_prefix (GTK_WIDGET (window->details_pane), "Total: ");
   g_assert_nonnull (total);
   g_assert_nonnull (strstr (gtk_label_get_label (total), " events · wall "));

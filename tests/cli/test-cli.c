@@ -1077,6 +1077,45 @@ test_summary_shared_display (void)
   remove_tree (tmp);
 }
 
+/* summary counts a line of steps (a TPU's Steps line, the Steps and Launch
+ * Stats derived for a GPU) in one row named after the line: the step
+ * times, not one row a step. */
+static void
+test_summary_step_lines (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *path = NULL;
+  const char *summary[] = { "summary", "--top", "0", NULL, NULL };
+  g_auto(CliResult) r = { 0 };
+  XSpace *space;
+  XPlane *plane;
+  XLine *line;
+
+  planar_test_scratch_begin ();
+  space = planar_test_space_new ();
+  planar_test_add_task_environment (space, 1000);
+  plane = planar_test_space_add_plane (space, 1, "/device:TPU:0");
+  planar_test_plane_add_event_metadata (plane, 1, "7", NULL);
+  planar_test_plane_add_event_metadata (plane, 2, "8", NULL);
+  planar_test_plane_add_event_metadata (plane, 3, "fusion", NULL);
+  line = planar_test_plane_add_line (plane, 1, "Steps", 1000);
+  planar_test_line_add_event (line, 1, 0, 2000000);
+  planar_test_line_add_event (line, 2, 2000000, 4000000);
+  line = planar_test_plane_add_line (plane, 2, "XLA Ops", 1000);
+  planar_test_line_add_event (line, 3, 0, 1000000);
+  path = planar_test_write_space (space, tmp, "tpu.xplane.pb");
+  planar_test_scratch_end ();
+
+  summary[3] = path;
+  run_cli (summary, &r);
+  g_assert_cmpint (r.status, ==, EXIT_OK);
+  g_assert_nonnull (strstr (r.out, "3 events, 2 names"));
+  g_assert_nonnull (strstr (r.out, "6.000 us          2       3.000 us  Steps\n"));
+  g_assert_null (strstr (r.out, "  7\n"));
+  g_assert_null (strstr (r.out, "  8\n"));
+  remove_tree (tmp);
+}
+
 /* No byte that a terminal would act on: C0 controls but newline and tab
  * (the layout's own), DEL, a C1 control in UTF-8, invalid UTF-8. */
 static void
@@ -1980,8 +2019,8 @@ test_limit_zero (void)
   remove_tree (tmp);
 }
 
-/* Every JSON document: format_version 1, the session, one line unless
- * --pretty. */
+/* Every JSON document: format_version 1 (summary's 2, since a line of
+ * steps became one row), the session, one line unless --pretty. */
 static void
 test_json_common (void)
 {
@@ -2013,7 +2052,7 @@ test_json_common (void)
       g_assert_cmpuint (count_lines (compact.out), ==, 1);
       root = parse_json (compact.out);
       doc = json_node_get_object (root);
-      g_assert_cmpint (member_int (doc, "format_version"), ==, 1);
+      g_assert_cmpint (member_int (doc, "format_version"), ==, cases[i] == summary ? 2 : 1);
       /* A lone file: its folder names the session. */
       g_assert_cmpstr (member_string (doc, "session"), ==, strrchr (tmp, '/') + 1);
       /* The first keys, in this order. */
@@ -2838,6 +2877,7 @@ main (int    argc,
   g_test_add_func ("/cli/events-limit", test_events_limit);
   g_test_add_func ("/cli/events-window", test_events_window);
   g_test_add_func ("/cli/summary-shared-display", test_summary_shared_display);
+  g_test_add_func ("/cli/summary-step-lines", test_summary_step_lines);
   g_test_add_func ("/cli/events-missing", test_events_missing);
   g_test_add_func ("/cli/no-profile", test_no_profile);
   g_test_add_func ("/cli/riegeli-only", test_riegeli_only);

@@ -557,6 +557,71 @@ test_counter_lines (PlanarTestFixture *f,
   g_assert_cmpuint (planar_aggregator_get_n_events (done), ==, 2);
 }
 
+/* A line of steps (Steps, Launch Stats: one event a step, each named
+ * after its step) counts in one row named after the line when asked, as
+ * `planar-cli summary` asks: one row of step times, not one a step. */
+static void
+test_step_lines_as_one (PlanarTestFixture *f,
+                        gconstpointer      data)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *xplane = planar_test_space_add_plane (space, 1, "/device:TPU:0");
+  XLine *steps = planar_test_plane_add_line (xplane, 1, "Steps", 0);
+  XLine *launches = planar_test_plane_add_line (xplane, 2, "Launch Stats", 0);
+  XLine *ops = planar_test_plane_add_line (xplane, 3, "XLA Ops", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+
+  planar_test_add_task_environment (space, 0);
+  planar_test_plane_add_event_metadata (xplane, 1, "7", NULL);
+  planar_test_plane_add_event_metadata (xplane, 2, "8", NULL);
+  planar_test_plane_add_event_metadata (xplane, 3, "9", NULL);
+  planar_test_plane_add_event_metadata (xplane, 4, "Launch Stats for 7", NULL);
+  planar_test_plane_add_event_metadata (xplane, 5, "Launch Stats for 8", NULL);
+  planar_test_plane_add_event_metadata (xplane, 6, "fusion", NULL);
+  planar_test_line_add_event (steps, 1, 0, 100);
+  planar_test_line_add_event (steps, 2, 100, 120);
+  planar_test_line_add_event (steps, 3, 220, 80);
+  planar_test_line_add_event (launches, 4, 0, 10);
+  planar_test_line_add_event (launches, 5, 100, 12);
+  planar_test_line_add_event (ops, 6, 0, 50);
+  planar_test_line_add_event (ops, 6, 100, 60);
+  path = planar_test_write_space (space, f->dir, "steps.xplane.pb");
+  trace = planar_test_load_ok (path);
+  plane = planar_trace_find_plane (trace, "/device:TPU:0");
+
+  for (int one = 0; one < 2; one++)
+    for (int by_kind = 0; by_kind < 2; by_kind++)
+      {
+        g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
+        g_autoptr(GArray) rows = NULL;
+        const char *steps_kind = by_kind ? "Steps" : NULL;
+        const char *other_kind = by_kind ? "Device kernels" : NULL;
+
+        planar_aggregator_set_step_lines_as_one (agg, one);
+        planar_aggregator_set_group_by_kind (agg, by_kind);
+        planar_aggregator_add_track (agg, plane, find_track (plane, "Steps"), G_MININT64, G_MAXINT64);
+        planar_aggregator_add_track (agg, plane, find_track (plane, "Launch Stats"), G_MININT64, G_MAXINT64);
+        planar_aggregator_add_track (agg, plane, find_track (plane, "XLA Ops"), G_MININT64, G_MAXINT64);
+        rows = planar_aggregator_get_results (agg, PLANAR_AGGREGATE_SORT_SELF);
+        assert_totals (agg, rows, 7, 432, 432);
+        assert_row (rows, by_kind ? "XLA Ops" : NULL, "fusion", 2, 110, 110, 50, 60);
+        if (one)
+          {
+            g_assert_cmpuint (rows->len, ==, 3);
+            assert_row (rows, steps_kind, "Steps", 3, 300, 300, 80, 120);
+            assert_row (rows, other_kind, "Launch Stats", 2, 22, 22, 10, 12);
+          }
+        else
+          {
+            g_assert_cmpuint (rows->len, ==, 6);
+            assert_row (rows, steps_kind, "8", 1, 120, 120, 120, 120);
+            assert_row (rows, other_kind, "Launch Stats for 7", 1, 10, 10, 10, 10);
+          }
+      }
+}
+
 /* A plane's table on a worker: the same rows, costs and collected events
  * as on the caller's thread, for every track or one; cancelled, none. */
 static void
@@ -982,6 +1047,7 @@ main (int   argc,
   PLANAR_TEST_ADD ("/aggregate/collect", test_collect);
   PLANAR_TEST_ADD ("/aggregate/add-plane-async", test_add_plane_async);
   PLANAR_TEST_ADD ("/aggregate/counter-lines", test_counter_lines);
+  PLANAR_TEST_ADD ("/aggregate/step-lines-as-one", test_step_lines_as_one);
   PLANAR_TEST_ADD ("/aggregate/costs-reader", test_costs_reader);
   g_test_add_func ("/aggregate/costs-reader-samples", test_costs_reader_samples);
   return g_test_run ();
