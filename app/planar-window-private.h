@@ -40,6 +40,10 @@ struct _PlanarWindow
    * window sets and removes its own line by key (MESSAGE_* below). */
   PlanarMessageBar     *message_bar;
   GtkStack             *stack;
+  /* The welcome page's place, and the page, made when the place is first
+   * mapped: a window opened on a path never makes it (the page reads the
+   * recent files' list, the whole of recently-used.xbel). */
+  AdwBin               *welcome_bin;
   PlanarWelcomePage    *welcome_page;
   AdwStatusPage        *message_page;
   PlanarTimeline       *timeline;

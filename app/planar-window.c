@@ -1235,7 +1235,6 @@ planar_window_class_init (PlanarWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PLANAR_TYPE_TIMELINE);
-  g_type_ensure (PLANAR_TYPE_WELCOME_PAGE);
   g_type_ensure (PLANAR_TYPE_FIND_BAR);
   g_type_ensure (PLANAR_TYPE_FIND_RESULTS);
   g_type_ensure (PLANAR_TYPE_DETAILS_PANE);
@@ -1255,7 +1254,7 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_bar);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, stack);
-  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_page);
+  gtk_widget_class_bind_template_child (widget_class, PlanarWindow, welcome_bin);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, message_page);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, find_bar);
@@ -1263,6 +1262,16 @@ planar_window_class_init (PlanarWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_paned);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, details_pane);
   gtk_widget_class_bind_template_child (widget_class, PlanarWindow, tracks_button);
+}
+
+/* The welcome page's place is shown: the page is made the first time. */
+static void
+show_welcome_page (PlanarWindow *self)
+{
+  if (self->welcome_page != NULL)
+    return;
+  self->welcome_page = PLANAR_WELCOME_PAGE (planar_welcome_page_new ());
+  adw_bin_set_child (self->welcome_bin, GTK_WIDGET (self->welcome_page));
 }
 
 static void
@@ -1300,6 +1309,7 @@ planar_window_init (PlanarWindow *self)
   g_signal_connect_swapped (self->details_pane, "search", G_CALLBACK (details_search), self);
   g_signal_connect_swapped (self->details_pane, "file-changed", G_CALLBACK (details_file_changed), self);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (is_active_changed), NULL);
+  g_signal_connect_swapped (self->welcome_bin, "map", G_CALLBACK (show_welcome_page), self);
 
   _planar_window_init_actions (self);
   _planar_window_init_views (self);

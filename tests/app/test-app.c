@@ -149,6 +149,24 @@ open_path (const char *path)
   return window;
 }
 
+/* The first widget of @type under @root, depth first, or NULL. */
+static GtkWidget *
+find_descendant (GtkWidget *root,
+                 GType      type)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+      found = find_descendant (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 destroy_all_windows (void)
 {
@@ -296,7 +314,8 @@ test_welcome (void)
 }
 
 /* `planar PATH`: the window shows the profile's page from its first frame,
- * never the welcome page cross-faded away once the catalog is found; a
+ * never the welcome page cross-faded away once the catalog is found, and
+ * never builds that page (it reads the whole list of recent files); a
  * window without a path keeps its welcome page. */
 static void
 test_path_opens_profile_page (void)
@@ -319,10 +338,13 @@ test_path_opens_profile_page (void)
   g_assert_false (gtk_stack_get_transition_running (window->stack));
   wait_loaded (window);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->stack), ==, "trace-viewer");
+  g_assert_null (find_descendant (GTK_WIDGET (window), PLANAR_TYPE_WELCOME_PAGE));
 
   empty = planar_application_new_window (app);
   gtk_window_present (GTK_WINDOW (empty));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (empty->stack), ==, "welcome");
+  g_assert_nonnull (find_descendant (GTK_WIDGET (empty), PLANAR_TYPE_WELCOME_PAGE));
+  g_assert_true (gtk_widget_get_mapped (find_descendant (GTK_WIDGET (empty), PLANAR_TYPE_WELCOME_PAGE)));
 
   destroy_all_windows ();
 }
@@ -776,17 +798,9 @@ widget_mapped (gpointer data)
 static PlanarTimeline *
 find_timeline (GtkWidget *root)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      PlanarTimeline *found;
+  GtkWidget *found = find_descendant (root, PLANAR_TYPE_TIMELINE);
 
-      if (PLANAR_IS_TIMELINE (child))
-        return PLANAR_TIMELINE (child);
-      found = find_timeline (child);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return found != NULL ? PLANAR_TIMELINE (found) : NULL;
 }
 
 /* The id of the first track in a section of several, and its row. */
