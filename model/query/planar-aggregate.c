@@ -133,12 +133,14 @@ planar_aggregate_kind_for_track (const PlanarPlane *plane,
 {
   /* Track names as XProf and the derived lines spell them; per-stream
    * copies end in " - from #7" and the like. */
-  static const struct { const char *prefix; const char *kind; } by_track[] = {
-    { "Steps", "Steps" },
-    { "XLA Modules", "XLA Modules" },
-    { "XLA Ops", "XLA Ops" },
-    { "Framework Ops", "Framework ops" },
-    { "Framework Name Scope", "Framework ops" },
+  static const struct { const char *prefix; const char *kind; guint order; } by_track[] = {
+    { "Steps", "Steps", 0 },
+    /* One event a step too: the step's launches. */
+    { "Launch Stats", "Steps", 0 },
+    { "XLA Modules", "XLA Modules", 1 },
+    { "XLA Ops", "XLA Ops", 2 },
+    { "Framework Ops", "Framework ops", 3 },
+    { "Framework Name Scope", "Framework ops", 3 },
   };
   const char *track_name = track->display_name != NULL ? track->display_name : track->name;
   guint o = 0;
@@ -148,8 +150,7 @@ planar_aggregate_kind_for_track (const PlanarPlane *plane,
     if (has_prefix_word (track_name, by_track[i].prefix) || has_prefix_word (track->name, by_track[i].prefix))
       {
         kind = by_track[i].kind;
-        /* Both framework lines share one place. */
-        o = MIN (i, 3);
+        o = by_track[i].order;
       }
   if (kind == NULL && has_prefix_word (plane->name, "/device:"))
     {
@@ -197,8 +198,7 @@ static gboolean
 is_step_line (const PlanarPlane *plane,
               const PlanarTrack *track)
 {
-  return strcmp (planar_aggregate_kind_for_track (plane, track, NULL), "Steps") == 0
-         || g_strcmp0 (track->name, "Launch Stats") == 0;
+  return strcmp (planar_aggregate_kind_for_track (plane, track, NULL), "Steps") == 0;
 }
 
 /* Appends @row and returns its index + 1, noting the row whose events are

@@ -70,9 +70,10 @@ typedef struct _PlanarAggregator PlanarAggregator;
 
 PlanarAggregator *planar_aggregator_new       (void);
 void              planar_aggregator_free      (PlanarAggregator  *self);
-/* What kind of track @track is, for tables grouped by kind: "Steps",
- * "XLA Modules", "XLA Ops", "Framework ops" (Framework Ops and Name Scope),
- * "Device kernels" (the other tracks of a /device: plane), "Host threads"
+/* What kind of track @track is, for tables grouped by kind: "Steps" (Steps
+ * and Launch Stats), "XLA Modules", "XLA Ops", "Framework ops" (Framework
+ * Ops and Name Scope), "Device kernels" (the other tracks of a /device:
+ * plane), "Host threads"
  * (tracks of /host:CPU), else the plane's name. Sets *@order (when not
  * NULL) to the kind's place in that list. Returns: (transfer none): a
  * string that lives as long as @plane. */

@@ -597,7 +597,8 @@ test_step_lines_as_one (PlanarTestFixture *f,
         g_autoptr(PlanarAggregator) agg = planar_aggregator_new ();
         g_autoptr(GArray) rows = NULL;
         const char *steps_kind = by_kind ? "Steps" : NULL;
-        const char *other_kind = by_kind ? "Device kernels" : NULL;
+        /* Launch Stats is of the steps' kind, not a device's kernels. */
+        const char *launches_kind = by_kind ? "Steps" : NULL;
 
         planar_aggregator_set_step_lines_as_one (agg, one);
         planar_aggregator_set_group_by_kind (agg, by_kind);
@@ -611,13 +612,13 @@ test_step_lines_as_one (PlanarTestFixture *f,
           {
             g_assert_cmpuint (rows->len, ==, 3);
             assert_row (rows, steps_kind, "Steps", 3, 300, 300, 80, 120);
-            assert_row (rows, other_kind, "Launch Stats", 2, 22, 22, 10, 12);
+            assert_row (rows, launches_kind, "Launch Stats", 2, 22, 22, 10, 12);
           }
         else
           {
             g_assert_cmpuint (rows->len, ==, 6);
             assert_row (rows, steps_kind, "8", 1, 120, 120, 120, 120);
-            assert_row (rows, other_kind, "Launch Stats for 7", 1, 10, 10, 10, 10);
+            assert_row (rows, launches_kind, "Launch Stats for 7", 1, 10, 10, 10, 10);
           }
       }
 }
