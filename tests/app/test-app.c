@@ -3668,26 +3668,6 @@ capture_ended (gpointer data)
   return gtk_widget_get_visible (GTK_WIDGET (capture_button));
 }
 
-/* Cancel while one host is saved and another's call is in flight: the
- * call is cancelled, the saved host stays on disk, nothing half-written
- * is left. */
-static GtkWidget *
-find_widget_of_type (GtkWidget *root,
-                     GType      type)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
-        return child;
-      found = find_widget_of_type (child, type);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* What the progress bar says, as GTK draws it: its text, or the
  * percentage GTK writes when it has none; NULL when it shows no text. */
 static char *
@@ -3762,7 +3742,7 @@ test_progress_truth (void)
   for (guint round = 0; round < 2; round++)
     {
       watch.window = open_path (logdir);
-      watch.bar = GTK_PROGRESS_BAR (find_widget_of_type (GTK_WIDGET (watch.window), GTK_TYPE_PROGRESS_BAR));
+      watch.bar = GTK_PROGRESS_BAR (find_descendant (GTK_WIDGET (watch.window), GTK_TYPE_PROGRESS_BAR));
       g_assert_nonnull (watch.bar);
       wait_for (progress_checked_until_loaded, &watch, 30, "the profile to load, its progress watched");
       destroy_all_windows ();
@@ -3776,7 +3756,7 @@ test_progress_truth (void)
 static gboolean
 title_hidden (gpointer data)
 {
-  return !gtk_widget_get_visible (find_widget_of_type (data, ADW_TYPE_WINDOW_TITLE));
+  return !gtk_widget_get_visible (find_descendant (data, ADW_TYPE_WINDOW_TITLE));
 }
 
 static gboolean
@@ -3838,7 +3818,7 @@ test_narrow_window (void)
       g_assert_cmpint (gdk_texture_get_height (texture), ==, factor * gtk_widget_get_height (GTK_WIDGET (window)));
     }
   /* The header bar gave its title's room to the drop-downs. */
-  g_assert_false (gtk_widget_get_visible (find_widget_of_type (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
+  g_assert_false (gtk_widget_get_visible (find_descendant (GTK_WIDGET (window), ADW_TYPE_WINDOW_TITLE)));
   /* The floating tool palette covers no header's text: beside it, the
    * titles and subtitles end before it (they are cut short, and their
    * tooltips say them whole). */
@@ -3867,6 +3847,9 @@ test_narrow_window (void)
   destroy_all_windows ();
 }
 
+/* Cancel while one host is saved and another's call is in flight: the
+ * call is cancelled, the saved host stays on disk, nothing half-written
+ * is left. */
 static void
 test_capture_cancel (void)
 {
