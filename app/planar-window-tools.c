@@ -41,6 +41,15 @@ tools_profile (PlanarWindow *self)
   return self->tools_have_profile ? self->profile : NULL;
 }
 
+static void
+give_health_page_profile (PlanarWindow *self)
+{
+  PlanarProfile *profile = tools_profile (self);
+
+  planar_health_page_set_profile (self->health_page, profile,
+                                  profile != NULL ? _planar_window_current_session (self) : NULL);
+}
+
 /* The page of @tool, made if it is Op Stats or Trace Health and is not
  * yet. */
 static void
@@ -58,7 +67,7 @@ ensure_tool_page (PlanarWindow *self,
     {
       self->health_page = PLANAR_HEALTH_PAGE (planar_health_page_new ());
       gtk_stack_add_named (self->stack, GTK_WIDGET (self->health_page), tool);
-      planar_health_page_set_profile (self->health_page, tools_profile (self), _planar_window_current_session (self));
+      give_health_page_profile (self);
     }
 }
 
@@ -66,15 +75,11 @@ void
 _planar_window_set_tools_ready (PlanarWindow *self,
                                 gboolean      ready)
 {
-  PlanarProfile *profile;
-
   self->tools_have_profile = ready;
-  profile = tools_profile (self);
   if (self->op_stats_page != NULL)
-    planar_op_stats_page_set_profile (self->op_stats_page, profile);
+    planar_op_stats_page_set_profile (self->op_stats_page, tools_profile (self));
   if (self->health_page != NULL)
-    planar_health_page_set_profile (self->health_page, profile,
-                                    profile != NULL ? _planar_window_current_session (self) : NULL);
+    give_health_page_profile (self);
 }
 
 void
