@@ -73,10 +73,9 @@ void              planar_aggregator_free      (PlanarAggregator  *self);
 /* What kind of track @track is, for tables grouped by kind: "Steps" (Steps
  * and Launch Stats), "XLA Modules", "XLA Ops", "Framework ops" (Framework
  * Ops and Name Scope), "Device kernels" (the other tracks of a /device:
- * plane), "Host threads"
- * (tracks of /host:CPU), else the plane's name. Sets *@order (when not
- * NULL) to the kind's place in that list. Returns: (transfer none): a
- * string that lives as long as @plane. */
+ * plane), "Host threads" (tracks of /host:CPU), else the plane's name.
+ * Sets *@order (when not NULL) to the kind's place in that list. Returns:
+ * (transfer none): a string that lives as long as @plane. */
 const char       *planar_aggregate_kind_for_track (const PlanarPlane *plane,
                                                    const PlanarTrack *track,
                                                    guint             *order);
