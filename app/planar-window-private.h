@@ -51,11 +51,9 @@ struct _PlanarWindow
   PlanarFindResults    *find_results;
   GtkPaned             *details_paned;
   PlanarDetailsPane    *details_pane;
-  /* Made the first time their tool is chosen (NULL until then), given
-   * the profile once tools_have_profile. */
+  /* Made the first time their tool is chosen (NULL until then). */
   PlanarOpStatsPage    *op_stats_page;
   PlanarHealthPage     *health_page;
-  gboolean              tools_have_profile;
 
   GSettings            *settings;
   /* The session keys of the Sessions menu, newest first. */
@@ -194,10 +192,10 @@ void      _planar_window_select_hosts    (PlanarWindow        *self,
 /* planar-window-tools.c. */
 void      _planar_window_select_tool     (PlanarWindow        *self,
                                           const char          *tool);
-/* Gives the tools over the whole profile the window's profile (@ready:
- * every host of it is in), or takes it from them. */
-void      _planar_window_set_tools_ready (PlanarWindow        *self,
-                                          gboolean             ready);
+/* Gives the tools over the whole profile (those made so far) @profile,
+ * or none. */
+void      _planar_window_give_tools_profile (PlanarWindow     *self,
+                                             PlanarProfile    *profile);
 /* The folder captures and recordings go to. Returns: (transfer full). */
 char     *_planar_window_dup_capture_logdir (PlanarWindow     *self);
 /* planar-window-sandbox.c. After opening @file: a line offering its whole

@@ -33,25 +33,17 @@ op_stats_highlight (PlanarWindow    *self,
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 }
 
-/* The profile the tools over the whole profile are given: none until
- * every host of the profile is in. */
-static PlanarProfile *
-tools_profile (PlanarWindow *self)
-{
-  return self->tools_have_profile ? self->profile : NULL;
-}
-
 static void
-give_health_page_profile (PlanarWindow *self)
+give_health_page (PlanarWindow  *self,
+                  PlanarProfile *profile)
 {
-  PlanarProfile *profile = tools_profile (self);
-
   planar_health_page_set_profile (self->health_page, profile,
                                   profile != NULL ? _planar_window_current_session (self) : NULL);
 }
 
 /* The page of @tool, made if it is Op Stats or Trace Health and is not
- * yet. */
+ * yet, with the window's profile: each page shows a profile once it is
+ * whole (planar_profile_is_loaded()), nothing before. */
 static void
 ensure_tool_page (PlanarWindow *self,
                   const char   *tool)
@@ -61,25 +53,24 @@ ensure_tool_page (PlanarWindow *self,
       self->op_stats_page = PLANAR_OP_STATS_PAGE (planar_op_stats_page_new ());
       g_signal_connect_swapped (self->op_stats_page, "highlight", G_CALLBACK (op_stats_highlight), self);
       gtk_stack_add_named (self->stack, GTK_WIDGET (self->op_stats_page), tool);
-      planar_op_stats_page_set_profile (self->op_stats_page, tools_profile (self));
+      planar_op_stats_page_set_profile (self->op_stats_page, self->profile);
     }
   else if (strcmp (tool, "trace-health") == 0 && self->health_page == NULL)
     {
       self->health_page = PLANAR_HEALTH_PAGE (planar_health_page_new ());
       gtk_stack_add_named (self->stack, GTK_WIDGET (self->health_page), tool);
-      give_health_page_profile (self);
+      give_health_page (self, self->profile);
     }
 }
 
 void
-_planar_window_set_tools_ready (PlanarWindow *self,
-                                gboolean      ready)
+_planar_window_give_tools_profile (PlanarWindow  *self,
+                                   PlanarProfile *profile)
 {
-  self->tools_have_profile = ready;
   if (self->op_stats_page != NULL)
-    planar_op_stats_page_set_profile (self->op_stats_page, tools_profile (self));
+    planar_op_stats_page_set_profile (self->op_stats_page, profile);
   if (self->health_page != NULL)
-    give_health_page_profile (self);
+    give_health_page (self, profile);
 }
 
 void

@@ -645,7 +645,7 @@ open_done (GObject      *source,
 static void
 profile_ready (PlanarWindow *self)
 {
-  _planar_window_set_tools_ready (self, TRUE);
+  _planar_window_give_tools_profile (self, self->profile);
   planar_find_bar_refresh (self->find_bar);
   _planar_window_update_actions (self);
 }
@@ -905,7 +905,7 @@ load (PlanarWindow *self)
    * were last time; the other tools wait for the whole profile. */
   planar_timeline_set_profile (self->timeline, self->profile);
   _planar_window_restore_view (self);
-  _planar_window_set_tools_ready (self, FALSE);
+  _planar_window_give_tools_profile (self, NULL);
   planar_find_bar_refresh (self->find_bar);
   _planar_window_select_tool (self, NULL);
 
