@@ -39,7 +39,11 @@ G_BEGIN_DECLS
 /* 8: a file without group ids whose host has root events (`_r`, JAX's
  * StepTraceAnnotation) has its step groups worked out: its GPU planes get
  * Steps and Launch Stats lines that an index of version 7 lacks. */
-#define VERSION 8
+/* 9: a string stat holding a decimal number counts as that number for the
+ * derive passes (XProf's trace viewer JSON writes ids as text): the XLA
+ * Modules and XLA Ops lines of such an imported trace split where their
+ * scope_range_id changes, and its group ids and correlation ids are read. */
+#define VERSION 9
 #define SUFFIX ".planar-index"
 /* Beside an index that would not fit under the folder's cap, instead of
  * it, a file named as the index with this after it

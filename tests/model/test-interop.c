@@ -804,6 +804,51 @@ test_import_perfetto_rules (PlanarTestFixture *f,
   g_assert_cmpint (other->duration_ps, ==, ev->duration_ps);
 }
 
+/* XProf's trace viewer JSON (JAX's `*.trace.json.gz`) writes every arg as
+ * text, ids too. The kernels of two runs of one module, a scope range
+ * each, make two XLA Modules events, not one across the gap between them.
+ * A third run's "-12" is an id too; the last two kernels' "12 " and a
+ * number past 64 bits are not, so they extend the third run's event, as a
+ * kernel without a scope range extends any (4 events if "12 " were read as
+ * 12, 2 if "-12" were not read; 1 when no text was read as a number). */
+static void
+test_import_text_ids (PlanarTestFixture *f,
+                      gconstpointer      data)
+{
+  g_autoptr(PlanarTrace) trace = import_ok (f->dir, "xprof-export.json",
+    "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"traceEvents\":["
+    "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/device:GPU:0\"}},"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":14,\"name\":\"thread_name\",\"args\":{\"name\":\"Stream #14(Compute)\"}},"
+#define KERNEL(ts, op, scope) \
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":14,\"ts\":" ts ",\"dur\":2,\"name\":\"" op "\",\"args\":{" \
+    "\"correlation_id\":\"1\",\"hlo_module\":\"jit_f\",\"hlo_op\":\"" op "\"," \
+    "\"kernel_details\":\"regs:31\",\"scope_range_id\":\"" scope "\",\"tf_op\":\"XlaModule:\"}}"
+    KERNEL ("10", "fusion_1", "281474976710658") "," KERNEL ("13", "fusion_2", "281474976710658") ","
+    KERNEL ("500", "fusion_1", "281474976710660") "," KERNEL ("503", "fusion_2", "281474976710660") ","
+    KERNEL ("900", "fusion_1", "-12") "," KERNEL ("903", "fusion_2", "-12") ","
+    KERNEL ("1200", "fusion_1", "12 ") "," KERNEL ("1203", "fusion_2", "99999999999999999999") "]}");
+#undef KERNEL
+  const PlanarPlane *plane = find_plane (trace, "/device:GPU:0");
+  const PlanarTrack *modules = NULL;
+  static const gint64 starts_us[] = { 10, 500, 900 };
+  static const gint64 ends_us[] = { 15, 505, 1205 };
+
+  g_assert_nonnull (plane);
+  for (guint t = 0; t < plane->n_tracks; t++)
+    if (g_str_has_prefix (plane->tracks[t].name, "XLA Modules"))
+      modules = &plane->tracks[t];
+  g_assert_nonnull (modules);
+  g_assert_cmpuint (modules->n_events, ==, G_N_ELEMENTS (starts_us));
+  for (guint i = 0; i < modules->n_events; i++)
+    {
+      g_assert_cmpstr (event_name (trace, plane, &modules->events[i]), ==, "jit_f");
+      g_assert_cmpint (modules->events[i].start_ps - modules->events[0].start_ps, ==,
+                       (starts_us[i] - starts_us[0]) * 1000000);
+      g_assert_cmpint (modules->events[i].start_ps + modules->events[i].duration_ps - modules->events[0].start_ps, ==,
+                       (ends_us[i] - starts_us[0]) * 1000000);
+    }
+}
+
 /* The real Kineto sample: no empty section, the global instant on its
  * own. */
 static void
@@ -962,6 +1007,7 @@ main (int    argc,
               planar_test_fixture_teardown);
   PLANAR_TEST_ADD ("/interop/import-perfetto-rules", test_import_perfetto_rules);
   g_test_add_func ("/interop/import-kineto-sections", test_import_kineto_sections);
+  PLANAR_TEST_ADD ("/interop/import-text-ids", test_import_text_ids);
   g_test_add ("/interop/import-malformed", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_malformed,
               planar_test_fixture_teardown);
   g_test_add ("/interop/round-trip-chrome", PlanarTestFixture, NULL, planar_test_fixture_setup,
