@@ -42,7 +42,9 @@ G_BEGIN_DECLS
 /* 9: a string stat holding a decimal number counts as that number for the
  * derive passes (XProf's trace viewer JSON writes ids as text): the XLA
  * Modules and XLA Ops lines of such an imported trace split where their
- * scope_range_id changes, and its group ids and correlation ids are read. */
+ * scope_range_id changes, and its group ids and correlation ids are read;
+ * an event that outlives open events goes under the innermost one that
+ * holds it whole: the depths of such events differ from version 8's. */
 #define VERSION 9
 #define SUFFIX ".planar-index"
 /* Beside an index that would not fit under the folder's cap, instead of

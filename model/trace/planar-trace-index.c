@@ -30,23 +30,51 @@ typedef struct
   gint64  children_ps;
 } ChildTime;
 
+static int
+child_time_compare (gconstpointer pa,
+                    gconstpointer pb)
+{
+  const ChildTime *a = pa, *b = pb;
+
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
 /* Gives each event its depth with a stack of open events. An event that
- * starts inside the open event on top but ends after it is not nested: it
- * takes that event's place (and depth) and is flagged as an overlap. The
- * same walk sums each event's direct children for self times, in a list
- * by event index: an event's entry is added when its first child comes,
- * and no event after it in the track can get a first child before that
- * (it would be its descendant, or come after it closed), so the list
- * needs no sort. Entries whose children took no time are dropped. */
+ * starts inside the open event on top but ends after it is not nested in
+ * it, and is flagged as an overlap: it takes the place (and depth) of the
+ * outermost open event it outlives, under the innermost one that holds it
+ * whole, as Chrome's trace viewer nests such a slice. The deeper ones it
+ * outlives stay open above it until they end, so that what starts inside
+ * them still nests in them (a Python call that returns after the
+ * annotation it opened began). Taking the top's place only put PyTorch's
+ * ProfilerStep#N (begun inside the Python calls of profiler.step(), which
+ * return after it begins) three rows below ProfilerStep#N-1, a staircase
+ * as deep as the steps were many.
+ *
+ * The stack's ends never grow towards its top (an overlap ends before the
+ * event below it and after those above it), so the events popped are
+ * exactly the ones ended. Each event of a depth starts after the one
+ * before it there ended, or outlives it: a depth's events end in order,
+ * as the span index needs.
+ *
+ * The same walk sums each event's direct children for self times, in a
+ * list by event index: an event's entry is added when its first child
+ * comes. Without overlaps no event after it in the track can get a first
+ * child before that (it would be its descendant, or come after it
+ * closed), so the list is in order; an event left open above an overlap
+ * can get its first child after the overlap got its own, and then the
+ * list is sorted at the end. Entries whose children took no time are
+ * dropped. */
 static gboolean
 assign_depths (PlanarDecodeContext *ctx,
-               guint          p,
-               PlanarTrack   *track)
+               guint                p,
+               PlanarTrack         *track)
 {
   typedef struct { gint64 end; guint64 index; gsize slot; } Open;
   g_autofree Open *stack = NULL;
   g_autoptr(GArray) children = g_array_new (FALSE, FALSE, sizeof (ChildTime));
   gsize sp = 0, cap = 64, kept = 0;
+  gboolean children_sorted = TRUE;
 
   stack = g_new (Open, cap);
   track->max_depth = 0;
@@ -59,22 +87,27 @@ assign_depths (PlanarDecodeContext *ctx,
 
       while (sp > 0 && stack[sp - 1].end <= ev->start_ps)
         sp--;
+      depth = sp;
       if (sp > 0 && end > stack[sp - 1].end)
         {
           ev->flags |= PLANAR_EVENT_OVERLAP;
           track->n_overlaps++;
-          sp--;
+          depth = sp - 1;
+          while (depth > 0 && end > stack[depth - 1].end)
+            depth--;
         }
-      if (sp > 0)
+      if (depth > 0)
         {
           /* A child counts against its parent only up to the parent's end. */
-          Open *parent = &stack[sp - 1];
+          Open *parent = &stack[depth - 1];
           PlanarEvent *pev = &track->events[parent->index];
 
           if (parent->slot == G_MAXSIZE)
             {
               ChildTime ct = { parent->index, 0 };
 
+              if (children->len > 0 && g_array_index (children, ChildTime, children->len - 1).index > ct.index)
+                children_sorted = FALSE;
               parent->slot = children->len;
               g_array_append_val (children, ct);
             }
@@ -82,18 +115,19 @@ assign_depths (PlanarDecodeContext *ctx,
           if (!(pev->flags & PLANAR_EVENT_HAS_CHILDREN))
             pev->flags |= PLANAR_EVENT_HAS_CHILDREN;
         }
-      depth = sp;
-      if (sp == cap)
+      if (depth == cap)
         {
           if (!_planar_decode_claim_memory (ctx, cap * sizeof (Open)))
             return FALSE;
           cap *= 2;
           stack = g_renew (Open, stack, cap);
         }
-      stack[sp].end = end;
-      stack[sp].index = i;
-      stack[sp].slot = G_MAXSIZE;
-      sp++;
+      stack[depth].end = end;
+      stack[depth].index = i;
+      stack[depth].slot = G_MAXSIZE;
+      /* An overlap leaves the events above its place open. */
+      if (depth == sp)
+        sp++;
       if (depth > G_MAXUINT16)
         {
           depth = G_MAXUINT16;
@@ -113,6 +147,8 @@ assign_depths (PlanarDecodeContext *ctx,
     if (g_array_index (children, ChildTime, c).children_ps > 0)
       g_array_index (children, ChildTime, kept++) = g_array_index (children, ChildTime, c);
   g_array_set_size (children, (guint) kept);
+  if (!children_sorted)
+    g_array_sort (children, child_time_compare);
   if (children->len > 0)
     {
       if (!_planar_decode_claim_memory (ctx, children->len * sizeof (ChildTime)))

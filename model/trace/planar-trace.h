@@ -17,9 +17,11 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  /* The event started inside its predecessor on the track and ended after
-   * it. It is drawn at the predecessor's depth instead of nested, and counted
-   * for the trace health report. */
+  /* The event started inside an open event of the track and ended after
+   * it. It is drawn under the innermost open event that holds it whole, at
+   * the depth of the outermost one it outlives (those deeper stay open
+   * above it until they end), instead of nested in the one it started in,
+   * and counted for the trace health report. */
   PLANAR_EVENT_OVERLAP = 1 << 0,
   /* The event's depth was clamped to G_MAXUINT16. */
   PLANAR_EVENT_DEPTH_CLAMPED = 1 << 1,

@@ -849,6 +849,66 @@ test_import_text_ids (PlanarTestFixture *f,
     }
 }
 
+/* PyTorch's profiler (2.11, an H100): each `ProfilerStep#N` begins inside
+ * the Python calls of `profiler.step()` (step > __enter__ > __call__ >
+ * _record_function_enter_new), which return after it begins, and the next
+ * `step()` begins inside it. Every step goes under <module>, at depth 1,
+ * its `train_step_N` at depth 2; before, each step sat three rows below
+ * the one before it (depths 4, 7, 10, ... 28). */
+static void
+test_import_overlap_depths (PlanarTestFixture *f,
+                            gconstpointer      data)
+{
+  g_autoptr(GString) json = g_string_new ("{\"traceEvents\":[");
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarPlane *plane;
+  const PlanarTrack *thread;
+  guint n_steps = 0;
+
+#define SLICE(ts, dur, name) \
+  g_string_append_printf (json, "{\"ph\":\"X\",\"cat\":\"python_function\",\"pid\":629,\"tid\":629," \
+                          "\"ts\":%d,\"dur\":%d,\"name\":\"%s\"},", (ts), (dur), (name))
+  SLICE (0, 100000, "torch_prof.py(41): <module>");
+  for (int i = 0; i < 10; i++)
+    {
+      int t = 100 + 1000 * i;
+      g_autofree char *step = g_strdup_printf ("ProfilerStep#%d", i);
+      g_autofree char *train = g_strdup_printf ("train_step_%d", i);
+
+      SLICE (t, 440, "torch/profiler/profiler.py(894): step");
+      SLICE (t + 320, 119, "torch/autograd/profiler.py(854): __enter__");
+      SLICE (t + 325, 113, "torch/_ops.py(1257): __call__");
+      SLICE (t + 330, 106, "<built-in method _record_function_enter_new>");
+      /* Begins inside the calls above and ends inside the next step(). */
+      SLICE (t + 416, 1000, step);
+      SLICE (t + 470, 500, train);
+    }
+#undef SLICE
+  g_string_append (json, "{}]}");
+  trace = import_ok (f->dir, "kineto-steps.json", json->str);
+  plane = planar_trace_get_plane (trace, 0);
+  thread = find_track (plane, "Thread 629");
+  g_assert_nonnull (thread);
+  planar_test_check_track (plane, thread, 0, G_MAXINT64, FALSE);
+  for (gsize i = 0; i < thread->n_events; i++)
+    {
+      const char *name = event_name (trace, plane, &thread->events[i]);
+
+      if (g_str_has_prefix (name, "ProfilerStep#"))
+        {
+          g_assert_cmpuint (thread->events[i].depth, ==, 1);
+          g_assert_true (thread->events[i].flags & PLANAR_EVENT_OVERLAP);
+          n_steps++;
+        }
+      else if (g_str_has_prefix (name, "train_step_"))
+        g_assert_cmpuint (thread->events[i].depth, ==, 2);
+    }
+  g_assert_cmpuint (n_steps, ==, 10);
+  g_assert_cmpuint (thread->max_depth, ==, 4);
+  for (guint d = 0; d <= thread->max_depth; d++)
+    g_assert_true (thread->depth_ends_sorted[d]);
+}
+
 /* The real Kineto sample: no empty section, the global instant on its
  * own. */
 static void
@@ -1008,6 +1068,7 @@ main (int    argc,
   PLANAR_TEST_ADD ("/interop/import-perfetto-rules", test_import_perfetto_rules);
   g_test_add_func ("/interop/import-kineto-sections", test_import_kineto_sections);
   PLANAR_TEST_ADD ("/interop/import-text-ids", test_import_text_ids);
+  PLANAR_TEST_ADD ("/interop/import-overlap-depths", test_import_overlap_depths);
   g_test_add ("/interop/import-malformed", PlanarTestFixture, NULL, planar_test_fixture_setup, test_import_malformed,
               planar_test_fixture_teardown);
   g_test_add ("/interop/round-trip-chrome", PlanarTestFixture, NULL, planar_test_fixture_setup,

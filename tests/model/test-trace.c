@@ -30,8 +30,11 @@ test_depth_and_overlap (Fixture       *f,
   planar_test_line_add_event (line, 1, 200, 10);   /* E: after everything, depth 0 */
   planar_test_line_add_event (line, 1, 0, 100);    /* A: depth 0 */
   planar_test_line_add_event (line, 1, 10, 40);    /* B: inside A, depth 1 */
-  planar_test_line_add_event (line, 1, 40, 20);    /* C: starts in B, ends after it: overlap, B's depth */
-  planar_test_line_add_event (line, 1, 45, 5);     /* D: inside C, depth 2 */
+  /* C starts in B' and outlives both B' and B: it takes B's place, under
+   * A; B' stays open above it until it ends, and D, inside both, nests in
+   * B'. */
+  planar_test_line_add_event (line, 1, 40, 20);    /* C: starts in B', outlives it and B: overlap, B's depth */
+  planar_test_line_add_event (line, 1, 45, 5);     /* D: inside B' (and C), depth 3 */
   planar_test_line_add_event (line, 1, 10, 40);    /* B': same span as B, nests inside it */
   planar_test_line_add_event (line, 1, 100, 0);    /* instant at A's end: depth 0 */
 
@@ -48,7 +51,7 @@ test_depth_and_overlap (Fixture       *f,
   g_assert_cmpint (ev[2].start_ps, ==, 10);
   g_assert_cmpuint (ev[2].depth, ==, 2);
   g_assert_cmpint (ev[3].start_ps, ==, 40);
-  g_assert_cmpuint (ev[3].depth, ==, 2);
+  g_assert_cmpuint (ev[3].depth, ==, 1);
   g_assert_true (ev[3].flags & PLANAR_EVENT_OVERLAP);
   g_assert_cmpint (ev[4].start_ps, ==, 45);
   g_assert_cmpuint (ev[4].depth, ==, 3);
@@ -62,6 +65,52 @@ test_depth_and_overlap (Fixture       *f,
   g_assert_cmpuint (track->max_depth, ==, 3);
   g_assert_cmpint (track->start_ps, ==, 0);
   g_assert_cmpint (track->end_ps, ==, 210);
+  for (guint d = 0; d <= track->max_depth; d++)
+    g_assert_true (track->depth_ends_sorted[d]);
+}
+
+/* An overlap leaves the events it outlives above its place open until
+ * they end: what starts inside them nests in them, and their self times
+ * count those children although an overlap got its first child before
+ * they got theirs. */
+static void
+test_overlap_leaves_open (Fixture       *f,
+                          gconstpointer  data)
+{
+  XSpace *space = planar_test_space_new ();
+  XPlane *plane = planar_test_space_add_plane (space, 0, "/host:CPU");
+  XLine *line = planar_test_plane_add_line (plane, 1, "python3", 0);
+  g_autofree char *path = NULL;
+  g_autoptr(PlanarTrace) trace = NULL;
+  const PlanarTrack *track;
+  static const struct { gint64 start, duration; guint depth; gboolean overlap; gint64 self; } want[] = {
+    { 0, 100, 0, FALSE, 20 },  /* P */
+    { 10, 20, 1, FALSE, 1 },   /* Q */
+    { 11, 19, 2, FALSE, 2 },   /* R */
+    { 12, 17, 3, FALSE, 16 },  /* S */
+    { 20, 60, 1, TRUE, 46 },   /* X: outlives S, R and Q: Q's place, under P */
+    { 21, 14, 2, TRUE, 14 },   /* Z: outlives S and R (open above X): R's place, under X */
+    { 22, 1, 4, FALSE, 1 },    /* W: inside S, still open above Z */
+  };
+
+  planar_test_plane_add_event_metadata (plane, 1, "a", NULL);
+  planar_test_add_task_environment (space, 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    planar_test_line_add_event (line, 1, want[i].start, want[i].duration);
+  path = planar_test_write_space (space, f->dir, "open.xplane.pb");
+  trace = planar_test_load_ok (path);
+  track = &planar_trace_find_plane (trace, "/host:CPU")->tracks[0];
+  g_assert_cmpuint (track->n_events, ==, G_N_ELEMENTS (want));
+  planar_test_check_track (planar_trace_find_plane (trace, "/host:CPU"), track, 0, G_MAXINT64, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_assert_cmpint (track->events[i].start_ps, ==, want[i].start);
+      g_assert_cmpuint (track->events[i].depth, ==, want[i].depth);
+      g_assert_cmpint (!!(track->events[i].flags & PLANAR_EVENT_OVERLAP), ==, want[i].overlap);
+      g_assert_cmpint (planar_track_get_self_time (track, i), ==, want[i].self);
+    }
+  for (guint d = 0; d <= track->max_depth; d++)
+    g_assert_true (track->depth_ends_sorted[d]);
 }
 
 static void
@@ -967,6 +1016,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   PLANAR_TEST_ADD ("/trace/depth-and-overlap", test_depth_and_overlap);
+  PLANAR_TEST_ADD ("/trace/overlap-leaves-open", test_overlap_leaves_open);
   PLANAR_TEST_ADD ("/trace/stats", test_stats);
   PLANAR_TEST_ADD ("/trace/ref-value", test_ref_value);
   PLANAR_TEST_ADD ("/trace/time-base", test_time_base);
