@@ -61,7 +61,9 @@ if mode == "serve":
             x = step(x, w).block_until_ready()
         i += 1
 else:
-    with jax.profiler.trace(arg):
+    # create_perfetto_trace: JAX writes XProf's trace viewer JSON of the
+    # same events beside the xplane too (<host>.trace.json.gz).
+    with jax.profiler.trace(arg, create_perfetto_trace=True):
         for _ in range(int(secs)):
             with jax.profiler.StepTraceAnnotation("train", step_num=_):
                 x = step(x, w).block_until_ready()
@@ -164,6 +166,29 @@ if [ -n "$written" ]; then
   check jax-written "$written"
 else
   echo "jax-capture-check: jax.profiler.trace wrote no .xplane.pb" >&2
+  failed=1
+fi
+
+# JAX's JSON export of the same profile writes every arg as text: its XLA
+# Modules line must have one event per module run, as the xplane's has
+# (before 2026-11-28 it had one across all the steps).
+exported=$(find "$work/jaxlogs" -name '*.trace.json.gz' ! -name 'perfetto_trace.json.gz' | head -n 1)
+if [ $gpu -eq 1 ] && [ -n "$written" ] && [ -n "$exported" ]; then
+  modules() {
+    "$cli" info "$1" 2>/dev/null | awk '$1 == "XLA" && $2 == "Modules" { print $(NF - 2); exit }'
+  }
+  in_xplane=$(modules "$written")
+  in_json=$(modules "$exported")
+  echo "XLA Modules events: ${in_xplane:-none} in the xplane, ${in_json:-none} in $(basename "$exported")"
+  if [ -z "$in_json" ] || [ "$in_json" != "$in_xplane" ]; then
+    echo "jax-capture-check: the JSON export's XLA Modules line differs from the xplane's" >&2
+    failed=1
+  fi
+  if [ -n "$keep" ]; then
+    cp "$exported" "$keep/"
+  fi
+elif [ $gpu -eq 1 ]; then
+  echo "jax-capture-check: jax.profiler.trace wrote no .trace.json.gz beside the xplane" >&2
   failed=1
 fi
 
