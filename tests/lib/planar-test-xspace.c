@@ -285,6 +285,13 @@ planar_test_load_ok (const char *path)
   return trace;
 }
 
+void
+planar_test_check_depth_ends_sorted (const PlanarTrack *track)
+{
+  for (guint d = 0; d <= track->max_depth; d++)
+    g_assert_true (track->depth_ends_sorted[d]);
+}
+
 /* Sorted by (start, longer first), depths consistent with a stack of open
  * events (every event, an overlap too, inside its parent whole; an event
  * of a depth starting after the one before it there ended, unless it

@@ -78,6 +78,10 @@ void            planar_test_check_track        (const PlanarPlane *plane,
                                                 gint64             span_last,
                                                 gboolean           in_span);
 
+/* Asserts that the span index found the events of each depth of @track
+ * ending in order (no depth searched linearly). */
+void            planar_test_check_depth_ends_sorted (const PlanarTrack *track);
+
 /* A plane whose stat and event metadata are handed out by name: the first
  * use of a name adds its metadata with the next id (ids are shared by
  * stats and events, from 1). */

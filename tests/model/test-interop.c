@@ -905,8 +905,7 @@ test_import_overlap_depths (PlanarTestFixture *f,
     }
   g_assert_cmpuint (n_steps, ==, 10);
   g_assert_cmpuint (thread->max_depth, ==, 4);
-  for (guint d = 0; d <= thread->max_depth; d++)
-    g_assert_true (thread->depth_ends_sorted[d]);
+  planar_test_check_depth_ends_sorted (thread);
 }
 
 /* The real Kineto sample: no empty section, the global instant on its

@@ -65,8 +65,7 @@ test_depth_and_overlap (Fixture       *f,
   g_assert_cmpuint (track->max_depth, ==, 3);
   g_assert_cmpint (track->start_ps, ==, 0);
   g_assert_cmpint (track->end_ps, ==, 210);
-  for (guint d = 0; d <= track->max_depth; d++)
-    g_assert_true (track->depth_ends_sorted[d]);
+  planar_test_check_depth_ends_sorted (track);
 }
 
 /* An overlap leaves the events it outlives above its place open until
@@ -109,8 +108,7 @@ test_overlap_leaves_open (Fixture       *f,
       g_assert_cmpint (!!(track->events[i].flags & PLANAR_EVENT_OVERLAP), ==, want[i].overlap);
       g_assert_cmpint (planar_track_get_self_time (track, i), ==, want[i].self);
     }
-  for (guint d = 0; d <= track->max_depth; d++)
-    g_assert_true (track->depth_ends_sorted[d]);
+  planar_test_check_depth_ends_sorted (track);
 }
 
 static void
