@@ -854,7 +854,7 @@ test_import_text_ids (PlanarTestFixture *f,
  * _record_function_enter_new), which return after it begins, and the next
  * `step()` begins inside it. Every step goes under <module>, at depth 1,
  * its `train_step_N` at depth 2; before, each step sat three rows below
- * the one before it (depths 4, 7, 10, ... 28). */
+ * the one before it (depths 4, 7, 10, ... 31). */
 static void
 test_import_overlap_depths (PlanarTestFixture *f,
                             gconstpointer      data)
