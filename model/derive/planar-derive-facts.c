@@ -24,33 +24,6 @@ stat_text (const PlanarStat *stat,
   return TRUE;
 }
 
-/* The whole of [@s, @s + @len) as a decimal integer, "-" allowed in front
- * (a negative value as its two's complement); FALSE for anything else,
- * leading or trailing spaces and values past 64 bits included. */
-static gboolean
-decimal_text (const char *s,
-              gsize       len,
-              guint64    *value)
-{
-  gboolean negative = len > 0 && s[0] == '-';
-  guint64 v = 0;
-
-  if (len == (negative ? 1u : 0u))
-    return FALSE;
-  for (gsize i = negative ? 1 : 0; i < len; i++)
-    {
-      guint digit = (guint) (s[i] - '0');
-
-      if (s[i] < '0' || s[i] > '9' || v > (G_MAXUINT64 - digit) / 10)
-        return FALSE;
-      v = v * 10 + digit;
-    }
-  if (negative && v > (guint64) G_MAXINT64 + 1)
-    return FALSE;
-  *value = negative ? (guint64) 0 - v : v;
-  return TRUE;
-}
-
 /* XLA's IntOrUintValue(), and a string stat that holds a decimal number:
  * XProf's trace viewer JSON (JAX's `*.trace.json.gz`) writes every arg as
  * text, the ids the passes group and split by (scope_range_id, group_id,
@@ -64,7 +37,7 @@ _planar_derive_stat_int (const PlanarStat *stat,
   else if (stat->kind == PLANAR_STAT_UINT64)
     *value = stat->v.u64;
   else if (stat->kind == PLANAR_STAT_STRING)
-    return decimal_text (stat->str.data, stat->str.len, value);
+    return _planar_decimal_text (stat->str.data, stat->str.len, TRUE, value);
   else
     return FALSE;
   return TRUE;

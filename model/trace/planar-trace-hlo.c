@@ -114,17 +114,7 @@ planar_hlo_stat_get_program_id (const PlanarStat *stat,
       return TRUE;
     case PLANAR_STAT_STRING:
     case PLANAR_STAT_REF:
-      {
-        char buf[24];
-        char *end = NULL;
-
-        if (stat->str.len == 0 || stat->str.len >= sizeof buf)
-          return FALSE;
-        memcpy (buf, stat->str.data, stat->str.len);
-        buf[stat->str.len] = '\0';
-        *out = g_ascii_strtoull (buf, &end, 10);
-        return end != NULL && *end == '\0' && g_ascii_isdigit (buf[0]);
-      }
+      return _planar_decimal_text (stat->str.data, stat->str.len, FALSE, out);
     default:
       return FALSE;
     }

@@ -385,6 +385,14 @@ PlanarSpillMode _planar_trace_wants_spill (guint64 size);
 /* Frees a track's events and indices (planar_spill_free() blocks), leaving
  * its header. */
 void     _planar_track_clear_arrays (PlanarTrack *track);
+/* The whole of the text [@s, @s + @len) as a decimal integer of at most
+ * 64 bits, a "-" in front allowed when @negative (the value then as its
+ * two's complement); FALSE for anything else, spaces and signs included.
+ * Ids written as text: XProf's trace viewer JSON writes every arg so. */
+gboolean _planar_decimal_text      (const char *s,
+                                    gsize       len,
+                                    gboolean    negative,
+                                    guint64    *value);
 /* Appends @stat to @out, or replaces the stat of the same name at or after
  * @first. @seen starts as NULL and is a table the caller frees. */
 void     _planar_stats_add         (GArray            *out,

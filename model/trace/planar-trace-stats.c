@@ -642,3 +642,28 @@ _planar_trace_set_damaged_count (PlanarTrace *self,
     note_first (damage, first_offset, first_reason);
   G_UNLOCK (stat_damage);
 }
+
+gboolean
+_planar_decimal_text (const char *s,
+                      gsize       len,
+                      gboolean    negative,
+                      guint64    *value)
+{
+  gboolean minus = negative && len > 0 && s[0] == '-';
+  guint64 v = 0;
+
+  if (len == (minus ? 1u : 0u))
+    return FALSE;
+  for (gsize i = minus ? 1 : 0; i < len; i++)
+    {
+      guint digit = (guint) (s[i] - '0');
+
+      if (s[i] < '0' || s[i] > '9' || v > (G_MAXUINT64 - digit) / 10)
+        return FALSE;
+      v = v * 10 + digit;
+    }
+  if (minus && v > (guint64) G_MAXINT64 + 1)
+    return FALSE;
+  *value = minus ? (guint64) 0 - v : v;
+  return TRUE;
+}

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "planar-model.h"
+#include "planar-trace-private.h"
 #include "planar-test-xspace.h"
 
 #include <glib/gstdio.h>
@@ -109,6 +110,52 @@ test_overlap_leaves_open (Fixture       *f,
       g_assert_cmpint (planar_track_get_self_time (track, i), ==, want[i].self);
     }
   planar_test_check_depth_ends_sorted (track);
+}
+
+/* Ids written as text (XProf's trace viewer JSON writes every arg so):
+ * the whole text a decimal number of at most 64 bits, nothing else. A
+ * program_id's text past 64 bits is none (it read as 2^64 - 1 before). */
+static void
+test_decimal_text (void)
+{
+  static const struct { const char *text; gboolean negative, ok; guint64 value; } cases[] = {
+    { "0", FALSE, TRUE, 0 },
+    { "2653", FALSE, TRUE, 2653 },
+    { "007", FALSE, TRUE, 7 },
+    { "18446744073709551615", FALSE, TRUE, G_MAXUINT64 },
+    { "18446744073709551616", FALSE, FALSE, 0 },
+    { "99999999999999999999", FALSE, FALSE, 0 },
+    { "-12", TRUE, TRUE, (guint64) -12 },
+    { "-12", FALSE, FALSE, 0 },
+    { "-9223372036854775808", TRUE, TRUE, (guint64) G_MININT64 },
+    { "-9223372036854775809", TRUE, FALSE, 0 },
+    { "", TRUE, FALSE, 0 },
+    { "-", TRUE, FALSE, 0 },
+    { "12 ", TRUE, FALSE, 0 },
+    { " 12", TRUE, FALSE, 0 },
+    { "+5", TRUE, FALSE, 0 },
+    { "1e3", TRUE, FALSE, 0 },
+    { "$$1", TRUE, FALSE, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint64 v = 42;
+      PlanarStat stat = { .name = "program_id", .kind = PLANAR_STAT_STRING };
+
+      g_assert_cmpint (_planar_decimal_text (cases[i].text, strlen (cases[i].text), cases[i].negative, &v), ==,
+                       cases[i].ok);
+      if (cases[i].ok)
+        g_assert_cmpuint (v, ==, cases[i].value);
+      if (cases[i].negative)
+        continue;
+      stat.str.data = cases[i].text;
+      stat.str.len = strlen (cases[i].text);
+      v = 42;
+      g_assert_cmpint (planar_hlo_stat_get_program_id (&stat, &v), ==, cases[i].ok);
+      if (cases[i].ok)
+        g_assert_cmpuint (v, ==, cases[i].value);
+    }
 }
 
 static void
@@ -1015,6 +1062,7 @@ main (int    argc,
 
   PLANAR_TEST_ADD ("/trace/depth-and-overlap", test_depth_and_overlap);
   PLANAR_TEST_ADD ("/trace/overlap-leaves-open", test_overlap_leaves_open);
+  g_test_add_func ("/trace/decimal-text", test_decimal_text);
   PLANAR_TEST_ADD ("/trace/stats", test_stats);
   PLANAR_TEST_ADD ("/trace/ref-value", test_ref_value);
   PLANAR_TEST_ADD ("/trace/time-base", test_time_base);
